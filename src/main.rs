@@ -1,0 +1,172 @@
+//! `rigid-limit`: command-line interface. Parses, calls the library, prints.
+
+use clap::{Parser, Subcommand};
+use rigid_limit::hybrid::{EndCondition, SimulationOptions};
+use rigid_limit::integrate::IntegratorKind;
+use rigid_limit::limit::RigidLimit;
+use rigid_limit::record::RunRecord;
+use rigid_limit::scenario::RodImpact;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "rigid-limit", version, about = "Compliant-contact mechanics: does the penalty model converge to the rigid limit, how fast, and which integrator gets there cheapest?")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate one tangential impact of the Painlevé rod (Zhao–Liu) on a compliant contact.
+    Simulate(SimulateArgs),
+}
+
+#[derive(clap::Args)]
+struct SimulateArgs {
+    /// Compliance κ > 0 (contact stiffness 1/κ, nondimensional).
+    #[arg(long, default_value_t = 1e-8)]
+    kappa: f64,
+    /// Kinetic friction coefficient μ > 0.
+    #[arg(long, default_value_t = 2.0)]
+    mu: f64,
+    /// Static friction coefficient μ_s ≥ μ (default: μ).
+    #[arg(long)]
+    mu_s: Option<f64>,
+    /// Initial angle θ0 ∈ (0, π) between rod and ground (rad).
+    #[arg(long, default_value_t = 1.3)]
+    theta0: f64,
+    /// Initial angular velocity θ̇0.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    omega0: f64,
+    /// Initial tangential velocity u0 of the contact point (negative: sliding left).
+    #[arg(long, default_value_t = -1.0, allow_negative_numbers = true)]
+    u0: f64,
+    /// Dashpot coefficient c_d ≥ 0: F_n = max(0, δ/κ + c_d δ̇/√κ).
+    #[arg(long, default_value_t = 0.0)]
+    damping: f64,
+    /// Integrator: bdf, tr-bdf2, esdirk34 or tsit45.
+    #[arg(long, default_value = "bdf")]
+    integrator: String,
+    /// Relative tolerance.
+    #[arg(long, default_value_t = 1e-10)]
+    rtol: f64,
+    /// Absolute tolerance (gap in units of √κ).
+    #[arg(long, default_value_t = 1e-12)]
+    atol: f64,
+    /// Run to this time instead of stopping at separation.
+    #[arg(long)]
+    t_end: Option<f64>,
+    /// Time limit when running until separation.
+    #[arg(long, default_value_t = 10.0)]
+    t_max: f64,
+    /// Print one JSON object instead of the summary.
+    #[arg(long)]
+    json: bool,
+    /// Include the sampled trajectory (step ends and events) in the JSON.
+    #[arg(long)]
+    trajectory: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Simulate(args) => simulate(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The CLI flag for a parameter name.
+fn flag(name: &str) -> String {
+    format!("--{}", name.replace('_', "-"))
+}
+
+fn simulate(args: SimulateArgs) -> Result<(), String> {
+    let impact = RodImpact {
+        kappa: args.kappa,
+        mu: args.mu,
+        mu_s: args.mu_s.unwrap_or(args.mu),
+        theta0: args.theta0,
+        omega0: args.omega0,
+        u0: args.u0,
+        damping: args.damping,
+    };
+    impact.validate(flag).map_err(|e| e.to_string())?;
+    let integrator: IntegratorKind = args.integrator.parse().map_err(|e| format!("--integrator: {e}"))?;
+    for (name, v) in [("--rtol", args.rtol), ("--atol", args.atol), ("--t-max", args.t_max)] {
+        rigid_limit::error::require_positive(name, v).map_err(|e| e.to_string())?;
+    }
+    let mut options = SimulationOptions::new(integrator, args.rtol, args.atol);
+    options.t_max = args.t_max;
+    options.record_trajectory = args.trajectory;
+    if let Some(t_end) = args.t_end {
+        rigid_limit::error::require_positive("--t-end", t_end).map_err(|e| e.to_string())?;
+        options.end = EndCondition::Time(t_end);
+    }
+    let record = impact.simulate(&options).map_err(|e| e.to_string())?;
+    if args.json {
+        let json = serde_json::json!({
+            "case": impact.case(),
+            "slide_coefficients": impact.slide_coefficients(),
+            "params": impact,
+            "rtol": args.rtol,
+            "atol": args.atol,
+            "record": &record,
+            "modes": &record.modes,
+            "durations": &record.durations,
+            "post_impact": post_impact_json(&record),
+            "impulse_normal": record.impulse_normal,
+            "peak_normal_force": record.peak_normal_force,
+            "max_penetration": record.max_penetration,
+            "energy": &record.energy,
+            "stats": &record.stats,
+            "rigid_limit": RigidLimit::linear_spring(&impact),
+        });
+        println!("{}", serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?);
+    } else {
+        print_summary(&impact, &record, &args);
+    }
+    Ok(())
+}
+
+fn post_impact_json(record: &RunRecord) -> serde_json::Value {
+    match &record.post_impact {
+        Some(p) => serde_json::json!({"u": p.u, "v": p.v, "omega": p.omega, "t": p.t}),
+        None => serde_json::Value::Null,
+    }
+}
+
+fn print_summary(imp: &RodImpact, r: &RunRecord, args: &SimulateArgs) {
+    let k = imp.slide_coefficients();
+    println!("Painlevé rod, compliant contact: κ = {:e}, μ = {}, μ_s = {}, c_d = {}", imp.kappa, imp.mu, imp.mu_s, imp.damping);
+    println!("initial state: θ0 = {}, θ̇0 = {}, u0 = {}, δ = δ̇ = 0", imp.theta0, imp.omega0, imp.u0);
+    println!("Zhao–Liu eq. (11): A = {:.6}, B = {:.6}, C = {:.6}, D = {:.6}, P = {:.6}", k.a, k.b, k.c, k.d, k.p);
+    println!("case: {}", imp.case().describe());
+    println!("integrator: {} (rtol {:e}, atol {:e})", r.integrator, args.rtol, args.atol);
+    println!();
+    println!("{:<12} {:>22} {:>22} {:>22}", "mode", "t_start", "t_end", "duration");
+    for m in &r.modes {
+        println!("{:<12} {:>22.15e} {:>22.15e} {:>22.15e}", m.mode.name(), m.t_start, m.t_end, m.duration);
+    }
+    let d = &r.durations;
+    let sk = imp.kappa.sqrt();
+    println!();
+    println!("durations: slide {:.12e}  stick {:.12e}  reverse slip {:.12e}", d.slide, d.stick, d.reverse_slip);
+    println!("scaled:    T_slide/(√κ ln(1/√κ)) {:.9}  T_stick/√κ {:.9}  T_rev/κ {:.9}", d.slide / (sk * (1.0 / sk).ln()), d.stick / sk, d.reverse_slip / imp.kappa);
+    if let Some(p) = &r.post_impact {
+        println!("post-impact (t = {:.9e}): u = {:.9}  v = {:.9}  θ̇ = {:.9}", p.t, p.u, p.v, p.omega.unwrap_or(f64::NAN));
+    }
+    println!("normal impulse {:.9}  peak F_n {:.6e}  max penetration {:.6e}", r.impulse_normal, r.peak_normal_force, r.max_penetration);
+    let e = &r.energy;
+    println!("energy: initial {:.12}  final {:.12}  friction work {:.9}  damping work {:.9}  balance error {:.2e}", e.initial_total, e.final_total, e.friction_work, e.damping_work, e.balance_error);
+    if let Some(l) = RigidLimit::linear_spring(imp) {
+        println!("rigid limit (c_d = 0, doc formulas): T_stick/√κ → {:.9}  T_rev/κ → {:.9}  v_out → {:.9}  θ̇_out → {:.9}", l.stick_duration_scaled, l.reverse_slip_duration_scaled, l.v_out, l.omega_out);
+    }
+    let s = &r.stats;
+    println!("stats: steps {} (rejected {}), rhs evals {}, jvp {}, jacobians {}, LU {}, newton {}, events {}, wall time {:.3} ms", s.steps, s.rejected_steps, s.rhs_evals, s.jvp_evals, s.jacobian_evals, s.lu_factorisations, s.newton_iterations, s.events, s.wall_time_s * 1e3);
+}

@@ -1,0 +1,222 @@
+//! Mechanical systems as data + pure functions.
+//!
+//! Every system is an instance of the general planar single-contact system of
+//! Champneys & Várkonyi (2016) §3:
+//!
+//! ```text
+//!   M(q) q̈ = f(q, q̇) + λ_T c(q) + λ_N d(q)
+//! ```
+//!
+//! with generalised coordinates `q ∈ ℝᴺ`, a positive-definite mass matrix `M`, body forces `f`
+//! (gravity and the velocity-dependent inertial terms of the chosen coordinates), and the contact
+//! force acting along the tangential direction `c` (so that the slip velocity is `u = cᵀq̇`) and the
+//! normal direction `d` (normal velocity `v = dᵀq̇`, positive away from the surface). A new
+//! mechanical system implements [`PlanarContactSystem`]; the mode machine in [`crate::hybrid`]
+//! is the same for all of them.
+//!
+//! Projecting onto the contact directions gives C–V's scalar equations
+//! `u̇ = a + A λ_T + B λ_N`, `v̇ = b + B λ_T + C λ_N` ([`ProjectedDynamics`]).
+
+pub mod rod;
+pub mod scalar;
+
+pub use scalar::{Dual, Real};
+
+/// Where the contact point is and how it moves, at one configuration.
+#[derive(Clone, Copy, Debug)]
+pub struct ContactKinematics<S, const N: usize> {
+    /// Normal gap `y(q)`: positive when separated; the penetration is `δ = −gap`.
+    pub gap: S,
+    /// Tangential direction `c(q)`: slip velocity `u = cᵀ q̇`.
+    pub tangential: [S; N],
+    /// Normal direction `d(q)`: normal velocity `v = dᵀ q̇`.
+    pub normal: [S; N],
+    /// `ċᵀ q̇`: tangential acceleration of the contact point not caused by `q̈`.
+    pub tangential_drift: S,
+    /// `ḋᵀ q̇`: normal acceleration of the contact point not caused by `q̈`.
+    pub normal_drift: S,
+}
+
+/// A planar mechanical system with a single frictional contact point (C–V §3, eq. (3.1)).
+///
+/// All functions are pure and generic over [`Real`], so that Jacobians are exact derivatives
+/// (forward-mode dual numbers) of exactly this code.
+pub trait PlanarContactSystem<const N: usize>: Sync {
+    /// Short names of the generalised coordinates, for trajectories and docs.
+    fn coordinate_names(&self) -> [&'static str; N];
+    /// Index of the coordinate whose rate is reported as the post-impact angular velocity `ω`.
+    fn rotation_index(&self) -> Option<usize>;
+    /// Mass matrix `M(q)`, symmetric positive definite.
+    fn mass_matrix<S: Real>(&self, q: &[S; N]) -> [[S; N]; N];
+    /// Generalised body force `f(q, q̇)`, including gravity and inertial (Coriolis, centripetal)
+    /// terms of the chosen coordinates.
+    fn generalized_force<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> [S; N];
+    /// Potential energy of the body forces (gravity), for the energy account.
+    fn potential_energy<S: Real>(&self, q: &[S; N]) -> S;
+    /// Contact-point kinematics.
+    fn contact_kinematics<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> ContactKinematics<S, N>;
+}
+
+/// The dynamics projected onto the contact directions at one state (C–V §3, eqs. (3.2)–(3.3)).
+///
+/// Notation map: C–V's `a, b, A, B, C` are the fields `free_tangential_accel`,
+/// `free_normal_accel`, `tangential_mobility`, `cross_mobility`, `normal_mobility`. They are not
+/// Zhao–Liu's eq. (11) coefficients; see [`rod`] for those.
+#[derive(Clone, Copy, Debug)]
+pub struct ProjectedDynamics<S, const N: usize> {
+    pub gap: S,
+    /// Slip velocity `u = cᵀq̇`.
+    pub u: S,
+    /// Normal velocity `v = dᵀq̇` (positive away from the surface).
+    pub v: S,
+    /// `M⁻¹ f`.
+    pub free_accel: [S; N],
+    /// `M⁻¹ c`: generalised acceleration per unit tangential force.
+    pub accel_per_tangential: [S; N],
+    /// `M⁻¹ d`: generalised acceleration per unit normal force.
+    pub accel_per_normal: [S; N],
+    /// C–V `a = cᵀM⁻¹f + ċᵀq̇`.
+    pub free_tangential_accel: S,
+    /// C–V `b = dᵀM⁻¹f + ḋᵀq̇`.
+    pub free_normal_accel: S,
+    /// C–V `A = cᵀM⁻¹c > 0`.
+    pub tangential_mobility: S,
+    /// C–V `B = cᵀM⁻¹d`.
+    pub cross_mobility: S,
+    /// C–V `C = dᵀM⁻¹d > 0`.
+    pub normal_mobility: S,
+}
+
+impl<S: Real, const N: usize> ProjectedDynamics<S, N> {
+    /// Project the system at `(q, q̇)`.
+    pub fn at<Sys: PlanarContactSystem<N>>(sys: &Sys, q: &[S; N], qdot: &[S; N]) -> Self {
+        let m = sys.mass_matrix(q);
+        let f = sys.generalized_force(q, qdot);
+        let k = sys.contact_kinematics(q, qdot);
+        let chol = cholesky(&m);
+        let free_accel = cholesky_solve(&chol, &f);
+        let accel_per_tangential = cholesky_solve(&chol, &k.tangential);
+        let accel_per_normal = cholesky_solve(&chol, &k.normal);
+        ProjectedDynamics {
+            gap: k.gap,
+            u: dot(&k.tangential, qdot),
+            v: dot(&k.normal, qdot),
+            free_accel,
+            accel_per_tangential,
+            accel_per_normal,
+            free_tangential_accel: dot(&k.tangential, &free_accel) + k.tangential_drift,
+            free_normal_accel: dot(&k.normal, &free_accel) + k.normal_drift,
+            tangential_mobility: dot(&k.tangential, &accel_per_tangential),
+            cross_mobility: dot(&k.tangential, &accel_per_normal),
+            normal_mobility: dot(&k.normal, &accel_per_normal),
+        }
+    }
+
+    /// `q̈ = M⁻¹(f + λ_T c + λ_N d)`.
+    pub fn generalized_accel(&self, normal_force: S, tangential_force: S) -> [S; N] {
+        let mut out = self.free_accel;
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = *o
+                + tangential_force * self.accel_per_tangential[i]
+                + normal_force * self.accel_per_normal[i];
+        }
+        out
+    }
+
+    /// `u̇ = a + A λ_T + B λ_N` (C–V eq. (3.2)).
+    pub fn tangential_accel(&self, normal_force: S, tangential_force: S) -> S {
+        self.free_tangential_accel
+            + self.tangential_mobility * tangential_force
+            + self.cross_mobility * normal_force
+    }
+
+    /// `v̇ = b + B λ_T + C λ_N` (C–V eq. (3.3)).
+    pub fn normal_accel(&self, normal_force: S, tangential_force: S) -> S {
+        self.free_normal_accel
+            + self.cross_mobility * tangential_force
+            + self.normal_mobility * normal_force
+    }
+
+    /// The tangential force that keeps `u̇ = 0` (stick): `λ_T = −(a + B λ_N)/A`.
+    pub fn stick_tangential_force(&self, normal_force: S) -> S {
+        -(self.free_tangential_accel + self.cross_mobility * normal_force) / self.tangential_mobility
+    }
+}
+
+/// Kinetic energy `½ q̇ᵀ M(q) q̇`.
+pub fn kinetic_energy<S: Real, const N: usize, Sys: PlanarContactSystem<N>>(
+    sys: &Sys,
+    q: &[S; N],
+    qdot: &[S; N],
+) -> S {
+    let m = sys.mass_matrix(q);
+    let mut e = S::zero();
+    for i in 0..N {
+        for j in 0..N {
+            e = e + qdot[i] * m[i][j] * qdot[j];
+        }
+    }
+    e.scale(0.5)
+}
+
+fn dot<S: Real, const N: usize>(a: &[S; N], b: &[S; N]) -> S {
+    let mut s = S::zero();
+    for i in 0..N {
+        s = s + a[i] * b[i];
+    }
+    s
+}
+
+/// Lower-triangular Cholesky factor of a symmetric positive-definite matrix.
+fn cholesky<S: Real, const N: usize>(m: &[[S; N]; N]) -> [[S; N]; N] {
+    let mut l = [[S::zero(); N]; N];
+    for j in 0..N {
+        let mut d = m[j][j];
+        for k in 0..j {
+            d = d - l[j][k] * l[j][k];
+        }
+        let d = d.sqrt();
+        l[j][j] = d;
+        for i in j + 1..N {
+            let mut s = m[i][j];
+            for k in 0..j {
+                s = s - l[i][k] * l[j][k];
+            }
+            l[i][j] = s / d;
+        }
+    }
+    l
+}
+
+fn cholesky_solve<S: Real, const N: usize>(l: &[[S; N]; N], b: &[S; N]) -> [S; N] {
+    let mut z = *b;
+    for i in 0..N {
+        for k in 0..i {
+            z[i] = z[i] - l[i][k] * z[k];
+        }
+        z[i] = z[i] / l[i][i];
+    }
+    for i in (0..N).rev() {
+        for k in i + 1..N {
+            z[i] = z[i] - l[k][i] * z[k];
+        }
+        z[i] = z[i] / l[i][i];
+    }
+    z
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cholesky_solve_inverts_a_spd_matrix() {
+        let m = [[4.0, 1.0, -0.5], [1.0, 3.0, 0.2], [-0.5, 0.2, 2.0]];
+        let b = [1.0, -2.0, 0.5];
+        let x = cholesky_solve(&cholesky(&m), &b);
+        for i in 0..3 {
+            let r: f64 = (0..3).map(|j| m[i][j] * x[j]).sum::<f64>() - b[i];
+            assert!(r.abs() < 1e-14, "residual {r}");
+        }
+    }
+}

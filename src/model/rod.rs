@@ -1,0 +1,218 @@
+//! The Painlevé sliding rod of Zhao, Liu, Chen & Brogliato (2015).
+//!
+//! Uniform rod of half-length l, mass m, J = m l²/3, touching the ground with its lower end A.
+//! Nondimensional: length l, time √(l/g), force m g. θ is the angle between the rod and the
+//! ground; the centre of mass is at A + (cos θ, sin θ).
+//!
+//! Generalised coordinates are the contact-point coordinates `q = (x_A, y_A, θ)`, so that the gap
+//! is a coordinate (`y_A = −δ`) rather than a difference of O(1) numbers: the penetration is
+//! O(√κ) and must keep its relative accuracy as κ → 0. In these coordinates (Lagrange's equations
+//! of T = ½|ẋ_c|² + ⅙θ̇², V = y_c)
+//!
+//! ```text
+//!   M = [[1, 0, −s], [0, 1, c], [−s, c, 4/3]],   f = (c θ̇², s θ̇² − 1, −c),
+//!   c = (1, 0, 0)  (tangential),   d = (0, 1, 0)  (normal),
+//! ```
+//!
+//! and solving for q̈ reproduces Zhao–Liu eq. (9) exactly (tested below):
+//! `ÿ_A = (1+3c²)F_n − 3sc F_τ + θ̇² s − 1`, `ẍ_A = −3sc F_n + (1+3s²)F_τ + θ̇² c`,
+//! `θ̈ = 3(−c F_n + s F_τ)`.
+//!
+//! Notation map. Zhao–Liu's eq. (11) slide coefficients `A, B, C, D, P` ([`SlideCoefficients`])
+//! describe leftward slip with F_τ = μF_n: `ÿ_A = A F_n + B`, `ẍ_A = C F_n + D`, `θ̈ = P F_n`.
+//! In C–V's projected scalars (fields of [`crate::model::ProjectedDynamics`]) this rod has
+//! `a = θ̇²c`, `b = θ̇²s − 1`, `A_CV = 1+3s²`, `B_CV = −3sc`, `C_CV = 1+3c²` (C–V's §3 example has
+//! `a = −θ̇²c`, `B = +3sc` because their x axis points the other way). Zhao–Liu's `A` is the
+//! normal compliance in leftward slip, `C_CV + μ B_CV` — C–V's Painlevé parameter `p₋` up to
+//! the sign convention of the gap.
+
+use super::{ContactKinematics, PlanarContactSystem, Real};
+use serde::Serialize;
+
+/// The uniform rod in nondimensional units. It has no parameters: μ, μ_s and κ belong to the
+/// contact, not to the body.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PainleveRod;
+
+/// Index of x_A, y_A, θ in the rod's generalised coordinates.
+pub const X_A: usize = 0;
+pub const Y_A: usize = 1;
+pub const THETA: usize = 2;
+
+impl PlanarContactSystem<3> for PainleveRod {
+    fn coordinate_names(&self) -> [&'static str; 3] {
+        ["x_A", "y_A", "theta"]
+    }
+
+    fn rotation_index(&self) -> Option<usize> {
+        Some(THETA)
+    }
+
+    fn mass_matrix<S: Real>(&self, q: &[S; 3]) -> [[S; 3]; 3] {
+        let (s, c) = (q[THETA].sin(), q[THETA].cos());
+        let (one, zero) = (S::cst(1.0), S::zero());
+        [[one, zero, -s], [zero, one, c], [-s, c, S::cst(4.0 / 3.0)]]
+    }
+
+    fn generalized_force<S: Real>(&self, q: &[S; 3], qdot: &[S; 3]) -> [S; 3] {
+        let (s, c) = (q[THETA].sin(), q[THETA].cos());
+        let w2 = qdot[THETA] * qdot[THETA];
+        // Centripetal terms of A = centre − (cos θ, sin θ), and gravity on the centre of mass.
+        [c * w2, s * w2 - S::cst(1.0), -c]
+    }
+
+    fn potential_energy<S: Real>(&self, q: &[S; 3]) -> S {
+        // Height of the centre of mass.
+        q[Y_A] + q[THETA].sin()
+    }
+
+    fn contact_kinematics<S: Real>(&self, q: &[S; 3], _qdot: &[S; 3]) -> ContactKinematics<S, 3> {
+        let (one, zero) = (S::cst(1.0), S::zero());
+        ContactKinematics {
+            gap: q[Y_A],
+            tangential: [one, zero, zero],
+            normal: [zero, one, zero],
+            tangential_drift: zero,
+            normal_drift: zero,
+        }
+    }
+}
+
+/// Zhao–Liu eq. (11): the coefficients of leftward slip (F_τ = +μ F_n).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct SlideCoefficients {
+    /// Normal acceleration per unit normal force in slip; A < 0 is the Painlevé paradox.
+    pub a: f64,
+    /// Normal acceleration without contact force, θ̇² sin θ − 1.
+    pub b: f64,
+    /// Tangential acceleration per unit normal force in slip.
+    pub c: f64,
+    /// Tangential acceleration without contact force, θ̇² cos θ.
+    pub d: f64,
+    /// Angular acceleration per unit normal force in slip.
+    pub p: f64,
+}
+
+impl SlideCoefficients {
+    /// Eq. (11) at (μ, θ, θ̇).
+    pub fn new(mu: f64, theta: f64, omega: f64) -> Self {
+        let (s, c) = theta.sin_cos();
+        SlideCoefficients {
+            a: 1.0 + 3.0 * c * (c - mu * s),
+            b: omega * omega * s - 1.0,
+            c: mu + 3.0 * s * (-c + mu * s),
+            d: omega * omega * c,
+            p: 3.0 * (-c + mu * s),
+        }
+    }
+}
+
+/// Which kind of initial state (μ, θ0, θ̇0) is, for a rod put down sliding leftward at δ = δ̇ = 0.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SlipCase {
+    /// A > 0: slip is consistent (the contact either holds, B < 0, or lifts off, B > 0).
+    Consistent,
+    /// A < 0, B < 0: no consistent rigid solution — the tangential impact of Zhao–Liu.
+    Inconsistent,
+    /// A < 0, B > 0: both slip and lift-off are rigid solutions.
+    Indeterminate,
+    /// A = 0 or B = 0 exactly (a boundary of the regions above).
+    Degenerate,
+}
+
+impl SlipCase {
+    pub fn of(coeffs: &SlideCoefficients) -> Self {
+        match (coeffs.a, coeffs.b) {
+            (a, _) if a > 0.0 => SlipCase::Consistent,
+            (a, b) if a < 0.0 && b < 0.0 => SlipCase::Inconsistent,
+            (a, b) if a < 0.0 && b > 0.0 => SlipCase::Indeterminate,
+            _ => SlipCase::Degenerate,
+        }
+    }
+
+    pub fn describe(&self) -> &'static str {
+        match self {
+            SlipCase::Consistent => "consistent slip (A > 0)",
+            SlipCase::Inconsistent => "inconsistent: A < 0, B < 0 (tangential impact expected)",
+            SlipCase::Indeterminate => "indeterminate: A < 0, B > 0 (slip and lift-off both possible)",
+            SlipCase::Degenerate => "degenerate: A = 0 or B = 0",
+        }
+    }
+}
+
+/// Zhao–Liu eq. (18): the θ interval on which A(θ, μ) < 0, as (θ_min, θ_max); `None` when
+/// μ ≤ 4/3 (no Painlevé paradox for the uniform rod).
+pub fn painleve_theta_interval(mu: f64) -> Option<(f64, f64)> {
+    let disc = 9.0 * mu * mu - 16.0;
+    if mu <= 4.0 / 3.0 || disc <= 0.0 {
+        return None;
+    }
+    let r = disc.sqrt();
+    Some((((3.0 * mu - r) / 2.0).atan(), ((3.0 * mu + r) / 2.0).atan()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ProjectedDynamics;
+
+    /// The generic C–V projection of the rod reproduces Zhao–Liu eq. (9) at arbitrary states.
+    #[test]
+    fn projected_rod_reproduces_zhao_liu_eq_9() {
+        let rod = PainleveRod;
+        for &(theta, omega, fn_, ft) in &[
+            (1.3, 0.0, 5.0, 10.0),
+            (0.4, -1.7, 0.3, -0.2),
+            (2.5, 3.1, 12.0, 1.0),
+        ] {
+            let q = [0.3, -1e-3, theta];
+            let qdot = [-1.0, 0.2, omega];
+            let pd = ProjectedDynamics::at(&rod, &q, &qdot);
+            let acc = pd.generalized_accel(fn_, ft);
+            let (s, c) = (f64::sin(theta), f64::cos(theta));
+            let yaa = (1.0 + 3.0 * c * c) * fn_ - 3.0 * s * c * ft + omega * omega * s - 1.0;
+            let xaa = -3.0 * s * c * fn_ + (1.0 + 3.0 * s * s) * ft + omega * omega * c;
+            let thaa = 3.0 * (-c * fn_ + s * ft);
+            for (got, want) in [(acc[X_A], xaa), (acc[Y_A], yaa), (acc[THETA], thaa)] {
+                assert!((got - want).abs() < 1e-12 * (1.0 + want.abs()), "{got} vs {want}");
+            }
+            assert!((pd.normal_accel(fn_, ft) - yaa).abs() < 1e-12 * (1.0 + yaa.abs()));
+            assert!((pd.tangential_accel(fn_, ft) - xaa).abs() < 1e-12 * (1.0 + xaa.abs()));
+        }
+    }
+
+    /// Eq. (11) in leftward slip is the projection with F_τ = μ F_n.
+    #[test]
+    fn slide_coefficients_match_projection() {
+        let (mu, theta, omega) = (2.0, 1.3, 0.4);
+        let k = SlideCoefficients::new(mu, theta, omega);
+        let pd = ProjectedDynamics::at(&PainleveRod, &[0.0, 0.0, theta], &[-1.0, 0.0, omega]);
+        let fn_ = 2.5;
+        let acc = pd.generalized_accel(fn_, mu * fn_);
+        assert!((acc[Y_A] - (k.a * fn_ + k.b)).abs() < 1e-12);
+        assert!((acc[X_A] - (k.c * fn_ + k.d)).abs() < 1e-12);
+        assert!((acc[THETA] - k.p * fn_).abs() < 1e-12);
+    }
+
+    /// The eq. (18) interval is exactly where A changes sign, at several μ.
+    #[test]
+    fn eq_18_interval_bounds_the_sign_of_a() {
+        for &mu in &[1.4, 2.0, 5.0, 10.0] {
+            let (lo, hi) = painleve_theta_interval(mu).unwrap();
+            let a = |th: f64| SlideCoefficients::new(mu, th, 0.0).a;
+            assert!(a(lo).abs() < 1e-12 && a(hi).abs() < 1e-12);
+            assert!(a(0.5 * (lo + hi)) < 0.0);
+            assert!(a(lo - 1e-6) > 0.0 && a(hi + 1e-6) > 0.0);
+        }
+        assert!(painleve_theta_interval(1.3).is_none());
+    }
+
+    #[test]
+    fn zhao_liu_initial_state_is_inconsistent() {
+        let k = SlideCoefficients::new(2.0, 1.3, 0.0);
+        assert_eq!(SlipCase::of(&k), SlipCase::Inconsistent);
+        assert_eq!(SlipCase::of(&SlideCoefficients::new(2.0, 1.3, 1.5)), SlipCase::Indeterminate);
+        assert_eq!(SlipCase::of(&SlideCoefficients::new(0.5, 1.3, 0.0)), SlipCase::Consistent);
+    }
+}

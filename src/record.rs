@@ -1,0 +1,115 @@
+//! What one simulation measures: the record the analysis reads (it never calls a solver).
+
+use crate::friction::Mode;
+use crate::hybrid::Event;
+use crate::integrate::{IntegratorKind, SolverStats};
+use serde::Serialize;
+
+/// One phase of the run, in global nondimensional time.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ModeInterval {
+    pub mode: Mode,
+    pub t_start: f64,
+    /// Phase duration, measured in phase-local time (exact even for phases 10⁷× shorter than
+    /// the time at which they start).
+    pub duration: f64,
+    pub t_end: f64,
+}
+
+/// A located switching event.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct EventRecord {
+    pub t: f64,
+    pub event: Event,
+    pub from: Mode,
+    pub to: Mode,
+}
+
+/// Total time in each kind of contact phase. "slide" is slip in the direction of the first slip
+/// phase, "reverse_slip" slip in the other direction. Zero when absent.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct PhaseDurations {
+    pub slide: f64,
+    pub stick: f64,
+    pub reverse_slip: f64,
+}
+
+/// The state when the contact first opens after an impact.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PostImpact {
+    pub t: f64,
+    /// Tangential velocity of the contact point.
+    pub u: f64,
+    /// Normal velocity of the contact point, positive away from the surface.
+    pub v: f64,
+    /// Angular velocity (the system's rotation coordinate rate), when it has one.
+    pub omega: Option<f64>,
+    pub q: Vec<f64>,
+    pub qdot: Vec<f64>,
+}
+
+/// Energy bookkeeping: `final_total − initial_total = friction_work + damping_work −
+/// separation_loss` up to `balance_error`.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct EnergyAccount {
+    /// Kinetic + gravity + spring energy at the start.
+    pub initial_total: f64,
+    /// At the end of the run:
+    pub kinetic: f64,
+    pub gravity: f64,
+    /// Elastic energy δ²/(2κ) of a closed contact (0 when open).
+    pub spring: f64,
+    /// ∫ F_τ u dt ≤ 0.
+    pub friction_work: f64,
+    /// ∫ −c_d δ̇²/√κ dt ≤ 0.
+    pub damping_work: f64,
+    /// Elastic energy discarded when a spring–dashpot contact opens at δ > 0 (0 for c_d = 0).
+    pub separation_loss: f64,
+    pub final_total: f64,
+    /// final − initial − friction − damping + separation_loss: zero up to the tolerance.
+    pub balance_error: f64,
+}
+
+/// A point of the sampled trajectory.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Sample {
+    pub t: f64,
+    pub mode: Mode,
+    pub q: Vec<f64>,
+    pub qdot: Vec<f64>,
+    pub normal_force: f64,
+    pub tangential_force: f64,
+}
+
+/// Everything one run measured.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RunRecord {
+    pub integrator: IntegratorKind,
+    pub modes: Vec<ModeInterval>,
+    pub events: Vec<EventRecord>,
+    pub durations: PhaseDurations,
+    /// Whether the contact opened (the run ends there unless run to a fixed time).
+    pub separated: bool,
+    pub post_impact: Option<PostImpact>,
+    /// ∫ F_n dt over the run.
+    pub impulse_normal: f64,
+    /// ∫ F_τ dt over the run.
+    pub impulse_tangential: f64,
+    pub peak_normal_force: f64,
+    pub max_penetration: f64,
+    pub energy: EnergyAccount,
+    pub stats: SolverStats,
+    pub final_time: f64,
+    pub final_q: Vec<f64>,
+    pub final_qdot: Vec<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trajectory: Option<Vec<Sample>>,
+}
+
+impl RunRecord {
+    /// The sequence of modes, e.g. `slide_left → stick → slide_right → free`.
+    pub fn mode_sequence(&self) -> String {
+        let names: Vec<_> = self.modes.iter().map(|m| m.mode.name()).collect();
+        names.join(" → ")
+    }
+}
