@@ -20,7 +20,10 @@ pub struct NormalCompliance {
 impl NormalCompliance {
     /// Linear spring `F_n = δ/κ` (Zhao–Liu eqs. (5), (13)).
     pub fn linear_spring(kappa: f64) -> Self {
-        NormalCompliance { kappa, damping: 0.0 }
+        NormalCompliance {
+            kappa,
+            damping: 0.0,
+        }
     }
 
     /// Spring–dashpot `F_n = δ/κ + c_d δ̇/√κ`.
@@ -74,6 +77,9 @@ mod tests {
         let rate = -delta / (0.2 * 1e-3);
         assert!(law.closed_contact_force(delta, rate).abs() < 1e-9);
         assert!(law.release_function(delta, rate).abs() < 1e-20);
-        assert_eq!(NormalCompliance::linear_spring(1e-4).closed_contact_force(1e-5, 3.0), 0.1);
+        assert_eq!(
+            NormalCompliance::linear_spring(1e-4).closed_contact_force(1e-5, 3.0),
+            0.1
+        );
     }
 }

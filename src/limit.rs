@@ -42,7 +42,8 @@ impl RigidLimit {
         // Stick (Zhao–Liu eq. (55)): η'' = −A_st f, θ̇' = P_st f.
         let a_st = 4.0 / (1.0 + 3.0 * s * s);
         let p_st = -3.0 * c / (1.0 + 3.0 * s * s);
-        let stick = (1.0 + 3.0 * s * s).sqrt() / 2.0 * (std::f64::consts::PI - (a_st / a_abs).sqrt().atan());
+        let stick = (1.0 + 3.0 * s * s).sqrt() / 2.0
+            * (std::f64::consts::PI - (a_st / a_abs).sqrt().atan());
         let v_out = p_s * (k.a * k.a + a_st * a_abs).sqrt();
         let impulse_total = p_s + (v_out + a_abs * p_s) / a_st;
         let omega_out = imp.omega0 + k.p * p_s + p_st * (impulse_total - p_s);

@@ -9,7 +9,11 @@ use rigid_limit::scenario::RodImpact;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "rigid-limit", version, about = "Compliant-contact mechanics: does the penalty model converge to the rigid limit, how fast, and which integrator gets there cheapest?")]
+#[command(
+    name = "rigid-limit",
+    version,
+    about = "Compliant-contact mechanics: does the penalty model converge to the rigid limit, how fast, and which integrator gets there cheapest?"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -22,42 +26,43 @@ enum Command {
 }
 
 #[derive(clap::Args)]
+#[command(allow_negative_numbers = true)]
 struct SimulateArgs {
     /// Compliance κ > 0 (contact stiffness 1/κ, nondimensional).
-    #[arg(long, default_value_t = 1e-8)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 1e-8)]
     kappa: f64,
     /// Kinetic friction coefficient μ > 0.
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 2.0)]
     mu: f64,
     /// Static friction coefficient μ_s ≥ μ (default: μ).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     mu_s: Option<f64>,
     /// Initial angle θ0 ∈ (0, π) between rod and ground (rad).
-    #[arg(long, default_value_t = 1.3)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 1.3)]
     theta0: f64,
     /// Initial angular velocity θ̇0.
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 0.0)]
     omega0: f64,
     /// Initial tangential velocity u0 of the contact point (negative: sliding left).
-    #[arg(long, default_value_t = -1.0, allow_negative_numbers = true)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = -1.0)]
     u0: f64,
     /// Dashpot coefficient c_d ≥ 0: F_n = max(0, δ/κ + c_d δ̇/√κ).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 0.0)]
     damping: f64,
     /// Integrator: bdf, tr-bdf2, esdirk34 or tsit45.
     #[arg(long, default_value = "bdf")]
     integrator: String,
     /// Relative tolerance.
-    #[arg(long, default_value_t = 1e-10)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 1e-10)]
     rtol: f64,
     /// Absolute tolerance (gap in units of √κ).
-    #[arg(long, default_value_t = 1e-12)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 1e-12)]
     atol: f64,
     /// Run to this time instead of stopping at separation.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     t_end: Option<f64>,
     /// Time limit when running until separation.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 10.0)]
     t_max: f64,
     /// Print one JSON object instead of the summary.
     #[arg(long)]
@@ -97,8 +102,15 @@ fn simulate(args: SimulateArgs) -> Result<(), String> {
         damping: args.damping,
     };
     impact.validate(flag).map_err(|e| e.to_string())?;
-    let integrator: IntegratorKind = args.integrator.parse().map_err(|e| format!("--integrator: {e}"))?;
-    for (name, v) in [("--rtol", args.rtol), ("--atol", args.atol), ("--t-max", args.t_max)] {
+    let integrator: IntegratorKind = args
+        .integrator
+        .parse()
+        .map_err(|e| format!("--integrator: {e}"))?;
+    for (name, v) in [
+        ("--rtol", args.rtol),
+        ("--atol", args.atol),
+        ("--t-max", args.t_max),
+    ] {
         rigid_limit::error::require_positive(name, v).map_err(|e| e.to_string())?;
     }
     let mut options = SimulationOptions::new(integrator, args.rtol, args.atol);
@@ -110,24 +122,34 @@ fn simulate(args: SimulateArgs) -> Result<(), String> {
     }
     let record = impact.simulate(&options).map_err(|e| e.to_string())?;
     if args.json {
-        let json = serde_json::json!({
+        let mut json = serde_json::json!({
             "case": impact.case(),
             "slide_coefficients": impact.slide_coefficients(),
             "params": impact,
+            "integrator": record.integrator,
             "rtol": args.rtol,
             "atol": args.atol,
-            "record": &record,
             "modes": &record.modes,
+            "events": &record.events,
             "durations": &record.durations,
+            "separated": record.separated,
             "post_impact": post_impact_json(&record),
             "impulse_normal": record.impulse_normal,
+            "impulse_tangential": record.impulse_tangential,
             "peak_normal_force": record.peak_normal_force,
             "max_penetration": record.max_penetration,
             "energy": &record.energy,
             "stats": &record.stats,
+            "final_state": {"t": record.final_time, "q": &record.final_q, "qdot": &record.final_qdot},
             "rigid_limit": RigidLimit::linear_spring(&impact),
         });
-        println!("{}", serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?);
+        if let Some(tr) = &record.trajectory {
+            json["trajectory"] = serde_json::to_value(tr).map_err(|e| e.to_string())?;
+        }
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?
+        );
     } else {
         print_summary(&impact, &record, &args);
     }
@@ -143,25 +165,63 @@ fn post_impact_json(record: &RunRecord) -> serde_json::Value {
 
 fn print_summary(imp: &RodImpact, r: &RunRecord, args: &SimulateArgs) {
     let k = imp.slide_coefficients();
-    println!("Painlevé rod, compliant contact: κ = {:e}, μ = {}, μ_s = {}, c_d = {}", imp.kappa, imp.mu, imp.mu_s, imp.damping);
-    println!("initial state: θ0 = {}, θ̇0 = {}, u0 = {}, δ = δ̇ = 0", imp.theta0, imp.omega0, imp.u0);
-    println!("Zhao–Liu eq. (11): A = {:.6}, B = {:.6}, C = {:.6}, D = {:.6}, P = {:.6}", k.a, k.b, k.c, k.d, k.p);
+    println!(
+        "Painlevé rod, compliant contact: κ = {:e}, μ = {}, μ_s = {}, c_d = {}",
+        imp.kappa, imp.mu, imp.mu_s, imp.damping
+    );
+    println!(
+        "initial state: θ0 = {}, θ̇0 = {}, u0 = {}, δ = δ̇ = 0",
+        imp.theta0, imp.omega0, imp.u0
+    );
+    println!(
+        "Zhao–Liu eq. (11): A = {:.6}, B = {:.6}, C = {:.6}, D = {:.6}, P = {:.6}",
+        k.a, k.b, k.c, k.d, k.p
+    );
     println!("case: {}", imp.case().describe());
-    println!("integrator: {} (rtol {:e}, atol {:e})", r.integrator, args.rtol, args.atol);
+    println!(
+        "integrator: {} (rtol {:e}, atol {:e})",
+        r.integrator, args.rtol, args.atol
+    );
     println!();
-    println!("{:<12} {:>22} {:>22} {:>22}", "mode", "t_start", "t_end", "duration");
+    println!(
+        "{:<12} {:>22} {:>22} {:>22}",
+        "mode", "t_start", "t_end", "duration"
+    );
     for m in &r.modes {
-        println!("{:<12} {:>22.15e} {:>22.15e} {:>22.15e}", m.mode.name(), m.t_start, m.t_end, m.duration);
+        println!(
+            "{:<12} {:>22.15e} {:>22.15e} {:>22.15e}",
+            m.mode.name(),
+            m.t_start,
+            m.t_end,
+            m.duration
+        );
     }
     let d = &r.durations;
     let sk = imp.kappa.sqrt();
     println!();
-    println!("durations: slide {:.12e}  stick {:.12e}  reverse slip {:.12e}", d.slide, d.stick, d.reverse_slip);
-    println!("scaled:    T_slide/(√κ ln(1/√κ)) {:.9}  T_stick/√κ {:.9}  T_rev/κ {:.9}", d.slide / (sk * (1.0 / sk).ln()), d.stick / sk, d.reverse_slip / imp.kappa);
+    println!(
+        "durations: slide {:.12e}  stick {:.12e}  reverse slip {:.12e}",
+        d.slide, d.stick, d.reverse_slip
+    );
+    println!(
+        "scaled:    T_slide/(√κ ln(1/√κ)) {:.9}  T_stick/√κ {:.9}  T_rev/κ {:.9}",
+        d.slide / (sk * (1.0 / sk).ln()),
+        d.stick / sk,
+        d.reverse_slip / imp.kappa
+    );
     if let Some(p) = &r.post_impact {
-        println!("post-impact (t = {:.9e}): u = {:.9}  v = {:.9}  θ̇ = {:.9}", p.t, p.u, p.v, p.omega.unwrap_or(f64::NAN));
+        println!(
+            "post-impact (t = {:.9e}): u = {:.9}  v = {:.9}  θ̇ = {:.9}",
+            p.t,
+            p.u,
+            p.v,
+            p.omega.unwrap_or(f64::NAN)
+        );
     }
-    println!("normal impulse {:.9}  peak F_n {:.6e}  max penetration {:.6e}", r.impulse_normal, r.peak_normal_force, r.max_penetration);
+    println!(
+        "normal impulse {:.9}  peak F_n {:.6e}  max penetration {:.6e}",
+        r.impulse_normal, r.peak_normal_force, r.max_penetration
+    );
     let e = &r.energy;
     println!("energy: initial {:.12}  final {:.12}  friction work {:.9}  damping work {:.9}  balance error {:.2e}", e.initial_total, e.final_total, e.friction_work, e.damping_work, e.balance_error);
     if let Some(l) = RigidLimit::linear_spring(imp) {

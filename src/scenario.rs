@@ -53,7 +53,10 @@ impl RodImpact {
             return Err(SimError::invalid(
                 &flag("mu_s"),
                 self.mu_s,
-                &format!("the static coefficient must be >= the kinetic mu = {}", self.mu),
+                &format!(
+                    "the static coefficient must be >= the kinetic mu = {}",
+                    self.mu
+                ),
             ));
         }
         require_finite(&flag("theta0"), self.theta0)?;

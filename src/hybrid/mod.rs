@@ -26,7 +26,7 @@ pub use driver::{simulate, EndCondition, SimulationOptions};
 
 use crate::contact::NormalCompliance;
 use crate::friction::{Coulomb, Mode};
-use crate::model::{kinetic_energy, Dual, PlanarContactSystem, ProjectedDynamics, Real};
+use crate::model::{dot, kinetic_energy, Dual, PlanarContactSystem, ProjectedDynamics, Real};
 use serde::Serialize;
 
 /// Events of the mode machine.
@@ -223,10 +223,7 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
                 let (q, qdot) = Self::split(y);
                 let k = self.system.contact_kinematics(&q, &qdot);
                 let penetration = -k.gap;
-                let mut rate = S::zero();
-                for i in 0..N {
-                    rate = rate - k.normal[i] * qdot[i];
-                }
+                let rate = -dot(&k.normal, &qdot);
                 match event {
                     Event::MaxPenetration => rate,
                     Event::ContactOpens => self.compliance.release_function(penetration, rate),
@@ -244,11 +241,7 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
             Event::SlipStops => {
                 let (q, qdot) = Self::split(y);
                 let k = self.system.contact_kinematics(&q, &qdot);
-                let mut u = S::zero();
-                for i in 0..N {
-                    u = u + k.tangential[i] * qdot[i];
-                }
-                u
+                dot(&k.tangential, &qdot)
             }
             Event::StickBreaksRight => {
                 let cs = self.contact_state(mode, y);

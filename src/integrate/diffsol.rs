@@ -91,9 +91,9 @@ where
         IntegratorKind::Esdirk34 => user.run(&mut DiffsolFactory::new(problem, start, || {
             problem.esdirk34::<NalgebraLU<f64>>()
         })),
-        IntegratorKind::Tsit45 => {
-            user.run(&mut DiffsolFactory::new(problem, start, || problem.tsit45()))
-        }
+        IntegratorKind::Tsit45 => user.run(&mut DiffsolFactory::new(problem, start, || {
+            problem.tsit45()
+        })),
     })
 }
 

@@ -73,8 +73,9 @@ impl FromStr for IntegratorKind {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Tolerances {
     pub rtol: f64,
-    /// Absolute tolerance on the contact-scaled state: velocities and angles as they are, the
-    /// gap in units of the contact length scale √κ (see [`crate::hybrid`]).
+    /// Absolute tolerance on the contact-scaled state: tangential velocities and angles as they
+    /// are, the gap in units of κ and the normal velocity in units of √κ (the size of an impact's
+    /// seed; see `hybrid::simulate`).
     pub atol: f64,
 }
 
@@ -134,11 +135,7 @@ pub trait Stepper {
 pub trait StepperFactory {
     type Stepper: Stepper;
     /// A new stepper for `mode`, at phase-local time 0, from state `y0`.
-    fn start(
-        &mut self,
-        mode: crate::friction::Mode,
-        y0: &[f64],
-    ) -> Result<Self::Stepper, String>;
+    fn start(&mut self, mode: crate::friction::Mode, y0: &[f64]) -> Result<Self::Stepper, String>;
     /// Counters kept outside the steppers (right-hand side, JVP and Jacobian evaluations).
     fn evaluation_counts(&self) -> SolverStats;
 }

@@ -139,7 +139,8 @@ impl<S: Real, const N: usize> ProjectedDynamics<S, N> {
 
     /// The tangential force that keeps `u̇ = 0` (stick): `λ_T = −(a + B λ_N)/A`.
     pub fn stick_tangential_force(&self, normal_force: S) -> S {
-        -(self.free_tangential_accel + self.cross_mobility * normal_force) / self.tangential_mobility
+        -(self.free_tangential_accel + self.cross_mobility * normal_force)
+            / self.tangential_mobility
     }
 }
 
@@ -159,14 +160,13 @@ pub fn kinetic_energy<S: Real, const N: usize, Sys: PlanarContactSystem<N>>(
     e.scale(0.5)
 }
 
-fn dot<S: Real, const N: usize>(a: &[S; N], b: &[S; N]) -> S {
-    let mut s = S::zero();
-    for i in 0..N {
-        s = s + a[i] * b[i];
-    }
-    s
+/// `aᵀb`.
+pub fn dot<S: Real, const N: usize>(a: &[S; N], b: &[S; N]) -> S {
+    a.iter().zip(b).fold(S::zero(), |s, (&x, &y)| s + x * y)
 }
 
+// Index loops read as the textbook algorithm here.
+#[allow(clippy::needless_range_loop)]
 /// Lower-triangular Cholesky factor of a symmetric positive-definite matrix.
 fn cholesky<S: Real, const N: usize>(m: &[[S; N]; N]) -> [[S; N]; N] {
     let mut l = [[S::zero(); N]; N];
@@ -188,6 +188,7 @@ fn cholesky<S: Real, const N: usize>(m: &[[S; N]; N]) -> [[S; N]; N] {
     l
 }
 
+#[allow(clippy::needless_range_loop)]
 fn cholesky_solve<S: Real, const N: usize>(l: &[[S; N]; N], b: &[S; N]) -> [S; N] {
     let mut z = *b;
     for i in 0..N {

@@ -135,7 +135,9 @@ impl SlipCase {
         match self {
             SlipCase::Consistent => "consistent slip (A > 0)",
             SlipCase::Inconsistent => "inconsistent: A < 0, B < 0 (tangential impact expected)",
-            SlipCase::Indeterminate => "indeterminate: A < 0, B > 0 (slip and lift-off both possible)",
+            SlipCase::Indeterminate => {
+                "indeterminate: A < 0, B > 0 (slip and lift-off both possible)"
+            }
             SlipCase::Degenerate => "degenerate: A = 0 or B = 0",
         }
     }
@@ -175,7 +177,10 @@ mod tests {
             let xaa = -3.0 * s * c * fn_ + (1.0 + 3.0 * s * s) * ft + omega * omega * c;
             let thaa = 3.0 * (-c * fn_ + s * ft);
             for (got, want) in [(acc[X_A], xaa), (acc[Y_A], yaa), (acc[THETA], thaa)] {
-                assert!((got - want).abs() < 1e-12 * (1.0 + want.abs()), "{got} vs {want}");
+                assert!(
+                    (got - want).abs() < 1e-12 * (1.0 + want.abs()),
+                    "{got} vs {want}"
+                );
             }
             assert!((pd.normal_accel(fn_, ft) - yaa).abs() < 1e-12 * (1.0 + yaa.abs()));
             assert!((pd.tangential_accel(fn_, ft) - xaa).abs() < 1e-12 * (1.0 + xaa.abs()));
@@ -212,7 +217,13 @@ mod tests {
     fn zhao_liu_initial_state_is_inconsistent() {
         let k = SlideCoefficients::new(2.0, 1.3, 0.0);
         assert_eq!(SlipCase::of(&k), SlipCase::Inconsistent);
-        assert_eq!(SlipCase::of(&SlideCoefficients::new(2.0, 1.3, 1.5)), SlipCase::Indeterminate);
-        assert_eq!(SlipCase::of(&SlideCoefficients::new(0.5, 1.3, 0.0)), SlipCase::Consistent);
+        assert_eq!(
+            SlipCase::of(&SlideCoefficients::new(2.0, 1.3, 1.5)),
+            SlipCase::Indeterminate
+        );
+        assert_eq!(
+            SlipCase::of(&SlideCoefficients::new(0.5, 1.3, 0.0)),
+            SlipCase::Consistent
+        );
     }
 }
