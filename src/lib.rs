@@ -12,6 +12,7 @@
 
 pub mod contact;
 pub mod error;
+pub mod experiment;
 pub mod friction;
 pub mod hybrid;
 pub mod integrate;

@@ -1,11 +1,15 @@
 //! `rigid-limit`: command-line interface. Parses, calls the library, prints.
 
 use clap::{Parser, Subcommand};
+use rigid_limit::experiment::{
+    merge_shards, run_experiment, ExperimentSpec, RunOptions, RunSummary, Shard,
+};
 use rigid_limit::hybrid::{EndCondition, SimulationOptions};
 use rigid_limit::integrate::IntegratorKind;
 use rigid_limit::limit::RigidLimit;
 use rigid_limit::record::RunRecord;
 use rigid_limit::scenario::RodImpact;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -23,6 +27,30 @@ struct Cli {
 enum Command {
     /// Simulate one tangential impact of the Painlevé rod (Zhao–Liu) on a compliant contact.
     Simulate(SimulateArgs),
+    /// Run (or resume) one experiment file; writes runs.csv and meta.json.
+    Run {
+        /// The experiment, e.g. experiments/zhao_liu.toml.
+        experiment: PathBuf,
+        /// Output directory (default: results/NAME).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Run every n-th point starting at i (i/n, 0 <= i < n), into OUT/shard-i-of-n.
+        #[arg(long)]
+        shard: Option<Shard>,
+    },
+    /// Join the shards of an experiment run with --shard into OUT/runs.csv.
+    Merge {
+        experiment: PathBuf,
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Run every experiment in experiments/ from scratch and regenerate results/.
+    Reproduce {
+        #[arg(long, default_value = "experiments")]
+        experiments: PathBuf,
+        #[arg(long, default_value = "results")]
+        results: PathBuf,
+    },
 }
 
 #[derive(clap::Args)]
@@ -76,6 +104,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Simulate(args) => simulate(args),
+        Command::Run {
+            experiment,
+            out,
+            shard,
+        } => run(&experiment, out, shard),
+        Command::Merge { experiment, out } => merge(&experiment, out),
+        Command::Reproduce {
+            experiments,
+            results,
+        } => reproduce(&experiments, &results),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -229,4 +267,80 @@ fn print_summary(imp: &RodImpact, r: &RunRecord, args: &SimulateArgs) {
     }
     let s = &r.stats;
     println!("stats: steps {} (rejected {}), rhs evals {}, jvp {}, jacobians {}, LU {}, newton {}, events {}, wall time {:.3} ms", s.steps, s.rejected_steps, s.rhs_evals, s.jvp_evals, s.jacobian_evals, s.lu_factorisations, s.newton_iterations, s.events, s.wall_time_s * 1e3);
+}
+
+fn command_line() -> String {
+    std::env::args().collect::<Vec<_>>().join(" ")
+}
+
+fn report(name: &str, s: &RunSummary) {
+    println!(
+        "{name}: {} points ({} resumed, {} run, {} failed) in {:.2} s -> {}",
+        s.points,
+        s.resumed,
+        s.ran,
+        s.failed,
+        s.wall_time_s,
+        s.out_dir.display()
+    );
+}
+
+fn run(path: &Path, out: Option<PathBuf>, shard: Option<Shard>) -> Result<(), String> {
+    let spec = ExperimentSpec::load(path).map_err(|e| e.to_string())?;
+    let out_dir = out.unwrap_or_else(|| Path::new("results").join(&spec.name));
+    let opts = RunOptions {
+        out_dir,
+        shard,
+        progress: true,
+        command_line: command_line(),
+    };
+    let summary = run_experiment(&spec, &opts).map_err(|e| e.to_string())?;
+    report(&spec.name, &summary);
+    Ok(())
+}
+
+fn merge(path: &Path, out: Option<PathBuf>) -> Result<(), String> {
+    let spec = ExperimentSpec::load(path).map_err(|e| e.to_string())?;
+    let out_dir = out.unwrap_or_else(|| Path::new("results").join(&spec.name));
+    let summary = merge_shards(&spec, &out_dir, &command_line()).map_err(|e| e.to_string())?;
+    report(&spec.name, &summary);
+    Ok(())
+}
+
+fn reproduce(experiments: &Path, results: &Path) -> Result<(), String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(experiments)
+        .map_err(|e| format!("{}: {e}", experiments.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        return Err(format!(
+            "no *.toml experiments in {}",
+            experiments.display()
+        ));
+    }
+    let start = std::time::Instant::now();
+    for path in &files {
+        let spec = ExperimentSpec::load(path).map_err(|e| e.to_string())?;
+        let out_dir = results.join(&spec.name);
+        // From scratch: drop the previous table so nothing is resumed.
+        for name in ["runs.csv", "runs.journal.csv"] {
+            let _ = std::fs::remove_file(out_dir.join(name));
+        }
+        let opts = RunOptions {
+            out_dir,
+            shard: None,
+            progress: true,
+            command_line: command_line(),
+        };
+        let summary = run_experiment(&spec, &opts).map_err(|e| e.to_string())?;
+        report(&spec.name, &summary);
+    }
+    println!(
+        "reproduce: {} experiments in {:.2} s",
+        files.len(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
 }

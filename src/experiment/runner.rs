@@ -1,0 +1,344 @@
+//! The sweep runner: points in parallel (rayon), deterministic output order, failed points kept
+//! as rows with their error, resume after interruption, shards for job arrays, atomic writes.
+
+use super::spec::{ExperimentSpec, Point};
+use super::table::{header_line, parse_rows, Row};
+use crate::hybrid::SimulationOptions;
+use std::collections::BTreeMap;
+use std::fs::{self, OpenOptions};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+pub const RUNS_CSV: &str = "runs.csv";
+/// Rows appended (and flushed) as points finish; what an interrupted run resumes from.
+pub const JOURNAL_CSV: &str = "runs.journal.csv";
+pub const META_JSON: &str = "meta.json";
+
+/// Every n-th point, starting at i: `--shard i/n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("invalid --shard '{s}': expected i/n with 0 <= i < n, e.g. 0/4");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl Shard {
+    pub fn dir_name(&self) -> String {
+        format!("shard-{}-of-{}", self.index, self.count)
+    }
+}
+
+pub struct RunOptions {
+    pub out_dir: PathBuf,
+    pub shard: Option<Shard>,
+    /// Print progress to stderr (only when it is a terminal).
+    pub progress: bool,
+    /// The command line, for meta.json.
+    pub command_line: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSummary {
+    pub out_dir: PathBuf,
+    pub points: usize,
+    /// Points found already done (resumed), not run again.
+    pub resumed: usize,
+    pub ran: usize,
+    pub failed: usize,
+    pub wall_time_s: f64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Merge(String),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Write `contents` to `path` through a temporary file and a rename: never left truncated.
+pub fn write_atomically(path: &Path, contents: &str) -> Result<(), RunError> {
+    let tmp = path.with_extension("tmp");
+    fs::write(&tmp, contents).map_err(io_err(&tmp))?;
+    fs::rename(&tmp, path).map_err(io_err(path))
+}
+
+/// Rows already in `dir` (runs.csv and the journal of an interrupted run).
+fn rows_in(dir: &Path) -> BTreeMap<usize, Row> {
+    let mut rows = BTreeMap::new();
+    for name in [RUNS_CSV, JOURNAL_CSV] {
+        if let Ok(text) = fs::read_to_string(dir.join(name)) {
+            for row in parse_rows(&text) {
+                rows.insert(row.point_id, row);
+            }
+        }
+    }
+    rows
+}
+
+/// Whether a stored row is the result of `point` (same inputs), so it may be reused.
+fn row_matches(row: &Row, point: &Point, spec: &ExperimentSpec) -> bool {
+    let imp = &point.impact;
+    let same = |col: &str, v: f64| row.number(col) == Some(v);
+    same("kappa", imp.kappa)
+        && same("mu", imp.mu)
+        && same("mu_s", imp.mu_s)
+        && same("theta0", imp.theta0)
+        && same("omega0", imp.omega0)
+        && same("u0", imp.u0)
+        && same("damping", imp.damping)
+        && same("rtol", spec.solver.rtol)
+        && same("atol", spec.solver.atol)
+        && row.text("integrator") == point.integrator.name()
+}
+
+fn table_text(rows: &BTreeMap<usize, Row>) -> String {
+    let mut out = header_line();
+    out.push('\n');
+    for row in rows.values() {
+        out.push_str(&row.to_csv_line());
+        out.push('\n');
+    }
+    out
+}
+
+/// Run (or resume) an experiment; writes runs.csv and meta.json in the output directory (or its
+/// shard subdirectory).
+pub fn run_experiment(spec: &ExperimentSpec, opts: &RunOptions) -> Result<RunSummary, RunError> {
+    let start = Instant::now();
+    let dir = match opts.shard {
+        Some(s) => opts.out_dir.join(s.dir_name()),
+        None => opts.out_dir.clone(),
+    };
+    fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+    let points: Vec<Point> = spec
+        .points()
+        .into_iter()
+        .filter(|p| opts.shard.is_none_or(|s| p.id % s.count == s.index))
+        .collect();
+    let stored = rows_in(&dir);
+    let mut done: BTreeMap<usize, Row> = BTreeMap::new();
+    let mut todo = Vec::new();
+    for p in &points {
+        match stored.get(&p.id) {
+            Some(row) if row_matches(row, p, spec) => {
+                done.insert(p.id, row.clone());
+            }
+            _ => todo.push(*p),
+        }
+    }
+    let resumed = done.len();
+    // Journal: existing finished rows first, then every new row as soon as it exists.
+    let journal_path = dir.join(JOURNAL_CSV);
+    write_atomically(&journal_path, &table_text(&done))?;
+    let journal = Mutex::new(
+        OpenOptions::new()
+            .append(true)
+            .open(&journal_path)
+            .map_err(io_err(&journal_path))?,
+    );
+    let new_rows = Mutex::new(Vec::with_capacity(todo.len()));
+    let show_progress = opts.progress && std::io::stderr().is_terminal();
+    let total = todo.len();
+    let finished = std::sync::atomic::AtomicUsize::new(0);
+    let mut options = SimulationOptions::new(
+        spec.solver.integrators[0],
+        spec.solver.rtol,
+        spec.solver.atol,
+    );
+    if let Some(t) = spec.solver.t_max {
+        options.t_max = t;
+    }
+    let write_error = Mutex::new(None);
+    {
+        use rayon::prelude::*;
+        todo.par_iter().for_each(|p| {
+            let mut o = options.clone();
+            o.integrator = p.integrator;
+            let result = p.impact.simulate(&o).map_err(|e| e.to_string());
+            let row = Row::of(p, spec.solver.rtol, spec.solver.atol, &result);
+            {
+                let mut j = journal.lock().unwrap_or_else(|e| e.into_inner());
+                if let Err(e) = writeln!(j, "{}", row.to_csv_line()).and_then(|_| j.flush()) {
+                    *write_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                }
+            }
+            new_rows.lock().unwrap_or_else(|e| e.into_inner()).push(row);
+            let k = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if show_progress {
+                eprint!(
+                    "\r{}: {k}/{total} points ({} κ = {:.1e})   ",
+                    spec.name, p.integrator, p.impact.kappa
+                );
+            }
+        });
+    }
+    if show_progress && total > 0 {
+        eprintln!();
+    }
+    if let Some(e) = write_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(io_err(&journal_path)(e));
+    }
+    let new_rows = new_rows.into_inner().unwrap_or_else(|e| e.into_inner());
+    let failed = new_rows.iter().filter(|r| r.text("status") != "ok").count()
+        + done.values().filter(|r| r.text("status") != "ok").count();
+    for row in new_rows {
+        done.insert(row.point_id, row);
+    }
+    write_atomically(&dir.join(RUNS_CSV), &table_text(&done))?;
+    let summary = RunSummary {
+        out_dir: dir.clone(),
+        points: points.len(),
+        resumed,
+        ran: total,
+        failed,
+        wall_time_s: start.elapsed().as_secs_f64(),
+    };
+    write_atomically(&dir.join(META_JSON), &meta_json(spec, opts, &summary))?;
+    fs::remove_file(&journal_path).map_err(io_err(&journal_path))?;
+    Ok(summary)
+}
+
+/// Join the shards in `out_dir/shard-*-of-*` into `out_dir/runs.csv`.
+pub fn merge_shards(
+    spec: &ExperimentSpec,
+    out_dir: &Path,
+    command_line: &str,
+) -> Result<RunSummary, RunError> {
+    let start = Instant::now();
+    let mut merged: BTreeMap<usize, Row> = BTreeMap::new();
+    let entries = fs::read_dir(out_dir).map_err(io_err(out_dir))?;
+    let mut shard_dirs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("shard-"))
+        })
+        .collect();
+    shard_dirs.sort();
+    if shard_dirs.is_empty() {
+        return Err(RunError::Merge(format!(
+            "no shard-*-of-* directories in {}",
+            out_dir.display()
+        )));
+    }
+    for d in &shard_dirs {
+        let path = d.join(RUNS_CSV);
+        let text = fs::read_to_string(&path).map_err(io_err(&path))?;
+        for row in parse_rows(&text) {
+            merged.insert(row.point_id, row);
+        }
+    }
+    let points = spec.points();
+    let missing: Vec<usize> = points
+        .iter()
+        .map(|p| p.id)
+        .filter(|id| !merged.contains_key(id))
+        .collect();
+    if !missing.is_empty() {
+        return Err(RunError::Merge(format!(
+            "{} of {} points missing after merging {} shards (first: point {}); run the missing shards, then merge again",
+            missing.len(),
+            points.len(),
+            shard_dirs.len(),
+            missing[0]
+        )));
+    }
+    write_atomically(&out_dir.join(RUNS_CSV), &table_text(&merged))?;
+    let summary = RunSummary {
+        out_dir: out_dir.to_path_buf(),
+        points: points.len(),
+        resumed: points.len(),
+        ran: 0,
+        failed: merged.values().filter(|r| r.text("status") != "ok").count(),
+        wall_time_s: start.elapsed().as_secs_f64(),
+    };
+    let opts = RunOptions {
+        out_dir: out_dir.to_path_buf(),
+        shard: None,
+        progress: false,
+        command_line: command_line.to_string(),
+    };
+    write_atomically(&out_dir.join(META_JSON), &meta_json(spec, &opts, &summary))?;
+    Ok(summary)
+}
+
+fn meta_json(spec: &ExperimentSpec, opts: &RunOptions, s: &RunSummary) -> String {
+    let git_commit = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let meta = serde_json::json!({
+        "experiment": spec,
+        "crate_version": env!("CARGO_PKG_VERSION"),
+        "git_commit": git_commit,
+        "command_line": opts.command_line,
+        "date_utc": utc_now(),
+        "machine": {
+            "cores": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            "os": std::env::consts::OS,
+            "arch": std::env::consts::ARCH,
+        },
+        "shard": opts.shard.map(|s| s.dir_name()),
+        "points": s.points,
+        "resumed": s.resumed,
+        "ran": s.ran,
+        "failed": s.failed,
+        "wall_time_s": s.wall_time_s,
+    });
+    serde_json::to_string_pretty(&meta).unwrap_or_default() + "\n"
+}
+
+/// The current UTC time as `YYYY-MM-DDThh:mm:ssZ` (civil-from-days, H. Hinnant's algorithm).
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    let (days, rem) = (secs.div_euclid(86400), secs.rem_euclid(86400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem / 60) % 60,
+        rem % 60
+    )
+}

@@ -1,0 +1,129 @@
+//! The sweep runner end to end: resume after an interrupted run, shard + merge equals a full
+//! run, failed points become rows.
+
+use rigid_limit::experiment::runner::{JOURNAL_CSV, RUNS_CSV};
+use rigid_limit::experiment::table::{header_line, parse_rows, Row};
+use rigid_limit::experiment::{merge_shards, run_experiment, ExperimentSpec, RunOptions, Shard};
+use std::path::{Path, PathBuf};
+
+const SMALL: &str = r#"
+name = "small"
+model = "rod"
+[params]
+mu = 2.0
+theta0 = 1.3
+u0 = -1.0
+[sweep]
+kappa = { min = 1e-6, max = 1e-2, per_decade = 1 }
+[solver]
+integrators = ["bdf", "tsit45"]
+rtol = 1e-8
+atol = 1e-10
+"#;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rigid-limit-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn options(dir: &Path, shard: Option<Shard>) -> RunOptions {
+    RunOptions {
+        out_dir: dir.to_path_buf(),
+        shard,
+        progress: false,
+        command_line: "test".into(),
+    }
+}
+
+/// The rows without the timing column (the only one that differs between identical runs).
+fn rows_without_timing(path: &Path) -> Vec<Row> {
+    let mut rows = parse_rows(&std::fs::read_to_string(path).unwrap());
+    for r in &mut rows {
+        r.fields.remove("wall_time_s");
+    }
+    rows
+}
+
+#[test]
+fn an_interrupted_run_resumes_and_skips_finished_points() {
+    let spec = ExperimentSpec::parse(SMALL).unwrap();
+    let dir = scratch("resume");
+    let full = run_experiment(&spec, &options(&dir, None)).unwrap();
+    assert_eq!((full.points, full.ran, full.failed), (10, 10, 0));
+    let reference = rows_without_timing(&dir.join(RUNS_CSV));
+    // Simulate an interruption: the journal holds 4 finished rows and a torn fifth line, and
+    // there is no runs.csv yet.
+    let text = std::fs::read_to_string(dir.join(RUNS_CSV)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let torn = &lines[5][..lines[5].len() / 2];
+    let journal = format!("{}\n{}\n{torn}", header_line(), lines[1..5].join("\n"));
+    std::fs::write(dir.join(JOURNAL_CSV), journal).unwrap();
+    std::fs::remove_file(dir.join(RUNS_CSV)).unwrap();
+    let resumed = run_experiment(&spec, &options(&dir, None)).unwrap();
+    assert_eq!((resumed.resumed, resumed.ran), (4, 6));
+    assert_eq!(rows_without_timing(&dir.join(RUNS_CSV)), reference);
+    assert!(!dir.join(JOURNAL_CSV).exists());
+    // A finished run is not run again.
+    let again = run_experiment(&spec, &options(&dir, None)).unwrap();
+    assert_eq!((again.resumed, again.ran), (10, 0));
+    // Rows of other inputs are not reused: a tighter tolerance reruns everything.
+    let tighter = ExperimentSpec::parse(&SMALL.replace("rtol = 1e-8", "rtol = 1e-9")).unwrap();
+    assert_eq!(
+        run_experiment(&tighter, &options(&dir, None)).unwrap().ran,
+        10
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn shards_merged_equal_a_full_run() {
+    let spec = ExperimentSpec::parse(SMALL).unwrap();
+    let full_dir = scratch("full");
+    run_experiment(&spec, &options(&full_dir, None)).unwrap();
+    let shard_dir = scratch("sharded");
+    for i in 0..3 {
+        let s = run_experiment(
+            &spec,
+            &options(&shard_dir, Some(Shard { index: i, count: 3 })),
+        )
+        .unwrap();
+        assert_eq!(s.points, [4, 3, 3][i]);
+    }
+    // Merging before all shards exist is an error naming the gap; here all three exist.
+    merge_shards(&spec, &shard_dir, "test").unwrap();
+    assert_eq!(
+        rows_without_timing(&shard_dir.join(RUNS_CSV)),
+        rows_without_timing(&full_dir.join(RUNS_CSV))
+    );
+    std::fs::remove_dir_all(shard_dir.join("shard-2-of-3")).unwrap();
+    let err = merge_shards(&spec, &shard_dir, "test")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("missing"), "{err}");
+    std::fs::remove_dir_all(&full_dir).unwrap();
+    std::fs::remove_dir_all(&shard_dir).unwrap();
+}
+
+#[test]
+fn a_failing_point_becomes_a_row_and_the_sweep_goes_on() {
+    // t_max too short for the impacts at the larger κ: those points fail with NoSeparation.
+    let text = SMALL.replace("atol = 1e-10", "atol = 1e-10\nt_max = 0.05");
+    let spec = ExperimentSpec::parse(&text).unwrap();
+    let dir = scratch("failing");
+    let s = run_experiment(&spec, &options(&dir, None)).unwrap();
+    let rows = parse_rows(&std::fs::read_to_string(dir.join(RUNS_CSV)).unwrap());
+    assert_eq!(rows.len(), 10);
+    let failed: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.text("status") == "error")
+        .collect();
+    assert_eq!(failed.len(), s.failed);
+    assert!(!failed.is_empty() && failed.len() < 10);
+    assert!(
+        failed[0].text("error").contains("no separation"),
+        "{:?}",
+        failed[0]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
