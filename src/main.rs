@@ -179,7 +179,7 @@ fn simulate(args: SimulateArgs) -> Result<(), String> {
             "energy": &record.energy,
             "stats": &record.stats,
             "final_state": {"t": record.final_time, "q": &record.final_q, "qdot": &record.final_qdot},
-            "rigid_limit": RigidLimit::linear_spring(&impact),
+            "rigid_limit": RigidLimit::of(&impact),
         });
         if let Some(tr) = &record.trajectory {
             json["trajectory"] = serde_json::to_value(tr).map_err(|e| e.to_string())?;
@@ -262,8 +262,8 @@ fn print_summary(imp: &RodImpact, r: &RunRecord, args: &SimulateArgs) {
     );
     let e = &r.energy;
     println!("energy: initial {:.12}  final {:.12}  friction work {:.9}  damping work {:.9}  balance error {:.2e}", e.initial_total, e.final_total, e.friction_work, e.damping_work, e.balance_error);
-    if let Some(l) = RigidLimit::linear_spring(imp) {
-        println!("rigid limit (c_d = 0, doc formulas): T_stick/√κ → {:.9}  T_rev/κ → {:.9}  v_out → {:.9}  θ̇_out → {:.9}", l.stick_duration_scaled, l.reverse_slip_duration_scaled, l.v_out, l.omega_out);
+    if let Some(l) = RigidLimit::of(imp) {
+        println!("rigid limit (doc formulas): T_stick/√κ → {:.9}  T_rev/κ → {:.9}  v_out → {:.9}  θ̇_out → {:.9}", l.stick_duration_scaled, l.reverse_slip_duration_scaled, l.v_out, l.omega_out);
     }
     let s = &r.stats;
     println!("stats: steps {} (rejected {}), rhs evals {}, jvp {}, jacobians {}, LU {}, newton {}, events {}, wall time {:.3} ms", s.steps, s.rejected_steps, s.rhs_evals, s.jvp_evals, s.jacobian_evals, s.lu_factorisations, s.newton_iterations, s.events, s.wall_time_s * 1e3);

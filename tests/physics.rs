@@ -328,7 +328,7 @@ fn durations_converge_under_tolerance_refinement() {
 #[test]
 fn approaches_the_rigid_limit() {
     let imp = RodImpact::zhao_liu(1e-10);
-    let limit = RigidLimit::linear_spring(&imp).unwrap();
+    let limit = RigidLimit::of(&imp).unwrap();
     let r = imp
         .simulate(&SimulationOptions::new(IntegratorKind::Bdf, 1e-10, 1e-12))
         .unwrap();
