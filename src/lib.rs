@@ -10,6 +10,7 @@
 //! one trait. [`record`] is what one run measured; [`limit`] the rigid-limit predictions to
 //! compare with.
 
+pub mod analysis;
 pub mod contact;
 pub mod error;
 pub mod experiment;

@@ -1,6 +1,7 @@
 //! `rigid-limit`: command-line interface. Parses, calls the library, prints.
 
 use clap::{Parser, Subcommand};
+use rigid_limit::analysis::report::write_report;
 use rigid_limit::experiment::{
     merge_shards, run_experiment, ExperimentSpec, RunOptions, RunSummary, Shard,
 };
@@ -295,6 +296,9 @@ fn run(path: &Path, out: Option<PathBuf>, shard: Option<Shard>) -> Result<(), St
         command_line: command_line(),
     };
     let summary = run_experiment(&spec, &opts).map_err(|e| e.to_string())?;
+    if shard.is_none() {
+        write_report(&spec, &summary.out_dir).map_err(|e| e.to_string())?;
+    }
     report(&spec.name, &summary);
     Ok(())
 }
@@ -303,6 +307,7 @@ fn merge(path: &Path, out: Option<PathBuf>) -> Result<(), String> {
     let spec = ExperimentSpec::load(path).map_err(|e| e.to_string())?;
     let out_dir = out.unwrap_or_else(|| Path::new("results").join(&spec.name));
     let summary = merge_shards(&spec, &out_dir, &command_line()).map_err(|e| e.to_string())?;
+    write_report(&spec, &out_dir).map_err(|e| e.to_string())?;
     report(&spec.name, &summary);
     Ok(())
 }
@@ -335,6 +340,7 @@ fn reproduce(experiments: &Path, results: &Path) -> Result<(), String> {
             command_line: command_line(),
         };
         let summary = run_experiment(&spec, &opts).map_err(|e| e.to_string())?;
+        write_report(&spec, &summary.out_dir).map_err(|e| e.to_string())?;
         report(&spec.name, &summary);
     }
     println!(
