@@ -255,7 +255,11 @@ atol = 1e-14
             .map(|p| {
                 let k = p.impact.kappa;
                 let sk = k.sqrt();
-                let stick = if p.id == 3 { 3.5 * sk } else { 2.0 * sk * (1.0 + sk) };
+                let stick = if p.id == 3 {
+                    3.5 * sk
+                } else {
+                    2.0 * sk * (1.0 + sk)
+                };
                 let mut f: BTreeMap<&'static str, String> = BTreeMap::new();
                 f.insert("kappa", k.to_string());
                 f.insert("integrator", "bdf".into());
@@ -263,8 +267,14 @@ atol = 1e-14
                 f.insert("t_stick", stick.to_string());
                 f.insert("t_reverse_slip", (0.3 * k.powf(0.9)).to_string());
                 f.insert("t_slide", (sk * (1.5 * (1.0 / sk).ln() - 2.0)).to_string());
-                f.insert("v_out", (limit.v_out * (1.0 + 5.0 * k.powf(0.25))).to_string());
-                Row { point_id: p.id, fields: f }
+                f.insert(
+                    "v_out",
+                    (limit.v_out * (1.0 + 5.0 * k.powf(0.25))).to_string(),
+                );
+                Row {
+                    point_id: p.id,
+                    fields: f,
+                }
             })
             .collect()
     }
@@ -281,7 +291,11 @@ atol = 1e-14
         assert!((rev.slope - 0.9).abs() < 1e-12 && rev.slope_ci95 < 1e-9);
         let law = i.slide_law.unwrap();
         assert!((law.slope - 1.5).abs() < 1e-9 && (law.intercept + 2.0).abs() < 1e-8);
-        let v = i.convergence.iter().find(|c| c.quantity == "v_out").unwrap();
+        let v = i
+            .convergence
+            .iter()
+            .find(|c| c.quantity == "v_out")
+            .unwrap();
         assert!((v.rate.unwrap().slope - 0.25).abs() < 1e-9);
         // Point 3 (T = 3.5√κ) breaks the upper bound π√κ and nothing else.
         assert_eq!((i.bounds[0].violations, i.bounds[1].violations), (0, 1));
