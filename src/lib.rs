@@ -19,5 +19,6 @@ pub mod hybrid;
 pub mod integrate;
 pub mod limit;
 pub mod model;
+pub mod plot;
 pub mod record;
 pub mod scenario;

@@ -1,0 +1,267 @@
+//! The κ-sweep figures of an experiment, from its rows and analysis.
+
+use super::{save, Figure, Mark, Panel, Series};
+use crate::analysis::SweepAnalysis;
+use crate::experiment::table::Row;
+use std::f64::consts::PI;
+use std::path::Path;
+
+/// (κ, value) of a column for one integrator's successful rows, κ ascending.
+fn column(rows: &[Row], integrator: &str, f: impl Fn(&Row) -> Option<f64>) -> Vec<(f64, f64)> {
+    let mut v: Vec<(f64, f64)> = rows
+        .iter()
+        .filter(|r| r.text("integrator") == integrator && r.text("status") == "ok")
+        .filter_map(|r| Some((r.number("kappa")?, f(r)?)))
+        .collect();
+    v.sort_by(|a, b| a.0.total_cmp(&b.0));
+    v
+}
+
+fn series(label: impl Into<String>, points: Vec<(f64, f64)>, mark: Mark, color: usize) -> Series {
+    Series {
+        label: label.into(),
+        points,
+        mark,
+        color,
+    }
+}
+
+fn curve(kappas: &[f64], f: impl Fn(f64) -> f64) -> Vec<(f64, f64)> {
+    kappas.iter().map(|&k| (k, f(k))).collect()
+}
+
+/// Write durations, normalised_durations and post_impact figures (SVG + PNG) into `dir`.
+pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Result<(), String> {
+    let Some(first) = a.integrators.first() else {
+        return Ok(());
+    };
+    let integ = first.integrator.as_str();
+    let kappas: Vec<f64> = column(rows, integ, |_| Some(0.0))
+        .iter()
+        .map(|p| p.0)
+        .collect();
+    if kappas.is_empty() {
+        return Ok(());
+    }
+    let num = |c: &'static str| move |r: &Row| r.number(c).filter(|v| *v > 0.0);
+    // (1) Phase durations, log–log, with the stated stick bounds and reference slopes.
+    let k_ref = kappas[kappas.len() / 2];
+    let t_ref = |col: &'static str| {
+        column(rows, integ, num(col))
+            .iter()
+            .min_by(|a, b| {
+                (a.0 / k_ref)
+                    .ln()
+                    .abs()
+                    .total_cmp(&(b.0 / k_ref).ln().abs())
+            })
+            .map(|p| p.1)
+            .unwrap_or(1.0)
+    };
+    let (stick_ref, rev_ref) = (t_ref("t_stick"), t_ref("t_reverse_slip"));
+    let durations = Figure {
+        panels: vec![Panel {
+            title: format!("{}: phase durations ({integ})", a.experiment),
+            x_label: "compliance κ".into(),
+            y_label: "duration (nondimensional time)".into(),
+            log_x: true,
+            log_y: true,
+            legend_lower: false,
+            series: vec![
+                series(
+                    "T_slide",
+                    column(rows, integ, num("t_slide")),
+                    Mark::Markers,
+                    0,
+                ),
+                series(
+                    "T_stick",
+                    column(rows, integ, num("t_stick")),
+                    Mark::Markers,
+                    1,
+                ),
+                series(
+                    "T_reverse slip",
+                    column(rows, integ, num("t_reverse_slip")),
+                    Mark::Markers,
+                    2,
+                ),
+                series(
+                    "π√κ and π/2·√κ (stick bounds, eqs. 58/61)",
+                    curve(&kappas, |k| PI * k.sqrt()),
+                    Mark::Dashed,
+                    1,
+                ),
+                series("", curve(&kappas, |k| PI / 2.0 * k.sqrt()), Mark::Dashed, 1),
+                series(
+                    "slope 1/2",
+                    curve(&kappas, |k| 0.3 * stick_ref * (k / k_ref).sqrt()),
+                    Mark::Line,
+                    6,
+                ),
+                series(
+                    "slope 1",
+                    curve(&kappas, |k| 0.3 * rev_ref * k / k_ref),
+                    Mark::Line,
+                    5,
+                ),
+            ],
+        }],
+        columns: 1,
+        size: (1000, 700),
+    };
+    save(&durations, dir, "durations")?;
+
+    // (2) Normalised durations with the predicted limits.
+    let mut panels = vec![
+        Panel {
+            title: "slide".into(),
+            x_label: "compliance κ".into(),
+            y_label: "T_slide / (√κ ln(1/√κ))".into(),
+            log_x: true,
+            log_y: false,
+            legend_lower: true,
+            series: vec![series(
+                "measured",
+                column(rows, integ, |r| {
+                    let k = r.number("kappa")?;
+                    Some(r.number("t_slide")? / (k.sqrt() * (1.0 / k.sqrt()).ln()))
+                }),
+                Mark::Markers,
+                0,
+            )],
+        },
+        Panel {
+            title: "stick".into(),
+            x_label: "compliance κ".into(),
+            y_label: "T_stick / √κ".into(),
+            log_x: true,
+            log_y: false,
+            legend_lower: false,
+            series: vec![series(
+                "measured",
+                column(rows, integ, |r| {
+                    Some(r.number("t_stick")? / r.number("kappa")?.sqrt())
+                }),
+                Mark::Markers,
+                1,
+            )],
+        },
+        Panel {
+            title: "reverse slip".into(),
+            x_label: "compliance κ".into(),
+            y_label: "T_reverse / κ".into(),
+            log_x: true,
+            log_y: false,
+            legend_lower: true,
+            series: vec![series(
+                "measured",
+                column(rows, integ, |r| {
+                    Some(r.number("t_reverse_slip")? / r.number("kappa")?)
+                }),
+                Mark::Markers,
+                2,
+            )],
+        },
+    ];
+    if let Some(l) = &a.limit {
+        // The two-term law is asymptotic: drawn where it applies (κ ≤ 1e-4).
+        let small: Vec<f64> = kappas.iter().copied().filter(|&k| k <= 1e-4).collect();
+        panels[0].series.push(series(
+            "two-term prediction √κ(ln(1/√κ) + c)/λ",
+            curve(&small, |k| {
+                l.slide_duration(k) / (k.sqrt() * (1.0 / k.sqrt()).ln())
+            }),
+            Mark::Line,
+            6,
+        ));
+        panels[0].series.push(series(
+            "limit 1/λ",
+            curve(&kappas, |_| 1.0 / l.slide_rate),
+            Mark::Dashed,
+            6,
+        ));
+        panels[1].series.push(series(
+            "limit",
+            curve(&kappas, |_| l.stick_duration_scaled),
+            Mark::Dashed,
+            6,
+        ));
+        panels[2].series.push(series(
+            "limit",
+            curve(&kappas, |_| l.reverse_slip_duration_scaled),
+            Mark::Dashed,
+            6,
+        ));
+    }
+    let normalised = Figure {
+        panels,
+        columns: 3,
+        size: (1500, 520),
+    };
+    save(&normalised, dir, "normalised_durations")?;
+
+    // (3) Post-impact state and its error against the limit.
+    if let Some(l) = &a.limit {
+        let state = |col: &'static str, label: &str, lim: f64, color: usize| Panel {
+            title: format!("post-impact {label}"),
+            x_label: "compliance κ".into(),
+            y_label: label.into(),
+            log_x: true,
+            log_y: false,
+            legend_lower: false,
+            series: vec![
+                series(
+                    "measured",
+                    column(rows, integ, |r| r.number(col)),
+                    Mark::Markers,
+                    color,
+                ),
+                series("rigid limit", curve(&kappas, |_| lim), Mark::Dashed, 6),
+            ],
+        };
+        let mut errors = Panel {
+            title: "relative error vs the rigid limit".into(),
+            x_label: "compliance κ".into(),
+            y_label: "|relative error|".into(),
+            log_x: true,
+            log_y: true,
+            legend_lower: false,
+            series: Vec::new(),
+        };
+        for (i, (col, name, lim)) in [
+            ("v_out", "v_out", l.v_out),
+            ("omega_out", "θ̇_out", l.omega_out),
+            ("impulse_normal", "normal impulse", l.impulse_total),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let rate = first
+                .convergence
+                .iter()
+                .find(|c| c.quantity == col)
+                .and_then(|c| c.rate)
+                .map(|f| format!(" (rate {:.3} ± {:.3})", f.slope, f.slope_ci95))
+                .unwrap_or_default();
+            errors.series.push(series(
+                format!("{name}{rate}"),
+                column(rows, integ, |r| Some(((r.number(col)? - lim) / lim).abs())),
+                Mark::Markers,
+                i,
+            ));
+        }
+        let post = Figure {
+            panels: vec![
+                state("u_out", "u (tangential)", 0.0, 0),
+                state("v_out", "v (normal, away)", l.v_out, 1),
+                state("omega_out", "θ̇", l.omega_out, 2),
+                errors,
+            ],
+            columns: 2,
+            size: (1300, 1000),
+        };
+        save(&post, dir, "post_impact")?;
+    }
+    Ok(())
+}
