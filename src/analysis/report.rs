@@ -26,10 +26,12 @@ pub fn write_report(spec: &ExperimentSpec, dir: &Path) -> Result<SweepAnalysis, 
     )?;
     let json = serde_json::to_string_pretty(&analysis).unwrap_or_default() + "\n";
     write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
-    crate::plot::sweep::write_sweep_figures(&rows, &analysis, dir).map_err(|e| RunError::Io {
-        path: dir.display().to_string(),
-        source: std::io::Error::other(format!("drawing figures: {e}")),
-    })?;
+    crate::plot::sweep::write_sweep_figures(&rows, &analysis, dir)
+        .and_then(|_| crate::plot::sweep::write_history_figure(dir))
+        .map_err(|e| RunError::Io {
+            path: dir.display().to_string(),
+            source: std::io::Error::other(format!("drawing figures: {e}")),
+        })?;
     Ok(analysis)
 }
 

@@ -15,6 +15,44 @@ pub const RUNS_CSV: &str = "runs.csv";
 /// Rows appended (and flushed) as points finish; what an interrupted run resumes from.
 pub const JOURNAL_CSV: &str = "runs.journal.csv";
 pub const META_JSON: &str = "meta.json";
+/// One impact's sampled time history (the κ of the grid nearest 1e-6, first integrator).
+pub const HISTORY_CSV: &str = "history.csv";
+
+/// Simulate one representative impact with its trajectory and write `dir/history.csv`
+/// (columns: kappa, t, mode, penetration, normal_force, u, omega).
+pub fn write_history(spec: &ExperimentSpec, dir: &Path) -> Result<(), RunError> {
+    let kappas = spec.sweep.kappa.values();
+    let Some(&kappa) = kappas
+        .iter()
+        .min_by(|a, b| (a.log10() + 6.0).abs().total_cmp(&(b.log10() + 6.0).abs()))
+    else {
+        return Ok(());
+    };
+    let mut options = SimulationOptions::new(
+        spec.solver.integrators[0],
+        spec.solver.rtol,
+        spec.solver.atol,
+    );
+    options.record_trajectory = true;
+    if let Some(t) = spec.solver.t_max {
+        options.t_max = t;
+    }
+    let mut text = String::from("kappa,t,mode,penetration,normal_force,u,omega\n");
+    if let Ok(record) = spec.impact(kappa).simulate(&options) {
+        for s in record.trajectory.unwrap_or_default() {
+            text.push_str(&format!(
+                "{kappa},{},{},{},{},{},{}\n",
+                s.t,
+                s.mode.name(),
+                -s.q[1],
+                s.normal_force,
+                s.qdot[0],
+                s.qdot[2]
+            ));
+        }
+    }
+    write_atomically(&dir.join(HISTORY_CSV), &text)
+}
 
 /// Every n-th point, starting at i: `--shard i/n`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,6 +261,9 @@ pub fn run_experiment(spec: &ExperimentSpec, opts: &RunOptions) -> Result<RunSum
     };
     write_atomically(&dir.join(META_JSON), &meta_json(spec, opts, &summary))?;
     fs::remove_file(&journal_path).map_err(io_err(&journal_path))?;
+    if opts.shard.is_none() {
+        write_history(spec, &dir)?;
+    }
     Ok(summary)
 }
 
@@ -288,6 +329,7 @@ pub fn merge_shards(
         command_line: command_line.to_string(),
     };
     write_atomically(&out_dir.join(META_JSON), &meta_json(spec, &opts, &summary))?;
+    write_history(spec, out_dir)?;
     Ok(summary)
 }
 

@@ -38,6 +38,8 @@ pub struct Panel {
     /// Put the legend in the lower left corner (default: upper left).
     pub legend_lower: bool,
     pub series: Vec<Series>,
+    /// Shaded x intervals (x0, x1, palette index), e.g. the phases of an impact.
+    pub bands: Vec<(f64, f64, usize)>,
 }
 
 #[derive(Clone, Debug)]
@@ -90,7 +92,12 @@ fn axis_value(v: f64, log: bool) -> Option<f64> {
     }
 }
 
-fn tick_label(v: f64, log: bool) -> String {
+fn tick_label(v: f64, log: bool, span: f64) -> String {
+    let v = if !log && v.abs() < 1e-9 * span {
+        0.0
+    } else {
+        v
+    };
     if log {
         if (v - v.round()).abs() < 1e-9 {
             format!("1e{}", v.round() as i64)
@@ -163,11 +170,20 @@ where
             .y_desc(panel.y_label.as_str())
             .label_style(("sans-serif", 14))
             .axis_desc_style(("sans-serif", 16))
-            .x_label_formatter(&move |v| tick_label(*v, lx))
-            .y_label_formatter(&move |v| tick_label(*v, ly))
+            .x_label_formatter(&move |v| tick_label(*v, lx, x1 - x0))
+            .y_label_formatter(&move |v| tick_label(*v, ly, y1 - y0))
             .light_line_style(WHITE.mix(0.0))
             .draw()
             .map_err(|e| err(&e))?;
+        for &(b0, b1, c) in &panel.bands {
+            let (Some(b0), Some(b1)) = (axis_value(b0, lx), axis_value(b1, lx)) else {
+                continue;
+            };
+            let fill = PALETTE[c % PALETTE.len()].mix(0.15).filled();
+            chart
+                .draw_series(std::iter::once(Rectangle::new([(b0, y0), (b1, y1)], fill)))
+                .map_err(|e| err(&e))?;
+        }
         for (s, p) in panel.series.iter().zip(pts) {
             let color = PALETTE[s.color % PALETTE.len()];
             let style = color.stroke_width(2);
@@ -195,6 +211,9 @@ where
                     }
                 },
             );
+        }
+        if panel.series.iter().all(|s| s.label.is_empty()) {
+            continue;
         }
         chart
             .configure_series_labels()

@@ -67,6 +67,7 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
             log_x: true,
             log_y: true,
             legend_lower: false,
+            bands: Vec::new(),
             series: vec![
                 series(
                     "T_slide",
@@ -121,6 +122,7 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
             log_x: true,
             log_y: false,
             legend_lower: true,
+            bands: Vec::new(),
             series: vec![series(
                 "measured",
                 column(rows, integ, |r| {
@@ -138,6 +140,7 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
             log_x: true,
             log_y: false,
             legend_lower: false,
+            bands: Vec::new(),
             series: vec![series(
                 "measured",
                 column(rows, integ, |r| {
@@ -154,6 +157,7 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
             log_x: true,
             log_y: false,
             legend_lower: true,
+            bands: Vec::new(),
             series: vec![series(
                 "measured",
                 column(rows, integ, |r| {
@@ -210,6 +214,7 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
             log_x: true,
             log_y: false,
             legend_lower: false,
+            bands: Vec::new(),
             series: vec![
                 series(
                     "measured",
@@ -227,6 +232,7 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
             log_x: true,
             log_y: true,
             legend_lower: false,
+            bands: Vec::new(),
             series: Vec::new(),
         };
         for (i, (col, name, lim)) in [
@@ -264,4 +270,90 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
         save(&post, dir, "post_impact")?;
     }
     Ok(())
+}
+
+/// Figure (4): one impact's time history from `dir/history.csv`, phases shaded.
+pub fn write_history_figure(dir: &Path) -> Result<(), String> {
+    let Ok(text) = std::fs::read_to_string(dir.join(crate::experiment::runner::HISTORY_CSV)) else {
+        return Ok(());
+    };
+    struct Sample {
+        t: f64,
+        mode: String,
+        values: [f64; 4],
+    }
+    let mut kappa = f64::NAN;
+    let samples: Vec<Sample> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let c: Vec<&str> = l.split(',').collect();
+            if c.len() != 7 {
+                return None;
+            }
+            let n = |i: usize| c[i].parse::<f64>().ok();
+            kappa = n(0)?;
+            let sk = kappa.sqrt();
+            Some(Sample {
+                t: n(1)? / sk,
+                mode: c[2].to_string(),
+                values: [n(3)? / sk, n(4)? * sk, n(5)?, n(6)?],
+            })
+        })
+        .collect();
+    if samples.is_empty() {
+        return Ok(());
+    }
+    // Phase intervals: consecutive samples of one mode.
+    let mut bands: Vec<(f64, f64, usize)> = Vec::new();
+    let color_of = |m: &str| match m {
+        "slide_left" => 0,
+        "stick" => 1,
+        "slide_right" => 2,
+        _ => 6,
+    };
+    let mut start = 0;
+    for i in 1..=samples.len() {
+        if i == samples.len() || samples[i].mode != samples[start].mode {
+            let end = samples[(i).min(samples.len() - 1)].t;
+            bands.push((samples[start].t, end, color_of(&samples[start].mode)));
+            start = i;
+        }
+    }
+    let names = [
+        "penetration δ/√κ",
+        "normal force √κ F_n",
+        "slip velocity u",
+        "angular velocity θ̇",
+    ];
+    let panels = names
+        .iter()
+        .enumerate()
+        .map(|(j, name)| Panel {
+            title: name.to_string(),
+            x_label: "t / √κ".into(),
+            y_label: name.to_string(),
+            log_x: false,
+            log_y: false,
+            legend_lower: j == 2,
+            series: vec![series(
+                if j == 0 {
+                    "shaded: slide left (blue), stick (orange), slide right (green)".to_string()
+                } else {
+                    String::new()
+                },
+                samples.iter().map(|s| (s.t, s.values[j])).collect(),
+                Mark::Line,
+                6,
+            )],
+            bands: bands.clone(),
+        })
+        .collect();
+    let fig = Figure {
+        panels,
+        columns: 2,
+        size: (1300, 900),
+    };
+    let _ = kappa;
+    save(&fig, dir, "history")
 }
