@@ -203,9 +203,20 @@ pub fn run_experiment(spec: &ExperimentSpec, opts: &RunOptions) -> Result<RunSum
             .map_err(io_err(&journal_path))?,
     );
     let new_rows = Mutex::new(Vec::with_capacity(todo.len()));
-    let show_progress = opts.progress && std::io::stderr().is_terminal();
     let total = todo.len();
-    let finished = std::sync::atomic::AtomicUsize::new(0);
+    // A progress bar on a terminal, nothing otherwise (logs of batch jobs stay clean).
+    let bar = if opts.progress && std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(total as u64);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{prefix} [{bar:40}] {pos}/{len} points, {elapsed} elapsed, ETA {eta} {msg}",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar.set_prefix(spec.name.clone());
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
     let mut options = SimulationOptions::new(
         spec.solver.integrators[0],
         spec.solver.rtol,
@@ -229,18 +240,11 @@ pub fn run_experiment(spec: &ExperimentSpec, opts: &RunOptions) -> Result<RunSum
                 }
             }
             new_rows.lock().unwrap_or_else(|e| e.into_inner()).push(row);
-            let k = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if show_progress {
-                eprint!(
-                    "\r{}: {k}/{total} points ({} κ = {:.1e})   ",
-                    spec.name, p.integrator, p.impact.kappa
-                );
-            }
+            bar.set_message(format!("({} κ = {:.1e})", p.integrator, p.impact.kappa));
+            bar.inc(1);
         });
     }
-    if show_progress && total > 0 {
-        eprintln!();
-    }
+    bar.finish_and_clear();
     if let Some(e) = write_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
         return Err(io_err(&journal_path)(e));
     }
