@@ -26,6 +26,20 @@ fn series(label: impl Into<String>, points: Vec<(f64, f64)>, mark: Mark, color: 
     }
 }
 
+/// An empty panel against κ (log axis).
+fn kappa_panel(title: &str, y_label: &str, log_y: bool, legend_lower: bool) -> Panel {
+    Panel {
+        title: title.into(),
+        x_label: "compliance κ".into(),
+        y_label: y_label.into(),
+        log_x: true,
+        log_y,
+        legend_lower,
+        series: Vec::new(),
+        bands: Vec::new(),
+    }
+}
+
 fn curve(kappas: &[f64], f: impl Fn(f64) -> f64) -> Vec<(f64, f64)> {
     kappas.iter().map(|&k| (k, f(k))).collect()
 }
@@ -61,13 +75,6 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
     let (stick_ref, rev_ref) = (t_ref("t_stick"), t_ref("t_reverse_slip"));
     let durations = Figure {
         panels: vec![Panel {
-            title: format!("{}: phase durations ({integ})", a.experiment),
-            x_label: "compliance κ".into(),
-            y_label: "duration (nondimensional time)".into(),
-            log_x: true,
-            log_y: true,
-            legend_lower: false,
-            bands: Vec::new(),
             series: vec![
                 series(
                     "T_slide",
@@ -107,6 +114,12 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
                     5,
                 ),
             ],
+            ..kappa_panel(
+                &format!("{}: phase durations ({integ})", a.experiment),
+                "duration (nondimensional time)",
+                true,
+                false,
+            )
         }],
         columns: 1,
         size: (1000, 700),
@@ -114,59 +127,31 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
     save(&durations, dir, "durations")?;
 
     // (2) Normalised durations with the predicted limits.
+    let measured = |title: &str,
+                    y_label: &str,
+                    legend_lower: bool,
+                    color: usize,
+                    f: &dyn Fn(&Row) -> Option<f64>| {
+        let mut p = kappa_panel(title, y_label, false, legend_lower);
+        p.series.push(series(
+            "measured",
+            column(rows, integ, f),
+            Mark::Markers,
+            color,
+        ));
+        p
+    };
     let mut panels = vec![
-        Panel {
-            title: "slide".into(),
-            x_label: "compliance κ".into(),
-            y_label: "T_slide / (√κ ln(1/√κ))".into(),
-            log_x: true,
-            log_y: false,
-            legend_lower: true,
-            bands: Vec::new(),
-            series: vec![series(
-                "measured",
-                column(rows, integ, |r| {
-                    let k = r.number("kappa")?;
-                    Some(r.number("t_slide")? / (k.sqrt() * (1.0 / k.sqrt()).ln()))
-                }),
-                Mark::Markers,
-                0,
-            )],
-        },
-        Panel {
-            title: "stick".into(),
-            x_label: "compliance κ".into(),
-            y_label: "T_stick / √κ".into(),
-            log_x: true,
-            log_y: false,
-            legend_lower: false,
-            bands: Vec::new(),
-            series: vec![series(
-                "measured",
-                column(rows, integ, |r| {
-                    Some(r.number("t_stick")? / r.number("kappa")?.sqrt())
-                }),
-                Mark::Markers,
-                1,
-            )],
-        },
-        Panel {
-            title: "reverse slip".into(),
-            x_label: "compliance κ".into(),
-            y_label: "T_reverse / κ".into(),
-            log_x: true,
-            log_y: false,
-            legend_lower: true,
-            bands: Vec::new(),
-            series: vec![series(
-                "measured",
-                column(rows, integ, |r| {
-                    Some(r.number("t_reverse_slip")? / r.number("kappa")?)
-                }),
-                Mark::Markers,
-                2,
-            )],
-        },
+        measured("slide", "T_slide / (√κ ln(1/√κ))", true, 0, &|r| {
+            let k = r.number("kappa")?;
+            Some(r.number("t_slide")? / (k.sqrt() * (1.0 / k.sqrt()).ln()))
+        }),
+        measured("stick", "T_stick / √κ", false, 1, &|r| {
+            Some(r.number("t_stick")? / r.number("kappa")?.sqrt())
+        }),
+        measured("reverse slip", "T_reverse / κ", true, 2, &|r| {
+            Some(r.number("t_reverse_slip")? / r.number("kappa")?)
+        }),
     ];
     if let Some(l) = &a.limit {
         // The two-term law is asymptotic: drawn where it applies (κ ≤ 1e-4).
@@ -207,15 +192,9 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
 
     // (3) Post-impact state and its error against the limit.
     if let Some(l) = &a.limit {
-        let state = |col: &'static str, label: &str, lim: f64, color: usize| Panel {
-            title: format!("post-impact {label}"),
-            x_label: "compliance κ".into(),
-            y_label: label.into(),
-            log_x: true,
-            log_y: false,
-            legend_lower: false,
-            bands: Vec::new(),
-            series: vec![
+        let state = |col: &'static str, label: &str, lim: f64, color: usize| {
+            let mut p = kappa_panel(&format!("post-impact {label}"), label, false, false);
+            p.series = vec![
                 series(
                     "measured",
                     column(rows, integ, |r| r.number(col)),
@@ -223,18 +202,15 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
                     color,
                 ),
                 series("rigid limit", curve(&kappas, |_| lim), Mark::Dashed, 6),
-            ],
+            ];
+            p
         };
-        let mut errors = Panel {
-            title: "relative error vs the rigid limit".into(),
-            x_label: "compliance κ".into(),
-            y_label: "|relative error|".into(),
-            log_x: true,
-            log_y: true,
-            legend_lower: false,
-            bands: Vec::new(),
-            series: Vec::new(),
-        };
+        let mut errors = kappa_panel(
+            "relative error vs the rigid limit",
+            "|relative error|",
+            true,
+            false,
+        );
         for (i, (col, name, lim)) in [
             ("v_out", "v_out", l.v_out),
             ("omega_out", "θ̇_out", l.omega_out),
