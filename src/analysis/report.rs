@@ -158,5 +158,30 @@ pub fn render_summary(spec: &ExperimentSpec, a: &SweepAnalysis, n_rows: usize) -
             );
         }
     }
+    if let Some(first) = a.integrators.first() {
+        let _ = writeln!(
+            s,
+            "\n## Every point against every bound ({})\n",
+            first.integrator
+        );
+        let _ = writeln!(s, "Ratio measured/bound; ✓ inside, ✗ outside.\n");
+        let mut header = String::from("| κ |");
+        let mut rule = String::from("|---|");
+        for b in &first.bounds {
+            let _ = write!(header, " {} |", b.bound);
+            rule.push_str("---|");
+        }
+        let _ = writeln!(s, "{header}\n{rule}");
+        let n = first.bounds.first().map_or(0, |b| b.per_point.len());
+        for i in 0..n {
+            let mut line = format!("| {:.3e} |", first.bounds[0].per_point[i].0);
+            for b in &first.bounds {
+                let (_, r) = b.per_point[i];
+                let inside = if b.is_upper { r < 1.0 } else { r > 1.0 };
+                let _ = write!(line, " {:.4} {} |", r, if inside { "✓" } else { "✗" });
+            }
+            let _ = writeln!(s, "{line}");
+        }
+    }
     s
 }

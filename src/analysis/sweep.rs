@@ -32,6 +32,10 @@ pub struct BoundCheck {
     pub violations: usize,
     /// κ and measured/bound ratio of the worst violation.
     pub worst: Option<(f64, f64)>,
+    /// Whether the bound is an upper bound (holds while measured/bound < 1).
+    pub is_upper: bool,
+    /// (κ, measured/bound) at every point.
+    pub per_point: Vec<(f64, f64)>,
 }
 
 /// The analysis of one integrator's runs.
@@ -121,8 +125,10 @@ fn check_bound(
     let (k, v) = series(rows, column);
     let mut violations = 0;
     let mut worst: Option<(f64, f64)> = None;
+    let mut per_point = Vec::with_capacity(k.len());
     for (kappa, t) in k.iter().zip(&v) {
         let ratio = t / limit(*kappa);
+        per_point.push((*kappa, ratio));
         let violated = if is_upper { ratio >= 1.0 } else { ratio <= 1.0 };
         if violated {
             violations += 1;
@@ -137,6 +143,8 @@ fn check_bound(
         points: k.len(),
         violations,
         worst,
+        is_upper,
+        per_point,
     }
 }
 
