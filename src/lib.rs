@@ -11,6 +11,7 @@
 //! compare with.
 
 pub mod analysis;
+pub mod bounds;
 pub mod contact;
 pub mod error;
 pub mod experiment;

@@ -14,6 +14,9 @@ pub struct ModeInterval {
     /// the time at which they start).
     pub duration: f64,
     pub t_end: f64,
+    /// Generalised coordinates and velocities at the end of the phase.
+    pub q_end: Vec<f64>,
+    pub qdot_end: Vec<f64>,
 }
 
 /// A located switching event.

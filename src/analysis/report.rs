@@ -1,7 +1,7 @@
 //! summary.md and analysis.json of an experiment directory, from its runs.csv.
 
 use super::fit::LinearFit;
-use super::sweep::{analyze, SweepAnalysis};
+use super::sweep::{analyze, BoundCheck, SweepAnalysis};
 use crate::experiment::runner::{write_atomically, RunError, RUNS_CSV};
 use crate::experiment::spec::ExperimentSpec;
 use crate::experiment::table::parse_rows;
@@ -134,54 +134,135 @@ pub fn render_summary(spec: &ExperimentSpec, a: &SweepAnalysis, n_rows: usize) -
     } else {
         let _ = writeln!(s, "\nNo rigid-limit prediction: the initial state is not inconsistent (A < 0, B < 0, u0 < 0), or the stick stage is overdamped.\n");
     }
+    render_bounds(&mut s, a);
+    s
+}
+
+/// Where a bound fails, as a κ range.
+fn failure_region(b: &BoundCheck) -> String {
+    let failing: Vec<f64> = b
+        .per_point
+        .iter()
+        .filter(|p| !p.inside)
+        .map(|p| p.kappa)
+        .collect();
+    match (
+        failing.iter().copied().reduce(f64::min),
+        failing.iter().copied().reduce(f64::max),
+    ) {
+        (Some(lo), Some(hi)) => format!(
+            "fails at {} of {} points, κ in [{lo:.3e}, {hi:.3e}]",
+            failing.len(),
+            b.points
+        ),
+        _ => "holds at every point".to_string(),
+    }
+}
+
+fn render_bounds(s: &mut String, a: &SweepAnalysis) {
     let _ = writeln!(s, "\n## Bounds\n");
+    match &a.slide_bound_constants {
+        Some(c) => {
+            let _ = writeln!(
+                s,
+                "Slide bounds of Zhao et al. (2015): lower (33) T_slide > (1/ω_r) ln(2 M2 ω_r |u0| / (C̄ η2)), \
+                 upper (31) T_slide < 1/ω_l + √(4 M1 |u0| / (C̲ η1 ω_l) + 1/ω_l²), with ω_l = √(M1/κ), ω_r = √(M2/κ). \
+                 Constants from eqs. (19)–(20) for this initial state, each a margin f = {} inside the range (19) allows \
+                 (`bounds::SlideBoundConstants::choose`): M1 = f·(−A(θ0)) = {:.6}; M2 = (3√(1+μ²) − 5)/(2f) = {:.6} (eq. 17); \
+                 η1 = f·(1 − θ̇_max² sin θ0) = {:.6}, θ̇_max the larger of |θ̇0| and the rigid-limit θ̇ at the end of the slide; \
+                 η2 = 1/f = {:.6}; C̲ = μ + (M1+1) tan θ_lo = {:.6}, C̄ = μ + (M2+1) tan θ_hi = {:.6} (eq. 20) with θ over \
+                 [θ_lo, θ_hi] = [{:.6}, {:.6}], the part of {{A ≤ −M1}} the slide can reach. \
+                 The paper claims (31)/(33) only for κ < κ1 with κ1 unspecified, so every κ is checked. \
+                 \"Hypotheses\" is whether the measured state at the end of the slide (θ, θ̇) is still inside the domains of eq. (19) \
+                 that the derivation assumes.\n",
+                crate::bounds::CONSTANT_MARGIN,
+                c.m1,
+                c.m2,
+                c.eta1,
+                c.eta2,
+                c.c_lower,
+                c.c_upper,
+                c.theta_lo,
+                c.theta_hi
+            );
+        }
+        None => {
+            let _ = writeln!(s, "No slide bounds: they need an inconsistent start (A < 0, B < 0, u0 < 0) with B < 0 through the slide.\n");
+        }
+    }
     let _ = writeln!(
         s,
-        "| integrator | bound | points | violations | worst (κ, measured/bound) | verdict |"
+        "Stick bounds as stated in (58)/(61): lower π/2·√κ < T_stick, upper T_stick < π·√κ. (The paper derives the upper bound; the lower one is stated, not derived.)\n"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "| integrator | bound | points | violations | vacuous | hypotheses fail | worst (κ, measured/bound) | verdict |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
     for i in &a.integrators {
         for b in &i.bounds {
             let worst = b
                 .worst
                 .map(|(k, r)| format!("{k:e}, {r:.4}"))
                 .unwrap_or_else(|| "—".into());
-            let verdict = if b.violations == 0 {
-                "holds at every point"
-            } else {
-                "fails"
-            };
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} |",
-                i.integrator, b.bound, b.points, b.violations, worst, verdict
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                i.integrator,
+                b.bound,
+                b.points,
+                b.violations,
+                b.vacuous,
+                b.hypotheses_fail,
+                worst,
+                failure_region(b)
             );
         }
     }
-    if let Some(first) = a.integrators.first() {
+    let Some(first) = a.integrators.first() else {
+        return;
+    };
+    let _ = writeln!(
+        s,
+        "\n## Every point against every bound ({})\n",
+        first.integrator
+    );
+    let _ = writeln!(
+        s,
+        "Measured / bound; ✓ inside, ✗ outside; \"vacuous\": the lower bound is ≤ 0. Hyp.: hypotheses of (19) at the end of the slide.\n"
+    );
+    let mut header = String::from("| κ |");
+    let mut rule = String::from("|---|");
+    for b in &first.bounds {
+        let _ = write!(header, " {} |", b.bound);
+        rule.push_str("---|");
+    }
+    let _ = writeln!(s, "{header} hyp. |\n{rule}---|");
+    let n = first.bounds.first().map_or(0, |b| b.per_point.len());
+    for i in 0..n {
+        let mut line = format!("| {:.3e} |", first.bounds[0].per_point[i].kappa);
+        for b in &first.bounds {
+            let Some(p) = b.per_point.get(i) else {
+                line.push_str(" — |");
+                continue;
+            };
+            let mark = if p.inside { "✓" } else { "✗" };
+            match p.ratio {
+                Some(r) => {
+                    let _ = write!(line, " {r:.4} {mark} |");
+                }
+                None => line.push_str(" vacuous ✓ |"),
+            }
+        }
+        let hyp = first.bounds[0].per_point[i].hypotheses;
         let _ = writeln!(
             s,
-            "\n## Every point against every bound ({})\n",
-            first.integrator
-        );
-        let _ = writeln!(s, "Ratio measured/bound; ✓ inside, ✗ outside.\n");
-        let mut header = String::from("| κ |");
-        let mut rule = String::from("|---|");
-        for b in &first.bounds {
-            let _ = write!(header, " {} |", b.bound);
-            rule.push_str("---|");
-        }
-        let _ = writeln!(s, "{header}\n{rule}");
-        let n = first.bounds.first().map_or(0, |b| b.per_point.len());
-        for i in 0..n {
-            let mut line = format!("| {:.3e} |", first.bounds[0].per_point[i].0);
-            for b in &first.bounds {
-                let (_, r) = b.per_point[i];
-                let inside = if b.is_upper { r < 1.0 } else { r > 1.0 };
-                let _ = write!(line, " {:.4} {} |", r, if inside { "✓" } else { "✗" });
+            "{line} {} |",
+            match hyp {
+                Some(true) => "✓",
+                Some(false) => "✗",
+                None => "—",
             }
-            let _ = writeln!(s, "{line}");
-        }
+        );
     }
-    s
 }

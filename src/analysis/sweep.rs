@@ -1,11 +1,11 @@
 //! The κ → 0 analysis of one sweep: exponents, the rigid limit, the stated bounds.
 
 use super::fit::{least_squares, power_law, slide_law, LinearFit};
+use crate::bounds::{stick_lower, stick_upper, SlideBoundConstants};
 use crate::experiment::spec::ExperimentSpec;
 use crate::experiment::table::Row;
 use crate::limit::RigidLimit;
 use serde::Serialize;
-use std::f64::consts::PI;
 
 /// Points with κ at or below this are the asymptotic range of the fits.
 pub const ASYMPTOTIC_KAPPA_MAX: f64 = 1e-6;
@@ -24,18 +24,34 @@ pub struct Convergence {
     pub rate: Option<LinearFit>,
 }
 
+/// One point against one bound.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PointCheck {
+    pub kappa: f64,
+    pub measured: f64,
+    pub bound: f64,
+    /// measured/bound (`None` when the bound is vacuous: a lower bound ≤ 0).
+    pub ratio: Option<f64>,
+    pub inside: bool,
+    /// Whether the bound's own hypotheses hold at this point (`None`: not checkable or none).
+    pub hypotheses: Option<bool>,
+}
+
 /// Whether every point satisfies a bound.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct BoundCheck {
     pub bound: &'static str,
+    /// Whether the bound is an upper bound.
+    pub is_upper: bool,
     pub points: usize,
     pub violations: usize,
+    /// Points where a lower bound is ≤ 0 (satisfied trivially).
+    pub vacuous: usize,
+    /// Points where the bound's hypotheses fail (checked from the measured state).
+    pub hypotheses_fail: usize,
     /// κ and measured/bound ratio of the worst violation.
     pub worst: Option<(f64, f64)>,
-    /// Whether the bound is an upper bound (holds while measured/bound < 1).
-    pub is_upper: bool,
-    /// (κ, measured/bound) at every point.
-    pub per_point: Vec<(f64, f64)>,
+    pub per_point: Vec<PointCheck>,
 }
 
 /// The analysis of one integrator's runs.
@@ -59,6 +75,8 @@ pub struct SweepAnalysis {
     pub experiment: String,
     pub asymptotic_kappa_max: f64,
     pub limit: Option<RigidLimit>,
+    /// The constants of the Zhao–Liu slide bounds for this initial state.
+    pub slide_bound_constants: Option<SlideBoundConstants>,
     pub integrators: Vec<IntegratorAnalysis>,
 }
 
@@ -114,43 +132,135 @@ fn convergence(
     })
 }
 
-/// Check `lower(κ) < T < upper(κ)` at every point.
-fn check_bound(
-    rows: &[&Row],
-    bound: &'static str,
-    column: &str,
-    limit: impl Fn(f64) -> f64,
+/// A published bound on one measured column.
+struct Bound<'a> {
+    name: &'static str,
+    column: &'static str,
     is_upper: bool,
-) -> BoundCheck {
-    let (k, v) = series(rows, column);
-    let mut violations = 0;
-    let mut worst: Option<(f64, f64)> = None;
-    let mut per_point = Vec::with_capacity(k.len());
-    for (kappa, t) in k.iter().zip(&v) {
-        let ratio = t / limit(*kappa);
-        per_point.push((*kappa, ratio));
-        let violated = if is_upper { ratio >= 1.0 } else { ratio <= 1.0 };
-        if violated {
-            violations += 1;
-            let badness = if is_upper { ratio } else { 1.0 / ratio };
-            if worst.is_none_or(|(_, r)| badness > if is_upper { r } else { 1.0 / r }) {
-                worst = Some((*kappa, ratio));
-            }
-        }
+    value: &'a dyn Fn(f64) -> f64,
+    /// Whether the bound's hypotheses hold at a row (`None`: nothing to check).
+    hypotheses: &'a dyn Fn(&Row) -> Option<bool>,
+}
+
+/// Check a bound at every point (rows in κ order as given).
+fn check_bound(rows: &[&Row], b: &Bound) -> BoundCheck {
+    let mut per_point = Vec::new();
+    for r in rows {
+        let (Some(kappa), Some(measured)) = (r.number("kappa"), r.number(b.column)) else {
+            continue;
+        };
+        let bound = (b.value)(kappa);
+        let vacuous = !b.is_upper && bound <= 0.0;
+        let ratio = (!vacuous).then_some(measured / bound);
+        let inside = vacuous
+            || if b.is_upper {
+                measured < bound
+            } else {
+                measured > bound
+            };
+        per_point.push(PointCheck {
+            kappa,
+            measured,
+            bound,
+            ratio,
+            inside,
+            hypotheses: (b.hypotheses)(r),
+        });
     }
+    // Worst violation: largest measured/bound above 1 (upper) or smallest below 1 (lower).
+    let badness = |r: f64| if b.is_upper { r } else { 1.0 / r };
+    let worst = per_point
+        .iter()
+        .filter(|p| !p.inside)
+        .filter_map(|p| Some((p.kappa, p.ratio?)))
+        .max_by(|x, y| badness(x.1).total_cmp(&badness(y.1)));
     BoundCheck {
-        bound,
-        points: k.len(),
-        violations,
+        bound: b.name,
+        is_upper: b.is_upper,
+        points: per_point.len(),
+        violations: per_point.iter().filter(|p| !p.inside).count(),
+        vacuous: per_point.iter().filter(|p| p.ratio.is_none()).count(),
+        hypotheses_fail: per_point
+            .iter()
+            .filter(|p| p.hypotheses == Some(false))
+            .count(),
         worst,
-        is_upper,
         per_point,
     }
 }
 
+/// The published bounds for the experiment's initial state: slide (33)/(31) with constants
+/// chosen by [`SlideBoundConstants::choose`], stick (58)/(61) as stated.
+fn bound_checks(
+    rows: &[&Row],
+    constants: Option<&SlideBoundConstants>,
+    mu: f64,
+) -> Vec<BoundCheck> {
+    let none = |_: &Row| None;
+    let mut checks = Vec::new();
+    if let Some(c) = constants {
+        let hyp = |r: &Row| {
+            Some(c.hypotheses_hold_at(
+                mu,
+                r.number("theta_slide_end")?,
+                r.number("omega_slide_end")?,
+            ))
+        };
+        let lower = |k: f64| c.slide_lower(k);
+        let upper = |k: f64| c.slide_upper(k);
+        checks.push(check_bound(
+            rows,
+            &Bound {
+                name: SLIDE_LOWER,
+                column: "t_slide",
+                is_upper: false,
+                value: &lower,
+                hypotheses: &hyp,
+            },
+        ));
+        checks.push(check_bound(
+            rows,
+            &Bound {
+                name: SLIDE_UPPER,
+                column: "t_slide",
+                is_upper: true,
+                value: &upper,
+                hypotheses: &hyp,
+            },
+        ));
+    }
+    checks.push(check_bound(
+        rows,
+        &Bound {
+            name: STICK_LOWER,
+            column: "t_stick",
+            is_upper: false,
+            value: &stick_lower,
+            hypotheses: &none,
+        },
+    ));
+    checks.push(check_bound(
+        rows,
+        &Bound {
+            name: STICK_UPPER,
+            column: "t_stick",
+            is_upper: true,
+            value: &stick_upper,
+            hypotheses: &none,
+        },
+    ));
+    checks
+}
+
+pub const SLIDE_LOWER: &str = "slide lower (33)";
+pub const SLIDE_UPPER: &str = "slide upper (31)";
+pub const STICK_LOWER: &str = "stick lower (61)";
+pub const STICK_UPPER: &str = "stick upper (58)/(61)";
+
 /// Analyse the rows of one experiment.
 pub fn analyze(spec: &ExperimentSpec, rows: &[Row]) -> SweepAnalysis {
     let limit = RigidLimit::of(&spec.impact(spec.sweep.kappa.min));
+    let constants = SlideBoundConstants::choose(&spec.impact(spec.sweep.kappa.min));
     let integrators = spec
         .solver
         .integrators
@@ -196,22 +306,13 @@ pub fn analyze(spec: &ExperimentSpec, rows: &[Row]) -> SweepAnalysis {
                     r.number("impulse_normal")
                 }));
             }
-            let bounds = vec![
-                check_bound(
-                    &ok,
-                    "T_stick > (pi/2) sqrt(kappa)   [Zhao-Liu (58)/(61), as stated]",
-                    "t_stick",
-                    |k| PI / 2.0 * k.sqrt(),
-                    false,
-                ),
-                check_bound(
-                    &ok,
-                    "T_stick < pi sqrt(kappa)   [Zhao-Liu (58)/(61), as stated]",
-                    "t_stick",
-                    |k| PI * k.sqrt(),
-                    true,
-                ),
-            ];
+            let mut by_kappa = ok.clone();
+            by_kappa.sort_by(|x, y| {
+                x.number("kappa")
+                    .unwrap_or(0.0)
+                    .total_cmp(&y.number("kappa").unwrap_or(0.0))
+            });
+            let bounds = bound_checks(&by_kappa, constants.as_ref(), spec.params.mu);
             IntegratorAnalysis {
                 integrator: kind.name().to_string(),
                 points: all.len(),
@@ -229,6 +330,7 @@ pub fn analyze(spec: &ExperimentSpec, rows: &[Row]) -> SweepAnalysis {
         experiment: spec.name.clone(),
         asymptotic_kappa_max: ASYMPTOTIC_KAPPA_MAX,
         limit,
+        slide_bound_constants: constants,
         integrators,
     }
 }
@@ -305,8 +407,10 @@ atol = 1e-14
             .find(|c| c.quantity == "v_out")
             .unwrap();
         assert!((v.rate.unwrap().slope - 0.25).abs() < 1e-9);
-        // Point 3 (T = 3.5√κ) breaks the upper bound π√κ and nothing else.
-        assert_eq!((i.bounds[0].violations, i.bounds[1].violations), (0, 1));
-        assert!((i.bounds[1].worst.unwrap().1 - 3.5 / PI).abs() < 1e-12);
+        // Point 3 (T = 3.5√κ) breaks the upper stick bound π√κ and not the lower one.
+        let bound = |name| i.bounds.iter().find(|b| b.bound == name).unwrap();
+        let (lower, upper) = (bound(STICK_LOWER), bound(STICK_UPPER));
+        assert_eq!((lower.violations, upper.violations), (0, 1));
+        assert!((upper.worst.unwrap().1 - 3.5 / std::f64::consts::PI).abs() < 1e-12);
     }
 }

@@ -2,6 +2,7 @@
 //! CSV, read back for resume, merge and analysis.
 
 use super::spec::Point;
+use crate::model::rod::THETA;
 use crate::record::RunRecord;
 use std::collections::BTreeMap;
 
@@ -26,6 +27,8 @@ pub const COLUMNS: &[&str] = &[
     "t_slide",
     "t_stick",
     "t_reverse_slip",
+    "theta_slide_end",
+    "omega_slide_end",
     "separated",
     "t_separation",
     "u_out",
@@ -97,6 +100,12 @@ impl Row {
                 put("t_slide", r.durations.slide.to_string());
                 put("t_stick", r.durations.stick.to_string());
                 put("t_reverse_slip", r.durations.reverse_slip.to_string());
+                // The attitude where the first slide ends: where the hypotheses (eq. 19) of the
+                // Zhao–Liu slide bounds bind.
+                if let Some(m) = r.modes.first().filter(|m| m.mode.slip_sign() != 0) {
+                    put("theta_slide_end", m.q_end[THETA].to_string());
+                    put("omega_slide_end", m.qdot_end[THETA].to_string());
+                }
                 put("separated", r.separated.to_string());
                 if let Some(p) = &r.post_impact {
                     put("t_separation", p.t.to_string());

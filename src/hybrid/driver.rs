@@ -215,6 +215,8 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> FactoryUser for Driver<'_, '_,
                 t_start: t,
                 duration: phase.duration,
                 t_end: t + phase.duration,
+                q_end: phase.y[..N].to_vec(),
+                qdot_end: phase.y[N..2 * N].to_vec(),
             });
             t += phase.duration;
             y = phase.y;

@@ -2,8 +2,8 @@
 
 use super::{save, Figure, Mark, Panel, Series};
 use crate::analysis::SweepAnalysis;
+use crate::bounds::{stick_lower, stick_upper, SlideBoundConstants};
 use crate::experiment::table::Row;
-use std::f64::consts::PI;
 use std::path::Path;
 
 /// (κ, value) of a column for one integrator's successful rows, κ ascending.
@@ -73,6 +73,16 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
             .unwrap_or(1.0)
     };
     let (stick_ref, rev_ref) = (t_ref("t_stick"), t_ref("t_reverse_slip"));
+    // A bound curve where it is not vacuous (> 0); empty without constants.
+    let slide_bound = |f: fn(&SlideBoundConstants, f64) -> f64| -> Vec<(f64, f64)> {
+        a.slide_bound_constants
+            .as_ref()
+            .map(|c| curve(&kappas, |k| f(c, k)))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|p| p.1 > 0.0)
+            .collect()
+    };
     let durations = Figure {
         panels: vec![Panel {
             series: vec![
@@ -96,11 +106,18 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
                 ),
                 series(
                     "π√κ and π/2·√κ (stick bounds, eqs. 58/61)",
-                    curve(&kappas, |k| PI * k.sqrt()),
+                    curve(&kappas, stick_upper),
                     Mark::Dashed,
                     1,
                 ),
-                series("", curve(&kappas, |k| PI / 2.0 * k.sqrt()), Mark::Dashed, 1),
+                series("", curve(&kappas, stick_lower), Mark::Dashed, 1),
+                series(
+                    "Zhao–Liu slide bounds (33) and (31)",
+                    slide_bound(|c, k| c.slide_lower(k)),
+                    Mark::Dashed,
+                    0,
+                ),
+                series("", slide_bound(|c, k| c.slide_upper(k)), Mark::Dashed, 0),
                 series(
                     "slope 1/2",
                     curve(&kappas, |k| 0.3 * stick_ref * (k / k_ref).sqrt()),
