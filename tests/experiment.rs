@@ -127,3 +127,51 @@ fn a_failing_point_becomes_a_row_and_the_sweep_goes_on() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+const ATLAS: &str = r#"
+name = "tiny_atlas"
+model = "rod"
+[params]
+u0 = -1.0
+[sweep]
+kappa = { min = 1e-8, max = 1e-6, per_decade = 1 }
+mu = [2.0, 5.0]
+theta0 = { painleve_interval = 2 }
+omega0 = [0.0, 1.2]
+case = "inconsistent"
+[solver]
+integrators = ["tsit45"]
+rtol = 1e-8
+atol = 1e-12
+"#;
+
+/// A multi-axis sweep masks the states outside the requested case, runs the rest with a κ
+/// ladder each, and writes one points.csv row per state with its sequence and bound verdicts.
+#[test]
+fn an_atlas_masks_the_grid_and_reports_every_state() {
+    let spec = ExperimentSpec::parse(ATLAS).unwrap();
+    let grid = spec.configurations();
+    // θ̇0 = 1.2 makes B = 1.44 sin θ0 − 1: positive (indeterminate, skipped) for θ0 > 0.767.
+    assert!(grid
+        .kept
+        .iter()
+        .all(|c| c.omega0.powi(2) * c.theta0.sin() < 1.0));
+    assert_eq!(grid.kept.len() + grid.skipped, 8);
+    assert!(grid.skipped > 0 && grid.kept.len() >= 4);
+    let dir = scratch("atlas");
+    let summary = run_experiment(&spec, &options(&dir, None)).unwrap();
+    assert_eq!(summary.points, grid.kept.len() * 3);
+    assert_eq!(summary.failed, 0);
+    rigid_limit::analysis::report::write_report(&spec, &dir).unwrap();
+    let points = std::fs::read_to_string(dir.join("points.csv")).unwrap();
+    assert_eq!(points.lines().count(), 1 + grid.kept.len());
+    assert!(points
+        .lines()
+        .skip(1)
+        .all(|l| l.contains("slide_left>stick>slide_right")));
+    let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(md.contains(&format!("{} skipped", grid.skipped)), "{md}");
+    assert!(md.contains("stick upper (58)/(61)"));
+    assert!(dir.join("atlas_bounds.png").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,9 +1,11 @@
 //! summary.md and analysis.json of an experiment directory, from its runs.csv.
 
+use super::atlas::{analyze_atlas, AtlasAnalysis};
+use super::atlas_report::{render_atlas_summary, render_points_csv, POINTS_CSV};
 use super::fit::LinearFit;
 use super::sweep::{analyze, BoundCheck, SweepAnalysis};
-use crate::experiment::runner::{write_atomically, RunError, RUNS_CSV};
-use crate::experiment::spec::ExperimentSpec;
+use crate::experiment::runner::{write_atomically, RunError, META_JSON, RUNS_CSV};
+use crate::experiment::spec::{AnalysisKind, ExperimentSpec};
 use crate::experiment::table::parse_rows;
 use std::fmt::Write;
 use std::path::Path;
@@ -11,14 +13,44 @@ use std::path::Path;
 pub const SUMMARY_MD: &str = "summary.md";
 pub const ANALYSIS_JSON: &str = "analysis.json";
 
-/// Read `dir/runs.csv`, analyse it, write `summary.md` and `analysis.json`.
-pub fn write_report(spec: &ExperimentSpec, dir: &Path) -> Result<SweepAnalysis, RunError> {
+/// The analysis an experiment asked for.
+pub enum Report {
+    Sweep(SweepAnalysis),
+    Atlas(AtlasAnalysis),
+}
+
+fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
+    move |e| RunError::Io {
+        path: dir.display().to_string(),
+        source: std::io::Error::other(format!("drawing figures: {e}")),
+    }
+}
+
+/// Read `dir/runs.csv`, analyse it (κ sweep or atlas, as the spec says), write `summary.md`,
+/// `analysis.json`, the figures, and for an atlas `points.csv`.
+pub fn write_report(spec: &ExperimentSpec, dir: &Path) -> Result<Report, RunError> {
     let path = dir.join(RUNS_CSV);
     let text = std::fs::read_to_string(&path).map_err(|source| RunError::Io {
         path: path.display().to_string(),
         source,
     })?;
     let rows = parse_rows(&text);
+    if spec.analysis_kind() == AnalysisKind::Atlas {
+        let analysis = analyze_atlas(spec, &rows);
+        let run_time = std::fs::read_to_string(dir.join(META_JSON))
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|m| m["wall_time_s"].as_f64());
+        write_atomically(
+            &dir.join(SUMMARY_MD),
+            &render_atlas_summary(spec, &analysis, rows.len(), run_time),
+        )?;
+        write_atomically(&dir.join(POINTS_CSV), &render_points_csv(&analysis))?;
+        let json = serde_json::to_string_pretty(&analysis).unwrap_or_default() + "\n";
+        write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
+        crate::plot::atlas::write_atlas_figures(&analysis, dir).map_err(figure_error(dir))?;
+        return Ok(Report::Atlas(analysis));
+    }
     let analysis = analyze(spec, &rows);
     write_atomically(
         &dir.join(SUMMARY_MD),
@@ -28,11 +60,8 @@ pub fn write_report(spec: &ExperimentSpec, dir: &Path) -> Result<SweepAnalysis, 
     write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
     crate::plot::sweep::write_sweep_figures(&rows, &analysis, dir)
         .and_then(|_| crate::plot::sweep::write_history_figure(dir))
-        .map_err(|e| RunError::Io {
-            path: dir.display().to_string(),
-            source: std::io::Error::other(format!("drawing figures: {e}")),
-        })?;
-    Ok(analysis)
+        .map_err(figure_error(dir))?;
+    Ok(Report::Sweep(analysis))
 }
 
 fn fit_cell(f: &Option<LinearFit>) -> String {
@@ -45,7 +74,7 @@ fn fit_cell(f: &Option<LinearFit>) -> String {
 /// The Markdown summary.
 pub fn render_summary(spec: &ExperimentSpec, a: &SweepAnalysis, n_rows: usize) -> String {
     let mut s = String::new();
-    let p = &spec.params;
+    let p = spec.impact(spec.sweep.kappa.min);
     let _ = writeln!(
         s,
         "# {}: tangential impact of the Painlevé rod, κ → 0\n",
@@ -57,7 +86,7 @@ pub fn render_summary(spec: &ExperimentSpec, a: &SweepAnalysis, n_rows: usize) -
          Parameters: μ = {}, μ_s = {}, θ0 = {}, θ̇0 = {}, u0 = {}, c_d = {}; κ from {:e} to {:e}, {} per decade; rtol {:e}, atol {:e}.\n",
         spec.name,
         p.mu,
-        p.mu_s.unwrap_or(p.mu),
+        p.mu_s,
         p.theta0,
         p.omega0,
         p.u0,

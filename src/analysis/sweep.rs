@@ -81,7 +81,7 @@ pub struct SweepAnalysis {
 }
 
 /// Measured values of one column over the successful rows, with their κ.
-fn series(rows: &[&Row], column: &str) -> (Vec<f64>, Vec<f64>) {
+pub(crate) fn series(rows: &[&Row], column: &str) -> (Vec<f64>, Vec<f64>) {
     rows.iter()
         .filter_map(|r| Some((r.number("kappa")?, r.number(column)?)))
         .filter(|(_, v)| v.is_finite())
@@ -191,7 +191,7 @@ fn check_bound(rows: &[&Row], b: &Bound) -> BoundCheck {
 
 /// The published bounds for the experiment's initial state: slide (33)/(31) with constants
 /// chosen by [`SlideBoundConstants::choose`], stick (58)/(61) as stated.
-fn bound_checks(
+pub(crate) fn bound_checks(
     rows: &[&Row],
     constants: Option<&SlideBoundConstants>,
     mu: f64,
@@ -259,8 +259,9 @@ pub const STICK_UPPER: &str = "stick upper (58)/(61)";
 
 /// Analyse the rows of one experiment.
 pub fn analyze(spec: &ExperimentSpec, rows: &[Row]) -> SweepAnalysis {
-    let limit = RigidLimit::of(&spec.impact(spec.sweep.kappa.min));
-    let constants = SlideBoundConstants::choose(&spec.impact(spec.sweep.kappa.min));
+    let impact = spec.impact(spec.sweep.kappa.min);
+    let limit = RigidLimit::of(&impact);
+    let constants = SlideBoundConstants::choose(&impact);
     let integrators = spec
         .solver
         .integrators
@@ -312,7 +313,7 @@ pub fn analyze(spec: &ExperimentSpec, rows: &[Row]) -> SweepAnalysis {
                     .unwrap_or(0.0)
                     .total_cmp(&y.number("kappa").unwrap_or(0.0))
             });
-            let bounds = bound_checks(&by_kappa, constants.as_ref(), spec.params.mu);
+            let bounds = bound_checks(&by_kappa, constants.as_ref(), impact.mu);
             IntegratorAnalysis {
                 integrator: kind.name().to_string(),
                 points: all.len(),

@@ -1,7 +1,7 @@
 //! The sweep runner: points in parallel (rayon), deterministic output order, failed points kept
 //! as rows with their error, resume after interruption, shards for job arrays, atomic writes.
 
-use super::spec::{ExperimentSpec, Point};
+use super::spec::{AnalysisKind, ExperimentSpec, Point};
 use super::table::{header_line, parse_rows, Row};
 use crate::hybrid::SimulationOptions;
 use std::collections::BTreeMap;
@@ -21,6 +21,9 @@ pub const HISTORY_CSV: &str = "history.csv";
 /// Simulate one representative impact with its trajectory and write `dir/history.csv`
 /// (columns: kappa, t, mode, penetration, normal_force, u, omega).
 pub fn write_history(spec: &ExperimentSpec, dir: &Path) -> Result<(), RunError> {
+    if spec.analysis_kind() != AnalysisKind::Sweep {
+        return Ok(());
+    }
     let kappas = spec.sweep.kappa.values();
     let Some(&kappa) = kappas
         .iter()

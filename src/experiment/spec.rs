@@ -1,7 +1,8 @@
 //! Experiments as data: the TOML schema, its validation, and the grid of points it defines.
 
-use crate::error::SimError;
+use crate::error::{require_finite, SimError};
 use crate::integrate::IntegratorKind;
+use crate::model::rod::{painleve_theta_interval, SlipCase};
 use crate::scenario::RodImpact;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -14,6 +15,10 @@ pub struct ExperimentSpec {
     pub name: String,
     /// Mechanical system: `rod` (the Painlevé rod of Zhao–Liu).
     pub model: ModelName,
+    /// Which analysis and figures: `sweep` (one configuration, κ → 0) or `atlas` (many
+    /// configurations, each with a κ ladder). Default: `sweep` when only κ is swept.
+    #[serde(default)]
+    pub analysis: Option<AnalysisKind>,
     pub params: RodParams,
     pub sweep: Sweep,
     pub solver: SolverSpec,
@@ -25,28 +30,126 @@ pub enum ModelName {
     Rod,
 }
 
-/// Fixed parameters of the rod impact (κ is swept).
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct RodParams {
-    pub mu: f64,
-    /// Default: `mu`.
-    #[serde(default)]
-    pub mu_s: Option<f64>,
-    pub theta0: f64,
-    #[serde(default)]
-    pub omega0: f64,
-    pub u0: f64,
-    /// Dashpot c_d; default 0 (linear spring).
-    #[serde(default)]
-    pub damping: f64,
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AnalysisKind {
+    Sweep,
+    Atlas,
 }
 
-/// Sweep axes.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+/// Fixed parameters of the rod impact. Each parameter is given here or swept in [`Sweep`],
+/// not both.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RodParams {
+    pub mu: Option<f64>,
+    /// Default: `mu`.
+    pub mu_s: Option<f64>,
+    pub theta0: Option<f64>,
+    /// Default 0.
+    pub omega0: Option<f64>,
+    pub u0: Option<f64>,
+    /// Dashpot c_d; default 0 (linear spring).
+    pub damping: Option<f64>,
+}
+
+/// Sweep axes: κ always; any rod parameter optionally.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Sweep {
     pub kappa: LogGrid,
+    pub mu: Option<Axis>,
+    pub mu_s: Option<Axis>,
+    pub theta0: Option<Axis>,
+    pub omega0: Option<Axis>,
+    pub u0: Option<Axis>,
+    pub damping: Option<Axis>,
+    /// Keep only initial states of this case (`inconsistent`, `indeterminate`, `consistent`);
+    /// the others are skipped and counted.
+    pub case: Option<SlipCase>,
+}
+
+/// Values of one swept parameter.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum Axis {
+    /// `[a, b, c]`.
+    List(Vec<f64>),
+    /// `{ min, max, n }`: n evenly spaced values, both ends included.
+    Range(LinearRange),
+    /// `{ painleve_interval = n }` (θ0 only): the midpoints of n equal cells of the interval
+    /// where A(θ, μ) < 0 (Zhao–Liu eq. 18), at each μ.
+    PainleveInterval(PainleveCells),
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinearRange {
+    pub min: f64,
+    pub max: f64,
+    pub n: usize,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PainleveCells {
+    pub painleve_interval: usize,
+}
+
+impl Axis {
+    /// The values at friction coefficient `mu` (only the Painlevé interval depends on it).
+    fn values(&self, mu: f64) -> Vec<f64> {
+        match self {
+            Axis::List(v) => v.clone(),
+            Axis::Range(r) if r.n == 1 => vec![r.min],
+            Axis::Range(r) => (0..r.n)
+                .map(|i| r.min + (r.max - r.min) * i as f64 / (r.n - 1) as f64)
+                .collect(),
+            Axis::PainleveInterval(c) => match painleve_theta_interval(mu) {
+                Some((lo, hi)) => (0..c.painleve_interval)
+                    .map(|i| lo + (hi - lo) * (i as f64 + 0.5) / c.painleve_interval as f64)
+                    .collect(),
+                None => Vec::new(),
+            },
+        }
+    }
+
+    fn validate(&self, key: &str) -> Result<(), SimError> {
+        match self {
+            Axis::List(v) if v.is_empty() => {
+                Err(SimError::invalid(key, "[]", "list at least one value"))
+            }
+            Axis::List(v) => v
+                .iter()
+                .try_for_each(|x| require_finite(key, *x).map(|_| ())),
+            Axis::Range(r) => {
+                require_finite(&format!("{key}.min"), r.min)?;
+                require_finite(&format!("{key}.max"), r.max)?;
+                if r.n == 0 {
+                    return Err(SimError::invalid(&format!("{key}.n"), 0, "must be >= 1"));
+                }
+                if r.max < r.min {
+                    return Err(SimError::invalid(
+                        &format!("{key}.max"),
+                        r.max,
+                        &format!("must be >= {key}.min"),
+                    ));
+                }
+                Ok(())
+            }
+            Axis::PainleveInterval(c) if key != "sweep.theta0" => Err(SimError::invalid(
+                key,
+                format!("{{ painleve_interval = {} }}", c.painleve_interval),
+                "painleve_interval is a theta0 axis; give a list or { min, max, n }",
+            )),
+            Axis::PainleveInterval(c) if c.painleve_interval == 0 => Err(SimError::invalid(
+                "sweep.theta0.painleve_interval",
+                0,
+                "must be >= 1",
+            )),
+            Axis::PainleveInterval(_) => Ok(()),
+        }
+    }
 }
 
 /// A logarithmic grid from `max` down to `min` with `per_decade` points per decade.
@@ -179,45 +282,214 @@ impl ExperimentSpec {
         if let Some(t) = self.solver.t_max {
             crate::error::require_positive("solver.t_max", t)?;
         }
-        self.impact(k.max).validate(|name| match name {
-            "kappa" => "sweep.kappa".to_string(),
-            other => format!("params.{other}"),
+        for (name, fixed, axis, required) in self.parameter_sources() {
+            match (fixed, axis) {
+                (Some(_), Some(_)) => {
+                    return Err(SimError::invalid(
+                        &format!("sweep.{name}"),
+                        "both",
+                        &format!("params.{name} is also given; keep one of the two"),
+                    ))
+                }
+                (None, None) if required => {
+                    return Err(SimError::invalid(
+                        &format!("params.{name}"),
+                        "missing",
+                        &format!("give it in [params] or sweep it in [sweep] ({name} = [..] or {{ min, max, n }})"),
+                    ))
+                }
+                (_, Some(a)) => a.validate(&format!("sweep.{name}"))?,
+                _ => {}
+            }
+        }
+        let grid = self.configurations();
+        if let Some((bad, _)) = grid.invalid.first() {
+            let swept = |name: &str| {
+                self.parameter_sources()
+                    .iter()
+                    .any(|(n, _, a, _)| *n == name && a.is_some())
+            };
+            return bad.validate(|name| match name {
+                "kappa" => "sweep.kappa".to_string(),
+                other if swept(other) => format!("sweep.{other}"),
+                other => format!("params.{other}"),
+            });
+        }
+        if grid.kept.is_empty() {
+            return Err(SimError::invalid(
+                "sweep.case",
+                format!("{:?}", self.sweep.case),
+                &format!("no initial state of the grid is of this case ({} skipped); widen the grid or drop the filter", grid.skipped),
+            ));
+        }
+        if self.analysis_kind() == AnalysisKind::Sweep && grid.kept.len() > 1 {
+            return Err(SimError::invalid(
+                "analysis",
+                "sweep",
+                &format!("a κ sweep analyses one configuration, the grid has {}; use analysis = \"atlas\"", grid.kept.len()),
+            ));
+        }
+        Ok(())
+    }
+
+    /// (name, value in [params], axis in [sweep], required) of every rod parameter.
+    fn parameter_sources(&self) -> [(&'static str, Option<f64>, Option<&Axis>, bool); 6] {
+        let (p, s) = (&self.params, &self.sweep);
+        [
+            ("mu", p.mu, s.mu.as_ref(), true),
+            ("mu_s", p.mu_s, s.mu_s.as_ref(), false),
+            ("theta0", p.theta0, s.theta0.as_ref(), true),
+            ("omega0", p.omega0, s.omega0.as_ref(), false),
+            ("u0", p.u0, s.u0.as_ref(), true),
+            ("damping", p.damping, s.damping.as_ref(), false),
+        ]
+    }
+
+    /// The analysis to run: as given, else `sweep` for one configuration and `atlas` otherwise.
+    pub fn analysis_kind(&self) -> AnalysisKind {
+        self.analysis.unwrap_or_else(|| {
+            if self.configurations().kept.len() > 1 {
+                AnalysisKind::Atlas
+            } else {
+                AnalysisKind::Sweep
+            }
         })
     }
 
-    /// The rod impact at compliance `kappa`.
+    /// Every initial state of the grid (κ set to `sweep.kappa.max`), in grid order: μ, θ0, θ̇0,
+    /// c_d, u0, μ_s (outermost first). States outside `sweep.case` are skipped and counted.
+    pub fn configurations(&self) -> Configurations {
+        let values = |fixed: Option<f64>, axis: Option<&Axis>, default: f64, mu: f64| match axis {
+            Some(a) => a.values(mu),
+            None => vec![fixed.unwrap_or(default)],
+        };
+        let (p, s) = (&self.params, &self.sweep);
+        let mut out = Configurations::default();
+        for mu in values(p.mu, s.mu.as_ref(), f64::NAN, f64::NAN) {
+            for theta0 in values(p.theta0, s.theta0.as_ref(), f64::NAN, mu) {
+                for omega0 in values(p.omega0, s.omega0.as_ref(), 0.0, mu) {
+                    for damping in values(p.damping, s.damping.as_ref(), 0.0, mu) {
+                        for u0 in values(p.u0, s.u0.as_ref(), f64::NAN, mu) {
+                            for mu_s in values(p.mu_s, s.mu_s.as_ref(), mu, mu) {
+                                let imp = RodImpact {
+                                    kappa: self.sweep.kappa.max,
+                                    mu,
+                                    mu_s,
+                                    theta0,
+                                    omega0,
+                                    u0,
+                                    damping,
+                                };
+                                if let Err(e) = imp.validate(|n| n.to_string()) {
+                                    out.invalid.push((imp, e));
+                                } else if s.case.is_some_and(|c| c != imp.case()) {
+                                    out.skipped += 1;
+                                } else {
+                                    out.kept.push(imp);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The one configuration of a κ sweep (the first of the grid).
     pub fn impact(&self, kappa: f64) -> RodImpact {
-        let p = &self.params;
+        let c = self.configurations();
+        let first = c.kept.first().or(c.invalid.first().map(|(i, _)| i));
         RodImpact {
             kappa,
-            mu: p.mu,
-            mu_s: p.mu_s.unwrap_or(p.mu),
-            theta0: p.theta0,
-            omega0: p.omega0,
-            u0: p.u0,
-            damping: p.damping,
+            ..*first.expect("validated specs have a configuration")
         }
     }
 
-    /// All points, in output order: κ from large to small, then the integrators as listed.
+    /// All points, in output order: configurations in grid order, then κ from large to small,
+    /// then the integrators as listed.
     pub fn points(&self) -> Vec<Point> {
         let mut out = Vec::new();
-        for kappa in self.sweep.kappa.values() {
-            for &integrator in &self.solver.integrators {
-                out.push(Point {
-                    id: out.len(),
-                    impact: self.impact(kappa),
-                    integrator,
-                });
+        for imp in self.configurations().kept {
+            for kappa in self.sweep.kappa.values() {
+                for &integrator in &self.solver.integrators {
+                    out.push(Point {
+                        id: out.len(),
+                        impact: RodImpact { kappa, ..imp },
+                        integrator,
+                    });
+                }
             }
         }
         out
     }
 }
 
+/// The initial states of an experiment's grid.
+#[derive(Clone, Debug, Default)]
+pub struct Configurations {
+    pub kept: Vec<RodImpact>,
+    /// States outside `sweep.case`.
+    pub skipped: usize,
+    /// States with an invalid parameter (an error: reported by validation).
+    pub invalid: Vec<(RodImpact, SimError)>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The `case` mask keeps exactly the states inside eq. (18)'s interval with B < 0, computed
+    /// here from the closed forms tan θ = (3μ ∓ √(9μ² − 16))/2 and B = θ̇² sin θ − 1.
+    #[test]
+    fn case_mask_matches_the_closed_form_interval_of_eq_18() {
+        let text = r#"
+name = "mask"
+model = "rod"
+[params]
+u0 = -1.0
+[sweep]
+kappa = { min = 1e-6, max = 1e-6, per_decade = 1 }
+mu = [1.4, 2.0, 5.0, 10.0]
+theta0 = { min = 0.02, max = 1.56, n = 300 }
+omega0 = [0.0, 1.2]
+case = "inconsistent"
+[solver]
+integrators = ["bdf"]
+rtol = 1e-8
+atol = 1e-12
+"#;
+        let spec = ExperimentSpec::parse(text).unwrap();
+        let grid = spec.configurations();
+        let mut expected = 0;
+        for mu in [1.4f64, 2.0, 5.0, 10.0] {
+            let r = (9.0 * mu * mu - 16.0).sqrt();
+            let (lo, hi) = (((3.0 * mu - r) / 2.0).atan(), ((3.0 * mu + r) / 2.0).atan());
+            for i in 0..300 {
+                let theta = 0.02 + 1.54 * f64::from(i) / 299.0;
+                for omega in [0.0f64, 1.2] {
+                    if lo < theta && theta < hi && omega * omega * theta.sin() < 1.0 {
+                        expected += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(grid.kept.len(), expected);
+        assert_eq!(grid.kept.len() + grid.skipped, 4 * 300 * 2);
+        assert!(grid.kept.iter().all(|c| c.case() == SlipCase::Inconsistent));
+        // The Painlevé-interval axis puts every θ0 inside the interval: nothing is masked at θ̇0 = 0.
+        let cells = ExperimentSpec::parse(
+            &text
+                .replace(
+                    "theta0 = { min = 0.02, max = 1.56, n = 300 }",
+                    "theta0 = { painleve_interval = 60 }",
+                )
+                .replace("omega0 = [0.0, 1.2]", "omega0 = [0.0]"),
+        )
+        .unwrap()
+        .configurations();
+        assert_eq!((cells.kept.len(), cells.skipped), (4 * 60, 0));
+    }
 
     pub const ZHAO_LIU: &str = r#"
 name = "zhao_liu"
@@ -280,6 +552,39 @@ atol = 1e-14
             ),
             (ZHAO_LIU.replace("[solver]", "[solver]\nfoo = 1"), "foo"),
             (ZHAO_LIU.replace("rtol = 1e-10\n", ""), "rtol"),
+            (
+                ZHAO_LIU.replace("[solver]", "mu = [2.0, 3.0]\n[solver]"),
+                "sweep.mu",
+            ),
+            (ZHAO_LIU.replace("theta0 = 1.3\n", ""), "params.theta0"),
+            (
+                ZHAO_LIU.replace("[solver]", "damping = { painleve_interval = 4 }\n[solver]"),
+                "sweep.damping",
+            ),
+            (
+                ZHAO_LIU.replace("theta0 = 1.3\n", "").replace(
+                    "[solver]",
+                    "theta0 = { min = 1.0, max = 1.3, n = 0 }\n[solver]",
+                ),
+                "sweep.theta0.n",
+            ),
+            (
+                ZHAO_LIU
+                    .replace("theta0 = 1.3\n", "")
+                    .replace("[solver]", "theta0 = [1.0, 1.3]\n[solver]")
+                    .replace("model = \"rod\"", "model = \"rod\"\nanalysis = \"sweep\""),
+                "analysis",
+            ),
+            (
+                ZHAO_LIU.replace("[solver]", "case = \"consistent\"\n[solver]"),
+                "sweep.case",
+            ),
+            (
+                ZHAO_LIU
+                    .replace("theta0 = 1.3\n", "")
+                    .replace("[solver]", "theta0 = [1.0, 4.0]\n[solver]"),
+                "sweep.theta0",
+            ),
         ];
         for (text, key) in cases {
             let e = error_of(&text);

@@ -16,8 +16,8 @@
 use super::{IntegratorKind, SolverStats, Stepper, StepperFactory, Tolerances};
 use crate::friction::Mode;
 use diffsol::{
-    DiffsolError, NalgebraLU, NalgebraMat, OdeBuilder, OdeEquations, OdeSolverMethod,
-    OdeSolverProblem, OdeSolverStopReason, Op, Vector,
+    error::OdeSolverError, DiffsolError, NalgebraLU, NalgebraMat, OdeBuilder, OdeEquations,
+    OdeSolverMethod, OdeSolverProblem, OdeSolverStopReason, Op, Vector,
 };
 use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
@@ -175,6 +175,20 @@ where
 
     fn set_stop_time(&mut self, t: f64) -> Result<(), String> {
         self.solver.set_stop_time(t).map_err(|e| e.to_string())
+    }
+
+    /// As the default, except that a target within diffsol's stop-time round-off of the
+    /// current time (100 ε (|t| + |h|), h its *proposed* step, which can exceed the last
+    /// accepted one) counts as reached instead of failing.
+    fn advance_to(&mut self, t: f64) -> Result<(), String> {
+        match self.solver.set_stop_time(t) {
+            Err(DiffsolError::OdeSolverError(OdeSolverError::StopTimeAtCurrentTime)) => {
+                return Ok(())
+            }
+            other => other.map_err(|e| e.to_string())?,
+        }
+        while !self.step()? {}
+        Ok(())
     }
 
     fn interpolate(&self, t: f64, out: &mut [f64]) -> Result<(), String> {

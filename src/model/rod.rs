@@ -27,7 +27,7 @@
 //! the sign convention of the gap.
 
 use super::{ContactKinematics, PlanarContactSystem, Real};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The uniform rod in nondimensional units. It has no parameters: μ, μ_s and κ belong to the
 /// contact, not to the body.
@@ -108,7 +108,7 @@ impl SlideCoefficients {
 }
 
 /// Which kind of initial state (μ, θ0, θ̇0) is, for a rod put down sliding leftward at δ = δ̇ = 0.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum SlipCase {
     /// A > 0: slip is consistent (the contact either holds, B < 0, or lifts off, B > 0).

@@ -4,6 +4,8 @@
 //! A figure is data ([`Figure`]: panels of series); [`save`] draws it with an embedded font
 //! (DejaVu Sans), so it renders the same on any machine.
 
+pub mod atlas;
+pub mod heatmap;
 pub mod sweep;
 
 use plotters::coord::Shift;
@@ -50,7 +52,7 @@ pub struct Figure {
     pub size: (u32, u32),
 }
 
-const PALETTE: [RGBColor; 7] = [
+pub(crate) const PALETTE: [RGBColor; 7] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -60,7 +62,7 @@ const PALETTE: [RGBColor; 7] = [
     RGBColor(80, 80, 80),
 ];
 
-fn register_fonts() {
+pub(crate) fn register_fonts() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         let _ = plotters::style::register_font(

@@ -1,0 +1,207 @@
+//! The atlas analysis: many initial states (μ, θ0, θ̇0, c_d), each with a κ ladder. Per state:
+//! the phase sequence, the rigid-limit predictions and the error at the smallest κ, the
+//! extrapolated constants, and every published bound at every κ of the ladder.
+
+use super::fit::{least_squares, slide_law};
+use super::sweep::{bound_checks, series, BoundCheck};
+use crate::bounds::SlideBoundConstants;
+use crate::experiment::spec::ExperimentSpec;
+use crate::experiment::table::Row;
+use crate::limit::RigidLimit;
+use crate::model::rod::painleve_theta_interval;
+use crate::scenario::RodImpact;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The sequence of a standard tangential impact (the runs end at lift-off).
+pub const STANDARD_SEQUENCE: &str = "slide_left>stick>slide_right";
+
+/// One bound at one initial state, over its κ ladder.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct StateBound {
+    pub bound: &'static str,
+    pub holds_at_every_kappa: bool,
+    /// The worst violation: κ, measured, bound, measured/bound.
+    pub worst: Option<(f64, f64, f64, f64)>,
+    pub vacuous: usize,
+    pub hypotheses_fail: usize,
+}
+
+/// The analysis of one initial state.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct StateAnalysis {
+    pub impact: RodImpact,
+    /// Position of θ0 in the eq. (18) interval at this μ, 0 … 1.
+    pub theta_fraction: f64,
+    pub a0: f64,
+    pub b0: f64,
+    pub runs: usize,
+    pub failed: usize,
+    /// The mode sequence if the same at every κ, else the distinct ones joined by " or ".
+    pub sequence: String,
+    pub limit: Option<RigidLimit>,
+    pub smallest_kappa: f64,
+    /// Relative errors to the limit at the smallest κ.
+    pub err_stick_scaled: Option<f64>,
+    pub err_reverse_scaled: Option<f64>,
+    pub err_v_out: Option<f64>,
+    pub err_omega_out: Option<f64>,
+    /// lim T_stick/√κ extrapolated: intercept of T_stick/√κ = c0 + c1 √κ over the ladder.
+    pub stick_scaled_extrapolated: Option<f64>,
+    /// a of T_slide = √κ (a ln(1/√κ) + b) over the ladder (prediction: 1/λ).
+    pub slide_log_coefficient: Option<f64>,
+    pub bounds: Vec<StateBound>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct AtlasAnalysis {
+    pub experiment: String,
+    pub integrator: String,
+    /// Initial states run, and those outside `sweep.case` (skipped).
+    pub states: usize,
+    pub skipped: usize,
+    pub runs: usize,
+    pub failed_runs: usize,
+    pub kappas: Vec<f64>,
+    /// Mode sequence → number of states.
+    pub sequences: BTreeMap<String, usize>,
+    /// The curves A(θ, μ) = 0 (the ends of the eq. (18) interval) over the μ range, as (θ, μ).
+    pub a_zero_curves: [Vec<(f64, f64)>; 2],
+    #[serde(skip)]
+    pub per_state: Vec<StateAnalysis>,
+}
+
+fn worst_of(b: &BoundCheck) -> Option<(f64, f64, f64, f64)> {
+    let (k, _) = b.worst?;
+    let p = b.per_point.iter().find(|p| p.kappa == k)?;
+    Some((p.kappa, p.measured, p.bound, p.ratio?))
+}
+
+fn relative(value: Option<f64>, limit: f64) -> Option<f64> {
+    value.map(|v| (v - limit) / limit.abs())
+}
+
+/// Analyse one state's rows (its κ ladder, one integrator).
+fn analyze_state(impact: RodImpact, rows: &[&Row]) -> StateAnalysis {
+    let k = impact.slide_coefficients();
+    let theta_fraction = painleve_theta_interval(impact.mu)
+        .map_or(f64::NAN, |(lo, hi)| (impact.theta0 - lo) / (hi - lo));
+    let ok: Vec<&Row> = rows
+        .iter()
+        .copied()
+        .filter(|r| r.text("status") == "ok")
+        .collect();
+    let mut sequences: Vec<&str> = ok.iter().map(|r| r.text("mode_sequence")).collect();
+    sequences.sort_unstable();
+    sequences.dedup();
+    let limit = RigidLimit::of(&impact);
+    let constants = SlideBoundConstants::choose(&impact);
+    let smallest = ok.iter().copied().min_by(|a, b| {
+        a.number("kappa")
+            .unwrap_or(1.0)
+            .total_cmp(&b.number("kappa").unwrap_or(1.0))
+    });
+    let at_smallest = |f: &dyn Fn(&Row) -> Option<f64>| smallest.and_then(f);
+    let scaled =
+        |r: &Row, col: &str, power: f64| Some(r.number(col)? / r.number("kappa")?.powf(power));
+    let (mut err_stick, mut err_rev, mut err_v, mut err_w) = (None, None, None, None);
+    if let Some(l) = &limit {
+        err_stick = relative(
+            at_smallest(&|r| scaled(r, "t_stick", 0.5)),
+            l.stick_duration_scaled,
+        );
+        err_rev = relative(
+            at_smallest(&|r| scaled(r, "t_reverse_slip", 1.0)),
+            l.reverse_slip_duration_scaled,
+        );
+        err_v = relative(at_smallest(&|r| r.number("v_out")), l.v_out);
+        err_w = relative(at_smallest(&|r| r.number("omega_out")), l.omega_out);
+    }
+    let (ks, stick) = series(&ok, "t_stick");
+    let sqrt_k: Vec<f64> = ks.iter().map(|k| k.sqrt()).collect();
+    let stick_scaled: Vec<f64> = stick.iter().zip(&sqrt_k).map(|(t, s)| t / s).collect();
+    let (ks_slide, slide) = series(&ok, "t_slide");
+    let mut by_kappa = ok.clone();
+    by_kappa.sort_by(|a, b| {
+        a.number("kappa")
+            .unwrap_or(0.0)
+            .total_cmp(&b.number("kappa").unwrap_or(0.0))
+    });
+    let bounds = bound_checks(&by_kappa, constants.as_ref(), impact.mu)
+        .iter()
+        .map(|b| StateBound {
+            bound: b.bound,
+            holds_at_every_kappa: b.violations == 0,
+            worst: worst_of(b),
+            vacuous: b.vacuous,
+            hypotheses_fail: b.hypotheses_fail,
+        })
+        .collect();
+    StateAnalysis {
+        impact,
+        theta_fraction,
+        a0: k.a,
+        b0: k.b,
+        runs: rows.len(),
+        failed: rows.len() - ok.len(),
+        sequence: sequences.join(" or "),
+        limit,
+        smallest_kappa: smallest.and_then(|r| r.number("kappa")).unwrap_or(f64::NAN),
+        err_stick_scaled: err_stick,
+        err_reverse_scaled: err_rev,
+        err_v_out: err_v,
+        err_omega_out: err_w,
+        stick_scaled_extrapolated: least_squares(&sqrt_k, &stick_scaled).map(|f| f.intercept),
+        slide_log_coefficient: slide_law(&ks_slide, &slide).map(|f| f.slope),
+        bounds,
+    }
+}
+
+/// Analyse the rows of an atlas experiment (the first integrator's runs).
+pub fn analyze_atlas(spec: &ExperimentSpec, rows: &[Row]) -> AtlasAnalysis {
+    let grid = spec.configurations();
+    let kappas = spec.sweep.kappa.values();
+    let integrators = spec.solver.integrators.len();
+    let per_state_points = kappas.len() * integrators;
+    let integrator = spec.solver.integrators[0].name();
+    // Points are numbered state-major (spec.points()): state = point_id / per_state_points.
+    let mut by_state: Vec<Vec<&Row>> = vec![Vec::new(); grid.kept.len()];
+    for r in rows.iter().filter(|r| r.text("integrator") == integrator) {
+        if let Some(v) = by_state.get_mut(r.point_id / per_state_points) {
+            v.push(r);
+        }
+    }
+    let per_state: Vec<StateAnalysis> = grid
+        .kept
+        .iter()
+        .zip(&by_state)
+        .map(|(imp, rows)| analyze_state(*imp, rows))
+        .collect();
+    let mut sequences = BTreeMap::new();
+    for s in &per_state {
+        *sequences.entry(s.sequence.clone()).or_insert(0) += 1;
+    }
+    let (mu_lo, mu_hi) = per_state.iter().fold((f64::MAX, f64::MIN), |(lo, hi), s| {
+        (lo.min(s.impact.mu), hi.max(s.impact.mu))
+    });
+    let mut a_zero_curves = [Vec::new(), Vec::new()];
+    for i in 0..=200 {
+        let mu = mu_lo + (mu_hi - mu_lo) * f64::from(i) / 200.0;
+        if let Some((lo, hi)) = painleve_theta_interval(mu) {
+            a_zero_curves[0].push((lo, mu));
+            a_zero_curves[1].push((hi, mu));
+        }
+    }
+    AtlasAnalysis {
+        a_zero_curves,
+        experiment: spec.name.clone(),
+        integrator: integrator.to_string(),
+        states: per_state.len(),
+        skipped: grid.skipped,
+        runs: by_state.iter().map(Vec::len).sum(),
+        failed_runs: per_state.iter().map(|s| s.failed).sum(),
+        kappas,
+        sequences,
+        per_state,
+    }
+}

@@ -1,0 +1,356 @@
+//! The atlas outputs: summary.md, points.csv (one row per initial state), analysis.json.
+
+use super::atlas::{AtlasAnalysis, StateAnalysis, StateBound, STANDARD_SEQUENCE};
+use crate::experiment::spec::ExperimentSpec;
+use std::fmt::Write;
+
+pub const POINTS_CSV: &str = "points.csv";
+
+fn cell(v: Option<f64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// A bound's name as a CSV column prefix: "slide lower (33)" → "slide_lower_33".
+fn slug(name: &str) -> String {
+    let mut s = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            s.push(c);
+        } else if !s.ends_with('_') {
+            s.push('_');
+        }
+    }
+    s.trim_matches('_').to_string()
+}
+
+/// points.csv: one row per initial state.
+pub fn render_points_csv(a: &AtlasAnalysis) -> String {
+    let mut head = String::from(
+        "mu,mu_s,theta0,theta_fraction,omega0,u0,damping,A0,B0,runs,failed,sequence,\
+         limit_stick_scaled,stick_scaled_extrapolated,err_stick_scaled,\
+         limit_slide_coefficient,slide_log_coefficient,limit_reverse_scaled,err_reverse_scaled,\
+         limit_v_out,err_v_out,limit_omega_out,err_omega_out",
+    );
+    if let Some(s) = a.per_state.first() {
+        for b in &s.bounds {
+            let p = slug(b.bound);
+            let _ = write!(head, ",{p}_holds,{p}_worst_ratio,{p}_hypotheses_fail");
+        }
+    }
+    let mut out = head + "\n";
+    for s in &a.per_state {
+        let i = &s.impact;
+        let l = s.limit.as_ref();
+        let _ = write!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            i.mu,
+            i.mu_s,
+            i.theta0,
+            s.theta_fraction,
+            i.omega0,
+            i.u0,
+            i.damping,
+            s.a0,
+            s.b0,
+            s.runs,
+            s.failed,
+            s.sequence.replace(',', ";"),
+            cell(l.map(|l| l.stick_duration_scaled)),
+            cell(s.stick_scaled_extrapolated),
+            cell(s.err_stick_scaled),
+            cell(l.map(|l| 1.0 / l.slide_rate)),
+            cell(s.slide_log_coefficient),
+            cell(l.map(|l| l.reverse_slip_duration_scaled)),
+            cell(s.err_reverse_scaled),
+            cell(l.map(|l| l.v_out)),
+            cell(s.err_v_out),
+            cell(l.map(|l| l.omega_out)),
+            cell(s.err_omega_out),
+        );
+        for b in &s.bounds {
+            let _ = write!(
+                out,
+                ",{},{},{}",
+                b.holds_at_every_kappa,
+                cell(b.worst.map(|w| w.3)),
+                b.hypotheses_fail
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn range_of(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    values.fold(None, |acc, v| match acc {
+        None => Some((v, v)),
+        Some((lo, hi)) => Some((f64::min(lo, v), f64::max(hi, v))),
+    })
+}
+
+fn distinct(values: impl Iterator<Item = f64>, fmt: fn(f64) -> String) -> String {
+    let mut v: Vec<f64> = values.collect();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v.into_iter().map(fmt).collect::<Vec<_>>().join(", ")
+}
+
+fn plain(v: f64) -> String {
+    format!("{v}")
+}
+
+fn sci(v: f64) -> String {
+    format!("{v:e}")
+}
+
+/// The states' verdicts on the bound named `name` (states where it does not apply are left out).
+fn bound_of<'a>(s: &'a StateAnalysis, name: &str) -> Option<&'a StateBound> {
+    s.bounds.iter().find(|b| b.bound == name)
+}
+
+/// Describe the states where a bound fails: ranges of μ, θ0 and its position in the eq. (18)
+/// interval, the θ̇0 and c_d values, the κ of the worst violations.
+fn failure_region(states: &[&StateAnalysis], bound: &str) -> String {
+    let (mu_lo, mu_hi) = range_of(states.iter().map(|s| s.impact.mu)).unwrap_or_default();
+    let (th_lo, th_hi) = range_of(states.iter().map(|s| s.impact.theta0)).unwrap_or_default();
+    let (fr_lo, fr_hi) = range_of(states.iter().map(|s| s.theta_fraction)).unwrap_or_default();
+    format!(
+        "μ ∈ [{mu_lo:.3}, {mu_hi:.3}], θ0 ∈ [{th_lo:.4}, {th_hi:.4}] (position in the eq. (18) interval {fr_lo:.3} … {fr_hi:.3}), θ̇0 ∈ {{{}}}, c_d ∈ {{{}}}, worst at κ ∈ {{{}}}",
+        distinct(states.iter().map(|s| s.impact.omega0), plain),
+        distinct(states.iter().map(|s| s.impact.damping), plain),
+        distinct(
+            states
+                .iter()
+                .filter_map(|s| bound_of(s, bound)?.worst.map(|w| w.0)),
+            sci
+        )
+    )
+}
+
+fn max_abs(
+    states: &[&StateAnalysis],
+    f: impl Fn(&StateAnalysis) -> Option<f64>,
+) -> Option<(f64, usize)> {
+    states
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| Some((f(s)?.abs(), i)))
+        .filter(|(v, _)| v.is_finite())
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+}
+
+fn median_abs(states: &[&StateAnalysis], f: impl Fn(&StateAnalysis) -> Option<f64>) -> Option<f64> {
+    let mut v: Vec<f64> = states
+        .iter()
+        .filter_map(|s| f(s).map(f64::abs))
+        .filter(|v| v.is_finite())
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied()
+}
+
+/// summary.md of an atlas.
+pub fn render_atlas_summary(
+    spec: &ExperimentSpec,
+    a: &AtlasAnalysis,
+    n_rows: usize,
+    run_time_s: Option<f64>,
+) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# {}: atlas of the Painlevé region\n", a.experiment);
+    let _ = writeln!(
+        s,
+        "Made by `rigid-limit run experiments/{}.toml` (or `rigid-limit reproduce`) from `runs.csv` ({n_rows} rows); per-state results in `{POINTS_CSV}`. \
+         Integrator {}, rtol {:e}, atol {:e}; κ ∈ {{{}}} at every state.{}\n",
+        spec.name,
+        a.integrator,
+        spec.solver.rtol,
+        spec.solver.atol,
+        a.kappas.iter().map(|k| format!("{k:e}")).collect::<Vec<_>>().join(", "),
+        run_time_s.map(|t| format!(" The simulations took {t:.1} s (meta.json)."))
+            .unwrap_or_default()
+    );
+    let _ = writeln!(s, "## Counts\n");
+    let _ = writeln!(
+        s,
+        "- initial states in the grid: {} ({} run, {} skipped as outside `sweep.case` = {})",
+        a.states + a.skipped,
+        a.states,
+        a.skipped,
+        spec.sweep
+            .case
+            .map_or("(none)".to_string(), |c| format!("{c:?}").to_lowercase())
+    );
+    let _ = writeln!(s, "- runs: {} ({} failed)", a.runs, a.failed_runs);
+    let failed: Vec<&StateAnalysis> = a.per_state.iter().filter(|s| s.failed > 0).collect();
+    for f in failed.iter().take(10) {
+        let _ = writeln!(
+            s,
+            "  - failed runs at μ = {}, θ0 = {}, θ̇0 = {}, c_d = {}: {} of {}",
+            f.impact.mu, f.impact.theta0, f.impact.omega0, f.impact.damping, f.failed, f.runs
+        );
+    }
+    let _ = writeln!(s, "\n## Phase sequences (runs end at lift-off)\n");
+    let _ = writeln!(s, "| sequence at every κ | states | share |\n|---|---|---|");
+    for (seq, n) in &a.sequences {
+        let _ = writeln!(
+            s,
+            "| {} | {n} | {:.2} % |",
+            if seq.is_empty() {
+                "(all runs failed)"
+            } else {
+                seq
+            },
+            100.0 * *n as f64 / a.states.max(1) as f64
+        );
+    }
+    let standard = a.sequences.get(STANDARD_SEQUENCE).copied().unwrap_or(0);
+    let _ = writeln!(
+        s,
+        "\n{} of {} states run slide → stick → reverse slip → lift-off at every κ of the ladder.\n",
+        standard, a.states
+    );
+
+    // Groups of (θ̇0, c_d).
+    let mut groups: Vec<(f64, f64)> = a
+        .per_state
+        .iter()
+        .map(|s| (s.impact.omega0, s.impact.damping))
+        .collect();
+    groups.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)));
+    groups.dedup();
+    let _ = writeln!(s, "## Rigid limit\n");
+    let _ = writeln!(
+        s,
+        "Relative error of each measured quantity to its rigid-limit prediction (src/limit.rs) at κ = {:e}: largest |error| (at μ, θ0) and median over the states; \
+         extrapolated lim T_stick/√κ (intercept of a fit in √κ over the ladder) against the prediction; the fitted slide log-coefficient a against 1/λ.\n",
+        a.kappas.iter().copied().fold(f64::MAX, f64::min)
+    );
+    let _ = writeln!(s, "| θ̇0 | c_d | quantity | max abs rel. error | at (μ, θ0) | median |\n|---|---|---|---|---|---|");
+    type Quantity = (&'static str, fn(&StateAnalysis) -> Option<f64>);
+    let quantities: [Quantity; 6] = [
+        ("T_stick/√κ", |s| s.err_stick_scaled),
+        ("T_rev/κ", |s| s.err_reverse_scaled),
+        ("v_out", |s| s.err_v_out),
+        ("θ̇_out", |s| s.err_omega_out),
+        ("extrapolated lim T_stick/√κ", |s| {
+            let l = s.limit?;
+            Some((s.stick_scaled_extrapolated? - l.stick_duration_scaled) / l.stick_duration_scaled)
+        }),
+        ("slide coefficient a·λ − 1", |s| {
+            Some(s.slide_log_coefficient? * s.limit?.slide_rate - 1.0)
+        }),
+    ];
+    for &(w, c) in &groups {
+        let states: Vec<&StateAnalysis> = a
+            .per_state
+            .iter()
+            .filter(|s| s.impact.omega0 == w && s.impact.damping == c)
+            .collect();
+        for (name, f) in &quantities {
+            let (max, at) = match max_abs(&states, f) {
+                Some((v, i)) => (
+                    format!("{v:.3e}"),
+                    format!(
+                        "({:.3}, {:.4})",
+                        states[i].impact.mu, states[i].impact.theta0
+                    ),
+                ),
+                None => ("—".into(), "—".into()),
+            };
+            let med = median_abs(&states, f).map_or("—".into(), |v| format!("{v:.3e}"));
+            let _ = writeln!(s, "| {w} | {c} | {name} | {max} | {at} | {med} |");
+        }
+    }
+
+    let _ = writeln!(s, "\n## Bounds\n");
+    let _ = writeln!(
+        s,
+        "Each bound is checked at every κ of every state: slide (33) lower, (31) upper with the constants of `bounds::SlideBoundConstants::choose` (margin {} inside eq. (19), per state); \
+         stick (58)/(61) as stated, π/2·√κ < T_stick < π·√κ. \"Not applicable\": the slide bounds need B < 0 through the slide, and at these states the rigid-limit θ̇ at the end of the slide makes B ≥ 0. \
+         \"Hypotheses fail\": states where the measured end of the slide leaves the domains (19) at some κ. Zhao et al. derive all four bounds for the linear spring (c_d = 0); with c_d > 0 they are checked as stated.\n",
+        crate::bounds::CONSTANT_MARGIN
+    );
+    let _ = writeln!(s, "| bound | states checked | not applicable | states failing at some κ | hypotheses fail | verdict |\n|---|---|---|---|---|---|");
+    let mut names: Vec<&'static str> = Vec::new();
+    for st in &a.per_state {
+        for b in &st.bounds {
+            if !names.contains(&b.bound) {
+                names.push(b.bound);
+            }
+        }
+    }
+    let mut worst_list = Vec::new();
+    for name in names {
+        let checked: Vec<(&StateAnalysis, &StateBound)> = a
+            .per_state
+            .iter()
+            .filter_map(|s| Some((s, bound_of(s, name)?)))
+            .collect();
+        let failing: Vec<&StateAnalysis> = checked
+            .iter()
+            .filter(|(_, b)| !b.holds_at_every_kappa)
+            .map(|(s, _)| *s)
+            .collect();
+        let hyp = checked
+            .iter()
+            .filter(|(_, b)| b.hypotheses_fail > 0)
+            .count();
+        let verdict = if failing.is_empty() {
+            "holds everywhere".to_string()
+        } else {
+            format!("fails in this region: {}", failure_region(&failing, name))
+        };
+        let _ = writeln!(
+            s,
+            "| {name} | {} | {} | {} | {hyp} | {verdict} |",
+            checked.len(),
+            a.states - checked.len(),
+            failing.len()
+        );
+        for (st, b) in &checked {
+            if let (false, Some(w)) = (b.holds_at_every_kappa, b.worst) {
+                let badness = if name.contains("upper") {
+                    w.3
+                } else {
+                    1.0 / w.3
+                };
+                worst_list.push((badness, name, *st, w));
+            }
+        }
+    }
+    // The stated lower stick bound against the rigid limit: where lim T_stick/√κ < π/2 it must
+    // fail for small κ, whatever the integrator.
+    let below: Vec<&StateAnalysis> = a
+        .per_state
+        .iter()
+        .filter(|s| s.limit.is_some_and(|l| l.stick_duration_scaled < std::f64::consts::FRAC_PI_2))
+        .collect();
+    let failing_lower = |s: &StateAnalysis| {
+        bound_of(s, super::sweep::STICK_LOWER).is_some_and(|b| !b.holds_at_every_kappa)
+    };
+    let _ = writeln!(
+        s,
+        "\nThe rigid limit predicts lim T_stick/√κ < π/2, so that the stated lower stick bound cannot hold as κ → 0, at {} states; \
+         the bound fails (at some κ) at {} states, {} of them among those.",
+        below.len(),
+        a.per_state.iter().filter(|s| failing_lower(s)).count(),
+        below.iter().filter(|s| failing_lower(s)).count()
+    );
+    worst_list.sort_by(|x, y| y.0.total_cmp(&x.0));
+    let _ = writeln!(s, "\n## Worst violations\n");
+    if worst_list.is_empty() {
+        let _ = writeln!(s, "None: every bound holds at every κ of every state.");
+    } else {
+        let _ = writeln!(s, "| bound | μ | θ0 | θ̇0 | c_d | κ | measured | bound | measured/bound |\n|---|---|---|---|---|---|---|---|---|");
+        for (_, name, f, w) in worst_list.iter().take(15) {
+            let _ = writeln!(
+                s,
+                "| {name} | {:.4} | {:.5} | {} | {} | {:e} | {:.6e} | {:.6e} | {:.4} |",
+                f.impact.mu, f.impact.theta0, f.impact.omega0, f.impact.damping, w.0, w.1, w.2, w.3
+            );
+        }
+    }
+    s
+}

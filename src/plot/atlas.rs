@@ -1,0 +1,185 @@
+//! The atlas heatmaps over (θ0, μ): one panel per (θ̇0, c_d), the curves A = 0 drawn, the states
+//! where a published bound fails marked.
+
+use super::heatmap::{save_heatmap, Cell, ColorScale, HeatMap, HeatPanel};
+use crate::analysis::atlas::{AtlasAnalysis, StateAnalysis, STANDARD_SEQUENCE};
+use std::path::Path;
+
+/// Half the spacing to the nearest neighbour along one axis, per value (grids are regular in
+/// μ and, at each μ, in θ0).
+fn half_spacing(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.dedup();
+    v.windows(2)
+        .map(|w| w[1] - w[0])
+        .fold(f64::MAX, f64::min)
+        .min(1.0)
+        / 2.0
+}
+
+fn panels(a: &AtlasAnalysis, value: &dyn Fn(&StateAnalysis) -> Option<f64>) -> Vec<HeatPanel> {
+    let mut groups: Vec<(f64, f64)> = a
+        .per_state
+        .iter()
+        .map(|s| (s.impact.omega0, s.impact.damping))
+        .collect();
+    groups.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)));
+    groups.dedup();
+    let mus: Vec<f64> = a.per_state.iter().map(|s| s.impact.mu).collect();
+    let half_h = half_spacing(&mus);
+    groups
+        .iter()
+        .map(|&(w, c)| {
+            let states: Vec<&StateAnalysis> = a
+                .per_state
+                .iter()
+                .filter(|s| s.impact.omega0 == w && s.impact.damping == c)
+                .collect();
+            let cells = states
+                .iter()
+                .map(|s| {
+                    let row: Vec<f64> = states
+                        .iter()
+                        .filter(|o| o.impact.mu == s.impact.mu)
+                        .map(|o| o.impact.theta0)
+                        .collect();
+                    Cell {
+                        x: s.impact.theta0,
+                        y: s.impact.mu,
+                        half_w: half_spacing(&row),
+                        half_h,
+                        value: value(s),
+                    }
+                })
+                .collect();
+            let marks = states
+                .iter()
+                .filter(|s| s.bounds.iter().any(|b| !b.holds_at_every_kappa))
+                .map(|s| (s.impact.theta0, s.impact.mu))
+                .collect();
+            HeatPanel {
+                // DejaVu has no combining dot: θ̇0 is written ω0.
+                title: format!("ω0 = {w}, c_d = {c}"),
+                cells,
+                curves: a.a_zero_curves.to_vec(),
+                curve_label: "A = 0 (eq. 18)".into(),
+                marks,
+                mark_label: "a bound fails at some κ".into(),
+            }
+        })
+        .collect()
+}
+
+fn map(
+    a: &AtlasAnalysis,
+    scale: ColorScale,
+    value: &dyn Fn(&StateAnalysis) -> Option<f64>,
+) -> HeatMap {
+    HeatMap {
+        panels: panels(a, value),
+        columns: 2,
+        x_label: "initial angle θ0".into(),
+        y_label: "friction μ".into(),
+        scale,
+        size: (1300, 1000),
+    }
+}
+
+fn continuous(label: &str) -> ColorScale {
+    ColorScale::Continuous {
+        label: label.into(),
+    }
+}
+
+/// Write the atlas heatmaps (SVG + PNG) into `dir`.
+pub fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), String> {
+    if a.per_state.is_empty() {
+        return Ok(());
+    }
+    let sequence = map(
+        a,
+        ColorScale::Categories {
+            names: vec![
+                "slide → stick → reverse slip".into(),
+                "another sequence".into(),
+                "failed runs".into(),
+            ],
+        },
+        &|s| {
+            Some(if s.failed > 0 {
+                2.0
+            } else if s.sequence == STANDARD_SEQUENCE {
+                0.0
+            } else {
+                1.0
+            })
+        },
+    );
+    save_heatmap(&sequence, dir, "atlas_sequence")?;
+    let stick = map(a, continuous("lim T_stick/√κ (extrapolated)"), &|s| {
+        s.stick_scaled_extrapolated
+    });
+    save_heatmap(&stick, dir, "atlas_stick_limit")?;
+    let slide = map(
+        a,
+        continuous("slide log-coefficient a·λ (fit / predicted)"),
+        &|s| Some(s.slide_log_coefficient? * s.limit?.slide_rate),
+    );
+    save_heatmap(&slide, dir, "atlas_slide_coefficient")?;
+    let v_err = map(
+        a,
+        continuous("log10 |v_out rel. error| at smallest κ"),
+        &|s| s.err_v_out.map(|e| e.abs().max(1e-16).log10()),
+    );
+    save_heatmap(&v_err, dir, "atlas_v_out_error")?;
+    let stick_err = map(
+        a,
+        continuous("log10 |T_stick/√κ rel. error| at smallest κ"),
+        &|s| s.err_stick_scaled.map(|e| e.abs().max(1e-16).log10()),
+    );
+    save_heatmap(&stick_err, dir, "atlas_stick_error")?;
+    // Which bounds fail (at some κ), as categories ordered by how many states they cover.
+    let failing = |s: &StateAnalysis| -> String {
+        let names: Vec<&str> = s
+            .bounds
+            .iter()
+            .filter(|b| !b.holds_at_every_kappa)
+            .map(|b| b.bound)
+            .collect();
+        let verdict = if names.is_empty() {
+            "every bound holds".to_string()
+        } else {
+            format!("fails: {}", names.join(" + "))
+        };
+        if s.bounds.iter().any(|b| b.bound.starts_with("slide")) {
+            verdict
+        } else {
+            format!("{verdict} (slide bounds n/a: B ≥ 0)")
+        }
+    };
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for s in &a.per_state {
+        let f = failing(s);
+        match counts.iter_mut().find(|(n, _)| *n == f) {
+            Some((_, k)) => *k += 1,
+            None => counts.push((f, 1)),
+        }
+    }
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+    let names: Vec<String> = counts.into_iter().map(|(n, _)| n).collect();
+    let mut bounds = map(
+        a,
+        ColorScale::Categories {
+            names: names.clone(),
+        },
+        &|s| {
+            let f = failing(s);
+            names.iter().position(|n| *n == f).map(|i| i as f64)
+        },
+    );
+    for p in &mut bounds.panels {
+        p.marks.clear();
+    }
+    save_heatmap(&bounds, dir, "atlas_bounds")
+}
