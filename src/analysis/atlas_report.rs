@@ -325,7 +325,10 @@ pub fn render_atlas_summary(
     let below: Vec<&StateAnalysis> = a
         .per_state
         .iter()
-        .filter(|s| s.limit.is_some_and(|l| l.stick_duration_scaled < std::f64::consts::FRAC_PI_2))
+        .filter(|s| {
+            s.limit
+                .is_some_and(|l| l.stick_duration_scaled < std::f64::consts::FRAC_PI_2)
+        })
         .collect();
     let failing_lower = |s: &StateAnalysis| {
         bound_of(s, super::sweep::STICK_LOWER).is_some_and(|b| !b.holds_at_every_kappa)

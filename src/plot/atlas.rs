@@ -36,21 +36,29 @@ fn panels(a: &AtlasAnalysis, value: &dyn Fn(&StateAnalysis) -> Option<f64>) -> V
                 .iter()
                 .filter(|s| s.impact.omega0 == w && s.impact.damping == c)
                 .collect();
+            // Cell width: the θ0 spacing of the state's own μ row (θ0 cells differ per μ).
+            let mut rows: Vec<(f64, Vec<f64>)> = Vec::new();
+            for st in &states {
+                match rows.iter_mut().find(|(mu, _)| *mu == st.impact.mu) {
+                    Some((_, thetas)) => thetas.push(st.impact.theta0),
+                    None => rows.push((st.impact.mu, vec![st.impact.theta0])),
+                }
+            }
+            let half_w: Vec<(f64, f64)> = rows
+                .iter()
+                .map(|(mu, thetas)| (*mu, half_spacing(thetas)))
+                .collect();
             let cells = states
                 .iter()
-                .map(|s| {
-                    let row: Vec<f64> = states
+                .map(|s| Cell {
+                    x: s.impact.theta0,
+                    y: s.impact.mu,
+                    half_w: half_w
                         .iter()
-                        .filter(|o| o.impact.mu == s.impact.mu)
-                        .map(|o| o.impact.theta0)
-                        .collect();
-                    Cell {
-                        x: s.impact.theta0,
-                        y: s.impact.mu,
-                        half_w: half_spacing(&row),
-                        half_h,
-                        value: value(s),
-                    }
+                        .find(|(mu, _)| *mu == s.impact.mu)
+                        .map_or(0.0, |r| r.1),
+                    half_h,
+                    value: value(s),
                 })
                 .collect();
             let marks = states
