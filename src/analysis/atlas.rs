@@ -71,6 +71,20 @@ pub struct AtlasAnalysis {
     pub per_state: Vec<StateAnalysis>,
 }
 
+impl AtlasAnalysis {
+    /// The distinct (θ̇0, c_d) of the states, ascending: one table block or panel each.
+    pub fn groups(&self) -> Vec<(f64, f64)> {
+        let mut groups: Vec<(f64, f64)> = self
+            .per_state
+            .iter()
+            .map(|s| (s.impact.omega0, s.impact.damping))
+            .collect();
+        groups.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)));
+        groups.dedup();
+        groups
+    }
+}
+
 fn worst_of(b: &BoundCheck) -> Option<(f64, f64, f64, f64)> {
     let (k, _) = b.worst?;
     let p = b.per_point.iter().find(|p| p.kappa == k)?;

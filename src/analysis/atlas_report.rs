@@ -212,14 +212,7 @@ pub fn render_atlas_summary(
         standard, a.states
     );
 
-    // Groups of (θ̇0, c_d).
-    let mut groups: Vec<(f64, f64)> = a
-        .per_state
-        .iter()
-        .map(|s| (s.impact.omega0, s.impact.damping))
-        .collect();
-    groups.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)));
-    groups.dedup();
+    let groups = a.groups();
     let _ = writeln!(s, "## Rigid limit\n");
     let _ = writeln!(
         s,

@@ -19,13 +19,7 @@ fn half_spacing(values: &[f64]) -> f64 {
 }
 
 fn panels(a: &AtlasAnalysis, value: &dyn Fn(&StateAnalysis) -> Option<f64>) -> Vec<HeatPanel> {
-    let mut groups: Vec<(f64, f64)> = a
-        .per_state
-        .iter()
-        .map(|s| (s.impact.omega0, s.impact.damping))
-        .collect();
-    groups.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)));
-    groups.dedup();
+    let groups = a.groups();
     let mus: Vec<f64> = a.per_state.iter().map(|s| s.impact.mu).collect();
     let half_h = half_spacing(&mus);
     groups
