@@ -6,8 +6,10 @@ use super::{
 };
 use crate::error::SimError;
 use crate::friction::Mode;
-use crate::integrate::diffsol::{run_with_diffsol, FactoryUser, OdeSetup};
-use crate::integrate::{IntegratorKind, SolverStats, Stepper, StepperFactory, Tolerances};
+use crate::integrate::{
+    run_with_integrator, FactoryUser, IntegratorKind, OdeSetup, SolverStats, Stepper,
+    StepperFactory, Tolerances,
+};
 use crate::model::PlanarContactSystem;
 use crate::record::{
     EnergyAccount, EventRecord, ModeInterval, PhaseDurations, PostImpact, RunRecord, Sample,
@@ -105,7 +107,7 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
         y0,
     };
     let mut record =
-        run_with_diffsol(setup, driver).map_err(|message| SimError::SolverFailed {
+        run_with_integrator(setup, driver).map_err(|message| SimError::SolverFailed {
             integrator: options.integrator.to_string(),
             time: 0.0,
             mode: "none",
@@ -194,11 +196,7 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> FactoryUser for Driver<'_, '_,
                     message: m,
                 })?;
             let phase = self.run_phase(&mut stepper, mode, t, &mut tracker, &events);
-            let s = stepper.stats();
-            stats.steps += s.steps;
-            stats.rejected_steps += s.rejected_steps;
-            stats.lu_factorisations += s.lu_factorisations;
-            stats.newton_iterations += s.newton_iterations;
+            stats.add(&stepper.stats());
             let phase = phase.map_err(|e| match e {
                 SimError::StepLimit {
                     steps, time, mode, ..
@@ -265,10 +263,7 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> FactoryUser for Driver<'_, '_,
             }
             mode = next;
         }
-        let counts = factory.evaluation_counts();
-        stats.rhs_evals = counts.rhs_evals;
-        stats.jvp_evals = counts.jvp_evals;
-        stats.jacobian_evals = counts.jacobian_evals;
+        stats.add(&factory.evaluation_counts());
         stats.events = events.len();
         let (kinetic, gravity, spring) = p.mechanical_energy(mode, &y);
         let friction_work = y[friction_work_index(N)];

@@ -13,7 +13,7 @@
 //! - Dense matrices: nalgebra (`NalgebraMat`, `NalgebraLU`); for our 10 states it was faster than
 //!   faer with the same steps (README, "Linear algebra backend").
 
-use super::{IntegratorKind, SolverStats, Stepper, StepperFactory, Tolerances};
+use super::{FactoryUser, IntegratorKind, OdeSetup, SolverStats, Stepper, StepperFactory};
 use crate::friction::Mode;
 use diffsol::{
     error::OdeSolverError, DiffsolError, NalgebraLU, NalgebraMat, OdeBuilder, OdeEquations,
@@ -21,27 +21,6 @@ use diffsol::{
 };
 use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
-
-/// Something that runs a hybrid simulation on whatever [`StepperFactory`] it is handed: the way
-/// to be generic over the concrete (unnameable) solver types.
-pub trait FactoryUser {
-    type Output;
-    fn run<F: StepperFactory>(self, factory: &mut F) -> Self::Output;
-}
-
-/// What the integrator needs to know of the ODE.
-pub struct OdeSetup<R, J> {
-    pub kind: IntegratorKind,
-    pub tolerances: Tolerances,
-    /// Per-component absolute tolerances (already scaled).
-    pub atol: Vec<f64>,
-    /// Smallest step the integrator may take before it reports failure.
-    pub min_step: f64,
-    /// Right-hand side of `mode`: `rhs(mode, y, dy)`.
-    pub rhs: R,
-    /// Jacobian–vector product of `mode`: `jvp(mode, y, v, Jv)`.
-    pub jvp: J,
-}
 
 /// The state a new phase starts from, read by the problem's `init` closure.
 struct PhaseStart {
@@ -94,6 +73,7 @@ where
         IntegratorKind::Tsit45 => user.run(&mut DiffsolFactory::new(problem, start, || {
             problem.tsit45()
         })),
+        other => return Err(format!("{other} is not one of diffsol's integrators")),
     })
 }
 

@@ -4,12 +4,54 @@
 //! take one accepted step, interpolate inside the last step (dense output), save and restore the
 //! full integrator state (including a multistep history), and step exactly to a given time. Event
 //! location and refinement are done once, in the mode machine, for every method alike.
+//!
+//! Two families sit behind it: diffsol's solvers ([`diffsol`]: BDF, TR-BDF2, ESDIRK34, Tsit45)
+//! and the methods written here on the same contract ([`radau`]: Radau IIA of order 5,
+//! [`rodas`]: the Rosenbrock method RODAS4), because no maintained crate offers them with a
+//! saveable state, step-by-step stepping to a stop time and dense output (README, "Integrators").
 
 pub mod diffsol;
+pub mod native;
+pub mod radau;
+pub mod rodas;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
+
+/// Something that runs a hybrid simulation on whatever [`StepperFactory`] it is handed: the way
+/// to be generic over the concrete (unnameable) solver types.
+pub trait FactoryUser {
+    type Output;
+    fn run<F: StepperFactory>(self, factory: &mut F) -> Self::Output;
+}
+
+/// What an integrator needs to know of the hybrid ODE.
+pub struct OdeSetup<R, J> {
+    pub kind: IntegratorKind,
+    pub tolerances: Tolerances,
+    /// Per-component absolute tolerances (already scaled).
+    pub atol: Vec<f64>,
+    /// Smallest step the integrator may take before it reports failure.
+    pub min_step: f64,
+    /// Right-hand side of `mode`: `rhs(mode, y, dy)`.
+    pub rhs: R,
+    /// Jacobian–vector product of `mode`: `jvp(mode, y, v, Jv)`.
+    pub jvp: J,
+}
+
+/// Run `user` with a factory of `setup.kind` steppers (diffsol's, or the ones written here).
+pub fn run_with_integrator<R, J, U>(setup: OdeSetup<R, J>, user: U) -> Result<U::Output, String>
+where
+    R: Fn(crate::friction::Mode, &[f64], &mut [f64]),
+    J: Fn(crate::friction::Mode, &[f64], &[f64], &mut [f64]),
+    U: FactoryUser,
+{
+    match setup.kind {
+        IntegratorKind::Radau5 | IntegratorKind::Rodas4 => native::run_with_native(setup, user),
+        _ => diffsol::run_with_diffsol(setup, user),
+    }
+}
 
 /// The integrators the harness can run, selectable by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -26,14 +68,23 @@ pub enum IntegratorKind {
     /// diffsol's Tsitouras 5(4) explicit Runge–Kutta: the non-stiff reference.
     #[serde(rename = "tsit45")]
     Tsit45,
+    /// Radau IIA, 3 stages, order 5 (Hairer–Wanner's RADAU5 scheme), stiff, implicit.
+    #[serde(rename = "radau5")]
+    Radau5,
+    /// RODAS4, a 6-stage L-stable Rosenbrock method of order 4(3) (Hairer–Wanner), linearly
+    /// implicit: one LU per step, no Newton iteration.
+    #[serde(rename = "rodas4")]
+    Rodas4,
 }
 
 impl IntegratorKind {
-    pub const ALL: [IntegratorKind; 4] = [
+    pub const ALL: [IntegratorKind; 6] = [
         IntegratorKind::Bdf,
         IntegratorKind::TrBdf2,
         IntegratorKind::Esdirk34,
         IntegratorKind::Tsit45,
+        IntegratorKind::Radau5,
+        IntegratorKind::Rodas4,
     ];
 
     pub fn name(&self) -> &'static str {
@@ -42,6 +93,8 @@ impl IntegratorKind {
             IntegratorKind::TrBdf2 => "tr-bdf2",
             IntegratorKind::Esdirk34 => "esdirk34",
             IntegratorKind::Tsit45 => "tsit45",
+            IntegratorKind::Radau5 => "radau5",
+            IntegratorKind::Rodas4 => "rodas4",
         }
     }
 
@@ -102,7 +155,53 @@ pub struct SolverStats {
     pub wall_time_s: f64,
 }
 
+impl SolverStats {
+    /// Add every counter of `other` (wall time included).
+    pub fn add(&mut self, other: &SolverStats) {
+        self.steps += other.steps;
+        self.rejected_steps += other.rejected_steps;
+        self.rhs_evals += other.rhs_evals;
+        self.jvp_evals += other.jvp_evals;
+        self.jacobian_evals += other.jacobian_evals;
+        self.lu_factorisations += other.lu_factorisations;
+        self.newton_iterations += other.newton_iterations;
+        self.events += other.events;
+        self.wall_time_s += other.wall_time_s;
+    }
+}
+
+/// An autonomous ODE `y' = f(y)` with exact Jacobian–vector products: what the integrators
+/// written here ([`radau`], [`rodas`]) need of one mode's vector field.
+pub trait VectorField {
+    /// Length of the state.
+    fn dim(&self) -> usize;
+    /// `dy = f(y)`.
+    fn rhs(&self, y: &[f64], dy: &mut [f64]);
+    /// `out = J(y) v`, J = ∂f/∂y (exact: forward-mode dual numbers in this crate).
+    fn jvp(&self, y: &[f64], v: &[f64], out: &mut [f64]);
+}
+
+/// Error control of the integrators written here: the weighted RMS norm of the local error
+/// estimate, each component divided by `atol[i] + rtol·max(|y0_i|, |y1_i|)`, must be ≤ 1.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepControl {
+    pub rtol: f64,
+    /// Per-component absolute tolerances (already scaled by the caller).
+    pub atol: Vec<f64>,
+    /// A step below this size is a failure (reported, never silently accepted).
+    pub min_step: f64,
+}
+
 /// One integrator run from a given state, as the mode machine drives it.
+///
+/// The contract every implementation keeps (the mode machine relies on each point):
+/// - `step` takes one *accepted* step (rejected attempts are retried inside) and never passes
+///   the stop time: the step that would is shortened to land on it exactly, and then `step`
+///   returns true.
+/// - `interpolate(t)` is valid for `t` in the last accepted step `[t_prev, time()]`.
+/// - `save` copies everything that determines future steps (solution, step size, history,
+///   dense output, stop time); `restore` puts it back. Work counters ([`Stepper::stats`]) are
+///   not part of the saved state: a restore does not undo counted work.
 pub trait Stepper {
     /// A full copy of the integrator state (solution, history, step size).
     type Saved: Clone;
@@ -119,7 +218,8 @@ pub trait Stepper {
     fn interpolate(&self, t: f64, out: &mut [f64]) -> Result<(), String>;
     fn save(&self) -> Self::Saved;
     fn restore(&mut self, saved: Self::Saved);
-    /// Counters accumulated by this stepper (steps, rejections, LU, Newton).
+    /// Counters accumulated by this stepper. Each counter is kept either here or in
+    /// [`StepperFactory::evaluation_counts`], never both; the mode machine adds the two.
     fn stats(&self) -> SolverStats;
 
     /// Step until exactly `t`.
