@@ -9,7 +9,7 @@ use rigid_limit::hybrid::{EndCondition, SimulationOptions};
 use rigid_limit::integrate::IntegratorKind;
 use rigid_limit::limit::RigidLimit;
 use rigid_limit::record::RunRecord;
-use rigid_limit::scenario::RodImpact;
+use rigid_limit::scenario::{RodImpact, Scenario};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -78,7 +78,14 @@ struct SimulateArgs {
     /// Dashpot coefficient c_d ≥ 0: F_n = max(0, δ/κ + c_d δ̇/√κ).
     #[arg(long, allow_hyphen_values = true, default_value_t = 0.0)]
     damping: f64,
-    /// Integrator: bdf, tr-bdf2, esdirk34 or tsit45.
+    /// Scenario: impact (put down at δ = δ̇ = 0, until separation), sustained (started at the
+    /// quasi-static penetration, until --t-end) or drop (from --height, until --t-end).
+    #[arg(long, default_value = "impact")]
+    scenario: String,
+    /// Drop height of the contact point (scenario drop).
+    #[arg(long, allow_hyphen_values = true, default_value_t = 0.5)]
+    height: f64,
+    /// Integrator: bdf, tr-bdf2, esdirk34, tsit45, radau5 or rodas4.
     #[arg(long, default_value = "bdf")]
     integrator: String,
     /// Relative tolerance.
@@ -141,6 +148,29 @@ fn simulate(args: SimulateArgs) -> Result<(), String> {
         damping: args.damping,
     };
     impact.validate(flag).map_err(|e| e.to_string())?;
+    let needs_end = |name: &str| {
+        args.t_end.ok_or_else(|| {
+            format!("--scenario {name} runs to a fixed time: give --t-end (e.g. --t-end 1)")
+        })
+    };
+    let scenario = match args.scenario.as_str() {
+        "impact" => Scenario::Impact(impact),
+        "sustained" => Scenario::Sustained {
+            rod: impact,
+            t_end: needs_end("sustained")?,
+        },
+        "drop" => Scenario::Drop {
+            rod: impact,
+            height: args.height,
+            t_end: needs_end("drop")?,
+        },
+        other => {
+            return Err(format!(
+                "invalid --scenario = {other}: use impact, sustained or drop"
+            ))
+        }
+    };
+    scenario.validate(flag).map_err(|e| e.to_string())?;
     let integrator: IntegratorKind = args
         .integrator
         .parse()
@@ -159,9 +189,10 @@ fn simulate(args: SimulateArgs) -> Result<(), String> {
         rigid_limit::error::require_positive("--t-end", t_end).map_err(|e| e.to_string())?;
         options.end = EndCondition::Time(t_end);
     }
-    let record = impact.simulate(&options).map_err(|e| e.to_string())?;
+    let record = scenario.simulate(&options).map_err(|e| e.to_string())?;
     if args.json {
         let mut json = serde_json::json!({
+            "scenario": scenario.name(),
             "case": impact.case(),
             "slide_coefficients": impact.slide_coefficients(),
             "params": impact,

@@ -107,6 +107,9 @@ pub struct RunRecord {
     pub final_qdot: Vec<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trajectory: Option<Vec<Sample>>,
+    /// The states at [`crate::hybrid::SimulationOptions::output_times`] (as many as were reached).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<Sample>,
 }
 
 impl RunRecord {

@@ -1,12 +1,20 @@
-//! The tangential-impact scenario of Zhao–Liu: the Painlevé rod put down at δ = δ̇ = 0, sliding
-//! with u0, at attitude (θ0, θ̇0), on a compliant contact. Parameters, their validation, and the
-//! run.
+//! Scenarios of the Painlevé rod on a compliant contact: parameters, their validation, the initial
+//! state and the run.
+//!
+//! - [`RodImpact`]: Zhao–Liu's tangential impact, the rod put down at δ = δ̇ = 0, sliding with u0,
+//!   at attitude (θ0, θ̇0); runs to separation.
+//! - [`Scenario::Sustained`]: the same parameters in a consistent configuration (A > 0), started at
+//!   the quasi-static penetration (normal acceleration zero), run for a fixed time: long stiff
+//!   contact, where an implicit integrator can step over the contact's fast time scale.
+//! - [`Scenario::Drop`]: the rod dropped from a height, run for a fixed time through every bounce.
 
 use crate::contact::NormalCompliance;
 use crate::error::{require_finite, require_non_negative, require_positive, SimError};
 use crate::friction::Coulomb;
-use crate::hybrid::{simulate, ContactProblem, SimulationOptions};
+use crate::hybrid::{simulate, ContactProblem, EndCondition, SimulationOptions};
+use crate::model::rod::Y_A;
 use crate::model::rod::{PainleveRod, SlideCoefficients, SlipCase};
+use crate::model::ProjectedDynamics;
 use crate::record::RunRecord;
 use serde::{Deserialize, Serialize};
 
@@ -100,16 +108,152 @@ impl RodImpact {
         ([0.0, 0.0, self.theta0], [self.u0, 0.0, self.omega0])
     }
 
-    /// Validate and simulate.
+    /// Validate and simulate the impact (until separation).
+    pub fn simulate(&self, options: &SimulationOptions) -> Result<RunRecord, SimError> {
+        Scenario::Impact(*self).simulate(options)
+    }
+}
+
+/// What a run starts from and how long it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Scenario {
+    /// Zhao–Liu's tangential impact (δ = δ̇ = 0 at t = 0), until the contact opens.
+    Impact(RodImpact),
+    /// Started at the quasi-static penetration δ = κ F_n with δ̇ = 0, F_n the force that makes the
+    /// normal acceleration zero in the initial mode (slip in the direction of u0, or stick when
+    /// u0 = 0); run until `t_end`. Needs a pressing, consistent configuration.
+    Sustained {
+        #[serde(flatten)]
+        rod: RodImpact,
+        t_end: f64,
+    },
+    /// Dropped with its contact point at `height` above the ground (velocities u0, 0, θ̇0); run
+    /// until `t_end` through every bounce.
+    Drop {
+        #[serde(flatten)]
+        rod: RodImpact,
+        height: f64,
+        t_end: f64,
+    },
+}
+
+impl Scenario {
+    pub fn rod(&self) -> &RodImpact {
+        match self {
+            Scenario::Impact(rod)
+            | Scenario::Sustained { rod, .. }
+            | Scenario::Drop { rod, .. } => rod,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Scenario::Impact(_) => "impact",
+            Scenario::Sustained { .. } => "sustained",
+            Scenario::Drop { .. } => "drop",
+        }
+    }
+
+    /// The end of the run: `t_end`, or `None` for an impact (separation, unless the options
+    /// ask for a fixed time).
+    pub fn end(&self) -> Option<EndCondition> {
+        match self {
+            Scenario::Impact(_) => None,
+            Scenario::Sustained { t_end, .. } | Scenario::Drop { t_end, .. } => {
+                Some(EndCondition::Time(*t_end))
+            }
+        }
+    }
+
+    /// Check every parameter and that the initial state is what the scenario claims; `flag` maps
+    /// a parameter name to the name the user typed.
+    pub fn validate(&self, flag: impl Fn(&str) -> String) -> Result<(), SimError> {
+        self.rod().validate(&flag)?;
+        match self {
+            Scenario::Impact(_) => Ok(()),
+            Scenario::Sustained { t_end, .. } => {
+                require_positive(&flag("t_end"), *t_end)?;
+                self.initial_state().map(|_| ()).map_err(|e| match e {
+                    SimError::InvalidInput {
+                        field,
+                        value,
+                        requirement,
+                    } => SimError::InvalidInput {
+                        field: flag(&field),
+                        value,
+                        requirement,
+                    },
+                    other => other,
+                })
+            }
+            Scenario::Drop { height, t_end, .. } => {
+                require_positive(&flag("t_end"), *t_end)?;
+                require_positive(&flag("height"), *height).map(|_| ())
+            }
+        }
+    }
+
+    /// Initial generalised coordinates and velocities (x_A, y_A, θ), or why there is none.
+    pub fn initial_state(&self) -> Result<([f64; 3], [f64; 3]), SimError> {
+        let rod = self.rod();
+        let (mut q, qdot) = rod.initial_state();
+        match self {
+            Scenario::Impact(_) => {}
+            Scenario::Sustained { .. } => {
+                let force = quasi_static_normal_force(rod, &q, &qdot).ok_or_else(|| {
+                    SimError::invalid(
+                        "theta0",
+                        rod.theta0,
+                        &format!(
+                            "a sustained contact needs a pressing, consistent start (Zhao–Liu A > 0, B < 0); here {}, B = {:.4}: choose θ0, μ (or θ̇0) with A > 0",
+                            rod.case().describe(),
+                            rod.slide_coefficients().b
+                        ),
+                    )
+                })?;
+                q[Y_A] = -rod.kappa * force;
+            }
+            Scenario::Drop { height, .. } => q[Y_A] = *height,
+        }
+        Ok((q, qdot))
+    }
+
+    /// Validate and simulate (to the scenario's end).
     pub fn simulate(&self, options: &SimulationOptions) -> Result<RunRecord, SimError> {
         self.validate(|name| name.to_string())?;
         let rod = PainleveRod;
+        let params = self.rod();
         let problem = ContactProblem {
             system: &rod,
-            compliance: self.compliance(),
-            friction: self.friction(),
+            compliance: params.compliance(),
+            friction: params.friction(),
         };
-        let (q0, qdot0) = self.initial_state();
-        simulate(&problem, &q0, &qdot0, options)
+        let (q0, qdot0) = self.initial_state()?;
+        match self.end() {
+            Some(end) => {
+                let mut options = options.clone();
+                options.end = end;
+                simulate(&problem, &q0, &qdot0, &options)
+            }
+            None => simulate(&problem, &q0, &qdot0, options),
+        }
     }
+}
+
+/// The normal force that makes the normal acceleration zero at (q, q̇) with the contact closed:
+/// `b + B λ_T + C λ_N = 0` (C–V eq. (3.3)) with λ_T = ∓μ λ_N in slip (direction of u), or the
+/// stick force when u = 0. `None` unless it is positive and finite (a pressing, consistent
+/// configuration: in slip the denominator is Zhao–Liu's A).
+pub fn quasi_static_normal_force(rod: &RodImpact, q: &[f64; 3], qdot: &[f64; 3]) -> Option<f64> {
+    let p = ProjectedDynamics::at(&PainleveRod, q, qdot);
+    let force = if p.u != 0.0 {
+        let slip = -p.u.signum() * rod.mu;
+        -p.free_normal_accel / (p.normal_mobility + slip * p.cross_mobility)
+    } else {
+        let b_eff = p.free_normal_accel
+            - p.cross_mobility * p.free_tangential_accel / p.tangential_mobility;
+        -b_eff / (p.normal_mobility - p.cross_mobility * p.cross_mobility / p.tangential_mobility)
+    };
+    (force.is_finite() && force > 0.0).then_some(force)
 }

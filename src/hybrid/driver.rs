@@ -34,6 +34,10 @@ pub struct SimulationOptions {
     /// Time limit for [`EndCondition::Separation`].
     pub t_max: f64,
     pub record_trajectory: bool,
+    /// Times (increasing, in (0, end]) at which the state is recorded in
+    /// [`RunRecord::outputs`]. The integrator stops exactly at each (a full-accuracy step, not an
+    /// interpolation), so the state's error there is the integrator's own.
+    pub output_times: Vec<f64>,
     /// Guard against Zeno behaviour and chattering.
     pub max_events: usize,
     /// Guard against step-size collapse.
@@ -48,6 +52,7 @@ impl SimulationOptions {
             end: EndCondition::Separation,
             t_max: 10.0,
             record_trajectory: false,
+            output_times: Vec::new(),
             max_events: 1000,
             max_steps: 2_000_000,
         }
@@ -136,6 +141,8 @@ struct Tracker {
     max_penetration: f64,
     trajectory: Option<Vec<Sample>>,
     steps: usize,
+    /// States at the requested output times, and how many of those are taken.
+    outputs: Vec<Sample>,
 }
 
 impl<Sys: PlanarContactSystem<N>, const N: usize> FactoryUser for Driver<'_, '_, Sys, N> {
@@ -156,6 +163,7 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> FactoryUser for Driver<'_, '_,
             max_penetration: 0.0,
             trajectory: opts.record_trajectory.then(Vec::new),
             steps: 0,
+            outputs: Vec::new(),
         };
         let mut separation_loss = 0.0;
         let mut post_impact = None;
@@ -186,16 +194,15 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> FactoryUser for Driver<'_, '_,
                 message,
             };
             let mut stepper = factory.start(mode, &y).map_err(failed)?;
-            let remaining = t_end - t;
             stepper
-                .set_stop_time(remaining)
+                .set_stop_time(self.next_stop(t, t_end, tracker.outputs.len()) - t)
                 .map_err(|m| SimError::SolverFailed {
                     integrator: opts.integrator.to_string(),
                     time: t,
                     mode: mode.name(),
                     message: m,
                 })?;
-            let phase = self.run_phase(&mut stepper, mode, t, &mut tracker, &events);
+            let phase = self.run_phase(&mut stepper, mode, t, t_end, &mut tracker, &events);
             stats.add(&stepper.stats());
             let phase = phase.map_err(|e| match e {
                 SimError::StepLimit {
@@ -299,11 +306,34 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> FactoryUser for Driver<'_, '_,
             final_q: y[..N].to_vec(),
             final_qdot: y[N..2 * N].to_vec(),
             trajectory: tracker.trajectory,
+            outputs: tracker.outputs,
         })
     }
 }
 
 impl<Sys: PlanarContactSystem<N>, const N: usize> Driver<'_, '_, Sys, N> {
+    /// The next global time the integrator must stop at exactly: the next output time not yet
+    /// taken (the `taken`-th), or the end.
+    fn next_stop(&self, t: f64, t_end: f64, taken: usize) -> f64 {
+        match self.options.output_times.get(taken) {
+            Some(&t_out) if t_out > t && t_out < t_end => t_out,
+            _ => t_end,
+        }
+    }
+
+    /// The state at global time `t`, as a sample.
+    fn sample(&self, mode: Mode, t: f64, y: &[f64]) -> Sample {
+        let cs = self.problem.contact_state(mode, y);
+        Sample {
+            t,
+            mode,
+            q: y[..N].to_vec(),
+            qdot: y[N..2 * N].to_vec(),
+            normal_force: cs.normal_force,
+            tangential_force: cs.tangential_force,
+        }
+    }
+
     /// Update the running extrema (and the trajectory) with the state `y` at global time `t`.
     fn track(&self, mode: Mode, t: f64, y: &[f64], tracker: &mut Tracker) {
         let cs = self.problem.contact_state(mode, y);
@@ -312,23 +342,19 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> Driver<'_, '_, Sys, N> {
             tracker.max_penetration = tracker.max_penetration.max(cs.penetration);
         }
         if let Some(tr) = tracker.trajectory.as_mut() {
-            tr.push(Sample {
-                t,
-                mode,
-                q: y[..N].to_vec(),
-                qdot: y[N..2 * N].to_vec(),
-                normal_force: cs.normal_force,
-                tangential_force: cs.tangential_force,
-            });
+            tr.push(self.sample(mode, t, y));
         }
     }
 
-    /// Integrate `mode` until its first switching event or the stop time.
+    /// Integrate `mode` until its first switching event or `t_end`, stopping exactly at the
+    /// output times on the way.
+    #[allow(clippy::too_many_arguments)]
     fn run_phase<St: Stepper>(
         &self,
         st: &mut St,
         mode: Mode,
         t_phase_start: f64,
+        t_end: f64,
         tracker: &mut Tracker,
         events: &[EventRecord],
     ) -> Result<PhaseEnd, SimError> {
@@ -421,6 +447,19 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> Driver<'_, '_, Sys, N> {
             g_prev.copy_from_slice(&g_start);
             self.track(mode, t_phase_start + t_prev, &y_prev, tracker);
             if reached_stop {
+                let taken = tracker.outputs.len();
+                let stop = self.next_stop(t_phase_start, t_end, taken);
+                if stop < t_end {
+                    // An output time, not the end: record it exactly and go on in this phase.
+                    tracker.outputs.push(self.sample(mode, stop, &y_prev));
+                    let next = self.next_stop(stop, t_end, taken + 1);
+                    st.set_stop_time(next - t_phase_start)
+                        .map_err(|m| failed(t_prev, m))?;
+                    continue;
+                }
+                if self.options.output_times.get(taken) == Some(&t_end) {
+                    tracker.outputs.push(self.sample(mode, t_end, &y_prev));
+                }
                 return Ok(PhaseEnd {
                     duration: t_prev,
                     y: y_prev,
