@@ -2,7 +2,7 @@
 //! run, failed points become rows.
 
 use rigid_limit::experiment::runner::{JOURNAL_CSV, RUNS_CSV};
-use rigid_limit::experiment::table::{header_line, parse_rows, Row};
+use rigid_limit::experiment::table::{header_line, parse_rows, Row, SWEEP_COLUMNS};
 use rigid_limit::experiment::{merge_shards, run_experiment, ExperimentSpec, RunOptions, Shard};
 use std::path::{Path, PathBuf};
 
@@ -38,7 +38,7 @@ fn options(dir: &Path, shard: Option<Shard>) -> RunOptions {
 
 /// The rows without the timing column (the only one that differs between identical runs).
 fn rows_without_timing(path: &Path) -> Vec<Row> {
-    let mut rows = parse_rows(&std::fs::read_to_string(path).unwrap());
+    let mut rows = parse_rows(&std::fs::read_to_string(path).unwrap(), SWEEP_COLUMNS);
     for r in &mut rows {
         r.fields.remove("wall_time_s");
     }
@@ -57,7 +57,11 @@ fn an_interrupted_run_resumes_and_skips_finished_points() {
     let text = std::fs::read_to_string(dir.join(RUNS_CSV)).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let torn = &lines[5][..lines[5].len() / 2];
-    let journal = format!("{}\n{}\n{torn}", header_line(), lines[1..5].join("\n"));
+    let journal = format!(
+        "{}\n{}\n{torn}",
+        header_line(SWEEP_COLUMNS),
+        lines[1..5].join("\n")
+    );
     std::fs::write(dir.join(JOURNAL_CSV), journal).unwrap();
     std::fs::remove_file(dir.join(RUNS_CSV)).unwrap();
     let resumed = run_experiment(&spec, &options(&dir, None)).unwrap();
@@ -112,7 +116,10 @@ fn a_failing_point_becomes_a_row_and_the_sweep_goes_on() {
     let spec = ExperimentSpec::parse(&text).unwrap();
     let dir = scratch("failing");
     let s = run_experiment(&spec, &options(&dir, None)).unwrap();
-    let rows = parse_rows(&std::fs::read_to_string(dir.join(RUNS_CSV)).unwrap());
+    let rows = parse_rows(
+        &std::fs::read_to_string(dir.join(RUNS_CSV)).unwrap(),
+        SWEEP_COLUMNS,
+    );
     assert_eq!(rows.len(), 10);
     let failed: Vec<&Row> = rows
         .iter()

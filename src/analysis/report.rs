@@ -6,7 +6,7 @@ use super::fit::LinearFit;
 use super::sweep::{analyze, BoundCheck, SweepAnalysis};
 use crate::experiment::runner::{write_atomically, RunError, META_JSON, RUNS_CSV};
 use crate::experiment::spec::{AnalysisKind, ExperimentSpec};
-use crate::experiment::table::parse_rows;
+use crate::experiment::table::{parse_rows, SWEEP_COLUMNS};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -34,7 +34,7 @@ pub fn write_report(spec: &ExperimentSpec, dir: &Path) -> Result<Report, RunErro
         path: path.display().to_string(),
         source,
     })?;
-    let rows = parse_rows(&text);
+    let rows = parse_rows(&text, SWEEP_COLUMNS);
     if spec.analysis_kind() == AnalysisKind::Atlas {
         let analysis = analyze_atlas(spec, &rows);
         let run_time = std::fs::read_to_string(dir.join(META_JSON))

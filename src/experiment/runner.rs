@@ -2,7 +2,7 @@
 //! as rows with their error, resume after interruption, shards for job arrays, atomic writes.
 
 use super::spec::{AnalysisKind, ExperimentSpec, Point};
-use super::table::{header_line, parse_rows, Row};
+use super::table::{header_line, parse_rows, Row, SWEEP_COLUMNS};
 use crate::hybrid::SimulationOptions;
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
@@ -55,6 +55,78 @@ pub fn write_history(spec: &ExperimentSpec, dir: &Path) -> Result<(), RunError> 
         }
     }
     write_atomically(&dir.join(HISTORY_CSV), &text)
+}
+
+/// What the runner needs of an experiment: its points, the columns of its table, how to run one
+/// point into a row, and which stored row is the result of which point (for resume).
+pub trait Plan: Sync {
+    type Point: Sync;
+    fn name(&self) -> &str;
+    /// Columns of runs.csv; the first is `point_id`.
+    fn columns(&self) -> &'static [&'static str];
+    /// Every point, in output order; `point_id` is the position.
+    fn points(&self) -> Vec<Self::Point>;
+    fn point_id(&self, point: &Self::Point) -> usize;
+    /// Whether a stored row is the result of `point` (same inputs), so it may be reused.
+    fn row_matches(&self, row: &Row, point: &Self::Point) -> bool;
+    /// Run one point; a failure is a row with `status = error`, never a panic.
+    fn run_point(&self, point: &Self::Point) -> Row;
+    /// A short description for the progress bar.
+    fn describe(&self, point: &Self::Point) -> String;
+    /// The experiment as JSON, for meta.json.
+    fn spec_json(&self) -> serde_json::Value;
+    /// Outputs written after a full run or a merge (besides runs.csv and meta.json).
+    fn after_run(&self, _dir: &Path) -> Result<(), RunError> {
+        Ok(())
+    }
+}
+
+impl Plan for ExperimentSpec {
+    type Point = Point;
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn columns(&self) -> &'static [&'static str] {
+        SWEEP_COLUMNS
+    }
+    fn points(&self) -> Vec<Point> {
+        ExperimentSpec::points(self)
+    }
+    fn point_id(&self, point: &Point) -> usize {
+        point.id
+    }
+    fn row_matches(&self, row: &Row, point: &Point) -> bool {
+        let imp = &point.impact;
+        let same = |col: &str, v: f64| row.number(col) == Some(v);
+        same("kappa", imp.kappa)
+            && same("mu", imp.mu)
+            && same("mu_s", imp.mu_s)
+            && same("theta0", imp.theta0)
+            && same("omega0", imp.omega0)
+            && same("u0", imp.u0)
+            && same("damping", imp.damping)
+            && same("rtol", self.solver.rtol)
+            && same("atol", self.solver.atol)
+            && row.text("integrator") == point.integrator.name()
+    }
+    fn run_point(&self, point: &Point) -> Row {
+        let mut o = SimulationOptions::new(point.integrator, self.solver.rtol, self.solver.atol);
+        if let Some(t) = self.solver.t_max {
+            o.t_max = t;
+        }
+        let result = point.impact.simulate(&o).map_err(|e| e.to_string());
+        Row::of(point, self.solver.rtol, self.solver.atol, &result)
+    }
+    fn describe(&self, point: &Point) -> String {
+        format!("{} κ = {:.1e}", point.integrator, point.impact.kappa)
+    }
+    fn spec_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+    fn after_run(&self, dir: &Path) -> Result<(), RunError> {
+        write_history(self, dir)
+    }
 }
 
 /// Every n-th point, starting at i: `--shard i/n`.
@@ -132,11 +204,11 @@ pub fn write_atomically(path: &Path, contents: &str) -> Result<(), RunError> {
 }
 
 /// Rows already in `dir` (runs.csv and the journal of an interrupted run).
-fn rows_in(dir: &Path) -> BTreeMap<usize, Row> {
+fn rows_in(dir: &Path, columns: &[&'static str]) -> BTreeMap<usize, Row> {
     let mut rows = BTreeMap::new();
     for name in [RUNS_CSV, JOURNAL_CSV] {
         if let Ok(text) = fs::read_to_string(dir.join(name)) {
-            for row in parse_rows(&text) {
+            for row in parse_rows(&text, columns) {
                 rows.insert(row.point_id, row);
             }
         }
@@ -144,27 +216,11 @@ fn rows_in(dir: &Path) -> BTreeMap<usize, Row> {
     rows
 }
 
-/// Whether a stored row is the result of `point` (same inputs), so it may be reused.
-fn row_matches(row: &Row, point: &Point, spec: &ExperimentSpec) -> bool {
-    let imp = &point.impact;
-    let same = |col: &str, v: f64| row.number(col) == Some(v);
-    same("kappa", imp.kappa)
-        && same("mu", imp.mu)
-        && same("mu_s", imp.mu_s)
-        && same("theta0", imp.theta0)
-        && same("omega0", imp.omega0)
-        && same("u0", imp.u0)
-        && same("damping", imp.damping)
-        && same("rtol", spec.solver.rtol)
-        && same("atol", spec.solver.atol)
-        && row.text("integrator") == point.integrator.name()
-}
-
-fn table_text(rows: &BTreeMap<usize, Row>) -> String {
-    let mut out = header_line();
+fn table_text(rows: &BTreeMap<usize, Row>, columns: &[&'static str]) -> String {
+    let mut out = header_line(columns);
     out.push('\n');
     for row in rows.values() {
-        out.push_str(&row.to_csv_line());
+        out.push_str(&row.to_csv_line(columns));
         out.push('\n');
     }
     out
@@ -172,33 +228,38 @@ fn table_text(rows: &BTreeMap<usize, Row>) -> String {
 
 /// Run (or resume) an experiment; writes runs.csv and meta.json in the output directory (or its
 /// shard subdirectory).
-pub fn run_experiment(spec: &ExperimentSpec, opts: &RunOptions) -> Result<RunSummary, RunError> {
+pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary, RunError> {
     let start = Instant::now();
     let dir = match opts.shard {
         Some(s) => opts.out_dir.join(s.dir_name()),
         None => opts.out_dir.clone(),
     };
     fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-    let points: Vec<Point> = spec
+    let columns = spec.columns();
+    let points: Vec<P::Point> = spec
         .points()
         .into_iter()
-        .filter(|p| opts.shard.is_none_or(|s| p.id % s.count == s.index))
+        .filter(|p| {
+            opts.shard
+                .is_none_or(|s| spec.point_id(p) % s.count == s.index)
+        })
         .collect();
-    let stored = rows_in(&dir);
+    let n_points = points.len();
+    let stored = rows_in(&dir, columns);
     let mut done: BTreeMap<usize, Row> = BTreeMap::new();
     let mut todo = Vec::new();
-    for p in &points {
-        match stored.get(&p.id) {
-            Some(row) if row_matches(row, p, spec) => {
-                done.insert(p.id, row.clone());
+    for p in points {
+        match stored.get(&spec.point_id(&p)) {
+            Some(row) if spec.row_matches(row, &p) => {
+                done.insert(spec.point_id(&p), row.clone());
             }
-            _ => todo.push(*p),
+            _ => todo.push(p),
         }
     }
     let resumed = done.len();
     // Journal: existing finished rows first, then every new row as soon as it exists.
     let journal_path = dir.join(JOURNAL_CSV);
-    write_atomically(&journal_path, &table_text(&done))?;
+    write_atomically(&journal_path, &table_text(&done, columns))?;
     let journal = Mutex::new(
         OpenOptions::new()
             .append(true)
@@ -215,35 +276,25 @@ pub fn run_experiment(spec: &ExperimentSpec, opts: &RunOptions) -> Result<RunSum
         ) {
             bar.set_style(style.progress_chars("=> "));
         }
-        bar.set_prefix(spec.name.clone());
+        bar.set_prefix(spec.name().to_string());
         bar
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let mut options = SimulationOptions::new(
-        spec.solver.integrators[0],
-        spec.solver.rtol,
-        spec.solver.atol,
-    );
-    if let Some(t) = spec.solver.t_max {
-        options.t_max = t;
-    }
     let write_error = Mutex::new(None);
     {
         use rayon::prelude::*;
         todo.par_iter().for_each(|p| {
-            let mut o = options.clone();
-            o.integrator = p.integrator;
-            let result = p.impact.simulate(&o).map_err(|e| e.to_string());
-            let row = Row::of(p, spec.solver.rtol, spec.solver.atol, &result);
+            let row = spec.run_point(p);
             {
                 let mut j = journal.lock().unwrap_or_else(|e| e.into_inner());
-                if let Err(e) = writeln!(j, "{}", row.to_csv_line()).and_then(|_| j.flush()) {
+                if let Err(e) = writeln!(j, "{}", row.to_csv_line(columns)).and_then(|_| j.flush())
+                {
                     *write_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                 }
             }
             new_rows.lock().unwrap_or_else(|e| e.into_inner()).push(row);
-            bar.set_message(format!("({} κ = {:.1e})", p.integrator, p.impact.kappa));
+            bar.set_message(format!("({})", spec.describe(p)));
             bar.inc(1);
         });
     }
@@ -257,10 +308,10 @@ pub fn run_experiment(spec: &ExperimentSpec, opts: &RunOptions) -> Result<RunSum
     for row in new_rows {
         done.insert(row.point_id, row);
     }
-    write_atomically(&dir.join(RUNS_CSV), &table_text(&done))?;
+    write_atomically(&dir.join(RUNS_CSV), &table_text(&done, columns))?;
     let summary = RunSummary {
         out_dir: dir.clone(),
-        points: points.len(),
+        points: n_points,
         resumed,
         ran: total,
         failed,
@@ -269,14 +320,14 @@ pub fn run_experiment(spec: &ExperimentSpec, opts: &RunOptions) -> Result<RunSum
     write_atomically(&dir.join(META_JSON), &meta_json(spec, opts, &summary))?;
     fs::remove_file(&journal_path).map_err(io_err(&journal_path))?;
     if opts.shard.is_none() {
-        write_history(spec, &dir)?;
+        spec.after_run(&dir)?;
     }
     Ok(summary)
 }
 
 /// Join the shards in `out_dir/shard-*-of-*` into `out_dir/runs.csv`.
-pub fn merge_shards(
-    spec: &ExperimentSpec,
+pub fn merge_shards<P: Plan>(
+    spec: &P,
     out_dir: &Path,
     command_line: &str,
 ) -> Result<RunSummary, RunError> {
@@ -301,14 +352,14 @@ pub fn merge_shards(
     for d in &shard_dirs {
         let path = d.join(RUNS_CSV);
         let text = fs::read_to_string(&path).map_err(io_err(&path))?;
-        for row in parse_rows(&text) {
+        for row in parse_rows(&text, spec.columns()) {
             merged.insert(row.point_id, row);
         }
     }
     let points = spec.points();
     let missing: Vec<usize> = points
         .iter()
-        .map(|p| p.id)
+        .map(|p| spec.point_id(p))
         .filter(|id| !merged.contains_key(id))
         .collect();
     if !missing.is_empty() {
@@ -320,7 +371,10 @@ pub fn merge_shards(
             missing[0]
         )));
     }
-    write_atomically(&out_dir.join(RUNS_CSV), &table_text(&merged))?;
+    write_atomically(
+        &out_dir.join(RUNS_CSV),
+        &table_text(&merged, spec.columns()),
+    )?;
     let summary = RunSummary {
         out_dir: out_dir.to_path_buf(),
         points: points.len(),
@@ -336,11 +390,11 @@ pub fn merge_shards(
         command_line: command_line.to_string(),
     };
     write_atomically(&out_dir.join(META_JSON), &meta_json(spec, &opts, &summary))?;
-    write_history(spec, out_dir)?;
+    spec.after_run(out_dir)?;
     Ok(summary)
 }
 
-fn meta_json(spec: &ExperimentSpec, opts: &RunOptions, s: &RunSummary) -> String {
+fn meta_json<P: Plan>(spec: &P, opts: &RunOptions, s: &RunSummary) -> String {
     let git_commit = std::process::Command::new("git")
         .args(["rev-parse", "HEAD"])
         .output()
@@ -348,7 +402,7 @@ fn meta_json(spec: &ExperimentSpec, opts: &RunOptions, s: &RunSummary) -> String
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
     let meta = serde_json::json!({
-        "experiment": spec,
+        "experiment": spec.spec_json(),
         "crate_version": env!("CARGO_PKG_VERSION"),
         "git_commit": git_commit,
         "command_line": opts.command_line,

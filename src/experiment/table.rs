@@ -6,8 +6,8 @@ use crate::model::rod::THETA;
 use crate::record::RunRecord;
 use std::collections::BTreeMap;
 
-/// Column names of runs.csv, in order.
-pub const COLUMNS: &[&str] = &[
+/// Column names of a κ sweep's (or an atlas's) runs.csv, in order.
+pub const SWEEP_COLUMNS: &[&str] = &[
     "point_id",
     "kappa",
     "mu",
@@ -153,23 +153,24 @@ impl Row {
         self.fields.get(column).map(String::as_str).unwrap_or("")
     }
 
-    /// One CSV line (no newline).
-    pub fn to_csv_line(&self) -> String {
-        let cells: Vec<String> = COLUMNS
+    /// One CSV line (no newline) with `columns`.
+    pub fn to_csv_line(&self, columns: &[&'static str]) -> String {
+        let cells: Vec<String> = columns
             .iter()
             .map(|c| quote(self.fields.get(c).map(String::as_str).unwrap_or("")))
             .collect();
         cells.join(",")
     }
 
-    /// Parse a CSV line written by [`Row::to_csv_line`]; `None` for a torn or foreign line.
-    pub fn from_csv_line(line: &str) -> Option<Row> {
+    /// Parse a CSV line written by [`Row::to_csv_line`] with the same `columns` (the first is the
+    /// point id); `None` for a torn or foreign line.
+    pub fn from_csv_line(line: &str, columns: &[&'static str]) -> Option<Row> {
         let cells = split_csv_line(line)?;
-        if cells.len() != COLUMNS.len() {
+        if cells.len() != columns.len() {
             return None;
         }
         let point_id = cells[0].parse().ok()?;
-        let fields = COLUMNS
+        let fields = columns
             .iter()
             .zip(cells)
             .filter(|(_, v)| !v.is_empty())
@@ -180,8 +181,8 @@ impl Row {
 }
 
 /// The CSV header line.
-pub fn header_line() -> String {
-    COLUMNS.join(",")
+pub fn header_line(columns: &[&str]) -> String {
+    columns.join(",")
 }
 
 /// Quote a cell when it holds a comma, a quote or a line break (RFC 4180).
@@ -220,11 +221,14 @@ fn split_csv_line(line: &str) -> Option<Vec<String>> {
     Some(cells)
 }
 
-/// Read the rows of a runs.csv (or journal) text; lines that do not parse are skipped.
-pub fn parse_rows(text: &str) -> Vec<Row> {
+/// Read the rows of a runs.csv (or journal) text written with `columns`; lines that do not
+/// parse are skipped, and a file with another header yields nothing.
+pub fn parse_rows(text: &str, columns: &[&'static str]) -> Vec<Row> {
     let mut lines = text.lines();
     match lines.next() {
-        Some(h) if h == header_line() => lines.filter_map(Row::from_csv_line).collect(),
+        Some(h) if h == header_line(columns) => lines
+            .filter_map(|line| Row::from_csv_line(line, columns))
+            .collect(),
         _ => Vec::new(),
     }
 }
@@ -243,8 +247,8 @@ mod tests {
             point_id: 7,
             fields,
         };
-        let back = Row::from_csv_line(&row.to_csv_line()).unwrap();
+        let back = Row::from_csv_line(&row.to_csv_line(SWEEP_COLUMNS), SWEEP_COLUMNS).unwrap();
         assert_eq!(back, row);
-        assert!(Row::from_csv_line("7,\"torn").is_none());
+        assert!(Row::from_csv_line("7,\"torn", SWEEP_COLUMNS).is_none());
     }
 }

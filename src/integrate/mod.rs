@@ -10,6 +10,7 @@
 //! [`rodas`]: the Rosenbrock method RODAS4), because no maintained crate offers them with a
 //! saveable state, step-by-step stepping to a stop time and dense output (README, "Integrators").
 
+pub mod dense;
 pub mod diffsol;
 pub mod native;
 pub mod radau;
