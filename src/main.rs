@@ -3,7 +3,7 @@
 use clap::{Parser, Subcommand};
 use rigid_limit::analysis::report::write_report;
 use rigid_limit::experiment::{
-    merge_shards, run_experiment, ExperimentSpec, RunOptions, RunSummary, Shard,
+    merge_shards, run_experiment, Experiment, RunOptions, RunSummary, Shard,
 };
 use rigid_limit::hybrid::{EndCondition, SimulationOptions};
 use rigid_limit::integrate::IntegratorKind;
@@ -317,29 +317,43 @@ fn report(name: &str, s: &RunSummary) {
     );
 }
 
+/// Run (or resume) an experiment of either kind, then write its report unless it is a shard.
+fn run_and_report(experiment: &Experiment, opts: &RunOptions) -> Result<RunSummary, String> {
+    let summary = match experiment {
+        Experiment::Sweep(spec) => run_experiment(spec, opts),
+        Experiment::Study(spec) => run_experiment(spec, opts),
+    }
+    .map_err(|e| e.to_string())?;
+    if opts.shard.is_none() {
+        write_report(experiment, &summary.out_dir).map_err(|e| e.to_string())?;
+    }
+    Ok(summary)
+}
+
 fn run(path: &Path, out: Option<PathBuf>, shard: Option<Shard>) -> Result<(), String> {
-    let spec = ExperimentSpec::load(path).map_err(|e| e.to_string())?;
-    let out_dir = out.unwrap_or_else(|| Path::new("results").join(&spec.name));
+    let experiment = Experiment::load(path).map_err(|e| e.to_string())?;
+    let out_dir = out.unwrap_or_else(|| Path::new("results").join(experiment.name()));
     let opts = RunOptions {
         out_dir,
         shard,
         progress: true,
         command_line: command_line(),
     };
-    let summary = run_experiment(&spec, &opts).map_err(|e| e.to_string())?;
-    if shard.is_none() {
-        write_report(&spec, &summary.out_dir).map_err(|e| e.to_string())?;
-    }
-    report(&spec.name, &summary);
+    let summary = run_and_report(&experiment, &opts)?;
+    report(experiment.name(), &summary);
     Ok(())
 }
 
 fn merge(path: &Path, out: Option<PathBuf>) -> Result<(), String> {
-    let spec = ExperimentSpec::load(path).map_err(|e| e.to_string())?;
-    let out_dir = out.unwrap_or_else(|| Path::new("results").join(&spec.name));
-    let summary = merge_shards(&spec, &out_dir, &command_line()).map_err(|e| e.to_string())?;
-    write_report(&spec, &out_dir).map_err(|e| e.to_string())?;
-    report(&spec.name, &summary);
+    let experiment = Experiment::load(path).map_err(|e| e.to_string())?;
+    let out_dir = out.unwrap_or_else(|| Path::new("results").join(experiment.name()));
+    let summary = match &experiment {
+        Experiment::Sweep(spec) => merge_shards(spec, &out_dir, &command_line()),
+        Experiment::Study(spec) => merge_shards(spec, &out_dir, &command_line()),
+    }
+    .map_err(|e| e.to_string())?;
+    write_report(&experiment, &out_dir).map_err(|e| e.to_string())?;
+    report(experiment.name(), &summary);
     Ok(())
 }
 
@@ -358,8 +372,8 @@ fn reproduce(experiments: &Path, results: &Path) -> Result<(), String> {
     }
     let start = std::time::Instant::now();
     for path in &files {
-        let spec = ExperimentSpec::load(path).map_err(|e| e.to_string())?;
-        let out_dir = results.join(&spec.name);
+        let experiment = Experiment::load(path).map_err(|e| e.to_string())?;
+        let out_dir = results.join(experiment.name());
         // From scratch: drop the previous table so nothing is resumed.
         for name in ["runs.csv", "runs.journal.csv"] {
             let _ = std::fs::remove_file(out_dir.join(name));
@@ -370,9 +384,8 @@ fn reproduce(experiments: &Path, results: &Path) -> Result<(), String> {
             progress: true,
             command_line: command_line(),
         };
-        let summary = run_experiment(&spec, &opts).map_err(|e| e.to_string())?;
-        write_report(&spec, &summary.out_dir).map_err(|e| e.to_string())?;
-        report(&spec.name, &summary);
+        let summary = run_and_report(&experiment, &opts)?;
+        report(experiment.name(), &summary);
     }
     println!(
         "reproduce: {} experiments in {:.2} s",

@@ -169,7 +169,11 @@ fn an_atlas_masks_the_grid_and_reports_every_state() {
     let summary = run_experiment(&spec, &options(&dir, None)).unwrap();
     assert_eq!(summary.points, grid.kept.len() * 3);
     assert_eq!(summary.failed, 0);
-    rigid_limit::analysis::report::write_report(&spec, &dir).unwrap();
+    rigid_limit::analysis::report::write_report(
+        &rigid_limit::experiment::Experiment::Sweep(spec.clone()),
+        &dir,
+    )
+    .unwrap();
     let points = std::fs::read_to_string(dir.join("points.csv")).unwrap();
     assert_eq!(points.lines().count(), 1 + grid.kept.len());
     assert!(points

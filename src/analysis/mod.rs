@@ -5,6 +5,8 @@ pub mod atlas;
 pub mod atlas_report;
 pub mod fit;
 pub mod report;
+pub mod study;
+pub mod study_report;
 pub mod sweep;
 
 pub use sweep::{analyze, SweepAnalysis};

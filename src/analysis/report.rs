@@ -5,7 +5,7 @@ use super::atlas_report::{render_atlas_summary, render_points_csv, POINTS_CSV};
 use super::fit::LinearFit;
 use super::sweep::{analyze, BoundCheck, SweepAnalysis};
 use crate::experiment::runner::{write_atomically, RunError, META_JSON, RUNS_CSV};
-use crate::experiment::spec::{AnalysisKind, ExperimentSpec};
+use crate::experiment::spec::{AnalysisKind, Experiment, ExperimentSpec};
 use crate::experiment::table::{parse_rows, SWEEP_COLUMNS};
 use std::fmt::Write;
 use std::path::Path;
@@ -17,9 +17,10 @@ pub const ANALYSIS_JSON: &str = "analysis.json";
 pub enum Report {
     Sweep(SweepAnalysis),
     Atlas(AtlasAnalysis),
+    Study(super::study::StudyAnalysis),
 }
 
-fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
+pub(crate) fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
     move |e| RunError::Io {
         path: dir.display().to_string(),
         source: std::io::Error::other(format!("drawing figures: {e}")),
@@ -28,7 +29,13 @@ fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
 
 /// Read `dir/runs.csv`, analyse it (κ sweep or atlas, as the spec says), write `summary.md`,
 /// `analysis.json`, the figures, and for an atlas `points.csv`.
-pub fn write_report(spec: &ExperimentSpec, dir: &Path) -> Result<Report, RunError> {
+pub fn write_report(experiment: &Experiment, dir: &Path) -> Result<Report, RunError> {
+    let spec = match experiment {
+        Experiment::Sweep(spec) => spec,
+        Experiment::Study(spec) => {
+            return super::study_report::write_study_report(spec, dir).map(Report::Study)
+        }
+    };
     let path = dir.join(RUNS_CSV);
     let text = std::fs::read_to_string(&path).map_err(|source| RunError::Io {
         path: path.display().to_string(),

@@ -3,7 +3,9 @@
 
 pub mod runner;
 pub mod spec;
+pub mod study;
 pub mod table;
 
-pub use runner::{merge_shards, run_experiment, RunOptions, RunSummary, Shard};
-pub use spec::ExperimentSpec;
+pub use runner::{merge_shards, run_experiment, Plan, RunOptions, RunSummary, Shard};
+pub use spec::{Experiment, ExperimentSpec};
+pub use study::StudySpec;

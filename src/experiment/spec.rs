@@ -184,6 +184,22 @@ pub struct SolverSpec {
     pub t_max: Option<f64>,
 }
 
+/// An experiment's name names its output directory.
+pub fn validate_name(name: &str) -> Result<(), SimError> {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(SimError::invalid(
+            "name",
+            name,
+            "must be non-empty letters, digits, '_' or '-' (it names the output directory)",
+        ));
+    }
+    Ok(())
+}
+
 /// One run of the experiment.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Point {
@@ -191,6 +207,43 @@ pub struct Point {
     pub id: usize,
     pub impact: RodImpact,
     pub integrator: IntegratorKind,
+}
+
+/// Any experiment file: a κ sweep / atlas, or an integrator study (`kind = "integrator_study"`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Experiment {
+    Sweep(ExperimentSpec),
+    Study(super::study::StudySpec),
+}
+
+impl Experiment {
+    /// Read and validate `path`; the top-level `kind` key decides which schema applies.
+    pub fn load(path: &Path) -> Result<Self, SpecError> {
+        let text = std::fs::read_to_string(path).map_err(|source| SpecError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::parse(&text).map_err(|e| e.at(path))
+    }
+
+    pub fn parse(text: &str) -> Result<Self, SpecError> {
+        let table: toml::Table = toml::from_str(text).map_err(|e| SpecError::Parse {
+            path: String::new(),
+            message: e.to_string().trim().replace('\n', " "),
+        })?;
+        if table.contains_key("kind") {
+            super::study::StudySpec::parse(text).map(Experiment::Study)
+        } else {
+            ExperimentSpec::parse(text).map(Experiment::Sweep)
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Experiment::Sweep(s) => &s.name,
+            Experiment::Study(s) => &s.name,
+        }
+    }
 }
 
 /// Errors reading an experiment.
@@ -207,24 +260,28 @@ pub enum SpecError {
     Invalid { path: String, source: SimError },
 }
 
-impl ExperimentSpec {
-    /// Read and validate `path`.
-    pub fn load(path: &Path) -> Result<Self, SpecError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SpecError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
-        Self::parse(&text).map_err(|e| match e {
-            SpecError::Parse { message, .. } => SpecError::Parse {
-                path: path.display().to_string(),
-                message,
-            },
-            SpecError::Invalid { source, .. } => SpecError::Invalid {
-                path: path.display().to_string(),
-                source,
-            },
+impl SpecError {
+    /// The same error, naming the file.
+    fn at(self, path: &Path) -> Self {
+        let path = path.display().to_string();
+        match self {
+            SpecError::Parse { message, .. } => SpecError::Parse { path, message },
+            SpecError::Invalid { source, .. } => SpecError::Invalid { path, source },
             other => other,
-        })
+        }
+    }
+}
+
+impl ExperimentSpec {
+    /// Read and validate `path` (a κ sweep or atlas file).
+    pub fn load(path: &Path) -> Result<Self, SpecError> {
+        match Experiment::load(path)? {
+            Experiment::Sweep(spec) => Ok(spec),
+            Experiment::Study(_) => Err(SpecError::Parse {
+                path: path.display().to_string(),
+                message: "an integrator study, not a κ sweep".to_string(),
+            }),
+        }
     }
 
     /// Parse and validate TOML text.
@@ -241,18 +298,7 @@ impl ExperimentSpec {
     }
 
     fn validate(&self) -> Result<(), SimError> {
-        if self.name.is_empty()
-            || !self
-                .name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        {
-            return Err(SimError::invalid(
-                "name",
-                &self.name,
-                "must be non-empty letters, digits, '_' or '-' (it names the output directory)",
-            ));
-        }
+        validate_name(&self.name)?;
         let k = &self.sweep.kappa;
         crate::error::require_positive("sweep.kappa.min", k.min)?;
         crate::error::require_positive("sweep.kappa.max", k.max)?;

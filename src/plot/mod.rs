@@ -6,6 +6,7 @@
 
 pub mod atlas;
 pub mod heatmap;
+pub mod study;
 pub mod sweep;
 
 use plotters::coord::Shift;
@@ -19,6 +20,8 @@ pub enum Mark {
     Markers,
     Line,
     Dashed,
+    /// A line through markers.
+    LineMarkers,
 }
 
 #[derive(Clone, Debug)]
@@ -199,6 +202,14 @@ where
                 Mark::Dashed => chart
                     .draw_series(DashedLineSeries::new(p, 8, 5, style))
                     .map_err(|e| err(&e))?,
+                Mark::LineMarkers => {
+                    chart
+                        .draw_series(p.iter().map(|&q| Circle::new(q, 3, color.filled())))
+                        .map_err(|e| err(&e))?;
+                    chart
+                        .draw_series(LineSeries::new(p, style))
+                        .map_err(|e| err(&e))?
+                }
             };
             if s.label.is_empty() {
                 continue;

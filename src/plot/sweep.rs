@@ -27,7 +27,7 @@ fn series(label: impl Into<String>, points: Vec<(f64, f64)>, mark: Mark, color: 
 }
 
 /// An empty panel against κ (log axis).
-fn kappa_panel(title: &str, y_label: &str, log_y: bool, legend_lower: bool) -> Panel {
+pub(crate) fn kappa_panel(title: &str, y_label: &str, log_y: bool, legend_lower: bool) -> Panel {
     Panel {
         title: title.into(),
         x_label: "compliance κ".into(),
