@@ -320,7 +320,7 @@ fn report(name: &str, s: &RunSummary) {
 /// Run (or resume) an experiment of either kind, then write its report unless it is a shard.
 fn run_and_report(experiment: &Experiment, opts: &RunOptions) -> Result<RunSummary, String> {
     let summary = match experiment {
-        Experiment::Sweep(spec) => run_experiment(spec, opts),
+        Experiment::Sweep(spec) => run_experiment(spec.as_ref(), opts),
         Experiment::Study(spec) => run_experiment(spec, opts),
     }
     .map_err(|e| e.to_string())?;
@@ -348,7 +348,7 @@ fn merge(path: &Path, out: Option<PathBuf>) -> Result<(), String> {
     let experiment = Experiment::load(path).map_err(|e| e.to_string())?;
     let out_dir = out.unwrap_or_else(|| Path::new("results").join(experiment.name()));
     let summary = match &experiment {
-        Experiment::Sweep(spec) => merge_shards(spec, &out_dir, &command_line()),
+        Experiment::Sweep(spec) => merge_shards(spec.as_ref(), &out_dir, &command_line()),
         Experiment::Study(spec) => merge_shards(spec, &out_dir, &command_line()),
     }
     .map_err(|e| e.to_string())?;

@@ -212,7 +212,7 @@ pub struct Point {
 /// Any experiment file: a κ sweep / atlas, or an integrator study (`kind = "integrator_study"`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Experiment {
-    Sweep(ExperimentSpec),
+    Sweep(Box<ExperimentSpec>),
     Study(super::study::StudySpec),
 }
 
@@ -234,7 +234,7 @@ impl Experiment {
         if table.contains_key("kind") {
             super::study::StudySpec::parse(text).map(Experiment::Study)
         } else {
-            ExperimentSpec::parse(text).map(Experiment::Sweep)
+            ExperimentSpec::parse(text).map(|s| Experiment::Sweep(Box::new(s)))
         }
     }
 
@@ -276,7 +276,7 @@ impl ExperimentSpec {
     /// Read and validate `path` (a κ sweep or atlas file).
     pub fn load(path: &Path) -> Result<Self, SpecError> {
         match Experiment::load(path)? {
-            Experiment::Sweep(spec) => Ok(spec),
+            Experiment::Sweep(spec) => Ok(*spec),
             Experiment::Study(_) => Err(SpecError::Parse {
                 path: path.display().to_string(),
                 message: "an integrator study, not a κ sweep".to_string(),

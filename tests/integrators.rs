@@ -1,0 +1,253 @@
+//! The integrator study's physics and plumbing end to end: every integrator's error falls when
+//! the tolerance tightens (order sanity), closed forms of the new scenarios, the implicit methods'
+//! κ-independent cost in sustained contact, and the study file's validation and outputs.
+
+use rigid_limit::analysis::study_report::{write_study_report, ERRORS_CSV};
+use rigid_limit::experiment::{run_experiment, Experiment, RunOptions};
+use rigid_limit::hybrid::SimulationOptions;
+use rigid_limit::integrate::IntegratorKind;
+use rigid_limit::model::rod::{SlideCoefficients, Y_A};
+use rigid_limit::record::RunRecord;
+use rigid_limit::scenario::{RodImpact, Scenario};
+
+fn run(scenario: &Scenario, kind: IntegratorKind, rtol: f64) -> RunRecord {
+    let mut o = SimulationOptions::new(kind, rtol, rtol);
+    o.output_times = match scenario {
+        Scenario::Impact(_) => vec![],
+        _ => vec![0.25],
+    };
+    scenario
+        .simulate(&o)
+        .unwrap_or_else(|e| panic!("{kind} rtol {rtol}: {e}"))
+}
+
+fn duration_error(r: &RunRecord, reference: &RunRecord) -> f64 {
+    let (d, e) = (&r.durations, &reference.durations);
+    [
+        (d.slide, e.slide),
+        (d.stick, e.stick),
+        (d.reverse_slip, e.reverse_slip),
+    ]
+    .iter()
+    .map(|(a, b)| ((a - b) / b).abs())
+    .fold(0.0, f64::max)
+}
+
+/// Order sanity on the tangential impact (κ = 1e-6): each integrator's largest relative phase
+/// duration error falls by orders of magnitude from rtol 1e-4 to 1e-7 to 1e-10.
+#[test]
+fn every_integrators_error_falls_when_the_tolerance_tightens() {
+    let impact = Scenario::Impact(RodImpact::zhao_liu(1e-6));
+    let reference = run(&impact, IntegratorKind::Tsit45, 1e-13);
+    let confirm = run(&impact, IntegratorKind::Radau5, 1e-13);
+    assert!(duration_error(&confirm, &reference) < 1e-11);
+    for kind in IntegratorKind::ALL {
+        let e: Vec<f64> = [1e-4, 1e-7, 1e-10]
+            .iter()
+            .map(|&rtol| duration_error(&run(&impact, kind, rtol), &reference))
+            .collect();
+        assert!(
+            e[1] < 0.1 * e[0] && e[2] < 0.1 * e[1] && e[2] < 1e-7,
+            "{kind}: errors {e:?} at rtol 1e-4, 1e-7, 1e-10"
+        );
+    }
+}
+
+/// The dropped rod falls freely (g = 1): the first contact is at t = √(2h), with normal
+/// velocity −√(2h), for every integrator to the tolerance.
+#[test]
+fn drop_first_contact_matches_free_fall() {
+    let rod = RodImpact {
+        kappa: 1e-6,
+        mu: 0.3,
+        mu_s: 0.3,
+        theta0: 1.45,
+        omega0: 0.0,
+        u0: 0.0,
+        damping: 0.5,
+    };
+    let drop = Scenario::Drop {
+        rod,
+        height: 0.1,
+        t_end: 0.5,
+    };
+    for kind in IntegratorKind::ALL {
+        let r = run(&drop, kind, 1e-9);
+        let first = r.events.first().expect("the rod lands");
+        assert_eq!(first.event.name(), "contact_closes");
+        assert!(
+            (first.t - 0.2f64.sqrt()).abs() < 1e-7,
+            "{kind}: first contact at {}",
+            first.t
+        );
+        // Before the contact: free fall, y_A(0.25) = h − t²/2.
+        let s = &r.outputs[0];
+        assert!(
+            (s.q[Y_A] - (0.1 - 0.25 * 0.25 / 2.0)).abs() < 1e-8,
+            "{kind}"
+        );
+    }
+}
+
+/// The sustained scenario starts at the quasi-static penetration of Zhao–Liu eq. (10):
+/// A F_n + B = 0, so δ = κ(−B/A); a non-pressing or paradoxical start is refused by name.
+#[test]
+fn sustained_start_is_the_quasi_static_penetration() {
+    let rod = RodImpact {
+        kappa: 1e-8,
+        mu: 0.8,
+        mu_s: 0.8,
+        theta0: 1.0,
+        omega0: 0.0,
+        u0: -1.0,
+        damping: 1.0,
+    };
+    let sustained = Scenario::Sustained { rod, t_end: 1.0 };
+    let (q, _) = sustained.initial_state().unwrap();
+    let k = SlideCoefficients::new(0.8, 1.0, 0.0);
+    let expected = 1e-8 * (-k.b / k.a);
+    assert!((-q[Y_A] - expected).abs() < 1e-14 * expected.abs() + 1e-30);
+    let paradox = Scenario::Sustained {
+        rod: RodImpact::zhao_liu(1e-8),
+        t_end: 1.0,
+    };
+    let e = paradox
+        .validate(|n| format!("--{n}"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--theta0") && e.contains("A > 0"), "{e}");
+}
+
+/// In sustained stiff contact the implicit methods step over the contact time scale (their
+/// step count hardly changes from κ = 1e-4 to 1e-10), the explicit one resolves it.
+#[test]
+fn implicit_cost_is_independent_of_kappa_in_sustained_contact() {
+    let at = |kappa: f64| Scenario::Sustained {
+        rod: RodImpact {
+            kappa,
+            mu: 0.8,
+            mu_s: 0.8,
+            theta0: 1.0,
+            omega0: 0.0,
+            u0: -1.0,
+            damping: 1.0,
+        },
+        t_end: 1.0,
+    };
+    let steps = |kind, kappa| run(&at(kappa), kind, 1e-6).stats.steps as f64;
+    for kind in [
+        IntegratorKind::Bdf,
+        IntegratorKind::Radau5,
+        IntegratorKind::Rodas4,
+    ] {
+        let ratio = steps(kind, 1e-10) / steps(kind, 1e-4);
+        assert!(
+            ratio < 2.0,
+            "{kind}: steps grew {ratio}× from κ 1e-4 to 1e-10"
+        );
+    }
+    let ratio = steps(IntegratorKind::Tsit45, 1e-10) / steps(IntegratorKind::Tsit45, 1e-4);
+    assert!(ratio > 30.0, "tsit45 steps grew only {ratio}×");
+}
+
+const TINY_STUDY: &str = r#"
+name = "tiny"
+kind = "integrator_study"
+integrators = ["bdf", "radau5"]
+rtol = { min = 1e-8, max = 1e-4, per_decade = 1 }
+repeats = 2
+reference = { integrators = ["tsit45", "rodas4"], rtol = 1e-12 }
+
+[[scenario]]
+name = "impact"
+kind = "impact"
+kappa = [1e-4]
+mu = 2.0
+theta0 = 1.3
+u0 = -1.0
+
+[[scenario]]
+name = "sustained"
+kind = "sustained"
+kappa = [1e-2, 1e-3, 1e-4]
+damping = 1.0
+mu = 0.8
+theta0 = 1.0
+u0 = -1.0
+t_end = 0.5
+output_times = [0.25, 0.5]
+"#;
+
+#[test]
+fn study_file_errors_name_the_key() {
+    let cases = [
+        (TINY_STUDY.replace("repeats = 2", "repeats = 0"), "repeats"),
+        (
+            TINY_STUDY.replace("\"tsit45\", \"rodas4\"", "\"tsit45\", \"tsit45\""),
+            "reference.integrators",
+        ),
+        (
+            TINY_STUDY.replace("rtol = 1e-12 }", "rtol = 1e-6 }"),
+            "reference.rtol",
+        ),
+        (TINY_STUDY.replace("t_end = 0.5\n", ""), "scenario[1].t_end"),
+        (
+            TINY_STUDY.replace("output_times = [0.25, 0.5]", "output_times = [0.5, 0.25]"),
+            "scenario[1].output_times",
+        ),
+        (
+            TINY_STUDY.replace("kappa = [1e-4]", "kappa = [-1e-4]"),
+            "scenario[0].kappa",
+        ),
+        (
+            TINY_STUDY.replace("mu = 0.8\ntheta0 = 1.0", "mu = 2.0\ntheta0 = 1.3"),
+            "scenario[1].theta0",
+        ),
+        (TINY_STUDY.replace("repeats = 2", "repeat = 2"), "repeat"),
+    ];
+    for (text, key) in cases {
+        let e = Experiment::parse(&text).unwrap_err().to_string();
+        assert!(e.contains(key), "error does not name {key}: {e}");
+    }
+}
+
+/// A small study end to end: every point runs, errors.csv is tidy, errors fall along the
+/// ladder, the cost fit exists for the 3-κ scenario.
+#[test]
+fn a_small_study_runs_and_reports() {
+    let Experiment::Study(spec) = Experiment::parse(TINY_STUDY).unwrap() else {
+        panic!("not a study")
+    };
+    let dir = std::env::temp_dir().join(format!("rigid-limit-study-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = RunOptions {
+        out_dir: dir.clone(),
+        shard: None,
+        progress: false,
+        command_line: "test".into(),
+    };
+    let summary = run_experiment(&spec, &opts).unwrap();
+    // 4 configurations × (2 references + 2 integrators × 5 tolerances).
+    assert_eq!((summary.points, summary.failed), (4 * 12, 0));
+    let a = write_study_report(&spec, &dir).unwrap();
+    let errors = std::fs::read_to_string(dir.join(ERRORS_CSV)).unwrap();
+    // impact: 6 quantities × 10 runs; sustained: 3 κ × 2 quantities × 10 runs.
+    assert_eq!(errors.lines().count(), 1 + 60 + 60);
+    for c in &a.configs {
+        assert!(c.reference_error().unwrap() < 1e-9, "{}", c.label());
+        for i in ["bdf", "radau5"] {
+            let e: Vec<f64> = c
+                .runs
+                .iter()
+                .filter(|r| r.integrator == i)
+                .map(|r| r.max_error.unwrap())
+                .collect();
+            assert!(e[4] < 1e-2 * e[0], "{} {i}: {e:?}", c.label());
+        }
+    }
+    assert!(a
+        .cost_exponents
+        .iter()
+        .any(|e| e.scenario == "sustained" && e.fit.is_some()));
+    assert!(dir.join("cost_vs_kappa_sustained.png").exists());
+}
