@@ -184,6 +184,22 @@ pub struct SolverSpec {
     pub t_max: Option<f64>,
 }
 
+/// Deserialize TOML text (unknown keys rejected by the type) and validate it.
+pub fn parse_validated<T: serde::de::DeserializeOwned>(
+    text: &str,
+    validate: impl Fn(&T) -> Result<(), SimError>,
+) -> Result<T, SpecError> {
+    let value: T = toml::from_str(text).map_err(|e| SpecError::Parse {
+        path: String::new(),
+        message: e.to_string().trim().replace('\n', " "),
+    })?;
+    validate(&value).map_err(|source| SpecError::Invalid {
+        path: String::new(),
+        source,
+    })?;
+    Ok(value)
+}
+
 /// An experiment's name names its output directory.
 pub fn validate_name(name: &str) -> Result<(), SimError> {
     if name.is_empty()
@@ -286,15 +302,7 @@ impl ExperimentSpec {
 
     /// Parse and validate TOML text.
     pub fn parse(text: &str) -> Result<Self, SpecError> {
-        let spec: ExperimentSpec = toml::from_str(text).map_err(|e| SpecError::Parse {
-            path: String::new(),
-            message: e.to_string().trim().replace('\n', " "),
-        })?;
-        spec.validate().map_err(|source| SpecError::Invalid {
-            path: String::new(),
-            source,
-        })?;
-        Ok(spec)
+        parse_validated(text, Self::validate)
     }
 
     fn validate(&self) -> Result<(), SimError> {

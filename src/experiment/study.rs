@@ -280,16 +280,7 @@ pub const STATE_COLUMNS: [&str; MAX_OUTPUTS] = ["state_1", "state_2", "state_3",
 impl StudySpec {
     /// Parse and validate TOML text.
     pub fn parse(text: &str) -> Result<Self, super::spec::SpecError> {
-        use super::spec::SpecError;
-        let spec: StudySpec = toml::from_str(text).map_err(|e| SpecError::Parse {
-            path: String::new(),
-            message: e.to_string().trim().replace('\n', " "),
-        })?;
-        spec.validate().map_err(|source| SpecError::Invalid {
-            path: String::new(),
-            source,
-        })?;
-        Ok(spec)
+        super::spec::parse_validated(text, Self::validate)
     }
 
     fn validate(&self) -> Result<(), SimError> {
@@ -481,14 +472,9 @@ impl Plan for StudySpec {
                 .collect();
             put(col, cells.join(" "));
         }
-        let s = &record.stats;
-        put("steps", s.steps.to_string());
-        put("rejected_steps", s.rejected_steps.to_string());
-        put("rhs_evals", s.rhs_evals.to_string());
-        put("jvp_evals", s.jvp_evals.to_string());
-        put("jacobian_evals", s.jacobian_evals.to_string());
-        put("lu_factorisations", s.lu_factorisations.to_string());
-        put("newton_iterations", s.newton_iterations.to_string());
+        for (k, v) in super::table::stat_fields(&record.stats) {
+            put(k, v);
+        }
         put("repeats", times.len().to_string());
         put("wall_time_s", median.to_string());
         put("wall_time_min_s", times[0].to_string());
@@ -510,25 +496,8 @@ impl Plan for StudySpec {
     }
 }
 
-/// The input columns of a study row (what identifies the run).
-const INPUT_COLUMNS: &[&str] = &[
-    "point_id",
-    "scenario",
-    "kind",
-    "role",
-    "kappa",
-    "mu",
-    "mu_s",
-    "theta0",
-    "omega0",
-    "u0",
-    "damping",
-    "height",
-    "t_end",
-    "integrator",
-    "rtol",
-    "atol",
-];
+/// The input columns of a study row (what identifies the run): the first 16.
+const INPUT_COLUMNS: &[&str] = STUDY_COLUMNS.split_at(16).0;
 
 /// A row holding only the inputs of `p`.
 fn study_row_inputs(spec: &StudySpec, p: &StudyPoint) -> Row {

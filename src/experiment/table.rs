@@ -2,6 +2,7 @@
 //! CSV, read back for resume, merge and analysis.
 
 use super::spec::Point;
+use crate::integrate::SolverStats;
 use crate::model::rod::THETA;
 use crate::record::RunRecord;
 use std::collections::BTreeMap;
@@ -127,15 +128,10 @@ impl Row {
                 put("damping_work", e.damping_work.to_string());
                 put("separation_loss", e.separation_loss.to_string());
                 put("energy_balance_error", e.balance_error.to_string());
-                let s = &r.stats;
-                put("steps", s.steps.to_string());
-                put("rejected_steps", s.rejected_steps.to_string());
-                put("rhs_evals", s.rhs_evals.to_string());
-                put("jvp_evals", s.jvp_evals.to_string());
-                put("jacobian_evals", s.jacobian_evals.to_string());
-                put("lu_factorisations", s.lu_factorisations.to_string());
-                put("newton_iterations", s.newton_iterations.to_string());
-                put("wall_time_s", s.wall_time_s.to_string());
+                for (k, v) in stat_fields(&r.stats) {
+                    put(k, v);
+                }
+                put("wall_time_s", r.stats.wall_time_s.to_string());
             }
         }
         Row {
@@ -178,6 +174,19 @@ impl Row {
             .collect();
         Some(Row { point_id, fields })
     }
+}
+
+/// The work counters of a run as (column, text), in column order.
+pub fn stat_fields(s: &SolverStats) -> [(&'static str, String); 7] {
+    [
+        ("steps", s.steps.to_string()),
+        ("rejected_steps", s.rejected_steps.to_string()),
+        ("rhs_evals", s.rhs_evals.to_string()),
+        ("jvp_evals", s.jvp_evals.to_string()),
+        ("jacobian_evals", s.jacobian_evals.to_string()),
+        ("lu_factorisations", s.lu_factorisations.to_string()),
+        ("newton_iterations", s.newton_iterations.to_string()),
+    ]
 }
 
 /// The CSV header line.
