@@ -1,0 +1,204 @@
+//! Golden test: re-run fixed subsets of the shipped experiments and compare every non-timing cell
+//! with the committed `results/*/runs.csv`. It guards refactors that must not move a number:
+//! text and integer cells must be equal, floating-point cells equal to 1e-12 relative (the
+//! allowance for another CPU's libm; on the machine that wrote results/ they are bit-identical).
+//! It also freezes the column lists and the `simulate --json` key set.
+
+use rigid_limit::experiment::{Experiment, Plan};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+/// Columns that hold wall times or their repeat counts: they vary from run to run.
+const TIMING_COLUMNS: &[&str] = &["wall_time_s", "wall_time_min_s", "repeats"];
+
+/// Split a CSV line written by the harness (RFC 4180 quoting).
+fn split_csv(line: &str) -> Vec<String> {
+    let (mut cells, mut cell, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                cell.push('"');
+                chars.next();
+            }
+            (true, '"') => quoted = false,
+            (false, '"') if cell.is_empty() => quoted = true,
+            (false, ',') => cells.push(std::mem::take(&mut cell)),
+            (_, c) => cell.push(c),
+        }
+    }
+    cells.push(cell);
+    cells
+}
+
+/// The committed table: its header and its rows by point id.
+fn committed(name: &str) -> (String, BTreeMap<usize, BTreeMap<String, String>>) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("results")
+        .join(name)
+        .join("runs.csv");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    let mut lines = text.lines();
+    let header = lines.next().expect("a header").to_string();
+    let columns: Vec<String> = header.split(',').map(str::to_string).collect();
+    let rows = lines
+        .map(|line| {
+            let cells = split_csv(line);
+            assert_eq!(cells.len(), columns.len(), "{name}: torn line {line}");
+            let row: BTreeMap<String, String> = columns.iter().cloned().zip(cells).collect();
+            (row["point_id"].parse().unwrap(), row)
+        })
+        .collect();
+    (header, rows)
+}
+
+/// Whether two cells agree: equal text, or both numbers within 1e-12 relative. A cell of
+/// space-separated numbers (a state) is compared number by number.
+fn cells_agree(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let (xs, ys): (Vec<_>, Vec<_>) = (a.split(' ').collect(), b.split(' ').collect());
+    xs.len() == ys.len()
+        && xs
+            .iter()
+            .zip(&ys)
+            .all(|(x, y)| match (x.parse::<f64>(), y.parse::<f64>()) {
+                (Ok(x), Ok(y)) => (x - y).abs() <= 1e-12 * x.abs().max(y.abs()),
+                _ => x == y,
+            })
+}
+
+/// Re-run the points of `plan` whose committed row passes `select`, and compare every cell.
+fn check<P: Plan>(
+    plan: &P,
+    name: &str,
+    select: impl Fn(&BTreeMap<String, String>) -> bool,
+) -> usize {
+    let (header, rows) = committed(name);
+    assert_eq!(
+        plan.columns().join(","),
+        header,
+        "{name}: the runs.csv columns changed"
+    );
+    let mut checked = 0;
+    let mut mismatches = Vec::new();
+    for point in plan.points() {
+        let id = plan.point_id(&point);
+        let want = rows
+            .get(&id)
+            .unwrap_or_else(|| panic!("{name}: point {id} is not in the committed table"));
+        if !select(want) {
+            continue;
+        }
+        let got = plan.run_point(&point);
+        for column in plan.columns() {
+            if TIMING_COLUMNS.contains(column) {
+                continue;
+            }
+            let (g, w) = (got.text(column), want[*column].as_str());
+            if !cells_agree(g, w) {
+                mismatches.push(format!("point {id} {column}: got {g:?}, committed {w:?}"));
+            }
+        }
+        checked += 1;
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{name}: {} cells differ from results/{name}/runs.csv:\n{}",
+        mismatches.len(),
+        mismatches[..mismatches.len().min(20)].join("\n")
+    );
+    checked
+}
+
+fn load(name: &str) -> Experiment {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("experiments")
+        .join(format!("{name}.toml"));
+    Experiment::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn zhao_liu_reproduces_every_committed_row() {
+    let Experiment::Sweep(spec) = load("zhao_liu") else {
+        panic!("zhao_liu is a sweep")
+    };
+    assert_eq!(check(spec.as_ref(), "zhao_liu", |_| true), 180);
+}
+
+#[test]
+fn zhao_liu_damped_reproduces_its_committed_rows() {
+    let Experiment::Sweep(spec) = load("zhao_liu_damped") else {
+        panic!("zhao_liu_damped is a sweep")
+    };
+    // Every fourth κ of each integrator: the whole ladder's range at a quarter of the cost.
+    let n = check(spec.as_ref(), "zhao_liu_damped", |row| {
+        row["point_id"].parse::<usize>().unwrap() % 16 < 4
+    });
+    assert!(n >= 40, "only {n} rows checked");
+}
+
+#[test]
+fn integrator_study_reproduces_its_committed_rows() {
+    let Experiment::Study(spec) = load("integrators") else {
+        panic!("integrators is a study")
+    };
+    // Both impact configurations in full, one κ of the sustained and of the drop scenario.
+    let n = check(&spec, "integrators", |row| {
+        row["scenario"] == "impact" || row["kappa"] == "0.000001"
+    });
+    assert_eq!(n, 4 * 62 + 2 * 62);
+}
+
+/// The keys of a JSON object, sorted and joined.
+fn keys(v: &serde_json::Value) -> String {
+    let mut k: Vec<_> = v.as_object().expect("an object").keys().cloned().collect();
+    k.sort();
+    k.join(",")
+}
+
+#[test]
+fn simulate_json_keys_are_frozen() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
+        .args(["simulate", "--kappa", "1e-6", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        keys(&json),
+        "atol,case,durations,energy,events,final_state,impulse_normal,impulse_tangential,\
+         integrator,max_penetration,modes,params,peak_normal_force,post_impact,rigid_limit,rtol,\
+         scenario,separated,slide_coefficients,stats"
+    );
+    assert_eq!(
+        keys(&json["params"]),
+        "damping,kappa,mu,mu_s,omega0,theta0,u0"
+    );
+    assert_eq!(keys(&json["durations"]), "reverse_slip,slide,stick");
+    assert_eq!(keys(&json["post_impact"]), "omega,t,u,v");
+    assert_eq!(
+        keys(&json["energy"]),
+        "balance_error,damping_work,final_total,friction_work,gravity,initial_total,kinetic,\
+         separation_loss,spring"
+    );
+    assert_eq!(
+        keys(&json["stats"]),
+        "events,jacobian_evals,jvp_evals,lu_factorisations,newton_iterations,rejected_steps,\
+         rhs_evals,steps,wall_time_s"
+    );
+    assert_eq!(
+        keys(&json["modes"][0]),
+        "duration,mode,q_end,qdot_end,t_end,t_start"
+    );
+    assert_eq!(keys(&json["events"][0]), "event,from,t,to");
+    assert_eq!(keys(&json["final_state"]), "q,qdot,t");
+    assert_eq!(
+        keys(&json["rigid_limit"]),
+        "impulse_total,omega_out,reverse_slip_duration_scaled,slide_impulse,slide_log_offset,\
+         slide_rate,stick_duration_scaled,u_out,v_out"
+    );
+    assert_eq!(keys(&json["slide_coefficients"]), "a,b,c,d,p");
+}
