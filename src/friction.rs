@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The modes of the hybrid system. Each is a smooth vector field; transitions are events.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// Slip with u < 0: F_τ = +μ F_n.
@@ -14,6 +14,7 @@ pub enum Mode {
     /// Slip with u > 0: F_τ = −μ F_n.
     SlideRight,
     /// Contact open: F_n = F_τ = 0.
+    #[default]
     Free,
 }
 

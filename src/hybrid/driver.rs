@@ -145,10 +145,10 @@ struct Tracker {
     outputs: Vec<Sample>,
 }
 
-impl<Sys: PlanarContactSystem<N>, const N: usize> FactoryUser for Driver<'_, '_, Sys, N> {
+impl<Sys: PlanarContactSystem<N>, const N: usize> FactoryUser<Mode> for Driver<'_, '_, Sys, N> {
     type Output = Result<RunRecord, SimError>;
 
-    fn run<F: StepperFactory>(self, factory: &mut F) -> Self::Output {
+    fn run<F: StepperFactory<Mode>>(self, factory: &mut F) -> Self::Output {
         let p = self.problem;
         let opts = self.options;
         let mut y = self.y0.clone();

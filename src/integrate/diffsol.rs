@@ -14,7 +14,6 @@
 //!   faer with the same steps (README, "Linear algebra backend").
 
 use super::{FactoryUser, IntegratorKind, OdeSetup, SolverStats, Stepper, StepperFactory};
-use crate::friction::Mode;
 use diffsol::{
     error::OdeSolverError, DiffsolError, NalgebraLU, NalgebraMat, OdeBuilder, OdeEquations,
     OdeSolverMethod, OdeSolverProblem, OdeSolverStopReason, Op, Vector,
@@ -23,21 +22,22 @@ use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 
 /// The state a new phase starts from, read by the problem's `init` closure.
-struct PhaseStart {
-    mode: Cell<Mode>,
+struct PhaseStart<Md> {
+    mode: Cell<Md>,
     y: RefCell<Vec<f64>>,
 }
 
 /// Build the diffsol problem and run `user` with a factory of `setup.kind` solvers.
-pub fn run_with_diffsol<R, J, U>(setup: OdeSetup<R, J>, user: U) -> Result<U::Output, String>
+pub fn run_with_diffsol<Md, R, J, U>(setup: OdeSetup<R, J>, user: U) -> Result<U::Output, String>
 where
-    R: Fn(Mode, &[f64], &mut [f64]),
-    J: Fn(Mode, &[f64], &[f64], &mut [f64]),
-    U: FactoryUser,
+    Md: Copy + Default,
+    R: Fn(Md, &[f64], &mut [f64]),
+    J: Fn(Md, &[f64], &[f64], &mut [f64]),
+    U: FactoryUser<Md>,
 {
     let n = setup.atol.len();
     let start = PhaseStart {
-        mode: Cell::new(Mode::Free),
+        mode: Cell::new(Md::default()),
         y: RefCell::new(vec![0.0; n]),
     };
     let rhs = &setup.rhs;
@@ -77,15 +77,15 @@ where
     })
 }
 
-struct DiffsolFactory<'p, Eqn: OdeEquations, S, M> {
+struct DiffsolFactory<'p, Eqn: OdeEquations, Md, S, M> {
     problem: &'p OdeSolverProblem<Eqn>,
-    start: &'p PhaseStart,
+    start: &'p PhaseStart<Md>,
     make: M,
     _solver: PhantomData<S>,
 }
 
-impl<'p, Eqn: OdeEquations, S, M> DiffsolFactory<'p, Eqn, S, M> {
-    fn new(problem: &'p OdeSolverProblem<Eqn>, start: &'p PhaseStart, make: M) -> Self {
+impl<'p, Eqn: OdeEquations, Md, S, M> DiffsolFactory<'p, Eqn, Md, S, M> {
+    fn new(problem: &'p OdeSolverProblem<Eqn>, start: &'p PhaseStart<Md>, make: M) -> Self {
         DiffsolFactory {
             problem,
             start,
@@ -95,15 +95,16 @@ impl<'p, Eqn: OdeEquations, S, M> DiffsolFactory<'p, Eqn, S, M> {
     }
 }
 
-impl<'p, Eqn, S, M> StepperFactory for DiffsolFactory<'p, Eqn, S, M>
+impl<'p, Eqn, Md, S, M> StepperFactory<Md> for DiffsolFactory<'p, Eqn, Md, S, M>
 where
+    Md: Copy,
     Eqn: OdeEquations<T = f64> + 'p,
     S: OdeSolverMethod<'p, Eqn>,
     M: Fn() -> Result<S, DiffsolError>,
 {
     type Stepper = DiffsolStepper<'p, Eqn, S>;
 
-    fn start(&mut self, mode: Mode, y0: &[f64]) -> Result<Self::Stepper, String> {
+    fn start(&mut self, mode: Md, y0: &[f64]) -> Result<Self::Stepper, String> {
         self.start.mode.set(mode);
         self.start.y.borrow_mut().copy_from_slice(y0);
         let solver = (self.make)().map_err(|e| format!("starting the integrator failed: {e}"))?;

@@ -22,9 +22,9 @@ use std::str::FromStr;
 
 /// Something that runs a hybrid simulation on whatever [`StepperFactory`] it is handed: the way
 /// to be generic over the concrete (unnameable) solver types.
-pub trait FactoryUser {
+pub trait FactoryUser<M> {
     type Output;
-    fn run<F: StepperFactory>(self, factory: &mut F) -> Self::Output;
+    fn run<F: StepperFactory<M>>(self, factory: &mut F) -> Self::Output;
 }
 
 /// What an integrator needs to know of the hybrid ODE.
@@ -42,11 +42,16 @@ pub struct OdeSetup<R, J> {
 }
 
 /// Run `user` with a factory of `setup.kind` steppers (diffsol's, or the ones written here).
-pub fn run_with_integrator<R, J, U>(setup: OdeSetup<R, J>, user: U) -> Result<U::Output, String>
+///
+/// `M` is the hybrid system's mode: the integrators only pass it through to `rhs` and `jvp`
+/// (they know no physics). Its `Default` is the mode diffsol's problem is built with, before the
+/// first phase sets the real one.
+pub fn run_with_integrator<M, R, J, U>(setup: OdeSetup<R, J>, user: U) -> Result<U::Output, String>
 where
-    R: Fn(crate::friction::Mode, &[f64], &mut [f64]),
-    J: Fn(crate::friction::Mode, &[f64], &[f64], &mut [f64]),
-    U: FactoryUser,
+    M: Copy + Default,
+    R: Fn(M, &[f64], &mut [f64]),
+    J: Fn(M, &[f64], &[f64], &mut [f64]),
+    U: FactoryUser<M>,
 {
     match setup.kind {
         IntegratorKind::Radau5 | IntegratorKind::Rodas4 => native::run_with_native(setup, user),
@@ -233,10 +238,10 @@ pub trait Stepper {
 
 /// Starts a fresh [`Stepper`] for each phase of the hybrid run: after an event the integrator
 /// restarts in the new mode from the event state, with no history from the old vector field.
-pub trait StepperFactory {
+pub trait StepperFactory<M> {
     type Stepper: Stepper;
     /// A new stepper for `mode`, at phase-local time 0, from state `y0`.
-    fn start(&mut self, mode: crate::friction::Mode, y0: &[f64]) -> Result<Self::Stepper, String>;
+    fn start(&mut self, mode: M, y0: &[f64]) -> Result<Self::Stepper, String>;
     /// Counters kept outside the steppers (right-hand side, JVP and Jacobian evaluations).
     fn evaluation_counts(&self) -> SolverStats;
 }

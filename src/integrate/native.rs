@@ -10,21 +10,20 @@ use super::{
     FactoryUser, IntegratorKind, OdeSetup, SolverStats, StepControl, Stepper, StepperFactory,
     VectorField,
 };
-use crate::friction::Mode;
 use std::marker::PhantomData;
 
 /// One mode's vector field, seen as an autonomous ODE.
-pub struct ModeField<'s, R, J> {
-    mode: Mode,
+pub struct ModeField<'s, M, R, J> {
+    mode: M,
     dim: usize,
     rhs: &'s R,
     jvp: &'s J,
 }
 
-impl<R, J> VectorField for ModeField<'_, R, J>
+impl<M: Copy, R, J> VectorField for ModeField<'_, M, R, J>
 where
-    R: Fn(Mode, &[f64], &mut [f64]),
-    J: Fn(Mode, &[f64], &[f64], &mut [f64]),
+    R: Fn(M, &[f64], &mut [f64]),
+    J: Fn(M, &[f64], &[f64], &mut [f64]),
 {
     fn dim(&self) -> usize {
         self.dim
@@ -38,11 +37,12 @@ where
 }
 
 /// Run `user` with a factory of `setup.kind` steppers (Radau5 or Rodas4).
-pub fn run_with_native<R, J, U>(setup: OdeSetup<R, J>, user: U) -> Result<U::Output, String>
+pub fn run_with_native<Md, R, J, U>(setup: OdeSetup<R, J>, user: U) -> Result<U::Output, String>
 where
-    R: Fn(Mode, &[f64], &mut [f64]),
-    J: Fn(Mode, &[f64], &[f64], &mut [f64]),
-    U: FactoryUser,
+    Md: Copy,
+    R: Fn(Md, &[f64], &mut [f64]),
+    J: Fn(Md, &[f64], &[f64], &mut [f64]),
+    U: FactoryUser<Md>,
 {
     let control = StepControl {
         rtol: setup.tolerances.rtol,
@@ -83,16 +83,17 @@ impl<'s, R, J, M, S> NativeFactory<'s, R, J, M, S> {
     }
 }
 
-impl<'s, R, J, M, S> StepperFactory for NativeFactory<'s, R, J, M, S>
+impl<'s, Md, R, J, M, S> StepperFactory<Md> for NativeFactory<'s, R, J, M, S>
 where
-    R: Fn(Mode, &[f64], &mut [f64]),
-    J: Fn(Mode, &[f64], &[f64], &mut [f64]),
-    M: Fn(ModeField<'s, R, J>, &[f64], StepControl) -> Result<S, String>,
+    Md: Copy,
+    R: Fn(Md, &[f64], &mut [f64]),
+    J: Fn(Md, &[f64], &[f64], &mut [f64]),
+    M: Fn(ModeField<'s, Md, R, J>, &[f64], StepControl) -> Result<S, String>,
     S: Stepper,
 {
     type Stepper = S;
 
-    fn start(&mut self, mode: Mode, y0: &[f64]) -> Result<S, String> {
+    fn start(&mut self, mode: Md, y0: &[f64]) -> Result<S, String> {
         let field = ModeField {
             mode,
             dim: y0.len(),
