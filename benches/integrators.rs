@@ -4,7 +4,7 @@
 //! `scenario/integrator`): `cargo bench --bench integrators -- sustained/` or `-- /radau5`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use rigid_limit::hybrid::SimulationOptions;
+use rigid_limit::compliant::SimulationOptions;
 use rigid_limit::integrate::IntegratorKind;
 use rigid_limit::scenario::{RodImpact, Scenario};
 use std::hint::black_box;

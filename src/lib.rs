@@ -12,14 +12,12 @@
 
 pub mod analysis;
 pub mod bounds;
-pub mod contact;
+pub mod compliant;
 pub mod error;
 pub mod experiment;
-pub mod friction;
 pub mod hybrid;
 pub mod integrate;
 pub mod limit;
 pub mod model;
 pub mod plot;
-pub mod record;
 pub mod scenario;

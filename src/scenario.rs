@@ -8,14 +8,14 @@
 //!   contact, where an implicit integrator can step over the contact's fast time scale.
 //! - [`Scenario::Drop`]: the rod dropped from a height, run for a fixed time through every bounce.
 
-use crate::contact::NormalCompliance;
+use crate::compliant::coulomb::Coulomb;
+use crate::compliant::normal::NormalCompliance;
+use crate::compliant::record::RunRecord;
+use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::error::{require_finite, require_non_negative, require_positive, SimError};
-use crate::friction::Coulomb;
-use crate::hybrid::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::model::rod::Y_A;
 use crate::model::rod::{PainleveRod, SlideCoefficients, SlipCase};
 use crate::model::ProjectedDynamics;
-use crate::record::RunRecord;
 use serde::{Deserialize, Serialize};
 
 /// Parameters of one rod impact (nondimensional).

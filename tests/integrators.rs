@@ -3,11 +3,11 @@
 //! κ-independent cost in sustained contact, and the study file's validation and outputs.
 
 use rigid_limit::analysis::study_report::{write_study_report, ERRORS_CSV};
+use rigid_limit::compliant::record::RunRecord;
+use rigid_limit::compliant::SimulationOptions;
 use rigid_limit::experiment::{run_experiment, Experiment, RunOptions};
-use rigid_limit::hybrid::SimulationOptions;
 use rigid_limit::integrate::IntegratorKind;
 use rigid_limit::model::rod::{SlideCoefficients, Y_A};
-use rigid_limit::record::RunRecord;
 use rigid_limit::scenario::{RodImpact, Scenario};
 
 fn run(scenario: &Scenario, kind: IntegratorKind, rtol: f64) -> RunRecord {

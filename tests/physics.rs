@@ -1,15 +1,15 @@
 //! Physics end to end: closed forms, invariants, the doc's asymptotic limits, agreement between
 //! integrators. Run in release (`cargo test --release`): the debug build is ~70× slower.
 
-use rigid_limit::contact::NormalCompliance;
+use rigid_limit::compliant::coulomb::{Coulomb, Mode};
+use rigid_limit::compliant::normal::NormalCompliance;
+use rigid_limit::compliant::record::RunRecord;
+use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, Event, SimulationOptions};
 use rigid_limit::error::SimError;
-use rigid_limit::friction::{Coulomb, Mode};
-use rigid_limit::hybrid::{simulate, ContactProblem, EndCondition, Event, SimulationOptions};
 use rigid_limit::integrate::IntegratorKind;
 use rigid_limit::limit::RigidLimit;
 use rigid_limit::model::rod::PainleveRod;
 use rigid_limit::model::{ContactKinematics, PlanarContactSystem, Real};
-use rigid_limit::record::RunRecord;
 use rigid_limit::scenario::RodImpact;
 
 /// A point mass on a plane with gravity g: the simplest planar single-contact system, written
@@ -238,7 +238,7 @@ fn impulse_momentum_holds() {
     assert!((uc1 - uc0 - r.impulse_tangential).abs() < 1e-9);
     assert!((vc1 - vc0 - (r.impulse_normal - p.t)).abs() < 1e-9);
     let traj = r.trajectory.unwrap();
-    let torque = |s: &rigid_limit::record::Sample| {
+    let torque = |s: &rigid_limit::compliant::record::Sample| {
         3.0 * (-s.q[2].cos() * s.normal_force + s.q[2].sin() * s.tangential_force)
     };
     let mut angular_impulse = 0.0;

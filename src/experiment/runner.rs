@@ -3,7 +3,7 @@
 
 use super::spec::{AnalysisKind, ExperimentSpec, Point};
 use super::table::{header_line, parse_rows, Row, SWEEP_COLUMNS};
-use crate::hybrid::SimulationOptions;
+use crate::compliant::SimulationOptions;
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
 use std::io::{IsTerminal, Write};

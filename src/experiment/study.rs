@@ -5,8 +5,8 @@
 use super::runner::Plan;
 use super::spec::LogGrid;
 use super::table::Row;
+use crate::compliant::{Event, SimulationOptions};
 use crate::error::{require_finite, require_positive, SimError};
-use crate::hybrid::{Event, SimulationOptions};
 use crate::integrate::IntegratorKind;
 use crate::scenario::{RodImpact, Scenario};
 use serde::{Deserialize, Serialize};

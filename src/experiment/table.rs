@@ -2,9 +2,9 @@
 //! CSV, read back for resume, merge and analysis.
 
 use super::spec::Point;
+use crate::compliant::record::RunRecord;
 use crate::integrate::SolverStats;
 use crate::model::rod::THETA;
-use crate::record::RunRecord;
 use std::collections::BTreeMap;
 
 /// Column names of a κ sweep's (or an atlas's) runs.csv, in order.

@@ -1,208 +1,116 @@
-//! Runs the mode machine on an integrator: integrate a mode, locate its events, switch, record.
+//! The mode loop: start an integrator in the current mode, run the phase to its first switching
+//! event (or the end), apply the transition, repeat. A fresh integrator per phase: after an
+//! event the integrator restarts from the event state with no history of the old vector field.
 
-use super::{
-    damping_work_index, friction_work_index, impulse_normal_index, impulse_tangential_index,
-    watched_events, ContactProblem, Event,
-};
+use super::locate::{refine_event, scan_step};
+use super::{EventRecord, HybridSystem, Named, Observer, Phase, RunControl, Trace, Until};
 use crate::error::SimError;
-use crate::friction::Mode;
 use crate::integrate::{
     run_with_integrator, FactoryUser, IntegratorKind, OdeSetup, SolverStats, Stepper,
     StepperFactory, Tolerances,
 };
-use crate::model::PlanarContactSystem;
-use crate::record::{
-    EnergyAccount, EventRecord, ModeInterval, PhaseDurations, PostImpact, RunRecord, Sample,
-};
-use std::time::Instant;
 
-/// When a run ends.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum EndCondition {
-    /// At the first opening of the contact after contact (the end of an impact).
-    Separation,
-    /// At a fixed time.
-    Time(f64),
-}
-
-/// How to run one simulation.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SimulationOptions {
-    pub integrator: IntegratorKind,
-    pub tolerances: Tolerances,
-    pub end: EndCondition,
-    /// Time limit for [`EndCondition::Separation`].
-    pub t_max: f64,
-    pub record_trajectory: bool,
-    /// Times (increasing, in (0, end]) at which the state is recorded in
-    /// [`RunRecord::outputs`]. The integrator stops exactly at each (a full-accuracy step, not an
-    /// interpolation), so the state's error there is the integrator's own.
-    pub output_times: Vec<f64>,
-    /// Guard against Zeno behaviour and chattering.
-    pub max_events: usize,
-    /// Guard against step-size collapse.
-    pub max_steps: usize,
-}
-
-impl SimulationOptions {
-    pub fn new(integrator: IntegratorKind, rtol: f64, atol: f64) -> Self {
-        SimulationOptions {
-            integrator,
-            tolerances: Tolerances { rtol, atol },
-            end: EndCondition::Separation,
-            t_max: 10.0,
-            record_trajectory: false,
-            output_times: Vec::new(),
-            max_events: 1000,
-            max_steps: 2_000_000,
-        }
-    }
-}
-
-/// Dense-output samples per step scanned for sign changes, so that two crossings inside one step
-/// (diffsol_notes trap 1) are seen.
-const SCAN_POINTS: usize = 4;
-/// Newton refinement accepts a Taylor correction of at most this fraction of the step.
-const TAYLOR_FRACTION: f64 = 1e-3;
-
-/// Simulate from `(q0, q̇0)`.
-pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
-    problem: &ContactProblem<'_, Sys, N>,
-    q0: &[f64; N],
-    qdot0: &[f64; N],
-    options: &SimulationOptions,
-) -> Result<RunRecord, SimError> {
-    crate::error::require_positive("rtol", options.tolerances.rtol)?;
-    crate::error::require_positive("atol", options.tolerances.atol)?;
-    crate::error::require_positive("kappa", problem.compliance.kappa)?;
-    crate::error::require_non_negative("damping", problem.compliance.damping)?;
-    let len = ContactProblem::<Sys, N>::STATE_LEN;
-    let mut atol = vec![options.tolerances.atol; len];
-    // An impact starts from δ = δ̇ = 0 and grows from a seed δ ~ κ, δ̇ ~ √κ (Zhao–Liu eq. (23):
-    // δ = (|B|κ/|A|)(cosh(√(|A|/κ) t) − 1)); in slip the growth is exponential, so an absolute
-    // error on the seed becomes a time shift of the whole impact. The gap's absolute tolerance
-    // is therefore in units of κ and the normal velocity's in units of √κ.
-    for i in 0..N {
-        let mut e = [0.0; N];
-        e[i] = 1.0;
-        let k = problem.system.contact_kinematics(&e, &[0.0; N]);
-        if k.normal[i] != 0.0 {
-            atol[i] *= problem.compliance.kappa.min(1.0);
-            atol[N + i] *= problem.compliance.time_scale().min(1.0);
-        }
-    }
+/// Run `sys` from `y0` with the integrator `kind` until `control.until`, telling `observer`
+/// what happens.
+pub fn run_hybrid<H: HybridSystem, O: Observer<H>>(
+    sys: &H,
+    kind: IntegratorKind,
+    tolerances: Tolerances,
+    y0: &[f64],
+    control: &RunControl<H::Mode>,
+    observer: &mut O,
+) -> Result<Trace<H::Mode, H::Event>, SimError> {
     let setup = OdeSetup {
-        kind: options.integrator,
-        tolerances: options.tolerances,
-        atol,
-        // Far below any phase we must resolve (reverse slip lasts ~0.16 κ), far above rounding.
-        min_step: 1e-8 * problem.compliance.kappa.min(1.0),
-        rhs: |mode: Mode, y: &[f64], dy: &mut [f64]| problem.vector_field(mode, y, dy),
-        jvp: |mode: Mode, y: &[f64], v: &[f64], out: &mut [f64]| {
-            problem.jacobian_vector_product(mode, y, v, out)
-        },
+        kind,
+        tolerances,
+        atol: sys.absolute_tolerances(tolerances.atol),
+        min_step: sys.min_step(),
+        rhs: |mode: H::Mode, y: &[f64], dy: &mut [f64]| sys.field(mode, y, dy),
+        jvp: |mode: H::Mode, y: &[f64], v: &[f64], out: &mut [f64]| sys.jvp(mode, y, v, out),
     };
-    let mut y0 = vec![0.0; len];
-    y0[..N].copy_from_slice(q0);
-    y0[N..2 * N].copy_from_slice(qdot0);
-    let start = Instant::now();
     let driver = Driver {
-        problem,
-        options,
+        sys,
+        kind,
+        control,
+        observer,
         y0,
     };
-    let mut record =
-        run_with_integrator(setup, driver).map_err(|message| SimError::SolverFailed {
-            integrator: options.integrator.to_string(),
-            time: 0.0,
-            mode: "none",
-            message,
-        })??;
-    record.stats.wall_time_s = start.elapsed().as_secs_f64();
-    Ok(record)
+    run_with_integrator(setup, driver).map_err(|message| SimError::SolverFailed {
+        integrator: kind.to_string(),
+        time: 0.0,
+        mode: "none",
+        message,
+    })?
 }
 
-struct Driver<'p, 'a, Sys, const N: usize> {
-    problem: &'p ContactProblem<'a, Sys, N>,
-    options: &'p SimulationOptions,
-    y0: Vec<f64>,
+struct Driver<'r, H: HybridSystem, O> {
+    sys: &'r H,
+    kind: IntegratorKind,
+    control: &'r RunControl<H::Mode>,
+    observer: &'r mut O,
+    y0: &'r [f64],
 }
 
 /// How a phase ended.
-struct PhaseEnd {
+struct PhaseEnd<E> {
     duration: f64,
     y: Vec<f64>,
-    event: Option<Event>,
+    event: Option<E>,
 }
 
-/// Running extrema and samples, shared by all phases.
-struct Tracker {
-    peak_normal_force: f64,
-    max_penetration: f64,
-    trajectory: Option<Vec<Sample>>,
+/// Counters shared by all phases.
+#[derive(Default)]
+struct Progress {
+    /// Step attempts of the whole run (the step limit).
     steps: usize,
-    /// States at the requested output times, and how many of those are taken.
-    outputs: Vec<Sample>,
+    /// Output times taken so far.
+    outputs: usize,
 }
 
-impl<Sys: PlanarContactSystem<N>, const N: usize> FactoryUser<Mode> for Driver<'_, '_, Sys, N> {
-    type Output = Result<RunRecord, SimError>;
+/// The last few events, for error messages.
+fn last_events<M, E: Named>(events: &[EventRecord<M, E>]) -> String {
+    let k = events.len().saturating_sub(5);
+    let parts: Vec<_> = events[k..]
+        .iter()
+        .map(|e| format!("{} at t={:.6e}", e.event.name(), e.t))
+        .collect();
+    if parts.is_empty() {
+        "none".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
 
-    fn run<F: StepperFactory<Mode>>(self, factory: &mut F) -> Self::Output {
-        let p = self.problem;
-        let opts = self.options;
-        let mut y = self.y0.clone();
-        let mut mode = p.initial_mode(&y);
-        let (k0, g0, s0) = p.mechanical_energy(mode, &y);
+impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> {
+    type Output = Result<Trace<H::Mode, H::Event>, SimError>;
+
+    fn run<F: StepperFactory<H::Mode>>(mut self, factory: &mut F) -> Self::Output {
+        let sys = self.sys;
+        let mut y = self.y0.to_vec();
+        let mut mode = sys.initial_mode(&y);
         let mut t = 0.0;
-        let mut modes: Vec<ModeInterval> = Vec::new();
-        let mut events: Vec<EventRecord> = Vec::new();
+        let mut phases = Vec::new();
+        let mut events: Vec<EventRecord<H::Mode, H::Event>> = Vec::new();
         let mut stats = SolverStats::default();
-        let mut tracker = Tracker {
-            peak_normal_force: 0.0,
-            max_penetration: 0.0,
-            trajectory: opts.record_trajectory.then(Vec::new),
-            steps: 0,
-            outputs: Vec::new(),
-        };
-        let mut separation_loss = 0.0;
-        let mut post_impact = None;
-        let mut had_contact = false;
-        let t_end = match opts.end {
-            EndCondition::Separation => opts.t_max,
-            EndCondition::Time(t_end) => t_end,
-        };
-        let last_events = |events: &[EventRecord]| {
-            let k = events.len().saturating_sub(5);
-            let parts: Vec<_> = events[k..]
-                .iter()
-                .map(|e| format!("{} at t={:.6e}", e.event.name(), e.t))
-                .collect();
-            if parts.is_empty() {
-                "none".to_string()
-            } else {
-                parts.join(", ")
-            }
+        let mut progress = Progress::default();
+        let mut stopped = false;
+        let t_end = match self.control.until {
+            Until::Time(t_end) => t_end,
+            Until::Transition { t_max, .. } => t_max,
         };
         loop {
-            had_contact |= mode.is_contact();
-            self.track(mode, t, &y, &mut tracker);
+            self.observer.state(sys, t, mode, &y);
             let failed = |message: String| SimError::SolverFailed {
-                integrator: opts.integrator.to_string(),
+                integrator: self.kind.to_string(),
                 time: t,
                 mode: mode.name(),
                 message,
             };
             let mut stepper = factory.start(mode, &y).map_err(failed)?;
             stepper
-                .set_stop_time(self.next_stop(t, t_end, tracker.outputs.len()) - t)
-                .map_err(|m| SimError::SolverFailed {
-                    integrator: opts.integrator.to_string(),
-                    time: t,
-                    mode: mode.name(),
-                    message: m,
-                })?;
-            let phase = self.run_phase(&mut stepper, mode, t, t_end, &mut tracker, &events);
+                .set_stop_time(self.next_stop(t, t_end, progress.outputs) - t)
+                .map_err(failed)?;
+            let phase = self.run_phase(&mut stepper, mode, t, t_end, &mut progress, &events);
             stats.add(&stepper.stats());
             let phase = phase.map_err(|e| match e {
                 SimError::StepLimit {
@@ -215,34 +123,27 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> FactoryUser<Mode> for Driver<'
                 },
                 other => other,
             })?;
-            modes.push(ModeInterval {
+            phases.push(Phase {
                 mode,
                 t_start: t,
                 duration: phase.duration,
-                t_end: t + phase.duration,
-                q_end: phase.y[..N].to_vec(),
-                qdot_end: phase.y[N..2 * N].to_vec(),
+                y_end: phase.y.clone(),
             });
             t += phase.duration;
             y = phase.y;
-            self.track(mode, t, &y, &mut tracker);
+            self.observer.state(sys, t, mode, &y);
             let Some(event) = phase.event else {
-                if opts.end == EndCondition::Separation {
-                    return Err(SimError::NoSeparation {
-                        t_max: opts.t_max,
-                        mode: mode.name(),
-                    });
-                }
                 break;
             };
-            let next = p.next_mode(event, &y);
+            let before = y.clone();
+            let next = sys.transition(mode, event, &mut y);
             events.push(EventRecord {
                 t,
                 event,
                 from: mode,
                 to: next,
             });
-            if events.len() > opts.max_events {
+            if events.len() > self.control.max_events {
                 return Err(SimError::EventStorm {
                     count: events.len(),
                     time: t,
@@ -250,137 +151,74 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> FactoryUser<Mode> for Driver<'
                     last: last_events(&events),
                 });
             }
-            if mode.is_contact() && next == Mode::Free {
-                separation_loss += p.mechanical_energy(mode, &y).2;
-                if post_impact.is_none() {
-                    let cs = p.contact_state(Mode::Free, &y);
-                    post_impact = Some(PostImpact {
-                        t,
-                        u: cs.projected.u,
-                        v: cs.projected.v,
-                        omega: p.system.rotation_index().map(|i| y[N + i]),
-                        q: y[..N].to_vec(),
-                        qdot: y[N..2 * N].to_vec(),
-                    });
-                }
-                if opts.end == EndCondition::Separation && had_contact {
-                    mode = next;
-                    break;
-                }
-            }
+            self.observer.transition(sys, t, mode, event, next, &before);
+            let stop_here = match self.control.until {
+                Until::Transition { stop, .. } => stop(mode, next),
+                Until::Time(_) => false,
+            };
             mode = next;
+            if stop_here {
+                stopped = true;
+                break;
+            }
         }
         stats.add(&factory.evaluation_counts());
         stats.events = events.len();
-        let (kinetic, gravity, spring) = p.mechanical_energy(mode, &y);
-        let friction_work = y[friction_work_index(N)];
-        let damping_work = y[damping_work_index(N)];
-        let initial_total = k0 + g0 + s0;
-        let final_total = kinetic + gravity + spring;
-        let energy = EnergyAccount {
-            initial_total,
-            kinetic,
-            gravity,
-            spring,
-            friction_work,
-            damping_work,
-            separation_loss,
-            final_total,
-            balance_error: final_total - initial_total - friction_work - damping_work
-                + separation_loss,
-        };
-        Ok(RunRecord {
-            integrator: opts.integrator,
-            durations: phase_durations(&modes),
-            separated: post_impact.is_some(),
-            modes,
+        Ok(Trace {
+            phases,
             events,
-            post_impact,
-            impulse_normal: y[impulse_normal_index(N)],
-            impulse_tangential: y[impulse_tangential_index(N)],
-            peak_normal_force: tracker.peak_normal_force,
-            max_penetration: tracker.max_penetration,
-            energy,
+            stopped,
+            mode_end: mode,
+            t_end: t,
+            y_end: y,
             stats,
-            final_time: t,
-            final_q: y[..N].to_vec(),
-            final_qdot: y[N..2 * N].to_vec(),
-            trajectory: tracker.trajectory,
-            outputs: tracker.outputs,
         })
     }
 }
 
-impl<Sys: PlanarContactSystem<N>, const N: usize> Driver<'_, '_, Sys, N> {
+impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
     /// The next global time the integrator must stop at exactly: the next output time not yet
     /// taken (the `taken`-th), or the end.
     fn next_stop(&self, t: f64, t_end: f64, taken: usize) -> f64 {
-        match self.options.output_times.get(taken) {
+        match self.control.output_times.get(taken) {
             Some(&t_out) if t_out > t && t_out < t_end => t_out,
             _ => t_end,
         }
     }
 
-    /// The state at global time `t`, as a sample.
-    fn sample(&self, mode: Mode, t: f64, y: &[f64]) -> Sample {
-        let cs = self.problem.contact_state(mode, y);
-        Sample {
-            t,
-            mode,
-            q: y[..N].to_vec(),
-            qdot: y[N..2 * N].to_vec(),
-            normal_force: cs.normal_force,
-            tangential_force: cs.tangential_force,
-        }
-    }
-
-    /// Update the running extrema (and the trajectory) with the state `y` at global time `t`.
-    fn track(&self, mode: Mode, t: f64, y: &[f64], tracker: &mut Tracker) {
-        let cs = self.problem.contact_state(mode, y);
-        if mode.is_contact() {
-            tracker.peak_normal_force = tracker.peak_normal_force.max(cs.normal_force);
-            tracker.max_penetration = tracker.max_penetration.max(cs.penetration);
-        }
-        if let Some(tr) = tracker.trajectory.as_mut() {
-            tr.push(self.sample(mode, t, y));
-        }
-    }
-
     /// Integrate `mode` until its first switching event or `t_end`, stopping exactly at the
     /// output times on the way.
-    #[allow(clippy::too_many_arguments)]
     fn run_phase<St: Stepper>(
-        &self,
+        &mut self,
         st: &mut St,
-        mode: Mode,
+        mode: H::Mode,
         t_phase_start: f64,
         t_end: f64,
-        tracker: &mut Tracker,
-        events: &[EventRecord],
-    ) -> Result<PhaseEnd, SimError> {
-        let p = self.problem;
-        let watched = watched_events(mode);
-        let n = ContactProblem::<Sys, N>::STATE_LEN;
+        progress: &mut Progress,
+        events: &[EventRecord<H::Mode, H::Event>],
+    ) -> Result<PhaseEnd<H::Event>, SimError> {
+        let sys = self.sys;
+        let n = sys.dim();
+        let kind = self.kind;
         let failed = |time: f64, message: String| SimError::SolverFailed {
-            integrator: self.options.integrator.to_string(),
+            integrator: kind.to_string(),
             time: t_phase_start + time,
             mode: mode.name(),
             message,
         };
+        let watched = sys.watched(mode);
         let mut y_prev = vec![0.0; n];
         st.state(&mut y_prev);
         let mut t_prev = st.time();
         let mut g_prev: Vec<f64> = watched
             .iter()
-            .map(|&(e, _)| p.event_value(mode, e, &y_prev))
+            .map(|&(e, _)| sys.event_value(mode, e, &y_prev))
             .collect();
-        let mut y_scan = vec![0.0; n];
-        let mut g_scan = vec![0.0; watched.len()];
         loop {
-            tracker.steps += 1;
-            if tracker.steps > self.options.max_steps {
+            progress.steps += 1;
+            if progress.steps > self.control.max_steps {
                 return Err(SimError::StepLimit {
-                    steps: tracker.steps,
+                    steps: progress.steps,
                     time: t_phase_start + t_prev,
                     mode: mode.name(),
                     last: format!("{} events so far", events.len()),
@@ -389,53 +227,16 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> Driver<'_, '_, Sys, N> {
             let saved = st.save();
             let reached_stop = st.step().map_err(|m| failed(t_prev, m))?;
             let t_step = st.time();
-            // Scan the step on the dense output: SCAN_POINTS interior points, then the end.
-            let mut seg_start = t_prev;
-            let mut g_start = g_prev.clone();
-            let mut switch: Option<(Event, f64)> = None;
-            for k in 1..=SCAN_POINTS + 1 {
-                let seg_end = if k == SCAN_POINTS + 1 {
-                    st.state(&mut y_scan);
-                    t_step
-                } else {
-                    let ts = t_prev + (t_step - t_prev) * k as f64 / (SCAN_POINTS + 1) as f64;
-                    st.interpolate(ts, &mut y_scan).map_err(|m| failed(ts, m))?;
-                    ts
-                };
-                for (j, &(event, crossing)) in watched.iter().enumerate() {
-                    g_scan[j] = p.event_value(mode, event, &y_scan);
-                    if !crossing.crossed(g_start[j], g_scan[j]) {
-                        continue;
-                    }
-                    let g_of = |t: f64| -> Result<f64, SimError> {
-                        let mut y = vec![0.0; n];
-                        st.interpolate(t, &mut y).map_err(|m| failed(t, m))?;
-                        Ok(p.event_value(mode, event, &y))
-                    };
-                    let t_root = locate_root(g_of, seg_start, seg_end, g_start[j], g_scan[j])?;
-                    if event.is_switching() {
-                        if switch.is_none_or(|(_, ts)| t_root < ts) {
-                            switch = Some((event, t_root));
-                        }
-                    } else if switch.is_none_or(|(_, ts)| t_root < ts) {
-                        let mut y = vec![0.0; n];
-                        st.interpolate(t_root, &mut y)
-                            .map_err(|m| failed(t_root, m))?;
-                        let cs = p.contact_state(mode, &y);
-                        tracker.peak_normal_force = tracker.peak_normal_force.max(cs.normal_force);
-                        tracker.max_penetration = tracker.max_penetration.max(cs.penetration);
-                    }
-                }
-                if switch.is_some() {
-                    break;
-                }
-                seg_start = seg_end;
-                std::mem::swap(&mut g_start, &mut g_scan);
+            let scan = scan_step(sys, st, mode, watched, t_prev, t_step, &g_prev, &failed)?;
+            for &(event, t_root, ref y) in &scan.extrema {
+                self.observer
+                    .extremum(sys, t_phase_start + t_root, mode, event, y);
             }
-            if let Some((event, t_root)) = switch {
-                let (t_event, y_event) = self
-                    .refine_event(st, &saved, mode, event, t_prev, &y_prev, t_step, t_root)
-                    .map_err(|m| failed(t_root, m))?;
+            if let Some((event, t_root)) = scan.switch {
+                let (t_event, y_event) = refine_event(
+                    sys, st, &saved, mode, event, t_prev, &y_prev, t_step, t_root,
+                )
+                .map_err(|m| failed(t_root, m))?;
                 return Ok(PhaseEnd {
                     duration: t_event,
                     y: y_event,
@@ -444,21 +245,24 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> Driver<'_, '_, Sys, N> {
             }
             st.state(&mut y_prev);
             t_prev = t_step;
-            g_prev.copy_from_slice(&g_start);
-            self.track(mode, t_phase_start + t_prev, &y_prev, tracker);
+            g_prev.copy_from_slice(&scan.g_end);
+            self.observer
+                .state(sys, t_phase_start + t_prev, mode, &y_prev);
             if reached_stop {
-                let taken = tracker.outputs.len();
+                let taken = progress.outputs;
                 let stop = self.next_stop(t_phase_start, t_end, taken);
                 if stop < t_end {
                     // An output time, not the end: record it exactly and go on in this phase.
-                    tracker.outputs.push(self.sample(mode, stop, &y_prev));
+                    self.observer.output(sys, stop, mode, &y_prev);
+                    progress.outputs += 1;
                     let next = self.next_stop(stop, t_end, taken + 1);
                     st.set_stop_time(next - t_phase_start)
                         .map_err(|m| failed(t_prev, m))?;
                     continue;
                 }
-                if self.options.output_times.get(taken) == Some(&t_end) {
-                    tracker.outputs.push(self.sample(mode, t_end, &y_prev));
+                if self.control.output_times.get(taken) == Some(&t_end) {
+                    self.observer.output(sys, t_end, mode, &y_prev);
+                    progress.outputs += 1;
                 }
                 return Ok(PhaseEnd {
                     duration: t_prev,
@@ -467,137 +271,5 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> Driver<'_, '_, Sys, N> {
                 });
             }
         }
-    }
-
-    /// Refine an event located on the dense output so that its error is set by the integration
-    /// tolerance: restore the integrator to the start of the step, step exactly to the located
-    /// time (a full-accuracy step, not an interpolation), then correct with Newton's method on the
-    /// event function along the flow, `Δt = −g/ġ`, and a second-order Taylor step
-    /// `y + Δt f + ½Δt² J f`. If the correction is not small against the step, step again to the
-    /// corrected time.
-    #[allow(clippy::too_many_arguments)]
-    fn refine_event<St: Stepper>(
-        &self,
-        st: &mut St,
-        saved: &St::Saved,
-        mode: Mode,
-        event: Event,
-        t_prev: f64,
-        y_prev: &[f64],
-        t_step: f64,
-        t_located: f64,
-    ) -> Result<(f64, Vec<f64>), String> {
-        let p = self.problem;
-        let n = y_prev.len();
-        let h = t_step - t_prev;
-        st.restore(saved.clone());
-        let mut at = t_prev;
-        let mut y = y_prev.to_vec();
-        let mut target = t_located;
-        let mut flow = vec![0.0; n];
-        let mut jf = vec![0.0; n];
-        for iter in 0..6 {
-            if target < at {
-                st.restore(saved.clone());
-                at = t_prev;
-                y.copy_from_slice(y_prev);
-            }
-            // Closer than the integrator's stop-time round-off: stay and let Newton do it.
-            if target - at > 200.0 * f64::EPSILON * (at.abs() + h.abs()) {
-                st.advance_to(target)?;
-                at = st.time();
-                st.state(&mut y);
-            }
-            p.vector_field(mode, &y, &mut flow);
-            let g = p.event_value(mode, event, &y);
-            let g_rate = p.event_rate(mode, event, &y, &flow);
-            let dt = if g_rate != 0.0 && g_rate.is_finite() {
-                -g / g_rate
-            } else {
-                0.0
-            };
-            if dt.abs() <= TAYLOR_FRACTION * h.abs() || iter == 5 {
-                p.jacobian_vector_product(mode, &y, &flow, &mut jf);
-                for i in 0..n {
-                    y[i] += dt * flow[i] + 0.5 * dt * dt * jf[i];
-                }
-                return Ok((at + dt, y));
-            }
-            target = (at + dt).clamp(t_prev, t_step);
-        }
-        unreachable!("the loop returns on its last iteration")
-    }
-}
-
-/// Illinois (modified regula falsi) on a bracketed sign change, to machine precision.
-fn locate_root(
-    mut g: impl FnMut(f64) -> Result<f64, SimError>,
-    mut a: f64,
-    mut b: f64,
-    mut ga: f64,
-    mut gb: f64,
-) -> Result<f64, SimError> {
-    if gb == 0.0 {
-        return Ok(b);
-    }
-    let mut side = 0i8;
-    for _ in 0..200 {
-        if (b - a).abs() <= 4.0 * f64::EPSILON * a.abs().max(b.abs()) {
-            break;
-        }
-        let mut c = (a * gb - b * ga) / (gb - ga);
-        if !(c > a && c < b) {
-            c = 0.5 * (a + b);
-        }
-        let gc = g(c)?;
-        if gc == 0.0 {
-            return Ok(c);
-        }
-        if (gc > 0.0) == (gb > 0.0) {
-            b = c;
-            gb = gc;
-            if side == -1 {
-                ga *= 0.5;
-            }
-            side = -1;
-        } else {
-            a = c;
-            ga = gc;
-            if side == 1 {
-                gb *= 0.5;
-            }
-            side = 1;
-        }
-    }
-    Ok(0.5 * (a + b))
-}
-
-/// Sum the contact phases into slide / stick / reverse slip.
-fn phase_durations(modes: &[ModeInterval]) -> PhaseDurations {
-    let first_slip = modes
-        .iter()
-        .map(|m| m.mode.slip_sign())
-        .find(|&s| s != 0)
-        .unwrap_or(0);
-    let mut d = PhaseDurations::default();
-    for m in modes {
-        match m.mode {
-            Mode::Stick => d.stick += m.duration,
-            Mode::Free => {}
-            _ if m.mode.slip_sign() == first_slip => d.slide += m.duration,
-            _ => d.reverse_slip += m.duration,
-        }
-    }
-    d
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn illinois_finds_a_root_to_machine_precision() {
-        let r = locate_root(|t| Ok(t.cos() - t), 0.0, 1.0, 1.0, 1f64.cos() - 1.0).unwrap();
-        assert!((r.cos() - r).abs() < 1e-15);
     }
 }

@@ -1,64 +1,29 @@
-//! The hybrid mode machine: one smooth vector field per mode, events between them.
+//! The hybrid mode machine on any integrator: one smooth vector field per mode, events between
+//! them, located on the dense output and refined to the integration tolerance. It knows no
+//! physics: a formulation (the compliant contact of [`crate::compliant`], later a rigid one with
+//! impact resets) implements [`HybridSystem`], and what a run records is an [`Observer`]'s
+//! business.
 //!
-//! ODE state (length 2N + 4): `[q (N), q̇ (N), ∫F_n dt, ∫F_τ dt, ∫F_τ u dt, ∫−c_d δ̇²/√κ dt]`.
-//! The four quadratures ride along with the integrator so that impulses and the energy account
-//! are integrated to the same tolerance as the motion.
-//!
-//! In a contact mode the normal force is the smooth closed-contact law `δ/κ + c_d δ̇/√κ` (no
-//! `max(0, ·)`): the contact-opening event ends the mode when it reaches 0. The transition table
-//! (Zhao–Liu eqs. (6), (50), (52); ../shared/docs/painleve_rod.md):
-//!
-//! | mode        | event            | g(y), crossing                   | next mode            |
-//! |-------------|------------------|----------------------------------|----------------------|
-//! | slide-left  | slip stops       | u, rising                        | stick or slip by the friction cone |
-//! | slide-right | slip stops       | u, falling                       | stick or slip by the friction cone |
-//! | stick       | stick breaks →   | F_τ + μ_s F_n, falling           | slide-right          |
-//! | stick       | stick breaks ←   | μ_s F_n − F_τ, falling           | slide-left           |
-//! | contact     | contact opens    | κF_n = δ + c_d√κ δ̇, falling      | free                 |
-//! | free        | contact closes   | min(δ, δ + c_d√κ δ̇), rising      | by the sign of u     |
-//!
-//! Two observer events (peak normal force: dF_n/dt falling; maximum penetration: δ̇ falling)
-//! record extrema without switching.
+//! The run is a fixed sequence of stages ([`driver`]): start a fresh integrator in the current
+//! mode, step, scan each step for crossings of the watched event functions ([`locate`]: dense
+//! output at [`locate::SCAN_POINTS`] interior points, then Illinois on the bracket), refine the
+//! earliest switching event by re-stepping exactly to it, apply the transition (which may reset
+//! the state), repeat.
 
 mod driver;
+pub mod locate;
 
-pub use driver::{simulate, EndCondition, SimulationOptions};
+pub use driver::run_hybrid;
 
-use crate::contact::NormalCompliance;
-use crate::friction::{Coulomb, Mode};
-use crate::model::{dot, kinetic_energy, Dual, PlanarContactSystem, ProjectedDynamics, Real};
+use crate::error::SimError;
+use crate::integrate::SolverStats;
+use crate::model::{Dual, Real};
 use serde::Serialize;
+use std::fmt::Debug;
 
-/// Events of the mode machine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Event {
-    ContactOpens,
-    SlipStops,
-    StickBreaksRight,
-    StickBreaksLeft,
-    ContactCloses,
-    PeakNormalForce,
-    MaxPenetration,
-}
-
-impl Event {
-    /// Whether the event changes the mode (otherwise it only records an extremum).
-    pub fn is_switching(&self) -> bool {
-        !matches!(self, Event::PeakNormalForce | Event::MaxPenetration)
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Event::ContactOpens => "contact_opens",
-            Event::SlipStops => "slip_stops",
-            Event::StickBreaksRight => "stick_breaks_right",
-            Event::StickBreaksLeft => "stick_breaks_left",
-            Event::ContactCloses => "contact_closes",
-            Event::PeakNormalForce => "peak_normal_force",
-            Event::MaxPenetration => "max_penetration",
-        }
-    }
+/// Something with a short snake_case name for tables, messages and JSON.
+pub trait Named {
+    fn name(&self) -> &'static str;
 }
 
 /// Direction in which an event function must cross zero.
@@ -79,252 +44,172 @@ impl Crossing {
     }
 }
 
-/// The events watched in each mode.
-pub fn watched_events(mode: Mode) -> &'static [(Event, Crossing)] {
-    use Crossing::*;
-    use Event::*;
-    match mode {
-        Mode::SlideLeft => &[
-            (ContactOpens, Falling),
-            (SlipStops, Rising),
-            (PeakNormalForce, Falling),
-            (MaxPenetration, Falling),
-        ],
-        Mode::SlideRight => &[
-            (ContactOpens, Falling),
-            (SlipStops, Falling),
-            (PeakNormalForce, Falling),
-            (MaxPenetration, Falling),
-        ],
-        Mode::Stick => &[
-            (ContactOpens, Falling),
-            (StickBreaksRight, Falling),
-            (StickBreaksLeft, Falling),
-            (PeakNormalForce, Falling),
-            (MaxPenetration, Falling),
-        ],
-        Mode::Free => &[(ContactCloses, Rising)],
-    }
-}
+/// Largest state the stack buffers of the default dual-number derivatives hold; a larger
+/// system uses heap buffers (same arithmetic).
+const MAX_STACK_STATE: usize = 16;
 
-/// Contact forces and contact-point kinematics at one state in one mode.
-#[derive(Clone, Copy, Debug)]
-pub struct ContactState<S, const N: usize> {
-    pub projected: ProjectedDynamics<S, N>,
-    /// δ = −gap.
-    pub penetration: S,
-    /// δ̇ = −v.
-    pub penetration_rate: S,
-    pub normal_force: S,
-    pub tangential_force: S,
-}
+/// A hybrid dynamical system: everything the mode machine needs to know.
+///
+/// The state `y` has [`HybridSystem::dim`] components; each mode has a smooth vector field,
+/// written once generically over [`Real`] so that its Jacobian–vector products and event rates
+/// are exact derivatives (forward-mode dual numbers) of exactly this code.
+pub trait HybridSystem: Sync {
+    type Mode: Copy + Eq + Debug + Default + Named;
+    type Event: Copy + Eq + Debug + Named;
 
-/// A mechanical system with a compliant frictional contact: everything the mode machine needs.
-pub struct ContactProblem<'a, Sys, const N: usize> {
-    pub system: &'a Sys,
-    pub compliance: NormalCompliance,
-    pub friction: Coulomb,
-}
-
-/// Offsets of the quadratures in the ODE state.
-pub const fn impulse_normal_index(n: usize) -> usize {
-    2 * n
-}
-pub const fn impulse_tangential_index(n: usize) -> usize {
-    2 * n + 1
-}
-pub const fn friction_work_index(n: usize) -> usize {
-    2 * n + 2
-}
-pub const fn damping_work_index(n: usize) -> usize {
-    2 * n + 3
-}
-
-/// Largest ODE state the stack buffers hold (N ≤ 6).
-const MAX_STATE: usize = 16;
-
-impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N> {
-    pub const STATE_LEN: usize = 2 * N + 4;
-
-    fn split<S: Real>(y: &[S]) -> ([S; N], [S; N]) {
-        let mut q = [S::zero(); N];
-        let mut qdot = [S::zero(); N];
-        q.copy_from_slice(&y[..N]);
-        qdot.copy_from_slice(&y[N..2 * N]);
-        (q, qdot)
-    }
-
-    /// Forces of `mode` at state `y`.
-    pub fn contact_state<S: Real>(&self, mode: Mode, y: &[S]) -> ContactState<S, N> {
-        let (q, qdot) = Self::split(y);
-        let projected = ProjectedDynamics::at(self.system, &q, &qdot);
-        let penetration = -projected.gap;
-        let penetration_rate = -projected.v;
-        let (normal_force, tangential_force) = match mode {
-            Mode::Free => (S::zero(), S::zero()),
-            Mode::Stick => {
-                let fn_ = self
-                    .compliance
-                    .closed_contact_force(penetration, penetration_rate);
-                (fn_, projected.stick_tangential_force(fn_))
-            }
-            Mode::SlideLeft | Mode::SlideRight => {
-                let fn_ = self
-                    .compliance
-                    .closed_contact_force(penetration, penetration_rate);
-                (fn_, self.friction.slip_force(mode, fn_))
-            }
-        };
-        ContactState {
-            projected,
-            penetration,
-            penetration_rate,
-            normal_force,
-            tangential_force,
-        }
-    }
-
+    /// Length of the ODE state.
+    fn dim(&self) -> usize;
+    /// Per-component absolute tolerances for the run's `atol` (the formulation's scaling of
+    /// its fast components).
+    fn absolute_tolerances(&self, atol: f64) -> Vec<f64>;
+    /// Smallest step an integrator may take before it reports failure.
+    fn min_step(&self) -> f64;
+    /// The mode a state starts in.
+    fn initial_mode(&self, y: &[f64]) -> Self::Mode;
     /// The vector field of `mode`: `dy = F_mode(y)`.
-    pub fn vector_field<S: Real>(&self, mode: Mode, y: &[S], dy: &mut [S]) {
-        let cs = self.contact_state(mode, y);
-        let accel = cs
-            .projected
-            .generalized_accel(cs.normal_force, cs.tangential_force);
-        dy[..N].copy_from_slice(&y[N..2 * N]);
-        dy[N..2 * N].copy_from_slice(&accel);
-        dy[impulse_normal_index(N)] = cs.normal_force;
-        dy[impulse_tangential_index(N)] = cs.tangential_force;
-        dy[friction_work_index(N)] = cs.tangential_force * cs.projected.u;
-        dy[damping_work_index(N)] = if mode.is_contact() {
-            self.compliance.damping_power(cs.penetration_rate)
-        } else {
-            S::zero()
-        };
+    fn field<S: Real>(&self, mode: Self::Mode, y: &[S], dy: &mut [S]);
+    /// The events watched in `mode`, in the order they are scanned.
+    fn watched(&self, mode: Self::Mode) -> &[(Self::Event, Crossing)];
+    /// Whether `event` changes the mode (otherwise it only marks an extremum for observers).
+    fn is_switching(&self, event: Self::Event) -> bool;
+    /// The value of `event`'s function at `y` in `mode`.
+    fn event_value<S: Real>(&self, mode: Self::Mode, event: Self::Event, y: &[S]) -> S;
+    /// The mode after the switching `event` at `y`; a transition with a reset map (an impact
+    /// law) changes `y` in place.
+    fn transition(&self, mode: Self::Mode, event: Self::Event, y: &mut [f64]) -> Self::Mode;
+
+    /// Exact Jacobian–vector product `J(y) v` of `mode`'s vector field.
+    fn jvp(&self, mode: Self::Mode, y: &[f64], v: &[f64], out: &mut [f64]) {
+        with_duals(y, v, |yd| {
+            let n = y.len();
+            let mut stack = [Dual::cst(0.0); MAX_STACK_STATE];
+            let mut heap = Vec::new();
+            let dyd = dual_buffer(&mut stack, &mut heap, n);
+            self.field(mode, yd, dyd);
+            for (o, d) in out.iter_mut().zip(dyd.iter()) {
+                *o = d.eps;
+            }
+        })
     }
 
-    /// Exact Jacobian–vector product `J(y) v` of `mode`'s vector field (forward-mode dual numbers).
-    pub fn jacobian_vector_product(&self, mode: Mode, y: &[f64], v: &[f64], out: &mut [f64]) {
-        let n = y.len();
-        let mut yd = [Dual::cst(0.0); MAX_STATE];
-        let mut dyd = [Dual::cst(0.0); MAX_STATE];
-        for i in 0..n {
-            yd[i] = Dual::new(y[i], v[i]);
-        }
-        self.vector_field(mode, &yd[..n], &mut dyd[..n]);
-        for i in 0..n {
-            out[i] = dyd[i].eps;
-        }
+    /// dg/dt of `event`'s function along `mode`'s flow `flow` at `y`.
+    fn event_rate(&self, mode: Self::Mode, event: Self::Event, y: &[f64], flow: &[f64]) -> f64 {
+        with_duals(y, flow, |yd| self.event_value(mode, event, yd).eps)
     }
+}
 
-    /// The value of an event function at state `y` in `mode`.
-    pub fn event_value<S: Real>(&self, mode: Mode, event: Event, y: &[S]) -> S {
-        match event {
-            Event::ContactOpens | Event::MaxPenetration | Event::ContactCloses => {
-                let (q, qdot) = Self::split(y);
-                let k = self.system.contact_kinematics(&q, &qdot);
-                let penetration = -k.gap;
-                let rate = -dot(&k.normal, &qdot);
-                match event {
-                    Event::MaxPenetration => rate,
-                    Event::ContactOpens => self.compliance.release_function(penetration, rate),
-                    _ => {
-                        let release = self.compliance.release_function(penetration, rate);
-                        // The contact is closed iff δ > 0 and F_n > 0.
-                        if release.value() < penetration.value() {
-                            release
-                        } else {
-                            penetration
-                        }
-                    }
-                }
-            }
-            Event::SlipStops => {
-                let (q, qdot) = Self::split(y);
-                let k = self.system.contact_kinematics(&q, &qdot);
-                dot(&k.tangential, &qdot)
-            }
-            Event::StickBreaksRight => {
-                let cs = self.contact_state(mode, y);
-                cs.tangential_force + cs.normal_force.scale(self.friction.mu_s)
-            }
-            Event::StickBreaksLeft => {
-                let cs = self.contact_state(mode, y);
-                cs.normal_force.scale(self.friction.mu_s) - cs.tangential_force
-            }
-            Event::PeakNormalForce => {
-                // κ dF_n/dt = δ̇ + c_d √κ δ̈, with δ̈ = −v̇.
-                let cs = self.contact_state(mode, y);
-                let accel = cs
-                    .projected
-                    .normal_accel(cs.normal_force, cs.tangential_force);
-                cs.penetration_rate
-                    - accel.scale(self.compliance.damping * self.compliance.kappa.sqrt())
-            }
-        }
+/// A stack buffer of `n` duals when it fits, else a heap one.
+fn dual_buffer<'a>(
+    stack: &'a mut [Dual; MAX_STACK_STATE],
+    heap: &'a mut Vec<Dual>,
+    n: usize,
+) -> &'a mut [Dual] {
+    if n <= MAX_STACK_STATE {
+        &mut stack[..n]
+    } else {
+        heap.resize(n, Dual::cst(0.0));
+        &mut heap[..]
     }
+}
 
-    /// dg/dt of an event function along `mode`'s flow, and the flow itself, at `y`.
-    pub fn event_rate(&self, mode: Mode, event: Event, y: &[f64], flow: &[f64]) -> f64 {
-        let n = y.len();
-        let mut yd = [Dual::cst(0.0); MAX_STATE];
-        for i in 0..n {
-            yd[i] = Dual::new(y[i], flow[i]);
-        }
-        self.event_value(mode, event, &yd[..n]).eps
+/// Call `f` with the duals `y + ε v`.
+fn with_duals<R>(y: &[f64], v: &[f64], f: impl FnOnce(&[Dual]) -> R) -> R {
+    let n = y.len();
+    let mut stack = [Dual::cst(0.0); MAX_STACK_STATE];
+    let mut heap = Vec::new();
+    let yd = dual_buffer(&mut stack, &mut heap, n);
+    for (d, (&a, &b)) in yd.iter_mut().zip(y.iter().zip(v)) {
+        *d = Dual::new(a, b);
     }
+    f(yd)
+}
 
-    /// Mechanical energy T + V_gravity + V_spring at `y` (spring only in a contact mode).
-    pub fn mechanical_energy(&self, mode: Mode, y: &[f64]) -> (f64, f64, f64) {
-        let (q, qdot) = Self::split(y);
-        let kinetic = kinetic_energy(self.system, &q, &qdot);
-        let gravity = self.system.potential_energy(&q);
-        let spring = if mode.is_contact() {
-            let gap = self.system.contact_kinematics(&q, &qdot).gap;
-            self.compliance.elastic_energy(-gap)
-        } else {
-            0.0
-        };
-        (kinetic, gravity, spring)
+/// Watches a run without the driver knowing what it records (argmin's observers, rapier's
+/// event handler). Every method has a no-op default.
+pub trait Observer<H: HybridSystem> {
+    /// A state the run passes through: the start and the end of every phase, and the end of
+    /// every accepted step (global time `t`).
+    fn state(&mut self, _sys: &H, _t: f64, _mode: H::Mode, _y: &[f64]) {}
+    /// A non-switching event located inside a step, with the interpolated state there.
+    fn extremum(&mut self, _sys: &H, _t: f64, _mode: H::Mode, _event: H::Event, _y: &[f64]) {}
+    /// The state at one of [`RunControl::output_times`] (a full-accuracy step, not an
+    /// interpolation).
+    fn output(&mut self, _sys: &H, _t: f64, _mode: H::Mode, _y: &[f64]) {}
+    /// A switching event at `t`, with the state before the transition's reset.
+    fn transition(
+        &mut self,
+        _sys: &H,
+        _t: f64,
+        _from: H::Mode,
+        _event: H::Event,
+        _to: H::Mode,
+        _y: &[f64],
+    ) {
     }
+}
 
-    /// The mode a state starts in: contact when the contact is closed (δ > 0 and F_n > 0), or
-    /// when it is exactly touching (δ = 0) and moving or accelerating into the surface.
-    pub fn initial_mode(&self, y: &[f64]) -> Mode {
-        let cs = self.contact_state(Mode::Stick, y);
-        let (pen, rate) = (cs.penetration, cs.penetration_rate);
-        let closed = if pen > 0.0 {
-            cs.normal_force > 0.0
-        } else if pen == 0.0 {
-            rate > 0.0 || (rate == 0.0 && -cs.projected.free_normal_accel > 0.0)
-        } else {
-            false
-        };
-        if !closed {
-            return Mode::Free;
-        }
-        self.friction
-            .contact_mode(cs.projected.u, cs.normal_force, cs.tangential_force)
-    }
+impl<H: HybridSystem> Observer<H> for () {}
 
-    /// The mode after `event` at state `y`.
-    pub fn next_mode(&self, event: Event, y: &[f64]) -> Mode {
-        match event {
-            Event::ContactOpens => Mode::Free,
-            Event::StickBreaksRight => Mode::SlideRight,
-            Event::StickBreaksLeft => Mode::SlideLeft,
-            Event::SlipStops => {
-                let cs = self.contact_state(Mode::Stick, y);
-                self.friction
-                    .mode_at_zero_slip(cs.normal_force, cs.tangential_force)
-            }
-            Event::ContactCloses => {
-                let cs = self.contact_state(Mode::Stick, y);
-                self.friction
-                    .contact_mode(cs.projected.u, cs.normal_force, cs.tangential_force)
-            }
-            Event::PeakNormalForce | Event::MaxPenetration => {
-                unreachable!("observer events do not switch modes")
-            }
-        }
-    }
+/// When a run ends.
+#[derive(Clone, Copy, Debug)]
+pub enum Until<M> {
+    /// At a fixed time.
+    Time(f64),
+    /// At the first transition `from → to` with `stop(from, to)`, at the latest at `t_max`
+    /// ([`Trace::stopped`] tells which).
+    Transition { t_max: f64, stop: fn(M, M) -> bool },
+}
+
+/// How to run: the end, the exact output times and the guards.
+#[derive(Clone, Debug)]
+pub struct RunControl<M> {
+    pub until: Until<M>,
+    /// Increasing times in (0, end] at which the integrator stops exactly and the observer
+    /// sees the state.
+    pub output_times: Vec<f64>,
+    /// Guard against Zeno behaviour and chattering.
+    pub max_events: usize,
+    /// Guard against step-size collapse.
+    pub max_steps: usize,
+}
+
+/// One phase of a run: a mode between two events.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Phase<M> {
+    pub mode: M,
+    pub t_start: f64,
+    /// Measured in phase-local time: exact even for phases 10⁷× shorter than the time at
+    /// which they start.
+    pub duration: f64,
+    /// The state at the end of the phase (before the transition).
+    pub y_end: Vec<f64>,
+}
+
+/// A located switching event.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct EventRecord<M, E> {
+    pub t: f64,
+    pub event: E,
+    pub from: M,
+    pub to: M,
+}
+
+/// What the mode machine did.
+#[derive(Clone, Debug)]
+pub struct Trace<M, E> {
+    pub phases: Vec<Phase<M>>,
+    pub events: Vec<EventRecord<M, E>>,
+    /// Whether the run ended at an [`Until::Transition`] (false: at its time limit).
+    pub stopped: bool,
+    pub mode_end: M,
+    pub t_end: f64,
+    pub y_end: Vec<f64>,
+    pub stats: SolverStats,
+}
+
+/// Check the tolerances of a run.
+pub fn check_tolerances(tolerances: &crate::integrate::Tolerances) -> Result<(), SimError> {
+    crate::error::require_positive("rtol", tolerances.rtol)?;
+    crate::error::require_positive("atol", tolerances.atol)?;
+    Ok(())
 }

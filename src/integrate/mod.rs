@@ -134,7 +134,7 @@ pub struct Tolerances {
     pub rtol: f64,
     /// Absolute tolerance on the contact-scaled state: tangential velocities and angles as they
     /// are, the gap in units of κ and the normal velocity in units of √κ (the size of an impact's
-    /// seed; see `hybrid::simulate`).
+    /// seed; see `compliant::ContactProblem::absolute_tolerances`).
     pub atol: f64,
 }
 

@@ -42,6 +42,12 @@ impl Mode {
     }
 }
 
+impl crate::hybrid::Named for Mode {
+    fn name(&self) -> &'static str {
+        Mode::name(self)
+    }
+}
+
 /// Coulomb's law with kinetic and static coefficients.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Coulomb {

@@ -1,7 +1,7 @@
 //! What one simulation measures: the record the analysis reads (it never calls a solver).
 
-use crate::friction::Mode;
-use crate::hybrid::Event;
+use super::coulomb::Mode;
+use super::Event;
 use crate::integrate::{IntegratorKind, SolverStats};
 use serde::Serialize;
 
@@ -19,14 +19,8 @@ pub struct ModeInterval {
     pub qdot_end: Vec<f64>,
 }
 
-/// A located switching event.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct EventRecord {
-    pub t: f64,
-    pub event: Event,
-    pub from: Mode,
-    pub to: Mode,
-}
+/// A located switching event of the compliant contact.
+pub type EventRecord = crate::hybrid::EventRecord<Mode, Event>;
 
 /// Total time in each kind of contact phase. "slide" is slip in the direction of the first slip
 /// phase, "reverse_slip" slip in the other direction. Zero when absent.
@@ -107,7 +101,7 @@ pub struct RunRecord {
     pub final_qdot: Vec<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trajectory: Option<Vec<Sample>>,
-    /// The states at [`crate::hybrid::SimulationOptions::output_times`] (as many as were reached).
+    /// The states at [`super::SimulationOptions::output_times`] (as many as were reached).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub outputs: Vec<Sample>,
 }

@@ -1,0 +1,353 @@
+//! The compliant contact formulation: a penalty normal law of stiffness 1/κ ([`normal`]) and
+//! exact Coulomb friction ([`coulomb`]) on a planar single-contact system, as a
+//! [`HybridSystem`] that the generic mode machine of [`crate::hybrid`] runs.
+//!
+//! ODE state (length 2N + 4): `[q (N), q̇ (N), ∫F_n dt, ∫F_τ dt, ∫F_τ u dt, ∫−c_d δ̇²/√κ dt]`.
+//! The four quadratures ride along with the integrator so that impulses and the energy account
+//! are integrated to the same tolerance as the motion.
+//!
+//! In a contact mode the normal force is the smooth closed-contact law `δ/κ + c_d δ̇/√κ` (no
+//! `max(0, ·)`): the contact-opening event ends the mode when it reaches 0. The transition table
+//! (Zhao–Liu eqs. (6), (50), (52); docs/model.md):
+//!
+//! | mode        | event            | g(y), crossing                   | next mode            |
+//! |-------------|------------------|----------------------------------|----------------------|
+//! | slide-left  | slip stops       | u, rising                        | stick or slip by the friction cone |
+//! | slide-right | slip stops       | u, falling                       | stick or slip by the friction cone |
+//! | stick       | stick breaks →   | F_τ + μ_s F_n, falling           | slide-right          |
+//! | stick       | stick breaks ←   | μ_s F_n − F_τ, falling           | slide-left           |
+//! | contact     | contact opens    | κF_n = δ + c_d√κ δ̇, falling      | free                 |
+//! | free        | contact closes   | min(δ, δ + c_d√κ δ̇), rising      | by the sign of u     |
+//!
+//! Two observer events (peak normal force: dF_n/dt falling; maximum penetration: δ̇ falling)
+//! record extrema without switching.
+
+pub mod coulomb;
+pub mod normal;
+pub mod record;
+mod simulate;
+
+pub use simulate::{simulate, EndCondition, SimulationOptions};
+
+use crate::hybrid::{Crossing, HybridSystem, Named};
+use crate::model::{dot, kinetic_energy, PlanarContactSystem, ProjectedDynamics, Real};
+use coulomb::{Coulomb, Mode};
+use normal::NormalCompliance;
+use serde::Serialize;
+
+/// Events of the mode machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Event {
+    ContactOpens,
+    SlipStops,
+    StickBreaksRight,
+    StickBreaksLeft,
+    ContactCloses,
+    PeakNormalForce,
+    MaxPenetration,
+}
+
+impl Event {
+    /// Whether the event changes the mode (otherwise it only records an extremum).
+    pub fn is_switching(&self) -> bool {
+        !matches!(self, Event::PeakNormalForce | Event::MaxPenetration)
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::ContactOpens => "contact_opens",
+            Event::SlipStops => "slip_stops",
+            Event::StickBreaksRight => "stick_breaks_right",
+            Event::StickBreaksLeft => "stick_breaks_left",
+            Event::ContactCloses => "contact_closes",
+            Event::PeakNormalForce => "peak_normal_force",
+            Event::MaxPenetration => "max_penetration",
+        }
+    }
+}
+
+impl Named for Event {
+    fn name(&self) -> &'static str {
+        Event::name(self)
+    }
+}
+
+/// The events watched in each mode.
+pub fn watched_events(mode: Mode) -> &'static [(Event, Crossing)] {
+    use Crossing::*;
+    use Event::*;
+    match mode {
+        Mode::SlideLeft => &[
+            (ContactOpens, Falling),
+            (SlipStops, Rising),
+            (PeakNormalForce, Falling),
+            (MaxPenetration, Falling),
+        ],
+        Mode::SlideRight => &[
+            (ContactOpens, Falling),
+            (SlipStops, Falling),
+            (PeakNormalForce, Falling),
+            (MaxPenetration, Falling),
+        ],
+        Mode::Stick => &[
+            (ContactOpens, Falling),
+            (StickBreaksRight, Falling),
+            (StickBreaksLeft, Falling),
+            (PeakNormalForce, Falling),
+            (MaxPenetration, Falling),
+        ],
+        Mode::Free => &[(ContactCloses, Rising)],
+    }
+}
+
+/// Contact forces and contact-point kinematics at one state in one mode.
+#[derive(Clone, Copy, Debug)]
+pub struct ContactState<S, const N: usize> {
+    pub projected: ProjectedDynamics<S, N>,
+    /// δ = −gap.
+    pub penetration: S,
+    /// δ̇ = −v.
+    pub penetration_rate: S,
+    pub normal_force: S,
+    pub tangential_force: S,
+}
+
+/// A mechanical system with a compliant frictional contact: everything the mode machine needs.
+pub struct ContactProblem<'a, Sys, const N: usize> {
+    pub system: &'a Sys,
+    pub compliance: NormalCompliance,
+    pub friction: Coulomb,
+}
+
+/// Offsets of the quadratures in the ODE state.
+pub const fn impulse_normal_index(n: usize) -> usize {
+    2 * n
+}
+pub const fn impulse_tangential_index(n: usize) -> usize {
+    2 * n + 1
+}
+pub const fn friction_work_index(n: usize) -> usize {
+    2 * n + 2
+}
+pub const fn damping_work_index(n: usize) -> usize {
+    2 * n + 3
+}
+
+impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N> {
+    pub const STATE_LEN: usize = 2 * N + 4;
+
+    fn split<S: Real>(y: &[S]) -> ([S; N], [S; N]) {
+        let mut q = [S::zero(); N];
+        let mut qdot = [S::zero(); N];
+        q.copy_from_slice(&y[..N]);
+        qdot.copy_from_slice(&y[N..2 * N]);
+        (q, qdot)
+    }
+
+    /// Forces of `mode` at state `y`.
+    pub fn contact_state<S: Real>(&self, mode: Mode, y: &[S]) -> ContactState<S, N> {
+        let (q, qdot) = Self::split(y);
+        let projected = ProjectedDynamics::at(self.system, &q, &qdot);
+        let penetration = -projected.gap;
+        let penetration_rate = -projected.v;
+        let (normal_force, tangential_force) = match mode {
+            Mode::Free => (S::zero(), S::zero()),
+            Mode::Stick => {
+                let fn_ = self
+                    .compliance
+                    .closed_contact_force(penetration, penetration_rate);
+                (fn_, projected.stick_tangential_force(fn_))
+            }
+            Mode::SlideLeft | Mode::SlideRight => {
+                let fn_ = self
+                    .compliance
+                    .closed_contact_force(penetration, penetration_rate);
+                (fn_, self.friction.slip_force(mode, fn_))
+            }
+        };
+        ContactState {
+            projected,
+            penetration,
+            penetration_rate,
+            normal_force,
+            tangential_force,
+        }
+    }
+
+    /// The vector field of `mode`: `dy = F_mode(y)`.
+    pub fn vector_field<S: Real>(&self, mode: Mode, y: &[S], dy: &mut [S]) {
+        let cs = self.contact_state(mode, y);
+        let accel = cs
+            .projected
+            .generalized_accel(cs.normal_force, cs.tangential_force);
+        dy[..N].copy_from_slice(&y[N..2 * N]);
+        dy[N..2 * N].copy_from_slice(&accel);
+        dy[impulse_normal_index(N)] = cs.normal_force;
+        dy[impulse_tangential_index(N)] = cs.tangential_force;
+        dy[friction_work_index(N)] = cs.tangential_force * cs.projected.u;
+        dy[damping_work_index(N)] = if mode.is_contact() {
+            self.compliance.damping_power(cs.penetration_rate)
+        } else {
+            S::zero()
+        };
+    }
+
+    /// The value of an event function at state `y` in `mode`.
+    pub fn event_value<S: Real>(&self, mode: Mode, event: Event, y: &[S]) -> S {
+        match event {
+            Event::ContactOpens | Event::MaxPenetration | Event::ContactCloses => {
+                let (q, qdot) = Self::split(y);
+                let k = self.system.contact_kinematics(&q, &qdot);
+                let penetration = -k.gap;
+                let rate = -dot(&k.normal, &qdot);
+                match event {
+                    Event::MaxPenetration => rate,
+                    Event::ContactOpens => self.compliance.release_function(penetration, rate),
+                    _ => {
+                        let release = self.compliance.release_function(penetration, rate);
+                        // The contact is closed iff δ > 0 and F_n > 0.
+                        if release.value() < penetration.value() {
+                            release
+                        } else {
+                            penetration
+                        }
+                    }
+                }
+            }
+            Event::SlipStops => {
+                let (q, qdot) = Self::split(y);
+                let k = self.system.contact_kinematics(&q, &qdot);
+                dot(&k.tangential, &qdot)
+            }
+            Event::StickBreaksRight => {
+                let cs = self.contact_state(mode, y);
+                cs.tangential_force + cs.normal_force.scale(self.friction.mu_s)
+            }
+            Event::StickBreaksLeft => {
+                let cs = self.contact_state(mode, y);
+                cs.normal_force.scale(self.friction.mu_s) - cs.tangential_force
+            }
+            Event::PeakNormalForce => {
+                // κ dF_n/dt = δ̇ + c_d √κ δ̈, with δ̈ = −v̇.
+                let cs = self.contact_state(mode, y);
+                let accel = cs
+                    .projected
+                    .normal_accel(cs.normal_force, cs.tangential_force);
+                cs.penetration_rate
+                    - accel.scale(self.compliance.damping * self.compliance.kappa.sqrt())
+            }
+        }
+    }
+
+    /// Mechanical energy T + V_gravity + V_spring at `y` (spring only in a contact mode).
+    pub fn mechanical_energy(&self, mode: Mode, y: &[f64]) -> (f64, f64, f64) {
+        let (q, qdot) = Self::split(y);
+        let kinetic = kinetic_energy(self.system, &q, &qdot);
+        let gravity = self.system.potential_energy(&q);
+        let spring = if mode.is_contact() {
+            let gap = self.system.contact_kinematics(&q, &qdot).gap;
+            self.compliance.elastic_energy(-gap)
+        } else {
+            0.0
+        };
+        (kinetic, gravity, spring)
+    }
+
+    /// The mode a state starts in: contact when the contact is closed (δ > 0 and F_n > 0), or
+    /// when it is exactly touching (δ = 0) and moving or accelerating into the surface.
+    pub fn initial_mode(&self, y: &[f64]) -> Mode {
+        let cs = self.contact_state(Mode::Stick, y);
+        let (pen, rate) = (cs.penetration, cs.penetration_rate);
+        let closed = if pen > 0.0 {
+            cs.normal_force > 0.0
+        } else if pen == 0.0 {
+            rate > 0.0 || (rate == 0.0 && -cs.projected.free_normal_accel > 0.0)
+        } else {
+            false
+        };
+        if !closed {
+            return Mode::Free;
+        }
+        self.friction
+            .contact_mode(cs.projected.u, cs.normal_force, cs.tangential_force)
+    }
+
+    /// The mode after `event` at state `y`.
+    pub fn next_mode(&self, event: Event, y: &[f64]) -> Mode {
+        match event {
+            Event::ContactOpens => Mode::Free,
+            Event::StickBreaksRight => Mode::SlideRight,
+            Event::StickBreaksLeft => Mode::SlideLeft,
+            Event::SlipStops => {
+                let cs = self.contact_state(Mode::Stick, y);
+                self.friction
+                    .mode_at_zero_slip(cs.normal_force, cs.tangential_force)
+            }
+            Event::ContactCloses => {
+                let cs = self.contact_state(Mode::Stick, y);
+                self.friction
+                    .contact_mode(cs.projected.u, cs.normal_force, cs.tangential_force)
+            }
+            Event::PeakNormalForce | Event::MaxPenetration => {
+                unreachable!("observer events do not switch modes")
+            }
+        }
+    }
+}
+
+impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProblem<'_, Sys, N> {
+    type Mode = Mode;
+    type Event = Event;
+
+    fn dim(&self) -> usize {
+        Self::STATE_LEN
+    }
+
+    /// An impact starts from δ = δ̇ = 0 and grows from a seed δ ~ κ, δ̇ ~ √κ (Zhao–Liu eq. (23):
+    /// δ = (|B|κ/|A|)(cosh(√(|A|/κ) t) − 1)); in slip the growth is exponential, so an absolute
+    /// error on the seed becomes a time shift of the whole impact. The gap's absolute tolerance
+    /// is therefore in units of κ and the normal velocity's in units of √κ.
+    fn absolute_tolerances(&self, atol: f64) -> Vec<f64> {
+        let mut out = vec![atol; Self::STATE_LEN];
+        for i in 0..N {
+            let mut e = [0.0; N];
+            e[i] = 1.0;
+            let k = self.system.contact_kinematics(&e, &[0.0; N]);
+            if k.normal[i] != 0.0 {
+                out[i] *= self.compliance.kappa.min(1.0);
+                out[N + i] *= self.compliance.time_scale().min(1.0);
+            }
+        }
+        out
+    }
+
+    /// Far below any phase we must resolve (reverse slip lasts ~0.16 κ), far above rounding.
+    fn min_step(&self) -> f64 {
+        1e-8 * self.compliance.kappa.min(1.0)
+    }
+
+    fn initial_mode(&self, y: &[f64]) -> Mode {
+        ContactProblem::initial_mode(self, y)
+    }
+
+    fn field<S: Real>(&self, mode: Mode, y: &[S], dy: &mut [S]) {
+        self.vector_field(mode, y, dy)
+    }
+
+    fn watched(&self, mode: Mode) -> &[(Event, Crossing)] {
+        watched_events(mode)
+    }
+
+    fn is_switching(&self, event: Event) -> bool {
+        event.is_switching()
+    }
+
+    fn event_value<S: Real>(&self, mode: Mode, event: Event, y: &[S]) -> S {
+        ContactProblem::event_value(self, mode, event, y)
+    }
+
+    fn transition(&self, _mode: Mode, event: Event, y: &mut [f64]) -> Mode {
+        self.next_mode(event, y)
+    }
+}

@@ -1,0 +1,278 @@
+//! One compliant-contact simulation: run the mode machine on the [`ContactProblem`] and turn its
+//! trace into a [`RunRecord`] (phases, events, impulses, extrema, the energy account).
+
+use super::coulomb::Mode;
+use super::record::{EnergyAccount, ModeInterval, PhaseDurations, PostImpact, RunRecord, Sample};
+use super::{damping_work_index, friction_work_index, impulse_normal_index};
+use super::{impulse_tangential_index, ContactProblem, Event};
+use crate::error::SimError;
+use crate::hybrid::{check_tolerances, run_hybrid, Observer, RunControl, Until};
+use crate::integrate::{IntegratorKind, Tolerances};
+use crate::model::PlanarContactSystem;
+use std::time::Instant;
+
+/// When a run ends.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum EndCondition {
+    /// At the first opening of the contact after contact (the end of an impact).
+    Separation,
+    /// At a fixed time.
+    Time(f64),
+}
+
+/// How to run one simulation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimulationOptions {
+    pub integrator: IntegratorKind,
+    pub tolerances: Tolerances,
+    pub end: EndCondition,
+    /// Time limit for [`EndCondition::Separation`].
+    pub t_max: f64,
+    pub record_trajectory: bool,
+    /// Times (increasing, in (0, end]) at which the state is recorded in
+    /// [`RunRecord::outputs`]. The integrator stops exactly at each (a full-accuracy step, not an
+    /// interpolation), so the state's error there is the integrator's own.
+    pub output_times: Vec<f64>,
+    /// Guard against Zeno behaviour and chattering.
+    pub max_events: usize,
+    /// Guard against step-size collapse.
+    pub max_steps: usize,
+}
+
+impl SimulationOptions {
+    pub fn new(integrator: IntegratorKind, rtol: f64, atol: f64) -> Self {
+        SimulationOptions {
+            integrator,
+            tolerances: Tolerances { rtol, atol },
+            end: EndCondition::Separation,
+            t_max: 10.0,
+            record_trajectory: false,
+            output_times: Vec::new(),
+            max_events: 1000,
+            max_steps: 2_000_000,
+        }
+    }
+}
+
+/// The transition that ends an impact: a contact mode opening into free flight.
+fn is_separation(from: Mode, to: Mode) -> bool {
+    from.is_contact() && to == Mode::Free
+}
+
+/// Simulate from `(q0, q̇0)`.
+pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
+    problem: &ContactProblem<'_, Sys, N>,
+    q0: &[f64; N],
+    qdot0: &[f64; N],
+    options: &SimulationOptions,
+) -> Result<RunRecord, SimError> {
+    check_tolerances(&options.tolerances)?;
+    crate::error::require_positive("kappa", problem.compliance.kappa)?;
+    crate::error::require_non_negative("damping", problem.compliance.damping)?;
+    let mut y0 = vec![0.0; ContactProblem::<Sys, N>::STATE_LEN];
+    y0[..N].copy_from_slice(q0);
+    y0[N..2 * N].copy_from_slice(qdot0);
+    let control = RunControl {
+        until: match options.end {
+            EndCondition::Separation => Until::Transition {
+                t_max: options.t_max,
+                stop: is_separation,
+            },
+            EndCondition::Time(t_end) => Until::Time(t_end),
+        },
+        output_times: options.output_times.clone(),
+        max_events: options.max_events,
+        max_steps: options.max_steps,
+    };
+    let (k0, g0, s0) = problem.mechanical_energy(problem.initial_mode(&y0), &y0);
+    let mut recorder = Recorder {
+        peak_normal_force: 0.0,
+        max_penetration: 0.0,
+        trajectory: options.record_trajectory.then(Vec::new),
+        outputs: Vec::new(),
+        separation_loss: 0.0,
+        post_impact: None,
+    };
+    let start = Instant::now();
+    let trace = run_hybrid(
+        problem,
+        options.integrator,
+        options.tolerances,
+        &y0,
+        &control,
+        &mut recorder,
+    )?;
+    if options.end == EndCondition::Separation && !trace.stopped {
+        return Err(SimError::NoSeparation {
+            t_max: options.t_max,
+            mode: crate::hybrid::Named::name(&trace.mode_end),
+        });
+    }
+    let y = &trace.y_end;
+    let (kinetic, gravity, spring) = problem.mechanical_energy(trace.mode_end, y);
+    let friction_work = y[friction_work_index(N)];
+    let damping_work = y[damping_work_index(N)];
+    let initial_total = k0 + g0 + s0;
+    let final_total = kinetic + gravity + spring;
+    let separation_loss = recorder.separation_loss;
+    let energy = EnergyAccount {
+        initial_total,
+        kinetic,
+        gravity,
+        spring,
+        friction_work,
+        damping_work,
+        separation_loss,
+        final_total,
+        balance_error: final_total - initial_total - friction_work - damping_work + separation_loss,
+    };
+    let modes: Vec<ModeInterval> = trace
+        .phases
+        .iter()
+        .map(|p| ModeInterval {
+            mode: p.mode,
+            t_start: p.t_start,
+            duration: p.duration,
+            t_end: p.t_start + p.duration,
+            q_end: p.y_end[..N].to_vec(),
+            qdot_end: p.y_end[N..2 * N].to_vec(),
+        })
+        .collect();
+    let mut stats = trace.stats;
+    stats.wall_time_s = start.elapsed().as_secs_f64();
+    Ok(RunRecord {
+        integrator: options.integrator,
+        durations: phase_durations(&modes),
+        separated: recorder.post_impact.is_some(),
+        modes,
+        events: trace.events,
+        post_impact: recorder.post_impact,
+        impulse_normal: y[impulse_normal_index(N)],
+        impulse_tangential: y[impulse_tangential_index(N)],
+        peak_normal_force: recorder.peak_normal_force,
+        max_penetration: recorder.max_penetration,
+        energy,
+        stats,
+        final_time: trace.t_end,
+        final_q: y[..N].to_vec(),
+        final_qdot: y[N..2 * N].to_vec(),
+        trajectory: recorder.trajectory,
+        outputs: recorder.outputs,
+    })
+}
+
+/// What a compliant run records while the mode machine runs: the contact extrema, the sampled
+/// trajectory, the states at the output times, and what happens when the contact opens.
+struct Recorder {
+    peak_normal_force: f64,
+    max_penetration: f64,
+    trajectory: Option<Vec<Sample>>,
+    outputs: Vec<Sample>,
+    /// Elastic energy discarded at openings with δ > 0 (spring–dashpot release).
+    separation_loss: f64,
+    post_impact: Option<PostImpact>,
+}
+
+impl Recorder {
+    fn extremes<Sys: PlanarContactSystem<N>, const N: usize>(
+        &mut self,
+        p: &ContactProblem<'_, Sys, N>,
+        mode: Mode,
+        y: &[f64],
+    ) {
+        let cs = p.contact_state(mode, y);
+        self.peak_normal_force = self.peak_normal_force.max(cs.normal_force);
+        self.max_penetration = self.max_penetration.max(cs.penetration);
+    }
+}
+
+/// The state at global time `t`, as a sample.
+fn sample<Sys: PlanarContactSystem<N>, const N: usize>(
+    p: &ContactProblem<'_, Sys, N>,
+    mode: Mode,
+    t: f64,
+    y: &[f64],
+) -> Sample {
+    let cs = p.contact_state(mode, y);
+    Sample {
+        t,
+        mode,
+        q: y[..N].to_vec(),
+        qdot: y[N..2 * N].to_vec(),
+        normal_force: cs.normal_force,
+        tangential_force: cs.tangential_force,
+    }
+}
+
+impl<Sys: PlanarContactSystem<N>, const N: usize> Observer<ContactProblem<'_, Sys, N>>
+    for Recorder
+{
+    fn state(&mut self, p: &ContactProblem<'_, Sys, N>, t: f64, mode: Mode, y: &[f64]) {
+        if mode.is_contact() {
+            self.extremes(p, mode, y);
+        }
+        if let Some(tr) = self.trajectory.as_mut() {
+            tr.push(sample(p, mode, t, y));
+        }
+    }
+
+    fn extremum(
+        &mut self,
+        p: &ContactProblem<'_, Sys, N>,
+        _t: f64,
+        mode: Mode,
+        _event: Event,
+        y: &[f64],
+    ) {
+        self.extremes(p, mode, y);
+    }
+
+    fn output(&mut self, p: &ContactProblem<'_, Sys, N>, t: f64, mode: Mode, y: &[f64]) {
+        self.outputs.push(sample(p, mode, t, y));
+    }
+
+    fn transition(
+        &mut self,
+        p: &ContactProblem<'_, Sys, N>,
+        t: f64,
+        from: Mode,
+        _event: Event,
+        to: Mode,
+        y: &[f64],
+    ) {
+        if !is_separation(from, to) {
+            return;
+        }
+        self.separation_loss += p.mechanical_energy(from, y).2;
+        if self.post_impact.is_none() {
+            let cs = p.contact_state(Mode::Free, y);
+            self.post_impact = Some(PostImpact {
+                t,
+                u: cs.projected.u,
+                v: cs.projected.v,
+                omega: p.system.rotation_index().map(|i| y[N + i]),
+                q: y[..N].to_vec(),
+                qdot: y[N..2 * N].to_vec(),
+            });
+        }
+    }
+}
+
+/// Sum the contact phases into slide / stick / reverse slip.
+fn phase_durations(modes: &[ModeInterval]) -> PhaseDurations {
+    let first_slip = modes
+        .iter()
+        .map(|m| m.mode.slip_sign())
+        .find(|&s| s != 0)
+        .unwrap_or(0);
+    let mut d = PhaseDurations::default();
+    for m in modes {
+        match m.mode {
+            Mode::Stick => d.stick += m.duration,
+            Mode::Free => {}
+            _ if m.mode.slip_sign() == first_slip => d.slide += m.duration,
+            _ => d.reverse_slip += m.duration,
+        }
+    }
+    d
+}
