@@ -6,7 +6,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use rigid_limit::compliant::SimulationOptions;
 use rigid_limit::integrate::IntegratorKind;
-use rigid_limit::scenario::{RodImpact, Scenario};
+use rigid_limit::models::rod::scenario::{RodImpact, Scenario};
 use std::hint::black_box;
 use std::time::Duration;
 

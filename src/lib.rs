@@ -11,13 +11,11 @@
 //! compare with.
 
 pub mod analysis;
-pub mod bounds;
 pub mod compliant;
 pub mod error;
 pub mod experiment;
 pub mod hybrid;
 pub mod integrate;
-pub mod limit;
 pub mod model;
+pub mod models;
 pub mod plot;
-pub mod scenario;

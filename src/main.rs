@@ -1,15 +1,15 @@
 //! `rigid-limit`: command-line interface. Parses, calls the library, prints.
 
 use clap::{Parser, Subcommand};
-use rigid_limit::analysis::report::write_report;
 use rigid_limit::compliant::record::RunRecord;
 use rigid_limit::compliant::{EndCondition, SimulationOptions};
 use rigid_limit::experiment::{
     merge_shards, run_experiment, Experiment, RunOptions, RunSummary, Shard,
 };
 use rigid_limit::integrate::IntegratorKind;
-use rigid_limit::limit::RigidLimit;
-use rigid_limit::scenario::{RodImpact, Scenario};
+use rigid_limit::models::rod::limit::RigidLimit;
+use rigid_limit::models::rod::report::write_report;
+use rigid_limit::models::rod::scenario::{RodImpact, Scenario};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 

@@ -169,7 +169,7 @@ fn an_atlas_masks_the_grid_and_reports_every_state() {
     let summary = run_experiment(&spec, &options(&dir, None)).unwrap();
     assert_eq!(summary.points, grid.kept.len() * 3);
     assert_eq!(summary.failed, 0);
-    rigid_limit::analysis::report::write_report(
+    rigid_limit::models::rod::report::write_report(
         &rigid_limit::experiment::Experiment::Sweep(Box::new(spec.clone())),
         &dir,
     )

@@ -2,13 +2,13 @@
 //! the tolerance tightens (order sanity), closed forms of the new scenarios, the implicit methods'
 //! κ-independent cost in sustained contact, and the study file's validation and outputs.
 
-use rigid_limit::analysis::study_report::{write_study_report, ERRORS_CSV};
 use rigid_limit::compliant::record::RunRecord;
 use rigid_limit::compliant::SimulationOptions;
 use rigid_limit::experiment::{run_experiment, Experiment, RunOptions};
 use rigid_limit::integrate::IntegratorKind;
-use rigid_limit::model::rod::{SlideCoefficients, Y_A};
-use rigid_limit::scenario::{RodImpact, Scenario};
+use rigid_limit::models::rod::mechanics::{SlideCoefficients, Y_A};
+use rigid_limit::models::rod::scenario::{RodImpact, Scenario};
+use rigid_limit::models::rod::study_report::{write_study_report, ERRORS_CSV};
 
 fn run(scenario: &Scenario, kind: IntegratorKind, rtol: f64) -> RunRecord {
     let mut o = SimulationOptions::new(kind, rtol, rtol);

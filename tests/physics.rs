@@ -7,10 +7,10 @@ use rigid_limit::compliant::record::RunRecord;
 use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, Event, SimulationOptions};
 use rigid_limit::error::SimError;
 use rigid_limit::integrate::IntegratorKind;
-use rigid_limit::limit::RigidLimit;
-use rigid_limit::model::rod::PainleveRod;
 use rigid_limit::model::{ContactKinematics, PlanarContactSystem, Real};
-use rigid_limit::scenario::RodImpact;
+use rigid_limit::models::rod::limit::RigidLimit;
+use rigid_limit::models::rod::mechanics::PainleveRod;
+use rigid_limit::models::rod::scenario::RodImpact;
 
 /// A point mass on a plane with gravity g: the simplest planar single-contact system, written
 /// here as data to show that a new system needs no new engine.

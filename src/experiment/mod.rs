@@ -3,9 +3,7 @@
 
 pub mod runner;
 pub mod spec;
-pub mod study;
 pub mod table;
 
 pub use runner::{merge_shards, run_experiment, Plan, RunOptions, RunSummary, Shard};
 pub use spec::{Experiment, ExperimentSpec};
-pub use study::StudySpec;

@@ -2,8 +2,8 @@
 
 use crate::error::{require_finite, SimError};
 use crate::integrate::IntegratorKind;
-use crate::model::rod::{painleve_theta_interval, SlipCase};
-use crate::scenario::RodImpact;
+use crate::models::rod::mechanics::{painleve_theta_interval, SlipCase};
+use crate::models::rod::scenario::RodImpact;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -229,7 +229,7 @@ pub struct Point {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Experiment {
     Sweep(Box<ExperimentSpec>),
-    Study(super::study::StudySpec),
+    Study(crate::models::rod::study::StudySpec),
 }
 
 impl Experiment {
@@ -248,7 +248,7 @@ impl Experiment {
             message: e.to_string().trim().replace('\n', " "),
         })?;
         if table.contains_key("kind") {
-            super::study::StudySpec::parse(text).map(Experiment::Study)
+            crate::models::rod::study::StudySpec::parse(text).map(Experiment::Study)
         } else {
             ExperimentSpec::parse(text).map(|s| Experiment::Sweep(Box::new(s)))
         }

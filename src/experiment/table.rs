@@ -4,7 +4,7 @@
 use super::spec::Point;
 use crate::compliant::record::RunRecord;
 use crate::integrate::SolverStats;
-use crate::model::rod::THETA;
+use crate::models::rod::mechanics::THETA;
 use std::collections::BTreeMap;
 
 /// Column names of a κ sweep's (or an atlas's) runs.csv, in order.

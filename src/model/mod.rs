@@ -17,7 +17,6 @@
 //! Projecting onto the contact directions gives C–V's scalar equations
 //! `u̇ = a + A λ_T + B λ_N`, `v̇ = b + B λ_T + C λ_N` ([`ProjectedDynamics`]).
 
-pub mod rod;
 pub mod scalar;
 
 pub use scalar::{Dual, Real};

@@ -4,10 +4,7 @@
 //! A figure is data ([`Figure`]: panels of series); [`save`] draws it with an embedded font
 //! (DejaVu Sans), so it renders the same on any machine.
 
-pub mod atlas;
 pub mod heatmap;
-pub mod study;
-pub mod sweep;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;

@@ -2,14 +2,14 @@
 //! the phase sequence, the rigid-limit predictions and the error at the smallest κ, the
 //! extrapolated constants, and every published bound at every κ of the ladder.
 
-use super::fit::{least_squares, slide_law};
-use super::sweep::{bound_checks, series, BoundCheck};
-use crate::bounds::SlideBoundConstants;
+use super::analysis::{bound_checks, series, BoundCheck};
+use crate::analysis::fit::{least_squares, slide_law};
 use crate::experiment::spec::ExperimentSpec;
 use crate::experiment::table::Row;
-use crate::limit::RigidLimit;
-use crate::model::rod::painleve_theta_interval;
-use crate::scenario::RodImpact;
+use crate::models::rod::bounds::SlideBoundConstants;
+use crate::models::rod::limit::RigidLimit;
+use crate::models::rod::mechanics::painleve_theta_interval;
+use crate::models::rod::scenario::RodImpact;
 use serde::Serialize;
 use std::collections::BTreeMap;
 

@@ -1,9 +1,9 @@
 //! summary.md and analysis.json of an experiment directory, from its runs.csv.
 
+use super::analysis::{analyze, BoundCheck, SweepAnalysis};
 use super::atlas::{analyze_atlas, AtlasAnalysis};
 use super::atlas_report::{render_atlas_summary, render_points_csv, POINTS_CSV};
-use super::fit::LinearFit;
-use super::sweep::{analyze, BoundCheck, SweepAnalysis};
+use crate::analysis::fit::LinearFit;
 use crate::experiment::runner::{write_atomically, RunError, META_JSON, RUNS_CSV};
 use crate::experiment::spec::{AnalysisKind, Experiment, ExperimentSpec};
 use crate::experiment::table::{parse_rows, SWEEP_COLUMNS};
@@ -17,7 +17,7 @@ pub const ANALYSIS_JSON: &str = "analysis.json";
 pub enum Report {
     Sweep(SweepAnalysis),
     Atlas(AtlasAnalysis),
-    Study(super::study::StudyAnalysis),
+    Study(super::study_analysis::StudyAnalysis),
 }
 
 pub(crate) fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
@@ -55,7 +55,8 @@ pub fn write_report(experiment: &Experiment, dir: &Path) -> Result<Report, RunEr
         write_atomically(&dir.join(POINTS_CSV), &render_points_csv(&analysis))?;
         let json = serde_json::to_string_pretty(&analysis).unwrap_or_default() + "\n";
         write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
-        crate::plot::atlas::write_atlas_figures(&analysis, dir).map_err(figure_error(dir))?;
+        crate::models::rod::atlas_figures::write_atlas_figures(&analysis, dir)
+            .map_err(figure_error(dir))?;
         return Ok(Report::Atlas(analysis));
     }
     let analysis = analyze(spec, &rows);
@@ -65,8 +66,8 @@ pub fn write_report(experiment: &Experiment, dir: &Path) -> Result<Report, RunEr
     )?;
     let json = serde_json::to_string_pretty(&analysis).unwrap_or_default() + "\n";
     write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
-    crate::plot::sweep::write_sweep_figures(&rows, &analysis, dir)
-        .and_then(|_| crate::plot::sweep::write_history_figure(dir))
+    crate::models::rod::figures::write_sweep_figures(&rows, &analysis, dir)
+        .and_then(|_| crate::models::rod::figures::write_history_figure(dir))
         .map_err(figure_error(dir))?;
     Ok(Report::Sweep(analysis))
 }
@@ -211,7 +212,7 @@ fn render_bounds(s: &mut String, a: &SweepAnalysis) {
                  The paper claims (31)/(33) only for κ < κ1 with κ1 unspecified, so every κ is checked. \
                  \"Hypotheses\" is whether the measured state at the end of the slide (θ, θ̇) is still inside the domains of eq. (19) \
                  that the derivation assumes.\n",
-                crate::bounds::CONSTANT_MARGIN,
+                crate::models::rod::bounds::CONSTANT_MARGIN,
                 c.m1,
                 c.m2,
                 c.eta1,

@@ -1,10 +1,10 @@
 //! The κ → 0 analysis of one sweep: exponents, the rigid limit, the stated bounds.
 
-use super::fit::{least_squares, power_law, slide_law, LinearFit};
-use crate::bounds::{stick_lower, stick_upper, SlideBoundConstants};
+use crate::analysis::fit::{least_squares, power_law, slide_law, LinearFit};
 use crate::experiment::spec::ExperimentSpec;
 use crate::experiment::table::Row;
-use crate::limit::RigidLimit;
+use crate::models::rod::bounds::{stick_lower, stick_upper, SlideBoundConstants};
+use crate::models::rod::limit::RigidLimit;
 use serde::Serialize;
 
 /// Points with κ at or below this are the asymptotic range of the fits.

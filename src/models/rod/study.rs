@@ -2,13 +2,13 @@
 //! for a stable median wall time, plus reference runs (two methods at the tightest tolerance) to
 //! measure errors against. A `kind = "integrator_study"` TOML file; run by the same runner.
 
-use super::runner::Plan;
-use super::spec::LogGrid;
-use super::table::Row;
 use crate::compliant::{Event, SimulationOptions};
 use crate::error::{require_finite, require_positive, SimError};
+use crate::experiment::runner::Plan;
+use crate::experiment::spec::LogGrid;
+use crate::experiment::table::Row;
 use crate::integrate::IntegratorKind;
-use crate::scenario::{RodImpact, Scenario};
+use crate::models::rod::scenario::{RodImpact, Scenario};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -279,12 +279,12 @@ pub const STATE_COLUMNS: [&str; MAX_OUTPUTS] = ["state_1", "state_2", "state_3",
 
 impl StudySpec {
     /// Parse and validate TOML text.
-    pub fn parse(text: &str) -> Result<Self, super::spec::SpecError> {
-        super::spec::parse_validated(text, Self::validate)
+    pub fn parse(text: &str) -> Result<Self, crate::experiment::spec::SpecError> {
+        crate::experiment::spec::parse_validated(text, Self::validate)
     }
 
     fn validate(&self) -> Result<(), SimError> {
-        super::spec::validate_name(&self.name)?;
+        crate::experiment::spec::validate_name(&self.name)?;
         if self.integrators.is_empty() {
             return Err(SimError::invalid(
                 "integrators",
@@ -472,7 +472,7 @@ impl Plan for StudySpec {
                 .collect();
             put(col, cells.join(" "));
         }
-        for (k, v) in super::table::stat_fields(&record.stats) {
+        for (k, v) in crate::experiment::table::stat_fields(&record.stats) {
             put(k, v);
         }
         put("repeats", times.len().to_string());

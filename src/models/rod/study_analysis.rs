@@ -1,9 +1,9 @@
 //! Analysis of an integrator study: errors against the reference, work–precision data, the
 //! cheapest integrator per accuracy target, and cost exponents vs κ. Reads runs.csv rows only.
 
-use super::fit::{power_law, LinearFit};
-use crate::experiment::study::{StudySpec, STATE_COLUMNS};
+use crate::analysis::fit::{power_law, LinearFit};
 use crate::experiment::table::Row;
+use crate::models::rod::study::{StudySpec, STATE_COLUMNS};
 use serde::Serialize;
 
 /// Accuracy targets of the recommendation table (the largest error over the measured

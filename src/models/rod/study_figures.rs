@@ -1,9 +1,9 @@
 //! Figures of an integrator study: work–precision diagrams (error vs wall time and vs RHS
 //! evaluations, one panel per quantity, one line per integrator) and cost vs κ.
 
-use super::sweep::kappa_panel;
-use super::{save, Figure, Mark, Panel, Series};
-use crate::analysis::study::{ConfigAnalysis, StudyAnalysis};
+use super::figures::kappa_panel;
+use crate::models::rod::study_analysis::{ConfigAnalysis, StudyAnalysis};
+use crate::plot::{save, Figure, Mark, Panel, Series};
 use std::path::Path;
 
 /// A file-name stem for a configuration: `impact_1e-6_0`.

@@ -26,7 +26,7 @@
 //! normal compliance in leftward slip, `C_CV + μ B_CV` — C–V's Painlevé parameter `p₋` up to
 //! the sign convention of the gap.
 
-use super::{ContactKinematics, PlanarContactSystem, Real};
+use crate::model::{ContactKinematics, PlanarContactSystem, Real};
 use serde::{Deserialize, Serialize};
 
 /// The uniform rod in nondimensional units. It has no parameters: μ, μ_s and κ belong to the

@@ -1,9 +1,9 @@
 //! The κ-sweep figures of an experiment, from its rows and analysis.
 
-use super::{save, Figure, Mark, Panel, Series};
-use crate::analysis::SweepAnalysis;
-use crate::bounds::{stick_lower, stick_upper, SlideBoundConstants};
+use super::analysis::SweepAnalysis;
 use crate::experiment::table::Row;
+use crate::models::rod::bounds::{stick_lower, stick_upper, SlideBoundConstants};
+use crate::plot::{save, Figure, Mark, Panel, Series};
 use std::path::Path;
 
 /// (κ, value) of a column for one integrator's successful rows, κ ascending.

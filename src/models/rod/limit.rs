@@ -9,8 +9,8 @@
 //! Both stages are solved in closed form here, for any c_d ≥ 0 with an underdamped stick stage
 //! (A_st c_d² < 4); at c_d = 0 the result reduces to the doc's formulas (tested below).
 
-use crate::model::rod::SlideCoefficients;
-use crate::scenario::RodImpact;
+use crate::models::rod::mechanics::SlideCoefficients;
+use crate::models::rod::scenario::RodImpact;
 use serde::Serialize;
 
 /// The κ → 0 limits of the measured quantities.

@@ -14,9 +14,9 @@
 //!
 //! Stick (58)/(61), as the paper states them: π/2·√κ < T_stick < π·√κ.
 
-use crate::limit::RigidLimit;
-use crate::model::rod::SlideCoefficients;
-use crate::scenario::RodImpact;
+use crate::models::rod::limit::RigidLimit;
+use crate::models::rod::mechanics::SlideCoefficients;
+use crate::models::rod::scenario::RodImpact;
 use serde::Serialize;
 use std::f64::consts::PI;
 
@@ -135,7 +135,7 @@ pub fn stick_upper(kappa: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::rod::painleve_theta_interval;
+    use crate::models::rod::mechanics::painleve_theta_interval;
 
     /// At level 0 the interval is eq. (18); at any level, A equals the level at both ends.
     #[test]

@@ -1,8 +1,8 @@
 //! The atlas heatmaps over (θ0, μ): one panel per (θ̇0, c_d), the curves A = 0 drawn, the states
 //! where a published bound fails marked.
 
-use super::heatmap::{save_heatmap, Cell, ColorScale, HeatMap, HeatPanel};
-use crate::analysis::atlas::{AtlasAnalysis, StateAnalysis, STANDARD_SEQUENCE};
+use crate::models::rod::atlas::{AtlasAnalysis, StateAnalysis, STANDARD_SEQUENCE};
+use crate::plot::heatmap::{save_heatmap, Cell, ColorScale, HeatMap, HeatPanel};
 use std::path::Path;
 
 /// Half the spacing to the nearest neighbour along one axis, per value (grids are regular in

@@ -13,9 +13,9 @@ use crate::compliant::normal::NormalCompliance;
 use crate::compliant::record::RunRecord;
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::error::{require_finite, require_non_negative, require_positive, SimError};
-use crate::model::rod::Y_A;
-use crate::model::rod::{PainleveRod, SlideCoefficients, SlipCase};
 use crate::model::ProjectedDynamics;
+use crate::models::rod::mechanics::Y_A;
+use crate::models::rod::mechanics::{PainleveRod, SlideCoefficients, SlipCase};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of one rod impact (nondimensional).

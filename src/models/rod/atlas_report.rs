@@ -263,7 +263,7 @@ pub fn render_atlas_summary(
         "Each bound is checked at every κ of every state: slide (33) lower, (31) upper with the constants of `bounds::SlideBoundConstants::choose` (margin {} inside eq. (19), per state); \
          stick (58)/(61) as stated, π/2·√κ < T_stick < π·√κ. \"Not applicable\": the slide bounds need B < 0 through the slide, and at these states the rigid-limit θ̇ at the end of the slide makes B ≥ 0. \
          \"Hypotheses fail\": states where the measured end of the slide leaves the domains (19) at some κ. Zhao et al. derive all four bounds for the linear spring (c_d = 0); with c_d > 0 they are checked as stated.\n",
-        crate::bounds::CONSTANT_MARGIN
+        crate::models::rod::bounds::CONSTANT_MARGIN
     );
     let _ = writeln!(s, "| bound | states checked | not applicable | states failing at some κ | hypotheses fail | verdict |\n|---|---|---|---|---|---|");
     let mut names: Vec<&'static str> = Vec::new();
@@ -324,7 +324,7 @@ pub fn render_atlas_summary(
         })
         .collect();
     let failing_lower = |s: &StateAnalysis| {
-        bound_of(s, super::sweep::STICK_LOWER).is_some_and(|b| !b.holds_at_every_kappa)
+        bound_of(s, super::analysis::STICK_LOWER).is_some_and(|b| !b.holds_at_every_kappa)
     };
     let _ = writeln!(
         s,

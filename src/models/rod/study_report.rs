@@ -2,10 +2,10 @@
 //! figures, from runs.csv.
 
 use super::report::{figure_error, ANALYSIS_JSON, SUMMARY_MD};
-use super::study::{analyze_study, StudyAnalysis, TARGETS};
+use super::study_analysis::{analyze_study, StudyAnalysis, TARGETS};
 use crate::experiment::runner::{write_atomically, RunError, RUNS_CSV};
-use crate::experiment::study::{StudySpec, STUDY_COLUMNS};
 use crate::experiment::table::parse_rows;
+use crate::models::rod::study::{StudySpec, STUDY_COLUMNS};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -27,7 +27,8 @@ pub fn write_study_report(spec: &StudySpec, dir: &Path) -> Result<StudyAnalysis,
     )?;
     let json = serde_json::to_string_pretty(&analysis).unwrap_or_default() + "\n";
     write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
-    crate::plot::study::write_study_figures(&analysis, dir).map_err(figure_error(dir))?;
+    crate::models::rod::study_figures::write_study_figures(&analysis, dir)
+        .map_err(figure_error(dir))?;
     Ok(analysis)
 }
 

@@ -1,0 +1,3 @@
+//! The mechanical systems, one folder each.
+
+pub mod rod;

@@ -1,0 +1,18 @@
+//! The Painlevé sliding rod of Zhao, Liu, Chen & Brogliato (2015): its mechanics, scenarios,
+//! rigid limit and published bounds, its experiments (κ sweep, atlas, integrator study), their
+//! analysis, reports and figures.
+
+pub mod analysis;
+pub mod atlas;
+pub mod atlas_figures;
+pub mod atlas_report;
+pub mod bounds;
+pub mod figures;
+pub mod limit;
+pub mod mechanics;
+pub mod report;
+pub mod scenario;
+pub mod study;
+pub mod study_analysis;
+pub mod study_figures;
+pub mod study_report;
