@@ -3,13 +3,11 @@
 use clap::{Parser, Subcommand};
 use rigid_limit::compliant::record::RunRecord;
 use rigid_limit::compliant::{EndCondition, SimulationOptions};
-use rigid_limit::experiment::{
-    merge_shards, run_experiment, Experiment, RunOptions, RunSummary, Shard,
-};
+use rigid_limit::experiment::{RunOptions, RunSummary, Shard};
 use rigid_limit::integrate::IntegratorKind;
 use rigid_limit::models::rod::limit::RigidLimit;
-use rigid_limit::models::rod::report::write_report;
 use rigid_limit::models::rod::scenario::{RodImpact, Scenario};
+use rigid_limit::models::Experiment;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -319,13 +317,11 @@ fn report(name: &str, s: &RunSummary) {
 
 /// Run (or resume) an experiment of either kind, then write its report unless it is a shard.
 fn run_and_report(experiment: &Experiment, opts: &RunOptions) -> Result<RunSummary, String> {
-    let summary = match experiment {
-        Experiment::Sweep(spec) => run_experiment(spec.as_ref(), opts),
-        Experiment::Study(spec) => run_experiment(spec, opts),
-    }
-    .map_err(|e| e.to_string())?;
+    let summary = experiment.run(opts).map_err(|e| e.to_string())?;
     if opts.shard.is_none() {
-        write_report(experiment, &summary.out_dir).map_err(|e| e.to_string())?;
+        experiment
+            .report(&summary.out_dir)
+            .map_err(|e| e.to_string())?;
     }
     Ok(summary)
 }
@@ -347,12 +343,10 @@ fn run(path: &Path, out: Option<PathBuf>, shard: Option<Shard>) -> Result<(), St
 fn merge(path: &Path, out: Option<PathBuf>) -> Result<(), String> {
     let experiment = Experiment::load(path).map_err(|e| e.to_string())?;
     let out_dir = out.unwrap_or_else(|| Path::new("results").join(experiment.name()));
-    let summary = match &experiment {
-        Experiment::Sweep(spec) => merge_shards(spec.as_ref(), &out_dir, &command_line()),
-        Experiment::Study(spec) => merge_shards(spec, &out_dir, &command_line()),
-    }
-    .map_err(|e| e.to_string())?;
-    write_report(&experiment, &out_dir).map_err(|e| e.to_string())?;
+    let summary = experiment
+        .merge(&out_dir, &command_line())
+        .map_err(|e| e.to_string())?;
+    experiment.report(&out_dir).map_err(|e| e.to_string())?;
     report(experiment.name(), &summary);
     Ok(())
 }

@@ -2,8 +2,12 @@
 //! run, failed points become rows.
 
 use rigid_limit::experiment::runner::{JOURNAL_CSV, RUNS_CSV};
-use rigid_limit::experiment::table::{header_line, parse_rows, Row, SWEEP_COLUMNS};
-use rigid_limit::experiment::{merge_shards, run_experiment, ExperimentSpec, RunOptions, Shard};
+use rigid_limit::experiment::table::{header_line, parse_rows, Row};
+use rigid_limit::experiment::{merge_shards, run_experiment, RunOptions, Shard};
+use rigid_limit::models::rod::sweep::Rod;
+
+/// A rod κ sweep or atlas.
+type ExperimentSpec = rigid_limit::experiment::SweepSpec<Rod>;
 use std::path::{Path, PathBuf};
 
 const SMALL: &str = r#"
@@ -38,7 +42,10 @@ fn options(dir: &Path, shard: Option<Shard>) -> RunOptions {
 
 /// The rows without the timing column (the only one that differs between identical runs).
 fn rows_without_timing(path: &Path) -> Vec<Row> {
-    let mut rows = parse_rows(&std::fs::read_to_string(path).unwrap(), SWEEP_COLUMNS);
+    let mut rows = parse_rows(
+        &std::fs::read_to_string(path).unwrap(),
+        &ExperimentSpec::columns(),
+    );
     for r in &mut rows {
         r.fields.remove("wall_time_s");
     }
@@ -59,7 +66,7 @@ fn an_interrupted_run_resumes_and_skips_finished_points() {
     let torn = &lines[5][..lines[5].len() / 2];
     let journal = format!(
         "{}\n{}\n{torn}",
-        header_line(SWEEP_COLUMNS),
+        header_line(&ExperimentSpec::columns()),
         lines[1..5].join("\n")
     );
     std::fs::write(dir.join(JOURNAL_CSV), journal).unwrap();
@@ -118,7 +125,7 @@ fn a_failing_point_becomes_a_row_and_the_sweep_goes_on() {
     let s = run_experiment(&spec, &options(&dir, None)).unwrap();
     let rows = parse_rows(
         &std::fs::read_to_string(dir.join(RUNS_CSV)).unwrap(),
-        SWEEP_COLUMNS,
+        &ExperimentSpec::columns(),
     );
     assert_eq!(rows.len(), 10);
     let failed: Vec<&Row> = rows
@@ -169,11 +176,9 @@ fn an_atlas_masks_the_grid_and_reports_every_state() {
     let summary = run_experiment(&spec, &options(&dir, None)).unwrap();
     assert_eq!(summary.points, grid.kept.len() * 3);
     assert_eq!(summary.failed, 0);
-    rigid_limit::models::rod::report::write_report(
-        &rigid_limit::experiment::Experiment::Sweep(Box::new(spec.clone())),
-        &dir,
-    )
-    .unwrap();
+    rigid_limit::models::Experiment::Rod(Box::new(spec.clone()))
+        .report(&dir)
+        .unwrap();
     let points = std::fs::read_to_string(dir.join("points.csv")).unwrap();
     assert_eq!(points.lines().count(), 1 + grid.kept.len());
     assert!(points

@@ -4,7 +4,8 @@
 //! allowance for another CPU's libm; on the machine that wrote results/ they are bit-identical).
 //! It also freezes the column lists and the `simulate --json` key set.
 
-use rigid_limit::experiment::{Experiment, Plan};
+use rigid_limit::experiment::Plan;
+use rigid_limit::models::Experiment;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -93,7 +94,7 @@ fn check<P: Plan>(
             continue;
         }
         let got = plan.run_point(&point);
-        for column in plan.columns() {
+        for column in &plan.columns() {
             if TIMING_COLUMNS.contains(column) {
                 continue;
             }
@@ -122,7 +123,7 @@ fn load(name: &str) -> Experiment {
 
 #[test]
 fn zhao_liu_reproduces_every_committed_row() {
-    let Experiment::Sweep(spec) = load("zhao_liu") else {
+    let Experiment::Rod(spec) = load("zhao_liu") else {
         panic!("zhao_liu is a sweep")
     };
     assert_eq!(check(spec.as_ref(), "zhao_liu", |_| true), 180);
@@ -130,7 +131,7 @@ fn zhao_liu_reproduces_every_committed_row() {
 
 #[test]
 fn zhao_liu_damped_reproduces_its_committed_rows() {
-    let Experiment::Sweep(spec) = load("zhao_liu_damped") else {
+    let Experiment::Rod(spec) = load("zhao_liu_damped") else {
         panic!("zhao_liu_damped is a sweep")
     };
     // Every fourth κ of each integrator: the whole ladder's range at a quarter of the cost.
@@ -142,11 +143,11 @@ fn zhao_liu_damped_reproduces_its_committed_rows() {
 
 #[test]
 fn integrator_study_reproduces_its_committed_rows() {
-    let Experiment::Study(spec) = load("integrators") else {
+    let Experiment::RodStudy(spec) = load("integrators") else {
         panic!("integrators is a study")
     };
     // Both impact configurations in full, one κ of the sustained and of the drop scenario.
-    let n = check(&spec, "integrators", |row| {
+    let n = check(spec.as_ref(), "integrators", |row| {
         row["scenario"] == "impact" || row["kappa"] == "0.000001"
     });
     assert_eq!(n, 4 * 62 + 2 * 62);

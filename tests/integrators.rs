@@ -4,11 +4,12 @@
 
 use rigid_limit::compliant::record::RunRecord;
 use rigid_limit::compliant::SimulationOptions;
-use rigid_limit::experiment::{run_experiment, Experiment, RunOptions};
+use rigid_limit::experiment::{run_experiment, RunOptions};
 use rigid_limit::integrate::IntegratorKind;
 use rigid_limit::models::rod::mechanics::{SlideCoefficients, Y_A};
 use rigid_limit::models::rod::scenario::{RodImpact, Scenario};
 use rigid_limit::models::rod::study_report::{write_study_report, ERRORS_CSV};
+use rigid_limit::models::Experiment;
 
 fn run(scenario: &Scenario, kind: IntegratorKind, rtol: f64) -> RunRecord {
     let mut o = SimulationOptions::new(kind, rtol, rtol);
@@ -215,7 +216,7 @@ fn study_file_errors_name_the_key() {
 /// ladder, the cost fit exists for the 3-κ scenario.
 #[test]
 fn a_small_study_runs_and_reports() {
-    let Experiment::Study(spec) = Experiment::parse(TINY_STUDY).unwrap() else {
+    let Experiment::RodStudy(spec) = Experiment::parse(TINY_STUDY).unwrap() else {
         panic!("not a study")
     };
     let dir = std::env::temp_dir().join(format!("rigid-limit-study-{}", std::process::id()));
@@ -226,7 +227,7 @@ fn a_small_study_runs_and_reports() {
         progress: false,
         command_line: "test".into(),
     };
-    let summary = run_experiment(&spec, &opts).unwrap();
+    let summary = run_experiment(spec.as_ref(), &opts).unwrap();
     // 4 configurations × (2 references + 2 integrators × 5 tolerances).
     assert_eq!((summary.points, summary.failed), (4 * 12, 0));
     let a = write_study_report(&spec, &dir).unwrap();

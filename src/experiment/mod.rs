@@ -1,9 +1,13 @@
-//! Experiments: the TOML spec ([`spec`]), the tidy table of runs ([`table`]) and the parallel,
-//! resumable, shardable runner ([`runner`]). Data flows one way: spec → runs → records → tables.
+//! The generic harness, which names no concrete model: the grammar of experiment files
+//! ([`grammar`]), the contract a mechanical system implements and the κ sweep of any model
+//! ([`model`]), the tidy table of runs ([`table`]) and the parallel, resumable, shardable
+//! runner ([`runner`]). Data flows one way: spec → runs → rows → reports.
 
+pub mod grammar;
+pub mod model;
 pub mod runner;
-pub mod spec;
 pub mod table;
 
+pub use grammar::SpecError;
+pub use model::{Model, SweepSpec};
 pub use runner::{merge_shards, run_experiment, Plan, RunOptions, RunSummary, Shard};
-pub use spec::{Experiment, ExperimentSpec};

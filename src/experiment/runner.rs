@@ -1,9 +1,7 @@
 //! The sweep runner: points in parallel (rayon), deterministic output order, failed points kept
 //! as rows with their error, resume after interruption, shards for job arrays, atomic writes.
 
-use super::spec::{AnalysisKind, ExperimentSpec, Point};
-use super::table::{header_line, parse_rows, Row, SWEEP_COLUMNS};
-use crate::compliant::SimulationOptions;
+use super::table::{header_line, parse_rows, Row};
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
 use std::io::{IsTerminal, Write};
@@ -18,52 +16,13 @@ pub const META_JSON: &str = "meta.json";
 /// One impact's sampled time history (the κ of the grid nearest 1e-6, first integrator).
 pub const HISTORY_CSV: &str = "history.csv";
 
-/// Simulate one representative impact with its trajectory and write `dir/history.csv`
-/// (columns: kappa, t, mode, penetration, normal_force, u, omega).
-pub fn write_history(spec: &ExperimentSpec, dir: &Path) -> Result<(), RunError> {
-    if spec.analysis_kind() != AnalysisKind::Sweep {
-        return Ok(());
-    }
-    let kappas = spec.sweep.kappa.values();
-    let Some(&kappa) = kappas
-        .iter()
-        .min_by(|a, b| (a.log10() + 6.0).abs().total_cmp(&(b.log10() + 6.0).abs()))
-    else {
-        return Ok(());
-    };
-    let mut options = SimulationOptions::new(
-        spec.solver.integrators[0],
-        spec.solver.rtol,
-        spec.solver.atol,
-    );
-    options.record_trajectory = true;
-    if let Some(t) = spec.solver.t_max {
-        options.t_max = t;
-    }
-    let mut text = String::from("kappa,t,mode,penetration,normal_force,u,omega\n");
-    if let Ok(record) = spec.impact(kappa).simulate(&options) {
-        for s in record.trajectory.unwrap_or_default() {
-            text.push_str(&format!(
-                "{kappa},{},{},{},{},{},{}\n",
-                s.t,
-                s.mode.name(),
-                -s.q[1],
-                s.normal_force,
-                s.qdot[0],
-                s.qdot[2]
-            ));
-        }
-    }
-    write_atomically(&dir.join(HISTORY_CSV), &text)
-}
-
 /// What the runner needs of an experiment: its points, the columns of its table, how to run one
 /// point into a row, and which stored row is the result of which point (for resume).
 pub trait Plan: Sync {
     type Point: Sync;
     fn name(&self) -> &str;
     /// Columns of runs.csv; the first is `point_id`.
-    fn columns(&self) -> &'static [&'static str];
+    fn columns(&self) -> Vec<&'static str>;
     /// Every point, in output order; `point_id` is the position.
     fn points(&self) -> Vec<Self::Point>;
     fn point_id(&self, point: &Self::Point) -> usize;
@@ -78,54 +37,6 @@ pub trait Plan: Sync {
     /// Outputs written after a full run or a merge (besides runs.csv and meta.json).
     fn after_run(&self, _dir: &Path) -> Result<(), RunError> {
         Ok(())
-    }
-}
-
-impl Plan for ExperimentSpec {
-    type Point = Point;
-
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn columns(&self) -> &'static [&'static str] {
-        SWEEP_COLUMNS
-    }
-    fn points(&self) -> Vec<Point> {
-        ExperimentSpec::points(self)
-    }
-    fn point_id(&self, point: &Point) -> usize {
-        point.id
-    }
-    fn row_matches(&self, row: &Row, point: &Point) -> bool {
-        let imp = &point.impact;
-        let same = |col: &str, v: f64| row.number(col) == Some(v);
-        same("kappa", imp.kappa)
-            && same("mu", imp.mu)
-            && same("mu_s", imp.mu_s)
-            && same("theta0", imp.theta0)
-            && same("omega0", imp.omega0)
-            && same("u0", imp.u0)
-            && same("damping", imp.damping)
-            && same("rtol", self.solver.rtol)
-            && same("atol", self.solver.atol)
-            && row.text("integrator") == point.integrator.name()
-    }
-    fn run_point(&self, point: &Point) -> Row {
-        let mut o = SimulationOptions::new(point.integrator, self.solver.rtol, self.solver.atol);
-        if let Some(t) = self.solver.t_max {
-            o.t_max = t;
-        }
-        let result = point.impact.simulate(&o).map_err(|e| e.to_string());
-        Row::of(point, self.solver.rtol, self.solver.atol, &result)
-    }
-    fn describe(&self, point: &Point) -> String {
-        format!("{} κ = {:.1e}", point.integrator, point.impact.kappa)
-    }
-    fn spec_json(&self) -> serde_json::Value {
-        serde_json::to_value(self).unwrap_or_default()
-    }
-    fn after_run(&self, dir: &Path) -> Result<(), RunError> {
-        write_history(self, dir)
     }
 }
 
@@ -235,7 +146,7 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
         None => opts.out_dir.clone(),
     };
     fs::create_dir_all(&dir).map_err(io_err(&dir))?;
-    let columns = spec.columns();
+    let columns = &spec.columns();
     let points: Vec<P::Point> = spec
         .points()
         .into_iter()
@@ -352,7 +263,7 @@ pub fn merge_shards<P: Plan>(
     for d in &shard_dirs {
         let path = d.join(RUNS_CSV);
         let text = fs::read_to_string(&path).map_err(io_err(&path))?;
-        for row in parse_rows(&text, spec.columns()) {
+        for row in parse_rows(&text, &spec.columns()) {
             merged.insert(row.point_id, row);
         }
     }
@@ -373,7 +284,7 @@ pub fn merge_shards<P: Plan>(
     }
     write_atomically(
         &out_dir.join(RUNS_CSV),
-        &table_text(&merged, spec.columns()),
+        &table_text(&merged, &spec.columns()),
     )?;
     let summary = RunSummary {
         out_dir: out_dir.to_path_buf(),

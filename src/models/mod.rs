@@ -1,3 +1,114 @@
-//! The mechanical systems, one folder each.
+//! The mechanical systems, one folder each, and the registry: the only place that lists them.
+//!
+//! An experiment file names its system with `model = "…"` (a [`Model::NAME`]); an integrator
+//! study (`kind = "integrator_study"`) is the rod's. Adding a system: a folder implementing
+//! [`Model`] and one variant below (README, "Adding a mechanical system").
 
 pub mod rod;
+
+use crate::error::SimError;
+use crate::experiment::grammar::SpecError;
+use crate::experiment::model::{Model, SweepSpec};
+use crate::experiment::runner::{
+    merge_shards, run_experiment, RunError, RunOptions, RunSummary, RUNS_CSV,
+};
+use crate::experiment::table::parse_rows;
+use std::path::Path;
+
+/// Any experiment file, by its model.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Experiment {
+    Rod(Box<SweepSpec<rod::sweep::Rod>>),
+    /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
+    RodStudy(Box<rod::study::StudySpec>),
+}
+
+/// Apply `$body` to the experiment's plan, whatever its type.
+macro_rules! with_plan {
+    ($experiment:expr, $plan:ident => $body:expr) => {
+        match $experiment {
+            Experiment::Rod($plan) => $body,
+            Experiment::RodStudy($plan) => $body,
+        }
+    };
+}
+
+/// The names `model = …` accepts.
+const MODEL_NAMES: [&str; 1] = [rod::sweep::Rod::NAME];
+
+impl Experiment {
+    /// Read and validate `path`.
+    pub fn load(path: &Path) -> Result<Self, SpecError> {
+        let text = std::fs::read_to_string(path).map_err(|source| SpecError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::parse(&text).map_err(|e| e.at(path))
+    }
+
+    /// Parse and validate TOML text: `kind` selects the integrator study, else `model` the
+    /// system.
+    pub fn parse(text: &str) -> Result<Self, SpecError> {
+        let table: toml::Table = toml::from_str(text).map_err(|e| SpecError::Parse {
+            path: String::new(),
+            message: e.to_string().trim().replace('\n', " "),
+        })?;
+        if table.contains_key("kind") {
+            return rod::study::StudySpec::parse(text).map(|s| Experiment::RodStudy(Box::new(s)));
+        }
+        let invalid = |value: String| SpecError::Invalid {
+            path: String::new(),
+            source: SimError::invalid(
+                "model",
+                value,
+                &format!(
+                    "name the mechanical system, one of {}",
+                    MODEL_NAMES.join(", ")
+                ),
+            ),
+        };
+        match table.get("model") {
+            Some(toml::Value::String(name)) if name == rod::sweep::Rod::NAME => {
+                SweepSpec::parse(text).map(|s| Experiment::Rod(Box::new(s)))
+            }
+            Some(toml::Value::String(name)) => Err(invalid(name.clone())),
+            Some(other) => Err(invalid(format!("{other:?}"))),
+            None => Err(invalid("missing".to_string())),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        with_plan!(self, p => &p.name)
+    }
+
+    /// Run (or resume) the experiment into `opts.out_dir`.
+    pub fn run(&self, opts: &RunOptions) -> Result<RunSummary, RunError> {
+        with_plan!(self, p => run_experiment(p.as_ref(), opts))
+    }
+
+    /// Join the shards in `out_dir`.
+    pub fn merge(&self, out_dir: &Path, command_line: &str) -> Result<RunSummary, RunError> {
+        with_plan!(self, p => merge_shards(p.as_ref(), out_dir, command_line))
+    }
+
+    /// Write the report (summary.md, analysis.json, figures) of the run in `dir`.
+    pub fn report(&self, dir: &Path) -> Result<(), RunError> {
+        match self {
+            Experiment::Rod(spec) => report_sweep(spec, dir),
+            Experiment::RodStudy(spec) => {
+                rod::study_report::write_study_report(spec, dir).map(|_| ())
+            }
+        }
+    }
+}
+
+/// Read `dir/runs.csv` and hand its rows to the model's report.
+fn report_sweep<M: Model>(spec: &SweepSpec<M>, dir: &Path) -> Result<(), RunError> {
+    let path = dir.join(RUNS_CSV);
+    let text = std::fs::read_to_string(&path).map_err(|source| RunError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let rows = parse_rows(&text, &SweepSpec::<M>::columns());
+    M::report(spec, &rows, dir)
+}

@@ -1,7 +1,8 @@
 //! The κ → 0 analysis of one sweep: exponents, the rigid limit, the stated bounds.
 
+use super::sweep::Rod;
 use crate::analysis::fit::{least_squares, power_law, slide_law, LinearFit};
-use crate::experiment::spec::ExperimentSpec;
+use crate::experiment::model::SweepSpec;
 use crate::experiment::table::Row;
 use crate::models::rod::bounds::{stick_lower, stick_upper, SlideBoundConstants};
 use crate::models::rod::limit::RigidLimit;
@@ -258,7 +259,7 @@ pub const STICK_LOWER: &str = "stick lower (61)";
 pub const STICK_UPPER: &str = "stick upper (58)/(61)";
 
 /// Analyse the rows of one experiment.
-pub fn analyze(spec: &ExperimentSpec, rows: &[Row]) -> SweepAnalysis {
+pub fn analyze(spec: &SweepSpec<Rod>, rows: &[Row]) -> SweepAnalysis {
     let impact = spec.impact(spec.sweep.kappa.min);
     let limit = RigidLimit::of(&impact);
     let constants = SlideBoundConstants::choose(&impact);
@@ -339,7 +340,6 @@ pub fn analyze(spec: &ExperimentSpec, rows: &[Row]) -> SweepAnalysis {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiment::spec::ExperimentSpec;
     use std::collections::BTreeMap;
 
     const SPEC: &str = r#"
@@ -360,11 +360,11 @@ atol = 1e-14
     /// Records with known laws: T_stick = 2√κ(1 + √κ), T_rev = 0.3 κ^0.9, T_slide =
     /// √κ(1.5 ln(1/√κ) − 2), v_out = v_lim (1 + 5 κ^0.25); one point breaks the stick bound.
     fn synthetic_rows(limit: &RigidLimit) -> Vec<Row> {
-        let spec = ExperimentSpec::parse(SPEC).unwrap();
+        let spec = SweepSpec::<Rod>::parse(SPEC).unwrap();
         spec.points()
             .iter()
             .map(|p| {
-                let k = p.impact.kappa;
+                let k = p.kappa;
                 let sk = k.sqrt();
                 let stick = if p.id == 3 {
                     3.5 * sk
@@ -392,7 +392,7 @@ atol = 1e-14
 
     #[test]
     fn analysis_recovers_known_exponents_and_flags_the_broken_bound() {
-        let spec = ExperimentSpec::parse(SPEC).unwrap();
+        let spec = SweepSpec::<Rod>::parse(SPEC).unwrap();
         let limit = RigidLimit::of(&spec.impact(1e-8)).unwrap();
         let a = analyze(&spec, &synthetic_rows(&limit));
         let i = &a.integrators[0];

@@ -3,8 +3,9 @@
 //! extrapolated constants, and every published bound at every κ of the ladder.
 
 use super::analysis::{bound_checks, series, BoundCheck};
+use super::sweep::Rod;
 use crate::analysis::fit::{least_squares, slide_law};
-use crate::experiment::spec::ExperimentSpec;
+use crate::experiment::model::SweepSpec;
 use crate::experiment::table::Row;
 use crate::models::rod::bounds::SlideBoundConstants;
 use crate::models::rod::limit::RigidLimit;
@@ -172,7 +173,7 @@ fn analyze_state(impact: RodImpact, rows: &[&Row]) -> StateAnalysis {
 }
 
 /// Analyse the rows of an atlas experiment (the first integrator's runs).
-pub fn analyze_atlas(spec: &ExperimentSpec, rows: &[Row]) -> AtlasAnalysis {
+pub fn analyze_atlas(spec: &SweepSpec<Rod>, rows: &[Row]) -> AtlasAnalysis {
     let grid = spec.configurations();
     let kappas = spec.sweep.kappa.values();
     let integrators = spec.solver.integrators.len();

@@ -1,7 +1,8 @@
 //! The atlas outputs: summary.md, points.csv (one row per initial state), analysis.json.
 
 use super::atlas::{AtlasAnalysis, StateAnalysis, StateBound, STANDARD_SEQUENCE};
-use crate::experiment::spec::ExperimentSpec;
+use super::sweep::Rod;
+use crate::experiment::model::SweepSpec;
 use std::fmt::Write;
 
 pub const POINTS_CSV: &str = "points.csv";
@@ -152,7 +153,7 @@ fn median_abs(states: &[&StateAnalysis], f: impl Fn(&StateAnalysis) -> Option<f6
 
 /// summary.md of an atlas.
 pub fn render_atlas_summary(
-    spec: &ExperimentSpec,
+    spec: &SweepSpec<Rod>,
     a: &AtlasAnalysis,
     n_rows: usize,
     run_time_s: Option<f64>,

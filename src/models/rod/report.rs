@@ -1,23 +1,23 @@
-//! summary.md and analysis.json of an experiment directory, from its runs.csv.
+//! summary.md and analysis.json of a rod sweep or atlas, from its runs.csv.
 
 use super::analysis::{analyze, BoundCheck, SweepAnalysis};
 use super::atlas::{analyze_atlas, AtlasAnalysis};
 use super::atlas_report::{render_atlas_summary, render_points_csv, POINTS_CSV};
+use super::sweep::{AnalysisKind, Rod};
 use crate::analysis::fit::LinearFit;
-use crate::experiment::runner::{write_atomically, RunError, META_JSON, RUNS_CSV};
-use crate::experiment::spec::{AnalysisKind, Experiment, ExperimentSpec};
-use crate::experiment::table::{parse_rows, SWEEP_COLUMNS};
+use crate::experiment::model::SweepSpec;
+use crate::experiment::runner::{write_atomically, RunError, META_JSON};
+use crate::experiment::table::Row;
 use std::fmt::Write;
 use std::path::Path;
 
 pub const SUMMARY_MD: &str = "summary.md";
 pub const ANALYSIS_JSON: &str = "analysis.json";
 
-/// The analysis an experiment asked for.
+/// The analysis a rod experiment asked for.
 pub enum Report {
     Sweep(SweepAnalysis),
     Atlas(AtlasAnalysis),
-    Study(super::study_analysis::StudyAnalysis),
 }
 
 pub(crate) fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
@@ -27,23 +27,11 @@ pub(crate) fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
     }
 }
 
-/// Read `dir/runs.csv`, analyse it (κ sweep or atlas, as the spec says), write `summary.md`,
+/// Analyse the rows of a rod sweep (κ sweep or atlas, as the spec says); write `summary.md`,
 /// `analysis.json`, the figures, and for an atlas `points.csv`.
-pub fn write_report(experiment: &Experiment, dir: &Path) -> Result<Report, RunError> {
-    let spec = match experiment {
-        Experiment::Sweep(spec) => spec,
-        Experiment::Study(spec) => {
-            return super::study_report::write_study_report(spec, dir).map(Report::Study)
-        }
-    };
-    let path = dir.join(RUNS_CSV);
-    let text = std::fs::read_to_string(&path).map_err(|source| RunError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
-    let rows = parse_rows(&text, SWEEP_COLUMNS);
+pub fn write_report(spec: &SweepSpec<Rod>, rows: &[Row], dir: &Path) -> Result<Report, RunError> {
     if spec.analysis_kind() == AnalysisKind::Atlas {
-        let analysis = analyze_atlas(spec, &rows);
+        let analysis = analyze_atlas(spec, rows);
         let run_time = std::fs::read_to_string(dir.join(META_JSON))
             .ok()
             .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
@@ -59,14 +47,14 @@ pub fn write_report(experiment: &Experiment, dir: &Path) -> Result<Report, RunEr
             .map_err(figure_error(dir))?;
         return Ok(Report::Atlas(analysis));
     }
-    let analysis = analyze(spec, &rows);
+    let analysis = analyze(spec, rows);
     write_atomically(
         &dir.join(SUMMARY_MD),
         &render_summary(spec, &analysis, rows.len()),
     )?;
     let json = serde_json::to_string_pretty(&analysis).unwrap_or_default() + "\n";
     write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
-    crate::models::rod::figures::write_sweep_figures(&rows, &analysis, dir)
+    crate::models::rod::figures::write_sweep_figures(rows, &analysis, dir)
         .and_then(|_| crate::models::rod::figures::write_history_figure(dir))
         .map_err(figure_error(dir))?;
     Ok(Report::Sweep(analysis))
@@ -80,7 +68,7 @@ fn fit_cell(f: &Option<LinearFit>) -> String {
 }
 
 /// The Markdown summary.
-pub fn render_summary(spec: &ExperimentSpec, a: &SweepAnalysis, n_rows: usize) -> String {
+pub fn render_summary(spec: &SweepSpec<Rod>, a: &SweepAnalysis, n_rows: usize) -> String {
     let mut s = String::new();
     let p = spec.impact(spec.sweep.kappa.min);
     let _ = writeln!(

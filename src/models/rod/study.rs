@@ -4,8 +4,8 @@
 
 use crate::compliant::{Event, SimulationOptions};
 use crate::error::{require_finite, require_positive, SimError};
+use crate::experiment::grammar::LogGrid;
 use crate::experiment::runner::Plan;
-use crate::experiment::spec::LogGrid;
 use crate::experiment::table::Row;
 use crate::integrate::IntegratorKind;
 use crate::models::rod::scenario::{RodImpact, Scenario};
@@ -279,12 +279,12 @@ pub const STATE_COLUMNS: [&str; MAX_OUTPUTS] = ["state_1", "state_2", "state_3",
 
 impl StudySpec {
     /// Parse and validate TOML text.
-    pub fn parse(text: &str) -> Result<Self, crate::experiment::spec::SpecError> {
-        crate::experiment::spec::parse_validated(text, Self::validate)
+    pub fn parse(text: &str) -> Result<Self, crate::experiment::grammar::SpecError> {
+        crate::experiment::grammar::parse_validated(text, Self::validate)
     }
 
     fn validate(&self) -> Result<(), SimError> {
-        crate::experiment::spec::validate_name(&self.name)?;
+        crate::experiment::grammar::validate_name(&self.name)?;
         if self.integrators.is_empty() {
             return Err(SimError::invalid(
                 "integrators",
@@ -368,8 +368,8 @@ impl Plan for StudySpec {
         &self.name
     }
 
-    fn columns(&self) -> &'static [&'static str] {
-        STUDY_COLUMNS
+    fn columns(&self) -> Vec<&'static str> {
+        STUDY_COLUMNS.to_vec()
     }
 
     /// Per configuration: the two reference runs, then every integrator × tolerance.

@@ -1,0 +1,177 @@
+//! The grammar of experiment files shared by every model: value grids, axes, the solver table,
+//! parsing with unknown keys rejected, and the errors that name the offending key.
+
+use crate::error::{require_finite, SimError};
+use crate::integrate::IntegratorKind;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Values of one swept parameter: a list or an evenly spaced range.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum Axis {
+    /// `[a, b, c]`.
+    List(Vec<f64>),
+    /// `{ min, max, n }`: n evenly spaced values, both ends included.
+    Range(LinearRange),
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinearRange {
+    pub min: f64,
+    pub max: f64,
+    pub n: usize,
+}
+
+impl Axis {
+    pub fn values(&self) -> Vec<f64> {
+        match self {
+            Axis::List(v) => v.clone(),
+            Axis::Range(r) if r.n == 1 => vec![r.min],
+            Axis::Range(r) => (0..r.n)
+                .map(|i| r.min + (r.max - r.min) * i as f64 / (r.n - 1) as f64)
+                .collect(),
+        }
+    }
+
+    /// Check the axis given under `key` (e.g. `sweep.mu`).
+    pub fn validate(&self, key: &str) -> Result<(), SimError> {
+        match self {
+            Axis::List(v) if v.is_empty() => {
+                Err(SimError::invalid(key, "[]", "list at least one value"))
+            }
+            Axis::List(v) => v
+                .iter()
+                .try_for_each(|x| require_finite(key, *x).map(|_| ())),
+            Axis::Range(r) => {
+                require_finite(&format!("{key}.min"), r.min)?;
+                require_finite(&format!("{key}.max"), r.max)?;
+                if r.n == 0 {
+                    return Err(SimError::invalid(&format!("{key}.n"), 0, "must be >= 1"));
+                }
+                if r.max < r.min {
+                    return Err(SimError::invalid(
+                        &format!("{key}.max"),
+                        r.max,
+                        &format!("must be >= {key}.min"),
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// A logarithmic grid from `max` down to `min` with `per_decade` points per decade.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LogGrid {
+    pub min: f64,
+    pub max: f64,
+    pub per_decade: u32,
+}
+
+impl LogGrid {
+    /// The grid values, largest first; both ends included when the span is a whole number of
+    /// steps.
+    pub fn values(&self) -> Vec<f64> {
+        let (lo, hi) = (self.min.log10(), self.max.log10());
+        let steps = ((hi - lo) * f64::from(self.per_decade) + 1e-9).floor() as usize;
+        (0..=steps)
+            .map(|i| 10f64.powf(hi - i as f64 / f64::from(self.per_decade)))
+            .collect()
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SolverSpec {
+    pub integrators: Vec<IntegratorKind>,
+    pub rtol: f64,
+    pub atol: f64,
+    /// Time limit of each run (default 10).
+    #[serde(default)]
+    pub t_max: Option<f64>,
+}
+
+impl LogGrid {
+    /// Check the grid given under `key` (e.g. `sweep.kappa`).
+    pub fn validate(&self, key: &str) -> Result<(), SimError> {
+        crate::error::require_positive(&format!("{key}.min"), self.min)?;
+        crate::error::require_positive(&format!("{key}.max"), self.max)?;
+        if self.max < self.min {
+            return Err(SimError::invalid(
+                &format!("{key}.max"),
+                self.max,
+                &format!("must be >= {key}.min"),
+            ));
+        }
+        if self.per_decade == 0 {
+            return Err(SimError::invalid(
+                &format!("{key}.per_decade"),
+                0,
+                "must be >= 1",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Deserialize TOML text (unknown keys rejected by the type) and validate it.
+pub fn parse_validated<T: serde::de::DeserializeOwned>(
+    text: &str,
+    validate: impl Fn(&T) -> Result<(), SimError>,
+) -> Result<T, SpecError> {
+    let value: T = toml::from_str(text).map_err(|e| SpecError::Parse {
+        path: String::new(),
+        message: e.to_string().trim().replace('\n', " "),
+    })?;
+    validate(&value).map_err(|source| SpecError::Invalid {
+        path: String::new(),
+        source,
+    })?;
+    Ok(value)
+}
+
+/// An experiment's name names its output directory.
+pub fn validate_name(name: &str) -> Result<(), SimError> {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(SimError::invalid(
+            "name",
+            name,
+            "must be non-empty letters, digits, '_' or '-' (it names the output directory)",
+        ));
+    }
+    Ok(())
+}
+
+/// Errors reading an experiment.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Parse { path: String, message: String },
+    #[error("{path}: {source}")]
+    Invalid { path: String, source: SimError },
+}
+
+impl SpecError {
+    /// The same error, naming the file.
+    pub fn at(self, path: &Path) -> Self {
+        let path = path.display().to_string();
+        match self {
+            SpecError::Parse { message, .. } => SpecError::Parse { path, message },
+            SpecError::Invalid { source, .. } => SpecError::Invalid { path, source },
+            other => other,
+        }
+    }
+}

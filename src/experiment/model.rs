@@ -1,0 +1,226 @@
+//! The contract between a mechanical system and the harness ([`Model`]), and the κ sweep of any
+//! model ([`SweepSpec`]): its TOML schema, its grid of points, its runs.csv columns, and how one
+//! point becomes a row. The runner ([`super::runner`]) runs any [`Plan`]; this file makes every
+//! model's sweep one.
+
+use super::grammar::{parse_validated, validate_name, LogGrid, SolverSpec, SpecError};
+use super::runner::{Plan, RunError};
+use super::table::{stat_fields, Row};
+use crate::error::SimError;
+use crate::integrate::{IntegratorKind, SolverStats};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+use std::path::Path;
+
+/// Cells of a row: (column, text).
+pub type Cells = Vec<(&'static str, String)>;
+
+/// What a mechanical system tells the harness: the keys of its experiment files, the grid they
+/// define, the columns of its table, how one point runs, and its report. A new system is a
+/// folder under `src/models/` implementing this, plus one line in the registry
+/// (`src/models/mod.rs`).
+pub trait Model: Sized + Sync + Clone + Debug + PartialEq + 'static {
+    /// `model = "…"` in an experiment file.
+    const NAME: &'static str;
+    /// The `[params]` table: fixed parameters (unknown keys rejected).
+    type Params: DeserializeOwned + Serialize + Clone + Debug + PartialEq + Sync;
+    /// The `[sweep]` table: κ and any swept parameters (unknown keys rejected).
+    type Sweep: DeserializeOwned + Serialize + Clone + Debug + PartialEq + Sync;
+    /// The values of the optional top-level `analysis` key.
+    type Analysis: DeserializeOwned + Serialize + Copy + Debug + PartialEq + Sync;
+    /// One configuration of the grid: every input but κ and the integrator.
+    type Config: Clone + Debug + Send + Sync;
+    /// Input columns, between `kappa` and `integrator`.
+    const INPUT_COLUMNS: &'static [&'static str];
+    /// Measured columns, between `error` and the work counters.
+    const MEASURE_COLUMNS: &'static [&'static str];
+
+    /// The κ ladder of `[sweep]`.
+    fn kappa(sweep: &Self::Sweep) -> &LogGrid;
+    /// Check the parameters and the grid; errors name the TOML key to fix.
+    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError>;
+    /// Every configuration of the grid, in output order.
+    fn configurations(spec: &SweepSpec<Self>) -> Vec<Self::Config>;
+    /// The cells a configuration fixes before it runs: its inputs, and any cell derived from the
+    /// inputs alone (written for failed runs too, and compared on resume).
+    fn inputs(config: &Self::Config) -> Cells;
+    /// Run one point: the measured cells and the work counters, or the error's text.
+    fn run(
+        spec: &SweepSpec<Self>,
+        config: &Self::Config,
+        kappa: f64,
+        integrator: IntegratorKind,
+    ) -> Result<(Cells, SolverStats), String>;
+    /// Outputs besides runs.csv and meta.json written after a full run or a merge.
+    fn after_run(_spec: &SweepSpec<Self>, _dir: &Path) -> Result<(), RunError> {
+        Ok(())
+    }
+    /// summary.md, analysis.json and the figures of a run, from the rows of its runs.csv.
+    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError>;
+}
+
+/// A κ sweep (or a multi-axis atlas) of one model: an experiment file with `model = NAME`.
+/// Unknown keys are rejected.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, bound = "")]
+pub struct SweepSpec<M: Model> {
+    /// Name; the default output directory is `results/NAME`.
+    pub name: String,
+    /// The mechanical system ([`Model::NAME`]).
+    pub model: String,
+    /// Which analysis and figures (model-specific; each model has a default).
+    #[serde(default)]
+    pub analysis: Option<M::Analysis>,
+    pub params: M::Params,
+    pub sweep: M::Sweep,
+    pub solver: SolverSpec,
+}
+
+/// One run of a sweep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point<C> {
+    /// Position in the full grid: the output order and the resume key.
+    pub id: usize,
+    pub kappa: f64,
+    pub config: C,
+    pub integrator: IntegratorKind,
+}
+
+impl<M: Model> SweepSpec<M> {
+    /// Parse and validate TOML text.
+    pub fn parse(text: &str) -> Result<Self, SpecError> {
+        parse_validated(text, Self::validate)
+    }
+
+    fn validate(&self) -> Result<(), SimError> {
+        validate_name(&self.name)?;
+        if self.model != M::NAME {
+            return Err(SimError::invalid(
+                "model",
+                &self.model,
+                &format!("this file is read as a {} experiment", M::NAME),
+            ));
+        }
+        M::kappa(&self.sweep).validate("sweep.kappa")?;
+        if self.solver.integrators.is_empty() {
+            return Err(SimError::invalid(
+                "solver.integrators",
+                "[]",
+                "list at least one integrator",
+            ));
+        }
+        crate::error::require_positive("solver.rtol", self.solver.rtol)?;
+        crate::error::require_positive("solver.atol", self.solver.atol)?;
+        if let Some(t) = self.solver.t_max {
+            crate::error::require_positive("solver.t_max", t)?;
+        }
+        M::validate(self)
+    }
+
+    /// All points, in output order: configurations in grid order, then κ from large to small,
+    /// then the integrators as listed.
+    pub fn points(&self) -> Vec<Point<M::Config>> {
+        let mut out = Vec::new();
+        for config in M::configurations(self) {
+            for kappa in M::kappa(&self.sweep).values() {
+                for &integrator in &self.solver.integrators {
+                    out.push(Point {
+                        id: out.len(),
+                        kappa,
+                        config: config.clone(),
+                        integrator,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The columns of runs.csv: point, κ, the model's inputs, the run's settings and status, the
+    /// model's measures, the work counters, the wall time.
+    pub fn columns() -> Vec<&'static str> {
+        let mut c = vec!["point_id", "kappa"];
+        c.extend_from_slice(M::INPUT_COLUMNS);
+        c.extend_from_slice(&["integrator", "rtol", "atol", "status", "error"]);
+        c.extend_from_slice(M::MEASURE_COLUMNS);
+        c.extend(stat_fields(&SolverStats::default()).map(|(k, _)| k));
+        c.push("wall_time_s");
+        c
+    }
+
+    /// The cells of a point known before it runs.
+    fn input_row(&self, point: &Point<M::Config>) -> Row {
+        let mut row = Row {
+            point_id: point.id,
+            fields: Default::default(),
+        };
+        let mut put = |k: &'static str, v: String| {
+            row.fields.insert(k, v);
+        };
+        put("point_id", point.id.to_string());
+        put("kappa", point.kappa.to_string());
+        for (k, v) in M::inputs(&point.config) {
+            put(k, v);
+        }
+        put("integrator", point.integrator.to_string());
+        put("rtol", self.solver.rtol.to_string());
+        put("atol", self.solver.atol.to_string());
+        row
+    }
+}
+
+impl<M: Model> Plan for SweepSpec<M> {
+    type Point = Point<M::Config>;
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn columns(&self) -> Vec<&'static str> {
+        Self::columns()
+    }
+    fn points(&self) -> Vec<Self::Point> {
+        SweepSpec::points(self)
+    }
+    fn point_id(&self, point: &Self::Point) -> usize {
+        point.id
+    }
+    fn row_matches(&self, row: &Row, point: &Self::Point) -> bool {
+        self.input_row(point)
+            .fields
+            .iter()
+            .all(|(k, v)| row.text(k) == v)
+    }
+    fn run_point(&self, point: &Self::Point) -> Row {
+        let mut row = self.input_row(point);
+        let mut put = |k: &'static str, v: String| {
+            row.fields.insert(k, v);
+        };
+        match M::run(self, &point.config, point.kappa, point.integrator) {
+            Err(e) => {
+                put("status", "error".into());
+                put("error", e);
+            }
+            Ok((cells, stats)) => {
+                put("status", "ok".into());
+                for (k, v) in cells {
+                    put(k, v);
+                }
+                for (k, v) in stat_fields(&stats) {
+                    put(k, v);
+                }
+                put("wall_time_s", stats.wall_time_s.to_string());
+            }
+        }
+        row
+    }
+    fn describe(&self, point: &Self::Point) -> String {
+        format!("{} κ = {:.1e}", point.integrator, point.kappa)
+    }
+    fn spec_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+    fn after_run(&self, dir: &Path) -> Result<(), RunError> {
+        M::after_run(self, dir)
+    }
+}

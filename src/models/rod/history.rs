@@ -1,0 +1,47 @@
+//! The rod's `history.csv`: one representative impact sampled at every step, for the time-history
+//! figure.
+
+use super::sweep::{AnalysisKind, Rod};
+use crate::compliant::SimulationOptions;
+use crate::experiment::model::SweepSpec;
+use crate::experiment::runner::{write_atomically, RunError, HISTORY_CSV};
+use std::path::Path;
+
+/// Simulate one representative impact with its trajectory and write `dir/history.csv`
+/// (columns: kappa, t, mode, penetration, normal_force, u, omega).
+pub fn write_history(spec: &SweepSpec<Rod>, dir: &Path) -> Result<(), RunError> {
+    if spec.analysis_kind() != AnalysisKind::Sweep {
+        return Ok(());
+    }
+    let kappas = spec.sweep.kappa.values();
+    let Some(&kappa) = kappas
+        .iter()
+        .min_by(|a, b| (a.log10() + 6.0).abs().total_cmp(&(b.log10() + 6.0).abs()))
+    else {
+        return Ok(());
+    };
+    let mut options = SimulationOptions::new(
+        spec.solver.integrators[0],
+        spec.solver.rtol,
+        spec.solver.atol,
+    );
+    options.record_trajectory = true;
+    if let Some(t) = spec.solver.t_max {
+        options.t_max = t;
+    }
+    let mut text = String::from("kappa,t,mode,penetration,normal_force,u,omega\n");
+    if let Ok(record) = spec.impact(kappa).simulate(&options) {
+        for s in record.trajectory.unwrap_or_default() {
+            text.push_str(&format!(
+                "{kappa},{},{},{},{},{},{}\n",
+                s.t,
+                s.mode.name(),
+                -s.q[1],
+                s.normal_force,
+                s.qdot[0],
+                s.qdot[2]
+            ));
+        }
+    }
+    write_atomically(&dir.join(HISTORY_CSV), &text)
+}

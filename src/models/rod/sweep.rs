@@ -1,0 +1,459 @@
+//! The rod's experiment files: the `[params]` and `[sweep]` tables (any rod parameter fixed or
+//! swept, θ0 also over the Painlevé interval, an optional mask by slip case), their grid, and the
+//! rod as a [`Model`] of the harness.
+
+use super::columns::{measured_cells, INPUT_COLUMNS, MEASURE_COLUMNS};
+use super::mechanics::{painleve_theta_interval, SlipCase};
+use super::scenario::RodImpact;
+use crate::compliant::SimulationOptions;
+use crate::error::SimError;
+use crate::experiment::grammar::{Axis, LogGrid};
+use crate::experiment::model::{Cells, Model, SweepSpec};
+use crate::experiment::runner::RunError;
+use crate::experiment::table::Row;
+use crate::integrate::{IntegratorKind, SolverStats};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The Painlevé rod of Zhao–Liu as a model of the harness (`model = "rod"`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rod;
+
+/// What the report of a rod sweep is: one configuration against κ, or an atlas of many.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AnalysisKind {
+    Sweep,
+    Atlas,
+}
+
+/// Fixed parameters of the rod impact. Each parameter is given here or swept in [`RodSweep`],
+/// not both.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RodParams {
+    pub mu: Option<f64>,
+    /// Default: `mu`.
+    pub mu_s: Option<f64>,
+    pub theta0: Option<f64>,
+    /// Default 0.
+    pub omega0: Option<f64>,
+    pub u0: Option<f64>,
+    /// Dashpot c_d; default 0 (linear spring).
+    pub damping: Option<f64>,
+}
+
+/// Sweep axes: κ always; any rod parameter optionally.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct RodSweep {
+    pub kappa: LogGrid,
+    pub mu: Option<RodAxis>,
+    pub mu_s: Option<RodAxis>,
+    pub theta0: Option<RodAxis>,
+    pub omega0: Option<RodAxis>,
+    pub u0: Option<RodAxis>,
+    pub damping: Option<RodAxis>,
+    /// Keep only initial states of this case (`inconsistent`, `indeterminate`, `consistent`);
+    /// the others are skipped and counted.
+    pub case: Option<SlipCase>,
+}
+
+/// Values of one swept rod parameter.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum RodAxis {
+    /// A list or an evenly spaced range.
+    Values(Axis),
+    /// `{ painleve_interval = n }` (θ0 only): the midpoints of n equal cells of the interval
+    /// where A(θ, μ) < 0 (Zhao–Liu eq. 18), at each μ.
+    PainleveInterval(PainleveCells),
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PainleveCells {
+    pub painleve_interval: usize,
+}
+
+impl RodAxis {
+    /// The values at friction coefficient `mu` (only the Painlevé interval depends on it).
+    fn values(&self, mu: f64) -> Vec<f64> {
+        match self {
+            RodAxis::Values(a) => a.values(),
+            RodAxis::PainleveInterval(c) => match painleve_theta_interval(mu) {
+                Some((lo, hi)) => (0..c.painleve_interval)
+                    .map(|i| lo + (hi - lo) * (i as f64 + 0.5) / c.painleve_interval as f64)
+                    .collect(),
+                None => Vec::new(),
+            },
+        }
+    }
+
+    fn validate(&self, key: &str) -> Result<(), SimError> {
+        match self {
+            RodAxis::Values(a) => a.validate(key),
+            RodAxis::PainleveInterval(c) if key != "sweep.theta0" => Err(SimError::invalid(
+                key,
+                format!("{{ painleve_interval = {} }}", c.painleve_interval),
+                "painleve_interval is a theta0 axis; give a list or { min, max, n }",
+            )),
+            RodAxis::PainleveInterval(c) if c.painleve_interval == 0 => Err(SimError::invalid(
+                "sweep.theta0.painleve_interval",
+                0,
+                "must be >= 1",
+            )),
+            RodAxis::PainleveInterval(_) => Ok(()),
+        }
+    }
+}
+
+impl SweepSpec<Rod> {
+    /// (name, value in [params], axis in [sweep], required) of every rod parameter.
+    fn parameter_sources(&self) -> [(&'static str, Option<f64>, Option<&RodAxis>, bool); 6] {
+        let (p, s) = (&self.params, &self.sweep);
+        [
+            ("mu", p.mu, s.mu.as_ref(), true),
+            ("mu_s", p.mu_s, s.mu_s.as_ref(), false),
+            ("theta0", p.theta0, s.theta0.as_ref(), true),
+            ("omega0", p.omega0, s.omega0.as_ref(), false),
+            ("u0", p.u0, s.u0.as_ref(), true),
+            ("damping", p.damping, s.damping.as_ref(), false),
+        ]
+    }
+
+    /// The analysis to run: as given, else `sweep` for one configuration and `atlas` otherwise.
+    pub fn analysis_kind(&self) -> AnalysisKind {
+        self.analysis.unwrap_or_else(|| {
+            if self.configurations().kept.len() > 1 {
+                AnalysisKind::Atlas
+            } else {
+                AnalysisKind::Sweep
+            }
+        })
+    }
+
+    /// Every initial state of the grid (κ set to `sweep.kappa.max`), in grid order: μ, θ0, θ̇0,
+    /// c_d, u0, μ_s (outermost first). States outside `sweep.case` are skipped and counted.
+    pub fn configurations(&self) -> Configurations {
+        let values = |fixed: Option<f64>, axis: Option<&RodAxis>, default: f64, mu: f64| match axis
+        {
+            Some(a) => a.values(mu),
+            None => vec![fixed.unwrap_or(default)],
+        };
+        let (p, s) = (&self.params, &self.sweep);
+        let mut out = Configurations::default();
+        for mu in values(p.mu, s.mu.as_ref(), f64::NAN, f64::NAN) {
+            for theta0 in values(p.theta0, s.theta0.as_ref(), f64::NAN, mu) {
+                for omega0 in values(p.omega0, s.omega0.as_ref(), 0.0, mu) {
+                    for damping in values(p.damping, s.damping.as_ref(), 0.0, mu) {
+                        for u0 in values(p.u0, s.u0.as_ref(), f64::NAN, mu) {
+                            for mu_s in values(p.mu_s, s.mu_s.as_ref(), mu, mu) {
+                                let imp = RodImpact {
+                                    kappa: self.sweep.kappa.max,
+                                    mu,
+                                    mu_s,
+                                    theta0,
+                                    omega0,
+                                    u0,
+                                    damping,
+                                };
+                                if let Err(e) = imp.validate(|n| n.to_string()) {
+                                    out.invalid.push((imp, e));
+                                } else if s.case.is_some_and(|c| c != imp.case()) {
+                                    out.skipped += 1;
+                                } else {
+                                    out.kept.push(imp);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The one configuration of a κ sweep (the first of the grid).
+    pub fn impact(&self, kappa: f64) -> RodImpact {
+        let c = self.configurations();
+        let first = c.kept.first().or(c.invalid.first().map(|(i, _)| i));
+        RodImpact {
+            kappa,
+            ..*first.expect("validated specs have a configuration")
+        }
+    }
+}
+
+/// The initial states of an experiment's grid.
+#[derive(Clone, Debug, Default)]
+pub struct Configurations {
+    pub kept: Vec<RodImpact>,
+    /// States outside `sweep.case`.
+    pub skipped: usize,
+    /// States with an invalid parameter (an error: reported by validation).
+    pub invalid: Vec<(RodImpact, SimError)>,
+}
+
+impl Model for Rod {
+    const NAME: &'static str = "rod";
+    type Params = RodParams;
+    type Sweep = RodSweep;
+    type Analysis = AnalysisKind;
+    type Config = RodImpact;
+    const INPUT_COLUMNS: &'static [&'static str] = INPUT_COLUMNS;
+    const MEASURE_COLUMNS: &'static [&'static str] = MEASURE_COLUMNS;
+
+    fn kappa(sweep: &RodSweep) -> &LogGrid {
+        &sweep.kappa
+    }
+
+    fn validate(spec: &SweepSpec<Rod>) -> Result<(), SimError> {
+        for (name, fixed, axis, required) in spec.parameter_sources() {
+            match (fixed, axis) {
+                (Some(_), Some(_)) => {
+                    return Err(SimError::invalid(
+                        &format!("sweep.{name}"),
+                        "both",
+                        &format!("params.{name} is also given; keep one of the two"),
+                    ))
+                }
+                (None, None) if required => {
+                    return Err(SimError::invalid(
+                        &format!("params.{name}"),
+                        "missing",
+                        &format!("give it in [params] or sweep it in [sweep] ({name} = [..] or {{ min, max, n }})"),
+                    ))
+                }
+                (_, Some(a)) => a.validate(&format!("sweep.{name}"))?,
+                _ => {}
+            }
+        }
+        let grid = spec.configurations();
+        if let Some((bad, _)) = grid.invalid.first() {
+            let swept = |name: &str| {
+                spec.parameter_sources()
+                    .iter()
+                    .any(|(n, _, a, _)| *n == name && a.is_some())
+            };
+            return bad.validate(|name| match name {
+                "kappa" => "sweep.kappa".to_string(),
+                other if swept(other) => format!("sweep.{other}"),
+                other => format!("params.{other}"),
+            });
+        }
+        if grid.kept.is_empty() {
+            return Err(SimError::invalid(
+                "sweep.case",
+                format!("{:?}", spec.sweep.case),
+                &format!("no initial state of the grid is of this case ({} skipped); widen the grid or drop the filter", grid.skipped),
+            ));
+        }
+        if spec.analysis_kind() == AnalysisKind::Sweep && grid.kept.len() > 1 {
+            return Err(SimError::invalid(
+                "analysis",
+                "sweep",
+                &format!("a κ sweep analyses one configuration, the grid has {}; use analysis = \"atlas\"", grid.kept.len()),
+            ));
+        }
+        Ok(())
+    }
+
+    fn configurations(spec: &SweepSpec<Rod>) -> Vec<RodImpact> {
+        spec.configurations().kept
+    }
+
+    fn inputs(c: &RodImpact) -> Cells {
+        vec![
+            ("mu", c.mu.to_string()),
+            ("mu_s", c.mu_s.to_string()),
+            ("theta0", c.theta0.to_string()),
+            ("omega0", c.omega0.to_string()),
+            ("u0", c.u0.to_string()),
+            ("damping", c.damping.to_string()),
+            ("case", format!("{:?}", c.case()).to_lowercase()),
+        ]
+    }
+
+    fn run(
+        spec: &SweepSpec<Rod>,
+        config: &RodImpact,
+        kappa: f64,
+        integrator: IntegratorKind,
+    ) -> Result<(Cells, SolverStats), String> {
+        let mut o = SimulationOptions::new(integrator, spec.solver.rtol, spec.solver.atol);
+        if let Some(t) = spec.solver.t_max {
+            o.t_max = t;
+        }
+        let record = RodImpact { kappa, ..*config }
+            .simulate(&o)
+            .map_err(|e| e.to_string())?;
+        Ok((measured_cells(&record), record.stats))
+    }
+
+    fn after_run(spec: &SweepSpec<Rod>, dir: &Path) -> Result<(), RunError> {
+        super::history::write_history(spec, dir)
+    }
+
+    fn report(spec: &SweepSpec<Rod>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+        super::report::write_report(spec, rows, dir).map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `case` mask keeps exactly the states inside eq. (18)'s interval with B < 0, computed
+    /// here from the closed forms tan θ = (3μ ∓ √(9μ² − 16))/2 and B = θ̇² sin θ − 1.
+    #[test]
+    fn case_mask_matches_the_closed_form_interval_of_eq_18() {
+        let text = r#"
+name = "mask"
+model = "rod"
+[params]
+u0 = -1.0
+[sweep]
+kappa = { min = 1e-6, max = 1e-6, per_decade = 1 }
+mu = [1.4, 2.0, 5.0, 10.0]
+theta0 = { min = 0.02, max = 1.56, n = 300 }
+omega0 = [0.0, 1.2]
+case = "inconsistent"
+[solver]
+integrators = ["bdf"]
+rtol = 1e-8
+atol = 1e-12
+"#;
+        let spec = SweepSpec::<Rod>::parse(text).unwrap();
+        let grid = spec.configurations();
+        let mut expected = 0;
+        for mu in [1.4f64, 2.0, 5.0, 10.0] {
+            let r = (9.0 * mu * mu - 16.0).sqrt();
+            let (lo, hi) = (((3.0 * mu - r) / 2.0).atan(), ((3.0 * mu + r) / 2.0).atan());
+            for i in 0..300 {
+                let theta = 0.02 + 1.54 * f64::from(i) / 299.0;
+                for omega in [0.0f64, 1.2] {
+                    if lo < theta && theta < hi && omega * omega * theta.sin() < 1.0 {
+                        expected += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(grid.kept.len(), expected);
+        assert_eq!(grid.kept.len() + grid.skipped, 4 * 300 * 2);
+        assert!(grid.kept.iter().all(|c| c.case() == SlipCase::Inconsistent));
+        // The Painlevé-interval axis puts every θ0 inside the interval: nothing is masked at θ̇0 = 0.
+        let cells = SweepSpec::<Rod>::parse(
+            &text
+                .replace(
+                    "theta0 = { min = 0.02, max = 1.56, n = 300 }",
+                    "theta0 = { painleve_interval = 60 }",
+                )
+                .replace("omega0 = [0.0, 1.2]", "omega0 = [0.0]"),
+        )
+        .unwrap()
+        .configurations();
+        assert_eq!((cells.kept.len(), cells.skipped), (4 * 60, 0));
+    }
+
+    pub const ZHAO_LIU: &str = r#"
+name = "zhao_liu"
+model = "rod"
+[params]
+mu = 2.0
+mu_s = 2.0
+theta0 = 1.3
+omega0 = 0.0
+u0 = -1.0
+damping = 0.0
+[sweep]
+kappa = { min = 1e-12, max = 1e-1, per_decade = 4 }
+[solver]
+integrators = ["bdf", "tr-bdf2", "esdirk34", "tsit45"]
+rtol = 1e-10
+atol = 1e-14
+"#;
+
+    #[test]
+    fn the_documented_file_parses_into_45_kappas_by_4_integrators() {
+        let spec = SweepSpec::<Rod>::parse(ZHAO_LIU).unwrap();
+        let kappas = spec.sweep.kappa.values();
+        assert_eq!(kappas.len(), 45);
+        assert!((kappas[0] - 1e-1).abs() < 1e-16 && (kappas[44] / 1e-12 - 1.0).abs() < 1e-12);
+        assert_eq!(spec.points().len(), 180);
+        assert_eq!(spec.points()[5].integrator, IntegratorKind::TrBdf2);
+    }
+
+    fn error_of(text: &str) -> String {
+        SweepSpec::<Rod>::parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn validation_errors_name_the_key() {
+        let cases = [
+            (ZHAO_LIU.replace("damping = 0.0", "dampng = 0.0"), "dampng"),
+            (
+                ZHAO_LIU.replace("rtol = 1e-10", "rtol = -1e-10"),
+                "solver.rtol",
+            ),
+            (ZHAO_LIU.replace("mu_s = 2.0", "mu_s = 1.0"), "params.mu_s"),
+            (ZHAO_LIU.replace("mu = 2.0", "mu = 0.0"), "params.mu"),
+            (
+                ZHAO_LIU.replace("theta0 = 1.3", "theta0 = 4.0"),
+                "params.theta0",
+            ),
+            (
+                ZHAO_LIU.replace("min = 1e-12", "min = -1e-12"),
+                "sweep.kappa.min",
+            ),
+            (
+                ZHAO_LIU.replace("per_decade = 4", "per_decade = 0"),
+                "sweep.kappa.per_decade",
+            ),
+            (ZHAO_LIU.replace("\"tsit45\"", "\"euler\""), "euler"),
+            (
+                ZHAO_LIU.replace("model = \"rod\"", "model = \"cube\""),
+                "cube",
+            ),
+            (ZHAO_LIU.replace("[solver]", "[solver]\nfoo = 1"), "foo"),
+            (ZHAO_LIU.replace("rtol = 1e-10\n", ""), "rtol"),
+            (
+                ZHAO_LIU.replace("[solver]", "mu = [2.0, 3.0]\n[solver]"),
+                "sweep.mu",
+            ),
+            (ZHAO_LIU.replace("theta0 = 1.3\n", ""), "params.theta0"),
+            (
+                ZHAO_LIU.replace("[solver]", "damping = { painleve_interval = 4 }\n[solver]"),
+                "sweep.damping",
+            ),
+            (
+                ZHAO_LIU.replace("theta0 = 1.3\n", "").replace(
+                    "[solver]",
+                    "theta0 = { min = 1.0, max = 1.3, n = 0 }\n[solver]",
+                ),
+                "sweep.theta0.n",
+            ),
+            (
+                ZHAO_LIU
+                    .replace("theta0 = 1.3\n", "")
+                    .replace("[solver]", "theta0 = [1.0, 1.3]\n[solver]")
+                    .replace("model = \"rod\"", "model = \"rod\"\nanalysis = \"sweep\""),
+                "analysis",
+            ),
+            (
+                ZHAO_LIU.replace("[solver]", "case = \"consistent\"\n[solver]"),
+                "sweep.case",
+            ),
+            (
+                ZHAO_LIU
+                    .replace("theta0 = 1.3\n", "")
+                    .replace("[solver]", "theta0 = [1.0, 4.0]\n[solver]"),
+                "sweep.theta0",
+            ),
+        ];
+        for (text, key) in cases {
+            let e = error_of(&text);
+            assert!(e.contains(key), "error does not name {key}: {e}");
+        }
+    }
+}
