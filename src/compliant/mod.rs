@@ -133,9 +133,34 @@ pub const fn friction_work_index(n: usize) -> usize {
 pub const fn damping_work_index(n: usize) -> usize {
     2 * n + 3
 }
+/// Non-autonomous systems only: global time τ (τ' = 1; phases restart their own clock at 0).
+pub const fn time_index(n: usize) -> usize {
+    2 * n + 4
+}
+/// Non-autonomous systems only: the work of the external load, ∫ F(τ)·q̇ dt.
+pub const fn load_work_index(n: usize) -> usize {
+    2 * n + 5
+}
 
 impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N> {
-    pub const STATE_LEN: usize = 2 * N + 4;
+    /// Length of the ODE state: `2N + 4`, plus τ and the load's work for a non-autonomous
+    /// system.
+    pub fn state_len(&self) -> usize {
+        if self.system.is_autonomous() {
+            2 * N + 4
+        } else {
+            2 * N + 6
+        }
+    }
+
+    /// Global time at `y` (0 for an autonomous system, which never needs it).
+    fn time<S: Real>(&self, y: &[S]) -> S {
+        if self.system.is_autonomous() {
+            S::zero()
+        } else {
+            y[time_index(N)]
+        }
+    }
 
     fn split<S: Real>(y: &[S]) -> ([S; N], [S; N]) {
         let mut q = [S::zero(); N];
@@ -148,7 +173,7 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
     /// Forces of `mode` at state `y`.
     pub fn contact_state<S: Real>(&self, mode: Mode, y: &[S]) -> ContactState<S, N> {
         let (q, qdot) = Self::split(y);
-        let projected = ProjectedDynamics::at(self.system, &q, &qdot);
+        let projected = ProjectedDynamics::at_time(self.system, self.time(y), &q, &qdot);
         let penetration = -projected.gap;
         let penetration_rate = -projected.v;
         let (normal_force, tangential_force) = match mode {
@@ -191,6 +216,11 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
         } else {
             S::zero()
         };
+        if !self.system.is_autonomous() {
+            let (_, qdot) = Self::split(y);
+            dy[time_index(N)] = S::cst(1.0);
+            dy[load_work_index(N)] = dot(&self.system.external_load(self.time(y)), &qdot);
+        }
     }
 
     /// The value of an event function at state `y` in `mode`.
@@ -301,7 +331,7 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
     type Event = Event;
 
     fn dim(&self) -> usize {
-        Self::STATE_LEN
+        self.state_len()
     }
 
     /// An impact starts from δ = δ̇ = 0 and grows from a seed δ ~ κ, δ̇ ~ √κ (Zhao–Liu eq. (23):
@@ -309,7 +339,7 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
     /// error on the seed becomes a time shift of the whole impact. The gap's absolute tolerance
     /// is therefore in units of κ and the normal velocity's in units of √κ.
     fn absolute_tolerances(&self, atol: f64) -> Vec<f64> {
-        let mut out = vec![atol; Self::STATE_LEN];
+        let mut out = vec![atol; self.state_len()];
         for i in 0..N {
             let mut e = [0.0; N];
             e[i] = 1.0;

@@ -60,11 +60,20 @@ pub struct EnergyAccount {
     pub friction_work: f64,
     /// ∫ −c_d δ̇²/√κ dt ≤ 0.
     pub damping_work: f64,
+    /// ∫ F(t)·q̇ dt: the work of a non-autonomous system's external load (left out of the JSON
+    /// of an autonomous system, where it is 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub load_work: f64,
     /// Elastic energy discarded when a spring–dashpot contact opens at δ > 0 (0 for c_d = 0).
     pub separation_loss: f64,
     pub final_total: f64,
-    /// final − initial − friction − damping + separation_loss: zero up to the tolerance.
+    /// final − initial − friction − damping − load + separation_loss: zero up to the
+    /// tolerance.
     pub balance_error: f64,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 /// A point of the sampled trajectory.

@@ -3,7 +3,7 @@
 
 use super::coulomb::Mode;
 use super::record::{EnergyAccount, ModeInterval, PhaseDurations, PostImpact, RunRecord, Sample};
-use super::{damping_work_index, friction_work_index, impulse_normal_index};
+use super::{damping_work_index, friction_work_index, impulse_normal_index, load_work_index};
 use super::{impulse_tangential_index, ContactProblem, Event};
 use crate::error::SimError;
 use crate::hybrid::{check_tolerances, run_hybrid, Observer, RunControl, Until};
@@ -69,7 +69,7 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
     check_tolerances(&options.tolerances)?;
     crate::error::require_positive("kappa", problem.compliance.kappa)?;
     crate::error::require_non_negative("damping", problem.compliance.damping)?;
-    let mut y0 = vec![0.0; ContactProblem::<Sys, N>::STATE_LEN];
+    let mut y0 = vec![0.0; problem.state_len()];
     y0[..N].copy_from_slice(q0);
     y0[N..2 * N].copy_from_slice(qdot0);
     let control = RunControl {
@@ -112,6 +112,11 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
     let (kinetic, gravity, spring) = problem.mechanical_energy(trace.mode_end, y);
     let friction_work = y[friction_work_index(N)];
     let damping_work = y[damping_work_index(N)];
+    let load_work = if problem.system.is_autonomous() {
+        0.0
+    } else {
+        y[load_work_index(N)]
+    };
     let initial_total = k0 + g0 + s0;
     let final_total = kinetic + gravity + spring;
     let separation_loss = recorder.separation_loss;
@@ -122,9 +127,11 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
         spring,
         friction_work,
         damping_work,
+        load_work,
         separation_loss,
         final_total,
-        balance_error: final_total - initial_total - friction_work - damping_work + separation_loss,
+        balance_error: final_total - initial_total - friction_work - damping_work - load_work
+            + separation_loss,
     };
     let modes: Vec<ModeInterval> = trace
         .phases

@@ -54,6 +54,17 @@ pub trait PlanarContactSystem<const N: usize>: Sync {
     fn potential_energy<S: Real>(&self, q: &[S; N]) -> S;
     /// Contact-point kinematics.
     fn contact_kinematics<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> ContactKinematics<S, N>;
+    /// Whether the system is autonomous. A non-autonomous one has an [`Self::external_load`];
+    /// its formulation then carries time (and the load's work) in the ODE state, so that an
+    /// autonomous system's state and numbers are unchanged.
+    fn is_autonomous(&self) -> bool {
+        true
+    }
+    /// A prescribed time-dependent generalised load `F(t)`, added to `f(q, q̇)`; its work is
+    /// accounted for separately from the potential energy.
+    fn external_load<S: Real>(&self, _t: S) -> [S; N] {
+        [S::zero(); N]
+    }
 }
 
 /// The dynamics projected onto the contact directions at one state (C–V §3, eqs. (3.2)–(3.3)).
@@ -87,10 +98,26 @@ pub struct ProjectedDynamics<S, const N: usize> {
 }
 
 impl<S: Real, const N: usize> ProjectedDynamics<S, N> {
-    /// Project the system at `(q, q̇)`.
+    /// Project an autonomous system at `(q, q̇)`.
     pub fn at<Sys: PlanarContactSystem<N>>(sys: &Sys, q: &[S; N], qdot: &[S; N]) -> Self {
+        Self::at_time(sys, S::zero(), q, qdot)
+    }
+
+    /// Project the system at time `t` and `(q, q̇)` (the time only enters the external load of
+    /// a non-autonomous system).
+    pub fn at_time<Sys: PlanarContactSystem<N>>(
+        sys: &Sys,
+        t: S,
+        q: &[S; N],
+        qdot: &[S; N],
+    ) -> Self {
         let m = sys.mass_matrix(q);
-        let f = sys.generalized_force(q, qdot);
+        let mut f = sys.generalized_force(q, qdot);
+        if !sys.is_autonomous() {
+            for (fi, li) in f.iter_mut().zip(sys.external_load(t)) {
+                *fi = *fi + li;
+            }
+        }
         let k = sys.contact_kinematics(q, qdot);
         let chol = cholesky(&m);
         let free_accel = cholesky_solve(&chol, &f);
