@@ -5,6 +5,7 @@
 //! [`Model`] and one variant below (README, "Adding a mechanical system").
 
 pub mod rod;
+pub mod spring_particle;
 
 use crate::error::SimError;
 use crate::experiment::grammar::SpecError;
@@ -21,6 +22,7 @@ pub enum Experiment {
     Rod(Box<SweepSpec<rod::sweep::Rod>>),
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
+    SpringParticle(Box<SweepSpec<spring_particle::SpringParticle>>),
 }
 
 /// Apply `$body` to the experiment's plan, whatever its type.
@@ -29,12 +31,13 @@ macro_rules! with_plan {
         match $experiment {
             Experiment::Rod($plan) => $body,
             Experiment::RodStudy($plan) => $body,
+            Experiment::SpringParticle($plan) => $body,
         }
     };
 }
 
 /// The names `model = …` accepts.
-const MODEL_NAMES: [&str; 1] = [rod::sweep::Rod::NAME];
+const MODEL_NAMES: [&str; 2] = [rod::sweep::Rod::NAME, spring_particle::SpringParticle::NAME];
 
 impl Experiment {
     /// Read and validate `path`.
@@ -71,6 +74,9 @@ impl Experiment {
             Some(toml::Value::String(name)) if name == rod::sweep::Rod::NAME => {
                 SweepSpec::parse(text).map(|s| Experiment::Rod(Box::new(s)))
             }
+            Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
+                SweepSpec::parse(text).map(|s| Experiment::SpringParticle(Box::new(s)))
+            }
             Some(toml::Value::String(name)) => Err(invalid(name.clone())),
             Some(other) => Err(invalid(format!("{other:?}"))),
             None => Err(invalid("missing".to_string())),
@@ -98,6 +104,7 @@ impl Experiment {
             Experiment::RodStudy(spec) => {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }
+            Experiment::SpringParticle(spec) => report_sweep(spec, dir),
         }
     }
 }

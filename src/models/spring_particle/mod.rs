@@ -1,0 +1,270 @@
+//! The spring-loaded particle (`model = "spring_particle"`): the smallest example of a
+//! mechanical system in its own folder ([`mechanics`]), run by the harness through the
+//! [`Model`] contract, with a closed-form check: the slip onset time, against the compliant
+//! closed form at each κ and against the rigid limit (README, "Adding a mechanical system").
+
+pub mod mechanics;
+
+use crate::analysis::fit::power_law;
+use crate::compliant::coulomb::Coulomb;
+use crate::compliant::normal::NormalCompliance;
+use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
+use crate::error::{require_non_negative, require_positive, SimError};
+use crate::experiment::grammar::LogGrid;
+use crate::experiment::model::{Cells, Model, SweepSpec};
+use crate::experiment::runner::{write_atomically, RunError};
+use crate::experiment::table::Row;
+use crate::integrate::{IntegratorKind, SolverStats};
+use mechanics::SpringParticleMechanics;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+use std::path::Path;
+
+/// The spring-loaded particle as a model of the harness.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpringParticle;
+
+/// `[params]`: every parameter is fixed; only κ is swept.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// Coulomb coefficient μ > 0 (static = kinetic).
+    pub mu: f64,
+    /// Spring stiffness k > 0.
+    pub stiffness: f64,
+    /// Depth d > 0 of the spring's anchor below the plane.
+    pub depth: f64,
+    /// Tangential load a sin(ωt): amplitude a.
+    pub load_amplitude: f64,
+    /// Load frequency ω > 0.
+    pub load_frequency: f64,
+    /// Dashpot c_d ≥ 0 (default 0).
+    #[serde(default)]
+    pub damping: f64,
+    /// End of each run.
+    pub t_end: f64,
+}
+
+/// `[sweep]`: the κ ladder.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Sweep {
+    pub kappa: LogGrid,
+}
+
+/// The one report of this model.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Analysis {
+    SlipOnset,
+}
+
+impl Params {
+    fn mechanics(&self) -> SpringParticleMechanics {
+        SpringParticleMechanics {
+            stiffness: self.stiffness,
+            depth: self.depth,
+            load_amplitude: self.load_amplitude,
+            load_frequency: self.load_frequency,
+        }
+    }
+}
+
+/// The particle at rest in stick at x = 0, at the quasi-static penetration δ = κ F_n.
+fn initial_state(p: &Params, kappa: f64) -> ([f64; 2], [f64; 2]) {
+    let y0 = -kappa * p.mechanics().rest_normal_force(kappa);
+    ([0.0, y0], [0.0, 0.0])
+}
+
+impl Model for SpringParticle {
+    const NAME: &'static str = "spring_particle";
+    type Params = Params;
+    type Sweep = Sweep;
+    type Analysis = Analysis;
+    type Config = Params;
+    const INPUT_COLUMNS: &'static [&'static str] = &[
+        "mu",
+        "stiffness",
+        "depth",
+        "load_amplitude",
+        "load_frequency",
+        "damping",
+        "t_end",
+    ];
+    const MEASURE_COLUMNS: &'static [&'static str] = &[
+        "mode_sequence",
+        "n_events",
+        "t_slip_onset",
+        "t_slip_onset_closed_form",
+        "t_slip_onset_rigid",
+        "x_end",
+        "load_work",
+        "energy_balance_error",
+    ];
+
+    fn kappa(sweep: &Sweep) -> &LogGrid {
+        &sweep.kappa
+    }
+
+    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
+        let p = &spec.params;
+        require_positive("params.mu", p.mu)?;
+        require_positive("params.stiffness", p.stiffness)?;
+        require_positive("params.depth", p.depth)?;
+        require_positive("params.load_frequency", p.load_frequency)?;
+        require_non_negative("params.damping", p.damping)?;
+        require_positive("params.t_end", p.t_end)?;
+        if p.mechanics().slip_onset(p.mu, 0.0).is_none() {
+            return Err(SimError::invalid(
+                "params.load_amplitude",
+                p.load_amplitude,
+                &format!(
+                    "must exceed mu·stiffness·depth = {} for the particle to slip",
+                    p.mu * p.stiffness * p.depth
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn configurations(spec: &SweepSpec<Self>) -> Vec<Params> {
+        vec![spec.params]
+    }
+
+    fn inputs(p: &Params) -> Cells {
+        vec![
+            ("mu", p.mu.to_string()),
+            ("stiffness", p.stiffness.to_string()),
+            ("depth", p.depth.to_string()),
+            ("load_amplitude", p.load_amplitude.to_string()),
+            ("load_frequency", p.load_frequency.to_string()),
+            ("damping", p.damping.to_string()),
+            ("t_end", p.t_end.to_string()),
+        ]
+    }
+
+    fn run(
+        spec: &SweepSpec<Self>,
+        p: &Params,
+        kappa: f64,
+        integrator: IntegratorKind,
+    ) -> Result<(Cells, SolverStats), String> {
+        let system = p.mechanics();
+        let problem = ContactProblem {
+            system: &system,
+            compliance: NormalCompliance::spring_dashpot(kappa, p.damping),
+            friction: Coulomb {
+                mu: p.mu,
+                mu_s: p.mu,
+            },
+        };
+        let mut options = SimulationOptions::new(integrator, spec.solver.rtol, spec.solver.atol);
+        options.end = EndCondition::Time(p.t_end);
+        let (q0, qdot0) = initial_state(p, kappa);
+        let r = simulate(&problem, &q0, &qdot0, &options).map_err(|e| e.to_string())?;
+        let onset = r.events.first().map(|e| e.t);
+        let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+        let sequence: Vec<_> = r.modes.iter().map(|m| m.mode.name()).collect();
+        let cells = vec![
+            ("mode_sequence", sequence.join(">")),
+            ("n_events", r.events.len().to_string()),
+            ("t_slip_onset", opt(onset)),
+            (
+                "t_slip_onset_closed_form",
+                opt(system.slip_onset(p.mu, kappa)),
+            ),
+            ("t_slip_onset_rigid", opt(system.slip_onset(p.mu, 0.0))),
+            ("x_end", r.final_q[0].to_string()),
+            ("load_work", r.energy.load_work.to_string()),
+            ("energy_balance_error", r.energy.balance_error.to_string()),
+        ];
+        Ok((cells, r.stats))
+    }
+
+    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+        write_atomically(&dir.join("summary.md"), &render_summary(spec, rows))
+    }
+}
+
+/// summary.md: the slip onset against its closed form and its rigid limit, per integrator, with
+/// the fitted rate of convergence to the rigid limit.
+fn render_summary(spec: &SweepSpec<SpringParticle>, rows: &[Row]) -> String {
+    let p = &spec.params;
+    let mut s = String::new();
+    let _ = writeln!(s, "# {}: spring-loaded particle, slip onset\n", spec.name);
+    let _ = writeln!(
+        s,
+        "Generated by `rigid-limit run experiments/{}.toml` (or `rigid-limit reproduce`).\n",
+        spec.name
+    );
+    let _ = writeln!(
+        s,
+        "μ = {}, k = {}, d = {}, load {} sin({} t), c_d = {}; rtol {:e}, atol {:e}. Closed form \
+         (docs/adding_a_model.md): sin(ω t₁) = μ k d / ((1 + kκ) a); rigid limit κ = 0.\n",
+        p.mu,
+        p.stiffness,
+        p.depth,
+        p.load_amplitude,
+        p.load_frequency,
+        p.damping,
+        spec.solver.rtol,
+        spec.solver.atol
+    );
+    let _ = writeln!(
+        s,
+        "| integrator | κ | t₁ measured | − closed form | − rigid limit | energy balance error |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    for r in rows {
+        let (Some(t), Some(exact), Some(rigid)) = (
+            r.number("t_slip_onset"),
+            r.number("t_slip_onset_closed_form"),
+            r.number("t_slip_onset_rigid"),
+        ) else {
+            let _ = writeln!(
+                s,
+                "| {} | {} | failed: {} | | | |",
+                r.text("integrator"),
+                r.text("kappa"),
+                r.text("error")
+            );
+            continue;
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {:.2e} | {:.12} | {:.2e} | {:.3e} | {:.1e} |",
+            r.text("integrator"),
+            r.number("kappa").unwrap_or(f64::NAN),
+            t,
+            t - exact,
+            t - rigid,
+            r.number("energy_balance_error").unwrap_or(f64::NAN)
+        );
+    }
+    let _ = writeln!(s, "\n## Convergence to the rigid limit\n");
+    for kind in &spec.solver.integrators {
+        let (kappa, gap): (Vec<f64>, Vec<f64>) = rows
+            .iter()
+            .filter(|r| r.text("integrator") == kind.name())
+            .filter_map(|r| {
+                Some((
+                    r.number("kappa")?,
+                    (r.number("t_slip_onset")? - r.number("t_slip_onset_rigid")?).abs(),
+                ))
+            })
+            .unzip();
+        match power_law(&kappa, &gap) {
+            Some(f) => {
+                let _ = writeln!(
+                    s,
+                    "- {kind}: |t₁ − t₁(rigid)| ∝ κ^{:.4} ± {:.4} (95 %, n = {}); predicted exponent 1.",
+                    f.slope, f.slope_ci95, f.n
+                );
+            }
+            None => {
+                let _ = writeln!(s, "- {kind}: too few successful runs to fit a rate.");
+            }
+        }
+    }
+    s
+}
