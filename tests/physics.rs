@@ -47,7 +47,7 @@ impl PlanarContactSystem<2> for Particle {
 
 /// The accuracy each integrator reaches at rtol 1e-12 on the closed-form problems. TR-BDF2's
 /// error estimate underestimates its global error by ~10³ (measured here: 2e-9 at rtol 1e-12;
-/// ../shared/docs/diffsol_notes.md trap 6 measured 5e-8 at rtol 1e-10), so it gets 1e-8.
+/// docs/tolerances.md trap 6 measured 5e-8 at rtol 1e-10), so it gets 1e-8.
 fn accuracy_at_rtol_1e12(kind: IntegratorKind) -> f64 {
     if kind == IntegratorKind::TrBdf2 {
         1e-8
@@ -323,7 +323,7 @@ fn durations_converge_under_tolerance_refinement() {
     }
 }
 
-/// The rigid limits of ../shared/docs/painleve_rod.md at κ = 1e-10 (μ = μ_s = 2, θ0 = 1.3,
+/// The rigid limits of docs/model.md at κ = 1e-10 (μ = μ_s = 2, θ0 = 1.3,
 /// θ̇0 = 0, u0 = −1, c_d = 0): T_stick/√κ within 0.1 %, v_out within 0.5 %.
 #[test]
 fn approaches_the_rigid_limit() {

@@ -1,6 +1,6 @@
 //! Adapter for diffsol 0.18's BDF, TR-BDF2, ESDIRK34 and Tsit45.
 //!
-//! Design notes (measured traps of ../shared/docs/diffsol_notes.md and how they are avoided):
+//! Design notes (measured traps of docs/tolerances.md and how they are avoided):
 //! - diffsol's own root finder is not used (it sees only sign changes at step ends); the mode
 //!   machine scans and refines events itself, the same way for every integrator.
 //! - A new solver is created for every phase, from the event state, through the problem's `init`

@@ -1,4 +1,4 @@
-//! Rigid-limit predictions for the tangential impact (../shared/docs/painleve_rod.md, "What the
+//! Rigid-limit predictions for the tangential impact (docs/model.md, "What the
 //! κ → 0 limit should be"). Freeze the configuration at (θ0, θ̇0); in fast time τ = t/√κ with
 //! η = δ/√κ and f = √κ F_n = η + c_d η', each mode is linear:
 //!

@@ -125,7 +125,7 @@ pub fn render_summary(spec: &SweepSpec<Rod>, a: &SweepAnalysis, n_rows: usize) -
     if let Some(l) = &a.limit {
         let _ = writeln!(
             s,
-            "\n## Rigid limit (../shared/docs/painleve_rod.md, frozen configuration)\n"
+            "\n## Rigid limit (docs/model.md, frozen configuration)\n"
         );
         let _ = writeln!(
             s,
