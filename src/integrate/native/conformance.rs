@@ -1,0 +1,218 @@
+//! The checks every integrator must pass: the [`Stepper`] contract the mode machine relies on
+//! (run through the same factory the mode machine uses), the
+//! report of a blow-up, and the helpers of the convergence tests of each method.
+
+use super::super::{
+    run_with_integrator, FactoryUser, IntegratorKind, OdeSetup, SolverStats, StepControl, Stepper,
+    StepperFactory, Tolerances, VectorField,
+};
+use super::test_models::{Kepler, StiffCosine};
+
+/// Integrate the stiff problem (λ = 1e6) over [0, 1] at rtol = atol = 1e-6 from `y(0) = y0`;
+/// the error at t = 1 and the accepted and rejected steps.
+pub fn run_stiff<S: Stepper>(
+    make: impl Fn(StiffCosine, &[f64], StepControl) -> S,
+    y0: f64,
+) -> (f64, usize, usize) {
+    let problem = StiffCosine { lambda: 1e6 };
+    let exact = problem.exact(y0, 1.0);
+    let mut st = make(problem, &[y0, 0.0], control(1e-6, 1e-6, 2));
+    st.advance_to(1.0).unwrap();
+    let mut y = [0.0; 2];
+    st.state(&mut y);
+    let stats = st.stats();
+    ((y[0] - exact).abs(), stats.steps, stats.rejected_steps)
+}
+
+pub fn control(rtol: f64, atol: f64, n: usize) -> StepControl {
+    StepControl {
+        rtol,
+        atol: vec![atol; n],
+        min_step: 1e-14,
+    }
+}
+
+pub fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f64::max)
+}
+
+/// Observed orders `log(e_k/e_{k+1}) / log(h_k/h_{k+1})` of consecutive pairs.
+pub fn observed_orders(hs: &[f64], errs: &[f64]) -> Vec<f64> {
+    hs.windows(2)
+        .zip(errs.windows(2))
+        .map(|(h, e)| (e[0] / e[1]).ln() / (h[0] / h[1]).ln())
+        .collect()
+}
+
+fn state_of<S: Stepper>(st: &S, n: usize) -> Vec<f64> {
+    let mut y = vec![0.0; n];
+    st.state(&mut y);
+    y
+}
+
+fn interp<S: Stepper>(st: &S, t: f64, n: usize) -> Vec<f64> {
+    let mut y = vec![0.0; n];
+    st.interpolate(t, &mut y).unwrap();
+    y
+}
+
+/// Integrate to `t_end`; the largest error against `exact` at the step ends, and the
+/// number of accepted steps.
+pub fn run_against<S: Stepper>(
+    st: &mut S,
+    n: usize,
+    t_end: f64,
+    exact: impl Fn(f64) -> Vec<f64>,
+) -> (f64, usize) {
+    st.set_stop_time(t_end).unwrap();
+    let mut worst: f64 = 0.0;
+    loop {
+        let done = st.step().unwrap();
+        worst = worst.max(max_abs_diff(&state_of(st, n), &exact(st.time())));
+        if done {
+            break;
+        }
+    }
+    assert_eq!(st.time(), t_end);
+    (worst, st.stats().steps)
+}
+
+/// The points of the [`Stepper`] contract the mode machine relies on, on a stepper freshly
+/// started on a smooth problem of dimension `n` at time 0.
+/// `external` gives the counters kept outside the stepper (by its factory).
+fn check_contract<S: Stepper>(mut st: S, n: usize, external: impl Fn() -> SolverStats) {
+    let total = |st: &S| {
+        let mut stats = st.stats();
+        stats.add(&external());
+        stats
+    };
+    assert_eq!(st.time(), 0.0);
+    // No stop time yet: +∞.
+    for _ in 0..3 {
+        assert!(!st.step().unwrap());
+    }
+    // Dense output at the ends of the last step reproduces the stored states.
+    let (t0, y0) = (st.time(), state_of(&st, n));
+    assert!(!st.step().unwrap());
+    let (t1, y1) = (st.time(), state_of(&st, n));
+    assert!(t1 > t0);
+    assert!(max_abs_diff(&interp(&st, t0, n), &y0) <= 1e-14);
+    assert!(max_abs_diff(&interp(&st, t1, n), &y1) <= 1e-14);
+    let mut out = vec![0.0; n];
+    assert!(st.interpolate(t1 + 0.5 * (t1 - t0), &mut out).is_err());
+    assert!(st.interpolate(t0 - 0.5 * (t1 - t0), &mut out).is_err());
+
+    // save → step → restore → step is bit-identical; counters are not rolled back.
+    let saved = st.save();
+    let t_mid = 0.5 * (t1 + t0);
+    let y_mid = interp(&st, t_mid, n);
+    st.step().unwrap();
+    let (ta, ya) = (st.time(), state_of(&st, n));
+    let ia = interp(&st, 0.5 * (t1 + ta), n);
+    st.step().unwrap();
+    let (tb, yb) = (st.time(), state_of(&st, n));
+    let stats_after = total(&st);
+    st.restore(saved);
+    assert_eq!(st.time(), t1);
+    assert_eq!(state_of(&st, n), y1);
+    assert_eq!(interp(&st, t_mid, n), y_mid);
+    assert_eq!(total(&st), stats_after);
+    st.step().unwrap();
+    assert_eq!(st.time(), ta);
+    assert_eq!(state_of(&st, n), ya);
+    assert_eq!(interp(&st, 0.5 * (t1 + ta), n), ia);
+    st.step().unwrap();
+    assert_eq!(st.time(), tb);
+    assert_eq!(state_of(&st, n), yb);
+    let stats_again = total(&st);
+    assert_eq!(stats_again.steps, stats_after.steps + 2);
+    assert!(stats_again.rhs_evals > stats_after.rhs_evals);
+
+    // Stop times: not in the past; reached exactly, never passed; continuing after it.
+    let now = st.time();
+    assert!(st.set_stop_time(now).is_err());
+    assert!(st.set_stop_time(now - 1.0).is_err());
+    let stop = now + 2.5 * (tb - ta);
+    st.set_stop_time(stop).unwrap();
+    loop {
+        let reached = st.step().unwrap();
+        assert!(st.time() <= stop);
+        if reached {
+            break;
+        }
+    }
+    assert_eq!(st.time(), stop);
+    let stop2 = stop + 7.0 * (tb - ta);
+    st.advance_to(stop2).unwrap();
+    assert_eq!(st.time(), stop2);
+    // A stop time a few ulps ahead: one tiny step lands on it.
+    let stop3 = stop2 + 4.0 * f64::EPSILON * stop2;
+    st.set_stop_time(stop3).unwrap();
+    assert!(st.step().unwrap());
+    assert_eq!(st.time(), stop3);
+    // Continuing after that tiny step takes ordinary steps (no cascade of rejections).
+    let before = st.stats();
+    st.advance_to(stop3 + 7.0 * (tb - ta)).unwrap();
+    let after = st.stats();
+    assert!(
+        after.rejected_steps - before.rejected_steps <= 1 && after.steps - before.steps <= 12,
+        "after a tiny step: {} steps, {} rejected",
+        after.steps - before.steps,
+        after.rejected_steps - before.rejected_steps
+    );
+    assert!(state_of(&st, n).iter().all(|x| x.is_finite()));
+}
+
+/// A run into a blow-up ends in an error that names the minimum step (or a non-finite
+/// value), never in a panic or an endless loop.
+pub fn check_blow_up_is_reported<S: Stepper>(mut st: S) -> String {
+    st.set_stop_time(2.0).unwrap();
+    for _ in 0..100_000 {
+        match st.step() {
+            Ok(true) => panic!("stepped through the blow-up to t = {}", st.time()),
+            Ok(false) => {}
+            Err(message) => return message,
+        }
+    }
+    panic!("no failure reported near the blow-up (t = {})", st.time())
+}
+
+/// Runs [`check_contract`] on a stepper of the factory it is handed, freshly started on
+/// Kepler's problem.
+struct KeepsTheContract;
+
+impl FactoryUser<()> for KeepsTheContract {
+    type Output = ();
+    fn run<F: StepperFactory<()>>(self, factory: &mut F) {
+        let st = factory.start((), &Kepler::exact(0.0)).unwrap();
+        check_contract(st, 4, || factory.evaluation_counts());
+    }
+}
+
+fn check_contract_of(kind: IntegratorKind) {
+    let setup = OdeSetup {
+        kind,
+        tolerances: Tolerances {
+            rtol: 1e-6,
+            atol: 1e-8,
+        },
+        atol: vec![1e-8; 4],
+        min_step: 1e-14,
+        rhs: |(), y: &[f64], dy: &mut [f64]| Kepler.rhs(y, dy),
+        jvp: |(), y: &[f64], v: &[f64], out: &mut [f64]| Kepler.jvp(y, v, out),
+    };
+    run_with_integrator(setup, KeepsTheContract).unwrap();
+}
+
+#[test]
+fn radau5_keeps_the_stepper_contract() {
+    check_contract_of(IntegratorKind::Radau5);
+}
+
+#[test]
+fn rodas4_keeps_the_stepper_contract() {
+    check_contract_of(IntegratorKind::Rodas4);
+}
