@@ -1,29 +1,15 @@
 //! The checks every integrator must pass: the [`Stepper`] contract the mode machine relies on
 //! (run here on all six integrators, through the same factory the mode machine uses, with
-//! diffsol's known departures declared and checked), the report of a blow-up, and the helpers
-//! of the convergence tests of each method.
+//! diffsol's known departures declared and checked), and the checks of each method written
+//! here: orders of the local error and of the dense output, a stiff problem, the global error
+//! against the tolerance, a blow-up, a start from zeros with tiny absolute tolerances.
 
 use super::super::{
     run_with_integrator, FactoryUser, IntegratorKind, OdeSetup, SolverStats, StepControl, Stepper,
     StepperFactory, Tolerances, VectorField,
 };
-use super::test_models::{Kepler, StiffCosine};
-
-/// Integrate the stiff problem (λ = 1e6) over [0, 1] at rtol = atol = 1e-6 from `y(0) = y0`;
-/// the error at t = 1 and the accepted and rejected steps.
-pub fn run_stiff<S: Stepper>(
-    make: impl Fn(StiffCosine, &[f64], StepControl) -> S,
-    y0: f64,
-) -> (f64, usize, usize) {
-    let problem = StiffCosine { lambda: 1e6 };
-    let exact = problem.exact(y0, 1.0);
-    let mut st = make(problem, &[y0, 0.0], control(1e-6, 1e-6, 2));
-    st.advance_to(1.0).unwrap();
-    let mut y = [0.0; 2];
-    st.state(&mut y);
-    let stats = st.stats();
-    ((y[0] - exact).abs(), stats.steps, stats.rejected_steps)
-}
+use super::core::{Native, OneStepMethod};
+use super::test_models::{BlowUp, Kepler, Oscillator, StiffCosine};
 
 pub fn control(rtol: f64, atol: f64, n: usize) -> StepControl {
     StepControl {
@@ -33,19 +19,11 @@ pub fn control(rtol: f64, atol: f64, n: usize) -> StepControl {
     }
 }
 
-pub fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
+fn max_abs_diff(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
         .zip(b)
         .map(|(x, y)| (x - y).abs())
         .fold(0.0, f64::max)
-}
-
-/// Observed orders `log(e_k/e_{k+1}) / log(h_k/h_{k+1})` of consecutive pairs.
-pub fn observed_orders(hs: &[f64], errs: &[f64]) -> Vec<f64> {
-    hs.windows(2)
-        .zip(errs.windows(2))
-        .map(|(h, e)| (e[0] / e[1]).ln() / (h[0] / h[1]).ln())
-        .collect()
 }
 
 fn state_of<S: Stepper>(st: &S, n: usize) -> Vec<f64> {
@@ -60,25 +38,140 @@ fn interp<S: Stepper>(st: &S, t: f64, n: usize) -> Vec<f64> {
     y
 }
 
-/// Integrate to `t_end`; the largest error against `exact` at the step ends, and the
-/// number of accepted steps.
-pub fn run_against<S: Stepper>(
-    st: &mut S,
-    n: usize,
-    t_end: f64,
-    exact: impl Fn(f64) -> Vec<f64>,
-) -> (f64, usize) {
-    st.set_stop_time(t_end).unwrap();
-    let mut worst: f64 = 0.0;
-    loop {
-        let done = st.step().unwrap();
-        worst = worst.max(max_abs_diff(&state_of(st, n), &exact(st.time())));
-        if done {
-            break;
+fn start<M: OneStepMethod, F: VectorField>(f: F, y0: &[f64], control: StepControl) -> Native<F, M> {
+    Native::new(f, y0, control).unwrap()
+}
+
+/// Observed orders `log(e_k/e_{k+1}) / log(h_k/h_{k+1})` of the errors `e_k` of one step of
+/// each size `h_k` = 0.2, 0.1, 0.05 from the exact initial value on Kepler's problem, accepted
+/// whatever its error estimate; `error` measures a step.
+fn orders_on_kepler<M: OneStepMethod>(
+    tight: &StepControl,
+    error: impl Fn(&Native<Kepler, M>, f64) -> f64,
+) -> Vec<f64> {
+    let hs = [0.2, 0.1, 0.05];
+    let errs: Vec<f64> = hs
+        .iter()
+        .map(|&h| {
+            let mut st = start::<M, _>(Kepler, &Kepler::exact(0.0), tight.clone());
+            st.force_step(h);
+            error(&st, h)
+        })
+        .collect();
+    let orders = hs
+        .windows(2)
+        .zip(errs.windows(2))
+        .map(|(h, e)| (e[0] / e[1]).ln() / (h[0] / h[1]).ln())
+        .collect();
+    eprintln!("{}: errors {errs:?}, observed orders {orders:?}", M::NAME);
+    orders
+}
+
+/// The local error of one step is O(h^`order`) (`order` = the method's order + 1).
+pub fn check_local_error_order<M: OneStepMethod>(tight: StepControl, order: f64) {
+    let orders = orders_on_kepler::<M>(&tight, |st, h| {
+        max_abs_diff(&state_of(st, 4), &Kepler::exact(h))
+    });
+    for p in orders {
+        assert!((p - order).abs() <= 0.5, "observed local order {p}");
+    }
+}
+
+/// The dense output inside one step (at nine interior points) is O(h^`order`).
+pub fn check_dense_output_order<M: OneStepMethod>(tight: StepControl, order: f64) {
+    let orders = orders_on_kepler::<M>(&tight, |st, h| {
+        (1..10)
+            .map(|k| {
+                let t = h * k as f64 / 10.0;
+                max_abs_diff(&interp(st, t, 4), &Kepler::exact(t))
+            })
+            .fold(0.0, f64::max)
+    });
+    for p in orders {
+        assert!((p - order).abs() <= 0.5, "observed dense-output order {p}");
+    }
+}
+
+/// λ = 1e6 over [0, 1] at rtol = atol = 1e-6, on the slow solution and through an initial
+/// transient: few steps (an explicit method needs ~1e6), error at the tolerance level.
+pub fn check_stiff_problem<M: OneStepMethod>() {
+    for y0 in [1.0, 2.0] {
+        let problem = StiffCosine { lambda: 1e6 };
+        let exact = problem.exact(y0, 1.0);
+        let mut st = start::<M, _>(problem, &[y0, 0.0], control(1e-6, 1e-6, 2));
+        st.advance_to(1.0).unwrap();
+        let err = (state_of(&st, 2)[0] - exact).abs();
+        let SolverStats {
+            steps,
+            rejected_steps,
+            ..
+        } = st.stats();
+        eprintln!(
+            "{} stiff from y0 = {y0}: {steps} steps, {rejected_steps} rejected, error {err:e}",
+            M::NAME
+        );
+        assert!(steps < 200, "{steps} steps");
+        assert!(err < 1e-5, "error {err:e}");
+    }
+}
+
+/// The global error on the harmonic oscillator over [0, 10] (largest at the step ends) falls
+/// with rtol and stays within 100·rtol.
+pub fn check_global_error<M: OneStepMethod>() {
+    let mut last = f64::INFINITY;
+    for rtol in [1e-4, 1e-8, 1e-11] {
+        let mut st = start::<M, _>(Oscillator, &Oscillator::exact(0.0), control(rtol, rtol, 2));
+        st.set_stop_time(10.0).unwrap();
+        let mut err: f64 = 0.0;
+        loop {
+            let done = st.step().unwrap();
+            err = err.max(max_abs_diff(
+                &state_of(&st, 2),
+                &Oscillator::exact(st.time()),
+            ));
+            if done {
+                break;
+            }
+        }
+        assert_eq!(st.time(), 10.0);
+        let steps = st.stats().steps;
+        eprintln!(
+            "{} rtol {rtol:e}: global error {err:e} in {steps} steps",
+            M::NAME
+        );
+        assert!(err < last, "error {err:e} did not fall (was {last:e})");
+        assert!(err <= 100.0 * rtol, "error {err:e} at rtol {rtol:e}");
+        last = err;
+    }
+}
+
+/// A run into a blow-up ends in an error of the method that names the minimum step (or a
+/// non-finite value), never in a panic or an endless loop.
+pub fn check_blow_up_is_reported<M: OneStepMethod>() {
+    let mut st = start::<M, _>(BlowUp, &[1.0], control(1e-6, 1e-6, 1));
+    st.set_stop_time(2.0).unwrap();
+    for _ in 0..100_000 {
+        match st.step() {
+            Ok(true) => panic!("stepped through the blow-up to t = {}", st.time()),
+            Ok(false) => {}
+            Err(message) => {
+                eprintln!("{} blow-up: {message}", M::NAME);
+                assert!(message.starts_with(M::NAME));
+                return;
+            }
         }
     }
-    assert_eq!(st.time(), t_end);
-    (worst, st.stats().steps)
+    panic!("no failure reported near the blow-up (t = {})", st.time())
+}
+
+/// An impact-like start: zeros in some components, absolute tolerances down to 1e-26.
+pub fn check_start_from_zeros<M: OneStepMethod>() {
+    let y0 = [1.0, 0.0, 0.0, 1.0];
+    let mut c = control(1e-6, 1e-26, 4);
+    c.atol[0] = 1e-8;
+    let mut st = start::<M, _>(Kepler, &y0, c);
+    st.advance_to(0.5).unwrap();
+    assert!(max_abs_diff(&state_of(&st, 4), &Kepler::exact(0.5)) < 1e-6);
 }
 
 /// Where a stepper knowingly departs from the [`Stepper`] contract. A declared departure is
@@ -219,20 +312,6 @@ fn check_contract<S: Stepper>(
         after.rejected_steps - before.rejected_steps
     );
     assert!(state_of(&st, n).iter().all(|x| x.is_finite()));
-}
-
-/// A run into a blow-up ends in an error that names the minimum step (or a non-finite
-/// value), never in a panic or an endless loop.
-pub fn check_blow_up_is_reported<S: Stepper>(mut st: S) -> String {
-    st.set_stop_time(2.0).unwrap();
-    for _ in 0..100_000 {
-        match st.step() {
-            Ok(true) => panic!("stepped through the blow-up to t = {}", st.time()),
-            Ok(false) => {}
-            Err(message) => return message,
-        }
-    }
-    panic!("no failure reported near the blow-up (t = {})", st.time())
 }
 
 /// Runs [`check_contract`] on a stepper of the factory it is handed, freshly started on

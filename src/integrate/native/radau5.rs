@@ -457,17 +457,12 @@ fn floored_norm(err: &[f64], scale: &[f64]) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::{StepControl, Stepper};
+    use super::super::super::StepControl;
     use super::super::conformance::{
-        check_blow_up_is_reported, control, max_abs_diff, observed_orders, run_against, run_stiff,
+        check_blow_up_is_reported, check_dense_output_order, check_global_error,
+        check_local_error_order, check_start_from_zeros, check_stiff_problem, control,
     };
-    use super::super::core::Native;
-    use super::super::test_models::{BlowUp, Kepler, Oscillator};
     use super::*;
-
-    fn radau5<F: VectorField>(f: F, y0: &[f64], control: StepControl) -> Native<F, Radau5> {
-        Native::new(f, y0, control).unwrap()
-    }
 
     /// The Radau IIA matrix A of order 5 (HW II §IV.5).
     fn radau_a() -> [[f64; 3]; 3] {
@@ -527,98 +522,32 @@ mod tests {
     /// Local error of one step from the exact initial value on Kepler's problem: O(h⁶).
     #[test]
     fn local_error_has_order_six() {
-        let y0 = Kepler::exact(0.0);
-        let hs = [0.2, 0.1, 0.05];
-        let errs: Vec<f64> = hs
-            .iter()
-            .map(|&h| {
-                let mut st = radau5(Kepler, &y0, tight());
-                st.force_step(h);
-                let mut y = vec![0.0; 4];
-                st.state(&mut y);
-                max_abs_diff(&y, &Kepler::exact(h))
-            })
-            .collect();
-        let orders = observed_orders(&hs, &errs);
-        eprintln!("radau5 local errors {errs:?}, observed orders {orders:?}");
-        for p in orders {
-            assert!((p - 6.0).abs() <= 0.5, "observed local order {p}");
-        }
+        check_local_error_order::<Radau5>(tight(), 6.0);
     }
 
-    /// The collocation polynomial inside one step: error O(h⁴) (dense output of order 3).
+    /// Dense output inside one step: error O(h⁴) (dense output of order 3).
     #[test]
     fn dense_output_has_order_three() {
-        let y0 = Kepler::exact(0.0);
-        let hs = [0.2, 0.1, 0.05];
-        let errs: Vec<f64> = hs
-            .iter()
-            .map(|&h| {
-                let mut st = radau5(Kepler, &y0, tight());
-                st.force_step(h);
-                let mut y = vec![0.0; 4];
-                (1..10)
-                    .map(|k| {
-                        let t = h * k as f64 / 10.0;
-                        st.interpolate(t, &mut y).unwrap();
-                        max_abs_diff(&y, &Kepler::exact(t))
-                    })
-                    .fold(0.0, f64::max)
-            })
-            .collect();
-        let orders = observed_orders(&hs, &errs);
-        eprintln!("radau5 dense-output errors {errs:?}, observed orders {orders:?}");
-        for p in orders {
-            assert!((p - 4.0).abs() <= 0.5, "observed dense-output order {p}");
-        }
+        check_dense_output_order::<Radau5>(tight(), 4.0);
     }
 
-    /// λ = 1e6 over [0, 1], on the slow solution and through an initial transient: few steps
-    /// (an explicit method needs ~1e6), error at the tolerance level.
     #[test]
     fn stiff_problem_takes_few_steps() {
-        for y0 in [1.0, 2.0] {
-            let (err, steps, rejected) = run_stiff(radau5, y0);
-            eprintln!(
-                "radau5 stiff from y0 = {y0}: {steps} steps, {rejected} rejected, error {err:e}"
-            );
-            assert!(steps < 200, "{steps} steps");
-            assert!(err < 1e-5, "error {err:e}");
-        }
+        check_stiff_problem::<Radau5>();
     }
 
-    /// Global error on [0, 10] falls with rtol and stays within 100·rtol.
     #[test]
     fn global_error_follows_the_tolerance() {
-        let mut last = f64::INFINITY;
-        for rtol in [1e-4, 1e-8, 1e-11] {
-            let mut st = radau5(Oscillator, &Oscillator::exact(0.0), control(rtol, rtol, 2));
-            let (err, steps) = run_against(&mut st, 2, 10.0, Oscillator::exact);
-            eprintln!("radau5 rtol {rtol:e}: global error {err:e} in {steps} steps");
-            assert!(err < last, "error {err:e} did not fall (was {last:e})");
-            assert!(err <= 100.0 * rtol, "error {err:e} at rtol {rtol:e}");
-            last = err;
-        }
+        check_global_error::<Radau5>();
     }
 
     #[test]
     fn reports_a_blow_up() {
-        let st = radau5(BlowUp, &[1.0], control(1e-6, 1e-6, 1));
-        let message = check_blow_up_is_reported(st);
-        eprintln!("radau5 blow-up: {message}");
-        assert!(message.starts_with(Radau5::NAME));
+        check_blow_up_is_reported::<Radau5>();
     }
 
-    /// An impact-like start: zeros in some components, absolute tolerances down to 1e-26.
     #[test]
     fn starts_from_zeros_with_tiny_absolute_tolerances() {
-        let y0 = [1.0, 0.0, 0.0, 1.0];
-        let mut c = control(1e-6, 1e-26, 4);
-        c.atol[0] = 1e-8;
-        let mut st = radau5(Kepler, &y0, c);
-        st.advance_to(0.5).unwrap();
-        let mut y = [0.0; 4];
-        st.state(&mut y);
-        assert!(max_abs_diff(&y, &Kepler::exact(0.5)) < 1e-6);
+        check_start_from_zeros::<Radau5>();
     }
 }
