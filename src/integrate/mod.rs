@@ -6,15 +6,12 @@
 //! location and refinement are done once, in the mode machine, for every method alike.
 //!
 //! Two families sit behind it: diffsol's solvers ([`diffsol`]: BDF, TR-BDF2, ESDIRK34, Tsit45)
-//! and the methods written here on the same contract ([`radau`]: Radau IIA of order 5,
-//! [`rodas`]: the Rosenbrock method RODAS4), because no maintained crate offers them with a
+//! and the methods written here on the same contract ([`native`]: Radau IIA of order 5 and the
+//! Rosenbrock method RODAS4, on one engine), because no maintained crate offers them with a
 //! saveable state, step-by-step stepping to a stop time and dense output (README, "Integrators").
 
-pub mod dense;
 pub mod diffsol;
 pub mod native;
-pub mod radau;
-pub mod rodas;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -177,7 +174,7 @@ impl SolverStats {
 }
 
 /// An autonomous ODE `y' = f(y)` with exact Jacobian–vector products: what the integrators
-/// written here ([`radau`], [`rodas`]) need of one mode's vector field.
+/// written here ([`native`]) need of one mode's vector field.
 pub trait VectorField {
     /// Length of the state.
     fn dim(&self) -> usize;

@@ -1,15 +1,27 @@
-//! The factory for the integrators written here ([`super::radau`], [`super::rodas`]): a fresh
+//! The integrators written here: one engine ([`core`]: step-size control, stop times, failures,
+//! save and restore) and two methods on it, Radau IIA of order 5 ([`radau5`]) and RODAS4
+//! ([`rodas4`]); their shared numerics ([`numerics`]); and the factory that starts a fresh
 //! stepper per phase, on that phase's vector field, with the run's error control.
 //!
 //! Every work counter of these integrators (steps, rejections, right-hand sides, Jacobian–vector
 //! products, Jacobians, LU factorisations, Newton iterations) is kept by the stepper itself.
 
-use super::radau::Radau5;
-use super::rodas::Rodas4;
+pub mod core;
+pub mod numerics;
+pub mod radau5;
+pub mod rodas4;
+
+#[cfg(test)]
+mod conformance;
+#[cfg(test)]
+mod test_models;
+
+use self::core::{Native, OneStepMethod};
 use super::{
-    FactoryUser, IntegratorKind, OdeSetup, SolverStats, StepControl, Stepper, StepperFactory,
-    VectorField,
+    FactoryUser, IntegratorKind, OdeSetup, SolverStats, StepControl, StepperFactory, VectorField,
 };
+use radau5::Radau5;
+use rodas4::Rodas4;
 use std::marker::PhantomData;
 
 /// One mode's vector field, seen as an autonomous ODE.
@@ -52,10 +64,10 @@ where
     let (rhs, jvp) = (&setup.rhs, &setup.jvp);
     match setup.kind {
         IntegratorKind::Radau5 => {
-            Ok(user.run(&mut NativeFactory::new(rhs, jvp, control, Radau5::new)))
+            Ok(user.run(&mut NativeFactory::<_, _, Radau5>::new(rhs, jvp, control)))
         }
         IntegratorKind::Rodas4 => {
-            Ok(user.run(&mut NativeFactory::new(rhs, jvp, control, Rodas4::new)))
+            Ok(user.run(&mut NativeFactory::<_, _, Rodas4>::new(rhs, jvp, control)))
         }
         other => Err(format!(
             "{other} is not one of the integrators written here"
@@ -63,44 +75,41 @@ where
     }
 }
 
-struct NativeFactory<'s, R, J, M, S> {
+struct NativeFactory<'s, R, J, M> {
     rhs: &'s R,
     jvp: &'s J,
     control: StepControl,
-    make: M,
-    _stepper: PhantomData<S>,
+    _method: PhantomData<M>,
 }
 
-impl<'s, R, J, M, S> NativeFactory<'s, R, J, M, S> {
-    fn new(rhs: &'s R, jvp: &'s J, control: StepControl, make: M) -> Self {
+impl<'s, R, J, M> NativeFactory<'s, R, J, M> {
+    fn new(rhs: &'s R, jvp: &'s J, control: StepControl) -> Self {
         NativeFactory {
             rhs,
             jvp,
             control,
-            make,
-            _stepper: PhantomData,
+            _method: PhantomData,
         }
     }
 }
 
-impl<'s, Md, R, J, M, S> StepperFactory<Md> for NativeFactory<'s, R, J, M, S>
+impl<'s, Md, R, J, M> StepperFactory<Md> for NativeFactory<'s, R, J, M>
 where
     Md: Copy,
     R: Fn(Md, &[f64], &mut [f64]),
     J: Fn(Md, &[f64], &[f64], &mut [f64]),
-    M: Fn(ModeField<'s, Md, R, J>, &[f64], StepControl) -> Result<S, String>,
-    S: Stepper,
+    M: OneStepMethod,
 {
-    type Stepper = S;
+    type Stepper = Native<ModeField<'s, Md, R, J>, M>;
 
-    fn start(&mut self, mode: Md, y0: &[f64]) -> Result<S, String> {
+    fn start(&mut self, mode: Md, y0: &[f64]) -> Result<Self::Stepper, String> {
         let field = ModeField {
             mode,
             dim: y0.len(),
             rhs: self.rhs,
             jvp: self.jvp,
         };
-        (self.make)(field, y0, self.control.clone())
+        Native::new(field, y0, self.control.clone())
     }
 
     fn evaluation_counts(&self) -> SolverStats {
