@@ -4,6 +4,7 @@
 //! allowance for another CPU's libm; on the machine that wrote results/ they are bit-identical).
 //! It also freezes the column lists and the `simulate --json` key set.
 
+use rigid_limit::experiment::table::split_csv_line;
 use rigid_limit::experiment::Plan;
 use rigid_limit::models::Experiment;
 use std::collections::BTreeMap;
@@ -12,26 +13,6 @@ use std::process::Command;
 
 /// Columns that hold wall times or their repeat counts: they vary from run to run.
 const TIMING_COLUMNS: &[&str] = &["wall_time_s", "wall_time_min_s", "repeats"];
-
-/// Split a CSV line written by the harness (RFC 4180 quoting).
-fn split_csv(line: &str) -> Vec<String> {
-    let (mut cells, mut cell, mut quoted) = (Vec::new(), String::new(), false);
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quoted, c) {
-            (true, '"') if chars.peek() == Some(&'"') => {
-                cell.push('"');
-                chars.next();
-            }
-            (true, '"') => quoted = false,
-            (false, '"') if cell.is_empty() => quoted = true,
-            (false, ',') => cells.push(std::mem::take(&mut cell)),
-            (_, c) => cell.push(c),
-        }
-    }
-    cells.push(cell);
-    cells
-}
 
 /// The committed table: its header and its rows by point id.
 fn committed(name: &str) -> (String, BTreeMap<usize, BTreeMap<String, String>>) {
@@ -45,7 +26,7 @@ fn committed(name: &str) -> (String, BTreeMap<usize, BTreeMap<String, String>>) 
     let columns: Vec<String> = header.split(',').map(str::to_string).collect();
     let rows = lines
         .map(|line| {
-            let cells = split_csv(line);
+            let cells = split_csv_line(line).expect("a whole line");
             assert_eq!(cells.len(), columns.len(), "{name}: torn line {line}");
             let row: BTreeMap<String, String> = columns.iter().cloned().zip(cells).collect();
             (row["point_id"].parse().unwrap(), row)

@@ -78,7 +78,8 @@ fn quote(cell: &str) -> String {
     }
 }
 
-fn split_csv_line(line: &str) -> Option<Vec<String>> {
+/// The cells of one CSV line (RFC 4180 quoting); `None` for a line torn inside a quoted cell.
+pub fn split_csv_line(line: &str) -> Option<Vec<String>> {
     let mut cells = Vec::new();
     let mut cell = String::new();
     let mut chars = line.chars().peekable();
