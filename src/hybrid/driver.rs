@@ -2,7 +2,7 @@
 //! event (or the end), apply the transition, repeat. A fresh integrator per phase: after an
 //! event the integrator restarts from the event state with no history of the old vector field.
 
-use super::locate::{refine_event, scan_step};
+use super::locate::{refine_event, scan_step, ScanBuffers};
 use super::{EventRecord, HybridSystem, Named, Observer, Phase, RunControl, Trace, Until};
 use crate::error::SimError;
 use crate::integrate::{
@@ -214,6 +214,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             .iter()
             .map(|&(e, _)| sys.event_value(mode, e, &y_prev))
             .collect();
+        let mut buffers = ScanBuffers::new(n, watched.len());
         loop {
             progress.steps += 1;
             if progress.steps > self.control.max_steps {
@@ -227,7 +228,17 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             let saved = st.save();
             let reached_stop = st.step().map_err(|m| failed(t_prev, m))?;
             let t_step = st.time();
-            let scan = scan_step(sys, st, mode, watched, t_prev, t_step, &g_prev, &failed)?;
+            let scan = scan_step(
+                sys,
+                st,
+                mode,
+                watched,
+                t_prev,
+                t_step,
+                &g_prev,
+                &mut buffers,
+                &failed,
+            )?;
             for &(event, t_root, ref y) in &scan.extrema {
                 self.observer
                     .extremum(sys, t_phase_start + t_root, mode, event, y);
@@ -245,7 +256,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             }
             st.state(&mut y_prev);
             t_prev = t_step;
-            g_prev.copy_from_slice(&scan.g_end);
+            g_prev.copy_from_slice(&buffers.g_start);
             self.observer
                 .state(sys, t_phase_start + t_prev, mode, &y_prev);
             if reached_stop {

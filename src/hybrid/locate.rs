@@ -19,8 +19,25 @@ pub struct Scan<E> {
     /// Non-switching events located before the earliest switch found so far, with the
     /// interpolated state there.
     pub extrema: Vec<(E, f64, Vec<f64>)>,
-    /// The watched functions at the end of the step (meaningful when no switch was found).
-    pub g_end: Vec<f64>,
+}
+
+/// Scratch of the scan, allocated once per phase and reused by every step.
+pub struct ScanBuffers {
+    y: Vec<f64>,
+    /// The watched functions at the start of the current segment; after a scan without a
+    /// switch, at the end of the step.
+    pub g_start: Vec<f64>,
+    g_scan: Vec<f64>,
+}
+
+impl ScanBuffers {
+    pub fn new(dim: usize, watched: usize) -> Self {
+        ScanBuffers {
+            y: vec![0.0; dim],
+            g_start: vec![0.0; watched],
+            g_scan: vec![0.0; watched],
+        }
+    }
 }
 
 /// Scan the step `[t_prev, t_step]` just taken by `st`: [`SCAN_POINTS`] interior points of the
@@ -35,26 +52,30 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     t_prev: f64,
     t_step: f64,
     g_prev: &[f64],
+    buffers: &mut ScanBuffers,
     failed: &impl Fn(f64, String) -> SimError,
 ) -> Result<Scan<H::Event>, SimError> {
     let n = sys.dim();
-    let mut y_scan = vec![0.0; n];
-    let mut g_scan = vec![0.0; watched.len()];
+    let ScanBuffers {
+        y: y_scan,
+        g_start,
+        g_scan,
+    } = buffers;
     let mut seg_start = t_prev;
-    let mut g_start = g_prev.to_vec();
+    g_start.copy_from_slice(g_prev);
     let mut switch: Option<(H::Event, f64)> = None;
     let mut extrema = Vec::new();
     for k in 1..=SCAN_POINTS + 1 {
         let seg_end = if k == SCAN_POINTS + 1 {
-            st.state(&mut y_scan);
+            st.state(y_scan);
             t_step
         } else {
             let ts = t_prev + (t_step - t_prev) * k as f64 / (SCAN_POINTS + 1) as f64;
-            st.interpolate(ts, &mut y_scan).map_err(|m| failed(ts, m))?;
+            st.interpolate(ts, y_scan).map_err(|m| failed(ts, m))?;
             ts
         };
         for (j, &(event, crossing)) in watched.iter().enumerate() {
-            g_scan[j] = sys.event_value(mode, event, &y_scan);
+            g_scan[j] = sys.event_value(mode, event, y_scan);
             if !crossing.crossed(g_start[j], g_scan[j]) {
                 continue;
             }
@@ -79,13 +100,9 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
             break;
         }
         seg_start = seg_end;
-        std::mem::swap(&mut g_start, &mut g_scan);
+        std::mem::swap(g_start, g_scan);
     }
-    Ok(Scan {
-        switch,
-        extrema,
-        g_end: g_start,
-    })
+    Ok(Scan { switch, extrema })
 }
 
 /// Refine an event located on the dense output so that its error is set by the integration
