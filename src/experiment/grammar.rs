@@ -175,3 +175,45 @@ impl SpecError {
         }
     }
 }
+
+/// How a run computes the motion: the layer above the integrator kind. A compliant run
+/// integrates the penalty model at one κ with one of the integrators; a rigid run follows the
+/// event-driven rigid-contact formulation (impacts as reset maps); an incremental run solves a
+/// rate-independent incremental problem step by step. Models that offer more than one take it
+/// from the key `method` and write it in a `method` column.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Hash)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    Compliant,
+    Rigid,
+    Incremental,
+}
+
+impl Method {
+    pub const ALL: [Method; 3] = [Method::Compliant, Method::Rigid, Method::Incremental];
+
+    /// The word in experiment files and tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Compliant => "compliant",
+            Method::Rigid => "rigid",
+            Method::Incremental => "incremental",
+        }
+    }
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Method {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Method::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| format!("unknown method '{s}': use compliant, rigid or incremental"))
+    }
+}
