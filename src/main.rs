@@ -56,7 +56,25 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Bad flags are one line and exit 1, like every other error (README, "Errors"); help and
+    // version print as clap writes them.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid command line");
+            eprintln!("{first} (see --help)");
+            return ExitCode::FAILURE;
+        }
+    };
     let result = match cli.command {
         Command::Simulate(args) => rod::cli::simulate(args),
         Command::Run {

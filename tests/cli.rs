@@ -214,3 +214,19 @@ atol = 1e-10
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A flag clap cannot parse is the same one-line error with exit 1 as any other bad input.
+#[test]
+fn unparsable_flags_are_one_line_with_exit_1() {
+    for args in [&["--kappa", "abc"][..], &["--bogus"][..]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
+            .arg("simulate")
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: "), "{err}");
+    }
+}

@@ -278,3 +278,49 @@ fn an_atlas_masks_the_grid_and_reports_every_state() {
     assert!(dir.join("atlas_bounds.png").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Oversized grids are refused before anything is allocated, axis errors say what an axis may
+/// be, integrators may not repeat, and messages show values as written (1e-13, not 0.0000…1).
+#[test]
+fn bad_grids_are_refused_with_messages_a_person_can_act_on() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "per_decade = 1 }",
+            "per_decade = 4294967295 }",
+            "sweep.kappa.per_decade = 4294967295: must be between 1 and 1000",
+        ),
+        (
+            "u0 = -1.0\n[sweep]",
+            "u0 = -1.0\n[sweep]\nomega0 = { min = 0, max = 1 }",
+            "a range needs 'n'",
+        ),
+        (
+            "[sweep]\n",
+            "[sweep]\nmu_s = { min = 2, max = 3, n = 4000 }\nomega0 = { min = 0, max = 1, n = 4000 }\n",
+            "160000000 points: at most 1000000",
+        ),
+        (
+            "[\"bdf\", \"tsit45\"]",
+            "[\"bdf\", \"tsit45\", \"bdf\"]",
+            "solver.integrators = [bdf, tsit45, bdf]: bdf is listed twice",
+        ),
+        (
+            "atol = 1e-10",
+            "atol = -0.0000000000001",
+            "solver.atol = -1e-13",
+        ),
+    ];
+    for (from, to, expected) in cases {
+        let text = SMALL.replace(from, to);
+        assert_ne!(text, SMALL, "{from}");
+        let err = rigid_limit::models::Experiment::parse(&text)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(expected), "{to}: {err}");
+        assert!(
+            !err.contains("untagged") && !err.contains("LogGrid"),
+            "{err}"
+        );
+    }
+}
