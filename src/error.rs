@@ -35,6 +35,21 @@ pub enum SimError {
         mode: &'static str,
         last: String,
     },
+    /// The initial state lies outside the model's domain of validity.
+    #[error("the initial state is outside the model's domain: {quantity} = {value:e}, must be > 0 ({meaning}); choose an initial state inside it")]
+    OutsideDomain {
+        quantity: &'static str,
+        meaning: &'static str,
+        value: f64,
+    },
+    /// The run left the model's domain of validity: its results past this point mean nothing.
+    #[error("the run left the model's domain at t = {time:.6e} in mode {mode}: {quantity} fell to 0 ({meaning}); the model does not hold beyond, so the run stops here")]
+    LeftDomain {
+        time: f64,
+        mode: &'static str,
+        quantity: &'static str,
+        meaning: &'static str,
+    },
     /// The run ended at its time limit without the contact opening.
     #[error("no separation before t = {t_max} (mode {mode} at the limit): raise --t-max, or run to a fixed time with --t-end")]
     NoSeparation { t_max: f64, mode: &'static str },
