@@ -17,6 +17,8 @@
 //! Projecting onto the contact directions gives C–V's scalar equations
 //! `u̇ = a + A λ_T + B λ_N`, `v̇ = b + B λ_T + C λ_N` ([`ProjectedDynamics`]).
 
+pub mod consistency;
+pub mod iwc;
 pub mod scalar;
 
 pub use scalar::{Dual, Real};
