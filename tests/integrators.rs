@@ -228,6 +228,7 @@ fn a_small_study_runs_and_reports() {
         out_dir: dir.clone(),
         shard: None,
         progress: false,
+        fresh: false,
         command_line: "test".into(),
     };
     let summary = run_experiment(spec.as_ref(), &opts).unwrap();

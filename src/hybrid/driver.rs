@@ -81,6 +81,39 @@ fn last_events<M, E: Named>(events: &[EventRecord<M, E>]) -> String {
     }
 }
 
+/// Refuse a state outside the domain ([`HybridSystem::domain`]): at the start of the run the
+/// input is outside, later the run has left it (a margin that fell to zero between the last
+/// scan point and the event that ended the phase).
+fn check_domain<H: HybridSystem>(
+    sys: &H,
+    t: f64,
+    mode: H::Mode,
+    y: &[f64],
+    at_start: bool,
+) -> Result<(), SimError> {
+    for (index, margin) in sys.domain().iter().enumerate() {
+        let value = sys.domain_margin(index, y);
+        if value > 0.0 {
+            continue;
+        }
+        return Err(if at_start {
+            SimError::OutsideDomain {
+                quantity: margin.quantity,
+                meaning: margin.meaning,
+                value,
+            }
+        } else {
+            SimError::LeftDomain {
+                time: t,
+                mode: mode.name(),
+                quantity: margin.quantity,
+                meaning: margin.meaning,
+            }
+        });
+    }
+    Ok(())
+}
+
 impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> {
     type Output = Result<Trace<H::Mode, H::Event>, SimError>;
 
@@ -99,6 +132,7 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
             Until::Transition { t_max, .. } => t_max,
         };
         loop {
+            check_domain(sys, t, mode, &y, events.is_empty() && phases.is_empty())?;
             self.observer.state(sys, t, mode, &y);
             let failed = |message: String| SimError::SolverFailed {
                 integrator: self.kind.to_string(),
@@ -210,11 +244,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
         let mut y_prev = vec![0.0; n];
         st.state(&mut y_prev);
         let mut t_prev = st.time();
-        let mut g_prev: Vec<f64> = watched
-            .iter()
-            .map(|&(e, _)| sys.event_value(mode, e, &y_prev))
-            .collect();
-        let mut buffers = ScanBuffers::new(n, watched.len());
+        let mut buffers = ScanBuffers::at_phase_start(sys, mode, &y_prev);
         loop {
             progress.steps += 1;
             if progress.steps > self.control.max_steps {
@@ -235,13 +265,21 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
                 watched,
                 t_prev,
                 t_step,
-                &g_prev,
                 &mut buffers,
                 &failed,
             )?;
             for &(event, t_root, ref y) in &scan.extrema {
                 self.observer
                     .extremum(sys, t_phase_start + t_root, mode, event, y);
+            }
+            if let Some((index, t_exit)) = scan.exit {
+                let margin = &sys.domain()[index];
+                return Err(SimError::LeftDomain {
+                    time: t_phase_start + t_exit,
+                    mode: mode.name(),
+                    quantity: margin.quantity,
+                    meaning: margin.meaning,
+                });
             }
             if let Some((event, t_root)) = scan.switch {
                 let (t_event, y_event) = refine_event(
@@ -256,7 +294,6 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             }
             st.state(&mut y_prev);
             t_prev = t_step;
-            g_prev.copy_from_slice(&buffers.g_start);
             self.observer
                 .state(sys, t_phase_start + t_prev, mode, &y_prev);
             if reached_stop {

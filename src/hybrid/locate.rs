@@ -19,30 +19,45 @@ pub struct Scan<E> {
     /// Non-switching events located before the earliest switch found so far, with the
     /// interpolated state there.
     pub extrema: Vec<(E, f64, Vec<f64>)>,
+    /// The first margin of the domain ([`HybridSystem::domain`]) to reach zero, if it does so
+    /// before the switch, and its (phase-local) time.
+    pub exit: Option<(usize, f64)>,
 }
 
-/// Scratch of the scan, allocated once per phase and reused by every step.
+/// The scan's state within a phase, allocated once per phase and reused by every step.
 pub struct ScanBuffers {
     y: Vec<f64>,
     /// The watched functions at the start of the current segment; after a scan without a
-    /// switch, at the end of the step.
-    pub g_start: Vec<f64>,
+    /// switch, at the end of the step (the start of the next).
+    g_start: Vec<f64>,
     g_scan: Vec<f64>,
+    /// The domain margins, likewise.
+    m_start: Vec<f64>,
+    m_scan: Vec<f64>,
 }
 
 impl ScanBuffers {
-    pub fn new(dim: usize, watched: usize) -> Self {
+    /// The buffers of a phase of `mode` that starts at `y0`.
+    pub fn at_phase_start<H: HybridSystem>(sys: &H, mode: H::Mode, y0: &[f64]) -> Self {
+        let watched = sys.watched(mode);
+        let margins = sys.domain().len();
         ScanBuffers {
-            y: vec![0.0; dim],
-            g_start: vec![0.0; watched],
-            g_scan: vec![0.0; watched],
+            y: vec![0.0; y0.len()],
+            g_start: watched
+                .iter()
+                .map(|&(e, _)| sys.event_value(mode, e, y0))
+                .collect(),
+            g_scan: vec![0.0; watched.len()],
+            m_start: (0..margins).map(|i| sys.domain_margin(i, y0)).collect(),
+            m_scan: vec![0.0; margins],
         }
     }
 }
 
 /// Scan the step `[t_prev, t_step]` just taken by `st`: [`SCAN_POINTS`] interior points of the
 /// dense output, then the step end; each watched function's sign change between two samples is
-/// solved by [`locate_root`]. `g_prev` holds the watched functions at `t_prev`.
+/// solved by [`locate_root`], and so is each domain margin's fall to zero. `buffers` holds the
+/// values at `t_prev` and is left holding those at `t_step` when nothing switched.
 #[allow(clippy::too_many_arguments)]
 pub fn scan_step<H: HybridSystem, St: Stepper>(
     sys: &H,
@@ -51,7 +66,6 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     watched: &[(H::Event, super::Crossing)],
     t_prev: f64,
     t_step: f64,
-    g_prev: &[f64],
     buffers: &mut ScanBuffers,
     failed: &impl Fn(f64, String) -> SimError,
 ) -> Result<Scan<H::Event>, SimError> {
@@ -60,11 +74,18 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         y: y_scan,
         g_start,
         g_scan,
+        m_start,
+        m_scan,
     } = buffers;
     let mut seg_start = t_prev;
-    g_start.copy_from_slice(g_prev);
     let mut switch: Option<(H::Event, f64)> = None;
+    let mut exit: Option<(usize, f64)> = None;
     let mut extrema = Vec::new();
+    let interpolated = |t: f64| -> Result<Vec<f64>, SimError> {
+        let mut y = vec![0.0; n];
+        st.interpolate(t, &mut y).map_err(|m| failed(t, m))?;
+        Ok(y)
+    };
     for k in 1..=SCAN_POINTS + 1 {
         let seg_end = if k == SCAN_POINTS + 1 {
             st.state(y_scan);
@@ -79,30 +100,40 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
             if !crossing.crossed(g_start[j], g_scan[j]) {
                 continue;
             }
-            let g_of = |t: f64| -> Result<f64, SimError> {
-                let mut y = vec![0.0; n];
-                st.interpolate(t, &mut y).map_err(|m| failed(t, m))?;
-                Ok(sys.event_value(mode, event, &y))
-            };
+            let g_of = |t: f64| Ok(sys.event_value(mode, event, &interpolated(t)?));
             let t_root = locate_root(g_of, seg_start, seg_end, g_start[j], g_scan[j])?;
             if switch.is_none_or(|(_, ts)| t_root < ts) {
                 if sys.is_switching(event) {
                     switch = Some((event, t_root));
                 } else {
-                    let mut y = vec![0.0; n];
-                    st.interpolate(t_root, &mut y)
-                        .map_err(|m| failed(t_root, m))?;
-                    extrema.push((event, t_root, y));
+                    extrema.push((event, t_root, interpolated(t_root)?));
                 }
             }
         }
-        if switch.is_some() {
+        for i in 0..m_start.len() {
+            m_scan[i] = sys.domain_margin(i, y_scan);
+            if !(m_start[i] > 0.0 && m_scan[i] <= 0.0) {
+                continue;
+            }
+            let m_of = |t: f64| Ok(sys.domain_margin(i, &interpolated(t)?));
+            let t_exit = locate_root(m_of, seg_start, seg_end, m_start[i], m_scan[i])?;
+            if exit.is_none_or(|(_, te)| t_exit < te) {
+                exit = Some((i, t_exit));
+            }
+        }
+        if switch.is_some() || exit.is_some() {
             break;
         }
         seg_start = seg_end;
         std::mem::swap(g_start, g_scan);
+        std::mem::swap(m_start, m_scan);
     }
-    Ok(Scan { switch, extrema })
+    let exit = exit.filter(|&(_, te)| switch.is_none_or(|(_, ts)| te <= ts));
+    Ok(Scan {
+        switch,
+        extrema,
+        exit,
+    })
 }
 
 /// Refine an event located on the dense output so that its error is set by the integration

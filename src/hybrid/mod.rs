@@ -17,7 +17,7 @@ pub use driver::run_hybrid;
 
 use crate::error::SimError;
 use crate::integrate::SolverStats;
-use crate::model::{Dual, Real};
+use crate::model::{Dual, Real, ValidityMargin};
 use serde::Serialize;
 use std::fmt::Debug;
 
@@ -77,6 +77,17 @@ pub trait HybridSystem: Sync {
     /// The mode after the switching `event` at `y`; a transition with a reset map (an impact
     /// law) changes `y` in place.
     fn transition(&self, mode: Self::Mode, event: Self::Event, y: &mut [f64]) -> Self::Mode;
+
+    /// The formulation's domain of validity: margins that must stay positive in every mode
+    /// (none by default). The driver refuses a start outside and ends the run with
+    /// [`SimError::LeftDomain`] at the first crossing of zero, located like an event.
+    fn domain(&self) -> &[ValidityMargin] {
+        &[]
+    }
+    /// The value of `domain()[index]` at `y`.
+    fn domain_margin(&self, _index: usize, _y: &[f64]) -> f64 {
+        f64::INFINITY
+    }
 
     /// Exact Jacobian–vector product `J(y) v` of `mode`'s vector field.
     fn jvp(&self, mode: Self::Mode, y: &[f64], v: &[f64], out: &mut [f64]) {

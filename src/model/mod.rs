@@ -38,6 +38,17 @@ pub struct ContactKinematics<S, const N: usize> {
     pub normal_drift: S,
 }
 
+/// A quantity that must stay positive for a model to hold: one edge of its domain of validity
+/// (for the rod, θ > 0, π − θ > 0 and the far end's height). Leaving the domain ends a run with
+/// an error naming the margin ([`crate::error::SimError::LeftDomain`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValidityMargin {
+    /// The margin in the model's symbols, e.g. `π − θ`.
+    pub quantity: &'static str,
+    /// What its reaching zero means, e.g. `the rod lies flat on the floor`.
+    pub meaning: &'static str,
+}
+
 /// A planar mechanical system with a single frictional contact point (C–V §3, eq. (3.1)).
 ///
 /// All functions are pure and generic over [`Real`], so that Jacobians are exact derivatives
@@ -66,6 +77,15 @@ pub trait PlanarContactSystem<const N: usize>: Sync {
     /// accounted for separately from the potential energy.
     fn external_load<S: Real>(&self, _t: S) -> [S; N] {
         [S::zero(); N]
+    }
+    /// The model's domain of validity: margins that must stay positive (none by default: every
+    /// state is valid). A run that starts outside is refused and one that leaves it ends there.
+    fn validity_margins(&self) -> &[ValidityMargin] {
+        &[]
+    }
+    /// The value of `validity_margins()[index]` at `(q, q̇)`.
+    fn validity_margin(&self, _index: usize, _q: &[f64; N], _qdot: &[f64; N]) -> f64 {
+        f64::INFINITY
     }
 }
 

@@ -27,7 +27,7 @@
 //! Zhao–Liu's `A` is the normal compliance in leftward slip, `C_CV + μ B_CV` — C–V's Painlevé
 //! parameter `p₋` up to the sign convention of the gap.
 
-use crate::model::{ContactKinematics, PlanarContactSystem, Real};
+use crate::model::{ContactKinematics, PlanarContactSystem, Real, ValidityMargin};
 use serde::{Deserialize, Serialize};
 
 /// The squared radius of gyration ρ = r²/l² of the uniform rod (J = m l²/3): Zhao–Liu's rod.
@@ -96,6 +96,25 @@ pub const X_A: usize = 0;
 pub const Y_A: usize = 1;
 pub const THETA: usize = 2;
 
+/// The rod's domain: its lower end A is the one contact, so A must stay the lower end
+/// (θ ∈ (0, π)) and the far end B = A + 2(cos θ, sin θ) must stay above the floor
+/// (y_B = y_A + 2 sin θ > 0; in contact y_A = −δ < 0, so this is stricter than θ > 0 near
+/// θ = 0 or π). Beyond either, B would touch the floor, a contact the model does not have.
+const DOMAIN: [ValidityMargin; 3] = [
+    ValidityMargin {
+        quantity: "θ",
+        meaning: "θ = 0: the rod lies flat with its far end B on the floor's level, a contact the single-contact model does not have",
+    },
+    ValidityMargin {
+        quantity: "π − θ",
+        meaning: "θ = π: the rod lies flat with its far end B as low as A; beyond, B is the lower end, a contact the single-contact model does not have",
+    },
+    ValidityMargin {
+        quantity: "y_B = y_A + 2 sin θ",
+        meaning: "the rod's far end B reaches the floor, a contact the single-contact model does not have",
+    },
+];
+
 impl PlanarContactSystem<3> for PainleveRod {
     fn coordinate_names(&self) -> [&'static str; 3] {
         ["x_A", "y_A", "theta"]
@@ -135,6 +154,18 @@ impl PlanarContactSystem<3> for PainleveRod {
             normal: [zero, one, zero],
             tangential_drift: zero,
             normal_drift: zero,
+        }
+    }
+
+    fn validity_margins(&self) -> &[ValidityMargin] {
+        &DOMAIN
+    }
+
+    fn validity_margin(&self, index: usize, q: &[f64; 3], _qdot: &[f64; 3]) -> f64 {
+        match index {
+            0 => q[THETA],
+            1 => std::f64::consts::PI - q[THETA],
+            _ => q[Y_A] + 2.0 * q[THETA].sin(),
         }
     }
 }

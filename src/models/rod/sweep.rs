@@ -7,7 +7,7 @@ use super::mechanics::{painleve_theta_interval, SlipCase, UNIFORM_GYRATION_SQ};
 use super::scenario::RodImpact;
 use crate::compliant::SimulationOptions;
 use crate::error::SimError;
-use crate::experiment::grammar::{Axis, LogGrid};
+use crate::experiment::grammar::{Axis, LogGrid, MAX_AXIS_VALUES};
 use crate::experiment::model::{Cells, Model, SweepSpec};
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
@@ -64,7 +64,7 @@ pub struct RodSweep {
 }
 
 /// Values of one swept rod parameter.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum RodAxis {
     /// A list or an evenly spaced range.
@@ -80,7 +80,38 @@ pub struct PainleveCells {
     pub painleve_interval: usize,
 }
 
+impl<'de> Deserialize<'de> for RodAxis {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        match value.get("painleve_interval") {
+            Some(n) if value.as_object().is_some_and(|m| m.len() == 1) => n
+                .as_u64()
+                .map(|n| {
+                    RodAxis::PainleveInterval(PainleveCells {
+                        painleve_interval: usize::try_from(n).unwrap_or(usize::MAX),
+                    })
+                })
+                .ok_or_else(|| {
+                    serde::de::Error::custom("painleve_interval must be a whole number >= 1")
+                }),
+            _ => Axis::from_value(&value).map(RodAxis::Values).map_err(|e| {
+                serde::de::Error::custom(format!(
+                    "{e}, or (theta0 only) {{ painleve_interval = n }}"
+                ))
+            }),
+        }
+    }
+}
+
 impl RodAxis {
+    /// The number of values (at any μ), without computing them.
+    fn len(&self) -> usize {
+        match self {
+            RodAxis::Values(a) => a.len(),
+            RodAxis::PainleveInterval(c) => c.painleve_interval,
+        }
+    }
+
     /// The values at friction coefficient `mu` (only the Painlevé interval depends on it).
     fn values(&self, mu: f64) -> Vec<f64> {
         match self {
@@ -102,11 +133,15 @@ impl RodAxis {
                 format!("{{ painleve_interval = {} }}", c.painleve_interval),
                 "painleve_interval is a theta0 axis; give a list or { min, max, n }",
             )),
-            RodAxis::PainleveInterval(c) if c.painleve_interval == 0 => Err(SimError::invalid(
-                "sweep.theta0.painleve_interval",
-                0,
-                "must be >= 1",
-            )),
+            RodAxis::PainleveInterval(c)
+                if c.painleve_interval == 0 || c.painleve_interval > MAX_AXIS_VALUES =>
+            {
+                Err(SimError::invalid(
+                    "sweep.theta0.painleve_interval",
+                    c.painleve_interval,
+                    &format!("must be between 1 and {MAX_AXIS_VALUES}"),
+                ))
+            }
             RodAxis::PainleveInterval(_) => Ok(()),
         }
     }
@@ -258,7 +293,7 @@ impl Model for Rod {
         if grid.kept.is_empty() {
             return Err(SimError::invalid(
                 "sweep.case",
-                format!("{:?}", spec.sweep.case),
+                crate::error::as_written(&spec.sweep.case),
                 &format!("no initial state of the grid is of this case ({} skipped); widen the grid or drop the filter", grid.skipped),
             ));
         }
@@ -286,6 +321,13 @@ impl Model for Rod {
             ));
         }
         Ok(())
+    }
+
+    fn grid_size(spec: &SweepSpec<Rod>) -> u128 {
+        spec.parameter_sources()
+            .iter()
+            .filter_map(|(_, _, axis, _)| axis.map(|a| a.len() as u128))
+            .fold(1, u128::saturating_mul)
     }
 
     fn configurations(spec: &SweepSpec<Rod>) -> Vec<RodImpact> {

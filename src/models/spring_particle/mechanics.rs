@@ -11,6 +11,9 @@
 //! coupling: W = 0), so the normal force is F_n = k d/(1 + kκ) and the particle sticks at x = 0
 //! until the load reaches the friction limit: sin(ω t₁) = μ F_n / a. In the rigid limit
 //! F_n = k d: the slip onset converges to asin(μkd/a)/ω at rate κ.
+//!
+//! Domain of validity: every state (no `validity_margins`): a point on a half-plane with a
+//! linear spring has no configuration in which the single-contact model stops holding.
 
 use crate::model::{ContactKinematics, PlanarContactSystem, Real};
 
