@@ -134,6 +134,18 @@ fn integrator_study_reproduces_its_committed_rows() {
     assert_eq!(n, 4 * 62 + 2 * 62);
 }
 
+#[test]
+fn mode_tables_reproduce_every_committed_row() {
+    let Experiment::Planar(planar) = load("mode_table_planar") else {
+        panic!("mode_table_planar is a planar mode table")
+    };
+    assert_eq!(check(planar.as_ref(), "mode_table_planar", |_| true), 480);
+    let Experiment::RodModeTable(rod) = load("mode_table_rod") else {
+        panic!("mode_table_rod is the rod's mode table")
+    };
+    assert_eq!(check(rod.as_ref(), "mode_table_rod", |_| true), 520);
+}
+
 /// The keys of a JSON object, sorted and joined.
 fn keys(v: &serde_json::Value) -> String {
     let mut k: Vec<_> = v.as_object().expect("an object").keys().cloned().collect();

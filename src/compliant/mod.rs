@@ -26,6 +26,7 @@
 
 pub mod coulomb;
 pub mod normal;
+pub mod outcome;
 pub mod record;
 mod simulate;
 
@@ -174,6 +175,30 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
         (q, qdot)
     }
 
+    /// Absolute tolerances for a run on the fast time scale s = t/√κ: every contact-point
+    /// coordinate (normal and tangential) in units of κ and its rate in units of √κ, so that the
+    /// scaled state (Y, V, and U = u/√κ of a start at u = 0) is controlled to `atol` (the
+    /// HybridSystem's tolerances leave the tangential ones at `atol`, right for u = O(1)).
+    pub fn fast_absolute_tolerances(&self, atol: f64) -> Vec<f64> {
+        self.contact_scaled_tolerances(atol, true)
+    }
+
+    /// `atol` for every component, times κ for the coordinates along the contact normal (and
+    /// the tangent, if `tangential`) and √κ for their rates.
+    fn contact_scaled_tolerances(&self, atol: f64, tangential: bool) -> Vec<f64> {
+        let mut out = vec![atol; self.state_len()];
+        for i in 0..N {
+            let mut e = [0.0; N];
+            e[i] = 1.0;
+            let k = self.system.contact_kinematics(&e, &[0.0; N]);
+            if k.normal[i] != 0.0 || (tangential && k.tangential[i] != 0.0) {
+                out[i] *= self.compliance.kappa.min(1.0);
+                out[N + i] *= self.compliance.time_scale().min(1.0);
+            }
+        }
+        out
+    }
+
     /// Forces of `mode` at state `y`.
     pub fn contact_state<S: Real>(&self, mode: Mode, y: &[S]) -> ContactState<S, N> {
         let (q, qdot) = Self::split(y);
@@ -309,6 +334,17 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
 
     /// The mode after `event` at state `y`.
     pub fn next_mode(&self, event: Event, y: &[f64]) -> Mode {
+        // A friction event located where the contact force has also reached zero (the stick
+        // force −(a + Bλ_N)/A with a = 0 meets the cone exactly at λ_N = 0, together with the
+        // opening): the contact opens. Switching to slip there would leave a contact mode with
+        // F_n ≤ 0, whose opening event can no longer cross zero.
+        let friction_event = matches!(
+            event,
+            Event::StickBreaksRight | Event::StickBreaksLeft | Event::SlipStops
+        );
+        if friction_event && self.event_value(Mode::Stick, Event::ContactOpens, y) <= 0.0 {
+            return Mode::Free;
+        }
         match event {
             Event::ContactOpens => Mode::Free,
             Event::StickBreaksRight => Mode::SlideRight,
@@ -343,17 +379,7 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
     /// error on the seed becomes a time shift of the whole impact. The gap's absolute tolerance
     /// is therefore in units of κ and the normal velocity's in units of √κ.
     fn absolute_tolerances(&self, atol: f64) -> Vec<f64> {
-        let mut out = vec![atol; self.state_len()];
-        for i in 0..N {
-            let mut e = [0.0; N];
-            e[i] = 1.0;
-            let k = self.system.contact_kinematics(&e, &[0.0; N]);
-            if k.normal[i] != 0.0 {
-                out[i] *= self.compliance.kappa.min(1.0);
-                out[N + i] *= self.compliance.time_scale().min(1.0);
-            }
-        }
-        out
+        self.contact_scaled_tolerances(atol, false)
     }
 
     /// Far below any phase we must resolve (reverse slip lasts ~0.16 κ), far above rounding.

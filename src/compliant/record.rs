@@ -17,6 +17,10 @@ pub struct ModeInterval {
     /// Generalised coordinates and velocities at the end of the phase.
     pub q_end: Vec<f64>,
     pub qdot_end: Vec<f64>,
+    /// ∫ F_n dt from the start of the run to the end of the phase (left out of the JSON, whose
+    /// keys are frozen).
+    #[serde(skip)]
+    pub impulse_normal_end: f64,
 }
 
 /// A located switching event of the compliant contact.

@@ -37,6 +37,10 @@ pub struct SimulationOptions {
     pub max_events: usize,
     /// Guard against step-size collapse.
     pub max_steps: usize,
+    /// Scale the tangential components' absolute tolerances like the normal ones
+    /// ([`ContactProblem::fast_absolute_tolerances`]): for runs on the fast time scale from
+    /// u = 0, where the slip velocity is O(√κ).
+    pub fast_tolerances: bool,
 }
 
 impl SimulationOptions {
@@ -50,6 +54,7 @@ impl SimulationOptions {
             output_times: Vec::new(),
             max_events: 1000,
             max_steps: 2_000_000,
+            fast_tolerances: false,
         }
     }
 }
@@ -83,6 +88,9 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
         output_times: options.output_times.clone(),
         max_events: options.max_events,
         max_steps: options.max_steps,
+        absolute_tolerances: options
+            .fast_tolerances
+            .then(|| problem.fast_absolute_tolerances(options.tolerances.atol)),
     };
     let (k0, g0, s0) = problem.mechanical_energy(problem.initial_mode(&y0), &y0);
     let mut recorder = Recorder {
@@ -143,6 +151,7 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
             t_end: p.t_start + p.duration,
             q_end: p.y_end[..N].to_vec(),
             qdot_end: p.y_end[N..2 * N].to_vec(),
+            impulse_normal_end: p.y_end[impulse_normal_index(N)],
         })
         .collect();
     let mut stats = trace.stats;

@@ -187,6 +187,10 @@ pub struct SolverSpec {
     /// Raise the limit on the number of points ([`MAX_POINTS`]) for a deliberately large grid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_points: Option<u64>,
+    /// The window of a fast-time run, in s = t/√κ (the mode table: each run lasts
+    /// `window_scaled·√κ`); models without a fast-time analysis refuse it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_scaled: Option<f64>,
 }
 
 impl SolverSpec {
@@ -245,6 +249,100 @@ impl LogGrid {
         }
         Ok(())
     }
+}
+
+/// Where one parameter of a model's grid comes from: fixed (in `[params]` or an entry of
+/// `[sweep] states`) or swept (an axis in `[sweep]`) — not both.
+#[derive(Clone, Copy, Debug)]
+pub struct Source<'a, A> {
+    /// The key, as written in the file.
+    pub name: &'static str,
+    pub fixed: Option<f64>,
+    pub axis: Option<&'a A>,
+    /// Whether the model has no default for it.
+    pub required: bool,
+}
+
+/// Check that every parameter has one source and the required ones are given, and validate
+/// the axes (`validate_axis(axis, "sweep.NAME")`).
+pub fn check_sources<A>(
+    sources: &[Source<'_, A>],
+    validate_axis: impl Fn(&A, &str) -> Result<(), SimError>,
+) -> Result<(), SimError> {
+    for s in sources {
+        let name = s.name;
+        match (s.fixed, s.axis) {
+            (Some(_), Some(_)) => {
+                return Err(SimError::invalid(
+                    &format!("sweep.{name}"),
+                    "both",
+                    &format!(
+                        "params.{name} (or a sweep.states entry) also gives it; keep one of the two"
+                    ),
+                ))
+            }
+            (None, None) if s.required => {
+                return Err(SimError::invalid(
+                    &format!("params.{name}"),
+                    "missing",
+                    &format!(
+                        "give it in [params] or sweep it in [sweep] ({name} = [..] or {{ min, max, n }})"
+                    ),
+                ))
+            }
+            (_, Some(a)) => validate_axis(a, &format!("sweep.{name}"))?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// `[params]` merged with each entry of `[sweep] states` ([`merge_state`]); just `[params]`
+/// without a list.
+pub fn merged_states<P: Clone + Serialize + serde::de::DeserializeOwned>(
+    params: &P,
+    states: Option<&[P]>,
+) -> Result<Vec<P>, SimError> {
+    match states {
+        None => Ok(vec![params.clone()]),
+        Some([]) => Err(SimError::invalid(
+            "sweep.states",
+            "[]",
+            "list at least one state, or leave the key out",
+        )),
+        Some(states) => states
+            .iter()
+            .enumerate()
+            .map(|(i, state)| merge_state(params, state, "sweep.states", i))
+            .collect(),
+    }
+}
+
+/// One entry of a list of explicit states (`[sweep] states = [{ … }, …]`): a partial table of a
+/// model's parameters (every field optional) merged over `[params]`. Each key has one source: a
+/// key given in both is an error naming `{list_key}[{index}].{key}`.
+pub fn merge_state<P: Serialize + serde::de::DeserializeOwned>(
+    params: &P,
+    state: &P,
+    list_key: &str,
+    index: usize,
+) -> Result<P, SimError> {
+    let internal = |e: serde_json::Error| SimError::invalid(list_key, index, &e.to_string());
+    let mut base = serde_json::to_value(params).map_err(internal)?;
+    let over = serde_json::to_value(state).map_err(internal)?;
+    if let (Some(base), Some(over)) = (base.as_object_mut(), over.as_object()) {
+        for (key, value) in over.iter().filter(|(_, v)| !v.is_null()) {
+            if base.get(key).is_some_and(|b| !b.is_null()) {
+                return Err(SimError::invalid(
+                    &format!("{list_key}[{index}].{key}"),
+                    crate::error::as_written(value),
+                    &format!("params.{key} is also given; keep one of the two"),
+                ));
+            }
+            base.insert(key.clone(), value.clone());
+        }
+    }
+    serde_json::from_value(base).map_err(internal)
 }
 
 /// Deserialize TOML text (unknown keys rejected by the type) and validate it.

@@ -23,7 +23,10 @@ pub fn run_hybrid<H: HybridSystem, O: Observer<H>>(
     let setup = OdeSetup {
         kind,
         tolerances,
-        atol: sys.absolute_tolerances(tolerances.atol),
+        atol: control
+            .absolute_tolerances
+            .clone()
+            .unwrap_or_else(|| sys.absolute_tolerances(tolerances.atol)),
         min_step: sys.min_step(),
         rhs: |mode: H::Mode, y: &[f64], dy: &mut [f64]| sys.field(mode, y, dy),
         jvp: |mode: H::Mode, y: &[f64], v: &[f64], out: &mut [f64]| sys.jvp(mode, y, v, out),

@@ -182,6 +182,9 @@ pub struct RunControl<M> {
     pub max_events: usize,
     /// Guard against step-size collapse.
     pub max_steps: usize,
+    /// Per-component absolute tolerances replacing the system's
+    /// ([`HybridSystem::absolute_tolerances`]) for this run.
+    pub absolute_tolerances: Option<Vec<f64>>,
 }
 
 /// One phase of a run: a mode between two events.

@@ -11,15 +11,19 @@
 //! `λ_N` returns to zero, and lifts off. [`IwcLimit`] is that two-stage map in closed form.
 
 use super::{PlanarContactSystem, ProjectedDynamics};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The fast initial state of a compliant contact: the gap `y0 = κ Y0` and the normal velocity
 /// `v0 = √κ V0` (C–V's ỹ = y/ε, ṽ = dỹ/dt̃ with ε = κ, t̃ = t/√κ). `Y0 < 0` is a penetration.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+/// In experiment files: `{ Y0 = …, V0 = … }`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FastStart {
     /// `Y0 = y0/κ`.
+    #[serde(rename = "Y0")]
     pub gap: f64,
     /// `V0 = v0/√κ`.
+    #[serde(rename = "V0")]
     pub normal_velocity: f64,
 }
 
@@ -248,178 +252,10 @@ impl StickRelease {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ContactKinematics, Real};
-
-    /// C–V's planar system with constant data: M = [[A, B], [B, C]]⁻¹, f = M(a, b).
-    struct Constant([f64; 5]);
-
-    impl PlanarContactSystem<2> for Constant {
-        fn coordinate_names(&self) -> [&'static str; 2] {
-            ["x", "y"]
-        }
-        fn rotation_index(&self) -> Option<usize> {
-            None
-        }
-        fn mass_matrix<S: Real>(&self, _q: &[S; 2]) -> [[S; 2]; 2] {
-            let [_, _, aa, bb, cc] = self.0;
-            let det = aa * cc - bb * bb;
-            [
-                [S::cst(cc / det), S::cst(-bb / det)],
-                [S::cst(-bb / det), S::cst(aa / det)],
-            ]
-        }
-        fn generalized_force<S: Real>(&self, q: &[S; 2], _qdot: &[S; 2]) -> [S; 2] {
-            let m = self.mass_matrix(q);
-            let [a, b, ..] = self.0;
-            [
-                m[0][0].scale(a) + m[0][1].scale(b),
-                m[1][0].scale(a) + m[1][1].scale(b),
-            ]
-        }
-        fn potential_energy<S: Real>(&self, _q: &[S; 2]) -> S {
-            S::zero()
-        }
-        fn contact_kinematics<S: Real>(&self, q: &[S; 2], _: &[S; 2]) -> ContactKinematics<S, 2> {
-            ContactKinematics {
-                gap: q[1],
-                tangential: [S::cst(1.0), S::zero()],
-                normal: [S::zero(), S::cst(1.0)],
-                tangential_drift: S::zero(),
-                normal_drift: S::zero(),
-            }
-        }
-    }
-
-    /// RK4 on `η'' = −rate·(η + c_d η')` from `y = (η, η')` until `stop`: the stick stage.
-    fn rk4_stage(
-        rate: f64,
-        cd: f64,
-        mut y: [f64; 2],
-        h: f64,
-        stop: impl Fn([f64; 2]) -> bool,
-    ) -> ([f64; 2], f64) {
-        let rhs = |y: [f64; 2]| [y[1], -rate * (y[0] + cd * y[1])];
-        let mut t = 0.0;
-        while !stop(y) {
-            let k1 = rhs(y);
-            let k2 = rhs([y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1]]);
-            let k3 = rhs([y[0] + 0.5 * h * k2[0], y[1] + 0.5 * h * k2[1]]);
-            let k4 = rhs([y[0] + h * k3[0], y[1] + h * k3[1]]);
-            for i in 0..2 {
-                y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-            }
-            t += h;
-        }
-        (y, t)
-    }
-
-    /// The slip-stop seed lies on the unstable eigenvector: integrating the slip's linear
-    /// fast dynamics from a tiny seed reaches impulse P_s with η' / η = λ, and the stick stage's
-    /// closed-form end is where RK4 finds f = 0.
-    #[test]
-    fn two_stages_match_direct_integration_of_the_fast_equations() {
-        let sys = Constant([0.0, 1.0, 1.0, 0.8, 1.0]); // P+, b = 1: I(iii)
-        let (mu, cd) = (2.0, 1.0);
-        let start = FastStart {
-            gap: -2.0,
-            normal_velocity: 0.0,
-        };
-        let l = IwcLimit::of(&sys, &[0.0, 0.0], &[1.0, 0.0], mu, mu, cd, start).unwrap();
-        let p = 1.0 - mu * 0.8;
-        assert!((l.painleve_parameter - p).abs() < 1e-15);
-        assert!((l.slide_impulse - 1.0 / (mu * 1.0 - 0.8)).abs() < 1e-14);
-        // Slip stage from a seed 1e-9 along an arbitrary direction: the impulse ∫f reaches P_s
-        // with the state on the eigenvector.
-        let (mut y, mut impulse) = ([1e-9, 0.0], 0.0);
-        let h = 1e-4;
-        let rhs = |y: [f64; 2]| [y[1], -p * (y[0] + cd * y[1])];
-        while impulse < l.slide_impulse {
-            let f0 = y[0] + cd * y[1];
-            let k1 = rhs(y);
-            let k2 = rhs([y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1]]);
-            let k3 = rhs([y[0] + 0.5 * h * k2[0], y[1] + 0.5 * h * k2[1]]);
-            let k4 = rhs([y[0] + h * k3[0], y[1] + h * k3[1]]);
-            for i in 0..2 {
-                y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-            }
-            impulse += 0.5 * h * (f0 + y[0] + cd * y[1]);
-        }
-        assert!((y[1] / y[0] - l.slide_rate).abs() < 1e-6, "{y:?}");
-        let (yend, t) = rk4_stage(l.stick_stiffness, cd, y, 1e-5, |y| y[0] + cd * y[1] <= 0.0);
-        assert!(
-            (t - l.stick_duration_scaled).abs() < 2e-5,
-            "{t} vs {}",
-            l.stick_duration_scaled
-        );
-        assert!(
-            (-yend[1] - l.v_out).abs() < 1e-4 * l.v_out,
-            "{} vs {}",
-            -yend[1],
-            l.v_out
-        );
-    }
-
-    /// The outgoing velocity is consistent with the projected impulses: u_out = cᵀq̇_out = 0,
-    /// v_out = dᵀq̇_out; the two stages' impulses account for it (v0 = 0).
-    #[test]
-    fn outgoing_velocity_is_the_impulse_balance() {
-        let sys = Constant([0.3, -1.0, 1.0, -0.8, 1.0]); // P−, b = −1, u0 < 0: III(v)
-        let l = IwcLimit::of(
-            &sys,
-            &[0.0, 0.0],
-            &[-1.5, 0.0],
-            2.0,
-            2.5,
-            0.5,
-            FastStart::REST,
-        )
-        .unwrap();
-        assert_eq!(l.slip_sign, -1.0);
-        assert!(l.qdot_out[0].abs() < 1e-14, "u_out = {}", l.qdot_out[0]);
-        assert!((l.qdot_out[1] - l.v_out).abs() < 1e-14);
-        let p = l.painleve_parameter;
-        assert!(
-            (p * l.slide_impulse + l.stick_stiffness * l.stick_impulse - l.v_out).abs() < 1e-13
-        );
-        // The stick breaks where −(a + Bλ_N)/A = ±μ_s λ_N with a = 0.3.
-        let (aa, bb) = (1.0, -0.8);
-        let lt = -(0.3 + bb * l.stick_break_force) / aa;
-        assert!((lt.abs() - 2.5 * l.stick_break_force).abs() < 1e-14);
-    }
-
-    /// The refusals: no slip, a stable slip, a start on the lift-off side, an overdamped stick.
-    #[test]
-    fn refusals_name_the_reason() {
-        let sys = Constant([0.0, 1.0, 1.0, 0.8, 1.0]);
-        let of = |qdot: [f64; 2], mu: f64, cd: f64, start| {
-            IwcLimit::of(&sys, &[0.0, 0.0], &qdot, mu, mu, cd, start)
-        };
-        assert_eq!(
-            of([0.0, 0.0], 2.0, 1.0, FastStart::REST).unwrap_err(),
-            NoIwc::NoSlip
-        );
-        assert_eq!(
-            of([-1.0, 0.0], 2.0, 1.0, FastStart::REST).unwrap_err(),
-            NoIwc::StableSlip
-        );
-        // b > 0: from rest the saddle throws the contact open.
-        assert_eq!(
-            of([1.0, 0.0], 2.0, 1.0, FastStart::REST).unwrap_err(),
-            NoIwc::LiftOffSide
-        );
-        let deep = FastStart {
-            gap: -2.0,
-            normal_velocity: 0.0,
-        };
-        assert!(of([1.0, 0.0], 2.0, 1.0, deep).is_ok());
-        // K = 0.36: K c_d² ≥ 4 from c_d = 10/3.
-        assert_eq!(
-            of([1.0, 0.0], 2.0, 3.4, deep).unwrap_err(),
-            NoIwc::OverdampedStick
-        );
-    }
 
     /// The saddle's stable manifold is where α = 0, and its rates solve λ² + p c_d λ + p = 0.
+    /// (The IWC limit itself is tested on C–V's constant planar system in
+    /// `models/planar/mechanics.rs` and against the rod's closed forms in `models/rod/limit.rs`.)
     #[test]
     fn stable_manifold_is_where_the_unstable_amplitude_vanishes() {
         let s = SlipSaddle::new(-0.6, 1.0, 1.0).unwrap();
@@ -434,6 +270,13 @@ mod tests {
             };
             assert!(s.unstable_amplitude(start).abs() < 1e-14);
         }
+        // From rest with b > 0 the start is on the lift-off side, deeper on the IWC side.
+        assert!(s.unstable_amplitude(FastStart::REST) > 0.0);
+        let deep = FastStart {
+            gap: -2.0,
+            normal_velocity: 0.0,
+        };
+        assert!(s.unstable_amplitude(deep) < 0.0);
         assert!(SlipSaddle::new(0.3, 1.0, 1.0).is_none());
     }
 }

@@ -4,6 +4,8 @@
 //! study (`kind = "integrator_study"`) is the rod's. Adding a system: a folder implementing
 //! [`Model`] and one variant below (README, "Adding a mechanical system").
 
+pub mod mode_table;
+pub mod planar;
 pub mod rod;
 pub mod spring_particle;
 
@@ -20,6 +22,9 @@ use std::path::Path;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Experiment {
     Rod(Box<SweepSpec<rod::sweep::Rod>>),
+    /// The rod's mode table (`model = "rod"`, `analysis = "mode_table"`).
+    RodModeTable(Box<SweepSpec<rod::mode_table::RodModeTable>>),
+    Planar(Box<SweepSpec<planar::Planar>>),
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<SweepSpec<spring_particle::SpringParticle>>),
@@ -30,6 +35,8 @@ macro_rules! with_plan {
     ($experiment:expr, $plan:ident => $body:expr) => {
         match $experiment {
             Experiment::Rod($plan) => $body,
+            Experiment::RodModeTable($plan) => $body,
+            Experiment::Planar($plan) => $body,
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
         }
@@ -37,7 +44,11 @@ macro_rules! with_plan {
 }
 
 /// The names `model = …` accepts.
-const MODEL_NAMES: [&str; 2] = [rod::sweep::Rod::NAME, spring_particle::SpringParticle::NAME];
+const MODEL_NAMES: [&str; 3] = [
+    rod::sweep::Rod::NAME,
+    spring_particle::SpringParticle::NAME,
+    planar::Planar::NAME,
+];
 
 impl Experiment {
     /// Read and validate `path`.
@@ -72,7 +83,17 @@ impl Experiment {
         };
         match table.get("model") {
             Some(toml::Value::String(name)) if name == rod::sweep::Rod::NAME => {
-                SweepSpec::parse(text).map(|s| Experiment::Rod(Box::new(s)))
+                let mode_table = table
+                    .get("analysis")
+                    .is_some_and(|a| a.as_str() == Some("mode_table"));
+                if mode_table {
+                    SweepSpec::parse(text).map(|s| Experiment::RodModeTable(Box::new(s)))
+                } else {
+                    SweepSpec::parse(text).map(|s| Experiment::Rod(Box::new(s)))
+                }
+            }
+            Some(toml::Value::String(name)) if name == planar::Planar::NAME => {
+                SweepSpec::parse(text).map(|s| Experiment::Planar(Box::new(s)))
             }
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
                 SweepSpec::parse(text).map(|s| Experiment::SpringParticle(Box::new(s)))
@@ -101,6 +122,8 @@ impl Experiment {
     pub fn report(&self, dir: &Path) -> Result<(), RunError> {
         match self {
             Experiment::Rod(spec) => report_sweep(spec, dir),
+            Experiment::RodModeTable(spec) => report_sweep(spec, dir),
+            Experiment::Planar(spec) => report_sweep(spec, dir),
             Experiment::RodStudy(spec) => {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }

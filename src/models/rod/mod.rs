@@ -13,6 +13,7 @@ pub mod figures;
 pub mod history;
 pub mod limit;
 pub mod mechanics;
+pub mod mode_table;
 pub mod report;
 pub mod scenario;
 pub mod study;

@@ -13,6 +13,7 @@ use crate::compliant::normal::NormalCompliance;
 use crate::compliant::record::RunRecord;
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::error::{require_finite, require_non_negative, require_positive, SimError};
+use crate::model::iwc::FastStart;
 use crate::model::ProjectedDynamics;
 use crate::models::rod::mechanics::Y_A;
 use crate::models::rod::mechanics::{
@@ -41,6 +42,15 @@ pub struct RodImpact {
     /// JSON then, whose keys are frozen).
     #[serde(default = "uniform", skip_serializing_if = "is_uniform")]
     pub gyration_sq: f64,
+    /// The fast start (Y0, V0): gap κY0 and normal velocity √κV0 at t = 0
+    /// (docs/champneys_varkonyi.md §3); Zhao–Liu's δ = δ̇ = 0 is the default (left out of the
+    /// JSON then).
+    #[serde(default, skip_serializing_if = "is_rest")]
+    pub start: FastStart,
+}
+
+fn is_rest(start: &FastStart) -> bool {
+    *start == FastStart::REST
 }
 
 fn uniform() -> f64 {
@@ -63,6 +73,7 @@ impl RodImpact {
             u0: -1.0,
             damping: 0.0,
             gyration_sq: UNIFORM_GYRATION_SQ,
+            start: FastStart::REST,
         }
     }
 
@@ -124,9 +135,11 @@ impl RodImpact {
         }
     }
 
-    /// Initial generalised coordinates and velocities (x_A, y_A, θ): touching, δ = δ̇ = 0.
+    /// Initial generalised coordinates and velocities (x_A, y_A, θ): the gap κY0 and normal
+    /// velocity √κV0 of the fast start (touching at rest, δ = δ̇ = 0, by default).
     pub fn initial_state(&self) -> ([f64; 3], [f64; 3]) {
-        ([0.0, 0.0, self.theta0], [self.u0, 0.0, self.omega0])
+        let (gap, v) = self.start.unscaled(self.kappa);
+        ([0.0, gap, self.theta0], [self.u0, v, self.omega0])
     }
 
     /// Validate and simulate the impact (until separation).

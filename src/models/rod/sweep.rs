@@ -1,17 +1,22 @@
 //! The rod's experiment files: the `[params]` and `[sweep]` tables (any rod parameter fixed or
-//! swept, θ0 also over the Painlevé interval, an optional mask by slip case), their grid, and the
-//! rod as a [`Model`] of the harness.
+//! swept, θ0 also over the Painlevé interval, explicit lists of states and of fast starts, an
+//! optional mask by slip case), their grid ([`RodGrid`], shared with the mode table of
+//! [`super::mode_table`]), and the rod's κ sweep and atlas as a [`Model`] of the harness.
 
 use super::columns::{measured_cells, INPUT_COLUMNS, MEASURE_COLUMNS};
-use super::mechanics::{painleve_theta_interval, SlipCase, UNIFORM_GYRATION_SQ};
+use super::mechanics::{PainleveRod, SlipCase, UNIFORM_GYRATION_SQ};
 use super::scenario::RodImpact;
 use crate::compliant::SimulationOptions;
 use crate::error::SimError;
-use crate::experiment::grammar::{Axis, LogGrid, MAX_AXIS_VALUES};
+use crate::experiment::grammar::{
+    check_sources, merged_states, Axis, LogGrid, Source, MAX_AXIS_VALUES,
+};
 use crate::experiment::model::{Cells, Model, SweepSpec};
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
+use crate::model::iwc::FastStart;
+use crate::models::mode_table::{check_starts, fast_starts};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -44,6 +49,13 @@ pub struct RodParams {
     /// Squared radius of gyration ρ = r²/l²; default 1/3 (the uniform rod). The κ-sweep and
     /// atlas reports need 1/3 (they compare with Zhao–Liu's bounds for the uniform rod).
     pub gyration_sq: Option<f64>,
+    /// The fast initial gap Y0 = y0/κ; default 0 (docs/champneys_varkonyi.md §3). The κ-sweep
+    /// and atlas start at Y0 = V0 = 0 (Zhao–Liu's δ = δ̇ = 0).
+    #[serde(rename = "Y0")]
+    pub y0: Option<f64>,
+    /// The fast initial normal velocity V0 = v0/√κ; default 0.
+    #[serde(rename = "V0")]
+    pub v0: Option<f64>,
 }
 
 /// Sweep axes: κ always; any rod parameter optionally.
@@ -58,6 +70,16 @@ pub struct RodSweep {
     pub u0: Option<RodAxis>,
     pub damping: Option<RodAxis>,
     pub gyration_sq: Option<RodAxis>,
+    #[serde(rename = "Y0")]
+    pub y0: Option<RodAxis>,
+    #[serde(rename = "V0")]
+    pub v0: Option<RodAxis>,
+    /// Explicit initial states: each a table of rod parameters merged over `[params]` (a key
+    /// in both is an error), crossed with the axes.
+    pub states: Option<Vec<RodParams>>,
+    /// Explicit fast starts `{ Y0 = …, V0 = … }`, crossed with everything else (instead of
+    /// Y0 and V0 in `[params]` or as axes).
+    pub starts: Option<Vec<FastStart>>,
     /// Keep only initial states of this case (`inconsistent`, `indeterminate`, `consistent`);
     /// the others are skipped and counted.
     pub case: Option<SlipCase>,
@@ -112,11 +134,12 @@ impl RodAxis {
         }
     }
 
-    /// The values at friction coefficient `mu` (only the Painlevé interval depends on it).
-    fn values(&self, mu: f64) -> Vec<f64> {
+    /// The values at friction coefficient `mu` for the rod `body` (only the Painlevé interval
+    /// depends on them).
+    fn values(&self, mu: f64, body: &PainleveRod) -> Vec<f64> {
         match self {
             RodAxis::Values(a) => a.values(),
-            RodAxis::PainleveInterval(c) => match painleve_theta_interval(mu) {
+            RodAxis::PainleveInterval(c) => match body.painleve_theta_interval(mu) {
                 Some((lo, hi)) => (0..c.painleve_interval)
                     .map(|i| lo + (hi - lo) * (i as f64 + 0.5) / c.painleve_interval as f64)
                     .collect(),
@@ -147,19 +170,161 @@ impl RodAxis {
     }
 }
 
-impl SweepSpec<Rod> {
-    /// (name, value in [params], axis in [sweep], required) of every rod parameter.
-    fn parameter_sources(&self) -> [(&'static str, Option<f64>, Option<&RodAxis>, bool); 7] {
-        let (p, s) = (&self.params, &self.sweep);
+/// The grid of rod initial states that `[params]` and `[sweep]` define (every rod experiment:
+/// the κ sweep, the atlas, the mode table).
+#[derive(Clone, Copy, Debug)]
+pub struct RodGrid<'a> {
+    pub params: &'a RodParams,
+    pub sweep: &'a RodSweep,
+}
+
+impl<'a> RodGrid<'a> {
+    pub fn new(params: &'a RodParams, sweep: &'a RodSweep) -> Self {
+        RodGrid { params, sweep }
+    }
+
+    /// The sources of every rod parameter, for `[params]` merged with one entry of `states`.
+    fn sources(&self, p: &RodParams) -> [Source<'a, RodAxis>; 9] {
+        let s = self.sweep;
+        let src = |name, fixed, axis: &'a Option<RodAxis>, required| Source {
+            name,
+            fixed,
+            axis: axis.as_ref(),
+            required,
+        };
         [
-            ("mu", p.mu, s.mu.as_ref(), true),
-            ("mu_s", p.mu_s, s.mu_s.as_ref(), false),
-            ("theta0", p.theta0, s.theta0.as_ref(), true),
-            ("omega0", p.omega0, s.omega0.as_ref(), false),
-            ("u0", p.u0, s.u0.as_ref(), true),
-            ("damping", p.damping, s.damping.as_ref(), false),
-            ("gyration_sq", p.gyration_sq, s.gyration_sq.as_ref(), false),
+            src("mu", p.mu, &s.mu, true),
+            src("mu_s", p.mu_s, &s.mu_s, false),
+            src("theta0", p.theta0, &s.theta0, true),
+            src("omega0", p.omega0, &s.omega0, false),
+            src("u0", p.u0, &s.u0, true),
+            src("damping", p.damping, &s.damping, false),
+            src("gyration_sq", p.gyration_sq, &s.gyration_sq, false),
+            src("Y0", p.y0, &s.y0, false),
+            src("V0", p.v0, &s.v0, false),
         ]
+    }
+
+    /// `[params]` merged with each entry of `sweep.states`.
+    fn merged_params(&self) -> Result<Vec<RodParams>, SimError> {
+        merged_states(self.params, self.sweep.states.as_deref())
+    }
+
+    /// Where each parameter comes from is unambiguous and the required ones are given; the
+    /// axes and the fast starts are valid.
+    pub fn validate_sources(&self) -> Result<(), SimError> {
+        let mut y0_v0_elsewhere = self.sweep.y0.is_some() || self.sweep.v0.is_some();
+        for p in self.merged_params()? {
+            check_sources(&self.sources(&p), RodAxis::validate)?;
+            y0_v0_elsewhere |= p.y0.is_some() || p.v0.is_some();
+        }
+        check_starts(self.sweep.starts.as_deref(), y0_v0_elsewhere)
+    }
+
+    /// The number of configurations (an upper bound), counted without building them.
+    pub fn size(&self) -> u128 {
+        let states = self.sweep.states.as_ref().map_or(1, |s| s.len().max(1)) as u128;
+        let starts = self.sweep.starts.as_ref().map_or(1, |s| s.len().max(1)) as u128;
+        self.sources(self.params)
+            .iter()
+            .filter_map(|s| s.axis.map(|a| a.len() as u128))
+            .fold(states.saturating_mul(starts), u128::saturating_mul)
+    }
+
+    /// Whether a parameter is swept (for error messages that name the key).
+    pub fn is_swept(&self, name: &str) -> bool {
+        self.sources(self.params)
+            .iter()
+            .any(|s| s.name == name && s.axis.is_some())
+    }
+
+    /// Every initial state of the grid (κ set to `sweep.kappa.max`), in grid order: the
+    /// entries of `states`, then ρ, μ, θ0, θ̇0, c_d, u0, μ_s, the fast start (outermost first).
+    /// States outside `sweep.case` are skipped and counted. Call after
+    /// [`Self::validate_sources`].
+    pub fn configurations(&self) -> Configurations {
+        let s = self.sweep;
+        let mut out = Configurations::default();
+        for p in self.merged_params().unwrap_or_default() {
+            let values = |fixed: Option<f64>,
+                          axis: Option<&RodAxis>,
+                          default: f64,
+                          mu: f64,
+                          body: &PainleveRod| match axis {
+                Some(a) => a.values(mu, body),
+                None => vec![fixed.unwrap_or(default)],
+            };
+            let uniform = PainleveRod::UNIFORM;
+            let starts = fast_starts(
+                s.starts.as_deref(),
+                &values(p.y0, s.y0.as_ref(), 0.0, f64::NAN, &uniform),
+                &values(p.v0, s.v0.as_ref(), 0.0, f64::NAN, &uniform),
+            );
+            let gyrations = values(
+                p.gyration_sq,
+                s.gyration_sq.as_ref(),
+                UNIFORM_GYRATION_SQ,
+                f64::NAN,
+                &uniform,
+            );
+            for gyration_sq in gyrations {
+                let body = PainleveRod::new(gyration_sq);
+                for mu in values(p.mu, s.mu.as_ref(), f64::NAN, f64::NAN, &body) {
+                    for theta0 in values(p.theta0, s.theta0.as_ref(), f64::NAN, mu, &body) {
+                        for omega0 in values(p.omega0, s.omega0.as_ref(), 0.0, mu, &body) {
+                            for damping in values(p.damping, s.damping.as_ref(), 0.0, mu, &body) {
+                                for u0 in values(p.u0, s.u0.as_ref(), f64::NAN, mu, &body) {
+                                    for mu_s in values(p.mu_s, s.mu_s.as_ref(), mu, mu, &body) {
+                                        for &start in &starts {
+                                            let imp = RodImpact {
+                                                kappa: s.kappa.max,
+                                                mu,
+                                                mu_s,
+                                                theta0,
+                                                omega0,
+                                                u0,
+                                                damping,
+                                                gyration_sq,
+                                                start,
+                                            };
+                                            out.push(imp, s.case);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The grid's first invalid state, as the error its parameters give with the keys that
+    /// set them.
+    pub fn first_invalid(&self, grid: &Configurations) -> Result<(), SimError> {
+        if let Some((bad, _)) = grid.invalid.first() {
+            return bad.validate(|name| match name {
+                "kappa" => "sweep.kappa".to_string(),
+                other if self.is_swept(other) => format!("sweep.{other}"),
+                other if self.sweep.states.is_some() => format!("sweep.states.{other}"),
+                other => format!("params.{other}"),
+            });
+        }
+        if grid.kept.is_empty() {
+            return Err(SimError::invalid(
+                "sweep.case",
+                crate::error::as_written(&self.sweep.case),
+                &format!("no initial state of the grid is of this case ({} skipped); widen the grid or drop the filter", grid.skipped),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl SweepSpec<Rod> {
+    fn grid(&self) -> RodGrid<'_> {
+        RodGrid::new(&self.params, &self.sweep)
     }
 
     /// The analysis to run: as given, else `sweep` for one configuration and `atlas` otherwise.
@@ -173,53 +338,9 @@ impl SweepSpec<Rod> {
         })
     }
 
-    /// Every initial state of the grid (κ set to `sweep.kappa.max`), in grid order: μ, θ0, θ̇0,
-    /// c_d, u0, μ_s, ρ (outermost first). States outside `sweep.case` are skipped and counted.
+    /// Every initial state of the grid ([`RodGrid::configurations`]).
     pub fn configurations(&self) -> Configurations {
-        let values = |fixed: Option<f64>, axis: Option<&RodAxis>, default: f64, mu: f64| match axis
-        {
-            Some(a) => a.values(mu),
-            None => vec![fixed.unwrap_or(default)],
-        };
-        let (p, s) = (&self.params, &self.sweep);
-        let mut out = Configurations::default();
-        for mu in values(p.mu, s.mu.as_ref(), f64::NAN, f64::NAN) {
-            for theta0 in values(p.theta0, s.theta0.as_ref(), f64::NAN, mu) {
-                for omega0 in values(p.omega0, s.omega0.as_ref(), 0.0, mu) {
-                    for damping in values(p.damping, s.damping.as_ref(), 0.0, mu) {
-                        for u0 in values(p.u0, s.u0.as_ref(), f64::NAN, mu) {
-                            for mu_s in values(p.mu_s, s.mu_s.as_ref(), mu, mu) {
-                                for gyration_sq in values(
-                                    p.gyration_sq,
-                                    s.gyration_sq.as_ref(),
-                                    UNIFORM_GYRATION_SQ,
-                                    mu,
-                                ) {
-                                    let imp = RodImpact {
-                                        kappa: self.sweep.kappa.max,
-                                        mu,
-                                        mu_s,
-                                        theta0,
-                                        omega0,
-                                        u0,
-                                        damping,
-                                        gyration_sq,
-                                    };
-                                    if let Err(e) = imp.validate(|n| n.to_string()) {
-                                        out.invalid.push((imp, e));
-                                    } else if s.case.is_some_and(|c| c != imp.case()) {
-                                        out.skipped += 1;
-                                    } else {
-                                        out.kept.push(imp);
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        out
+        self.grid().configurations()
     }
 
     /// The one configuration of a κ sweep (the first of the grid).
@@ -243,6 +364,19 @@ pub struct Configurations {
     pub invalid: Vec<(RodImpact, SimError)>,
 }
 
+impl Configurations {
+    /// File `imp` as kept, skipped (outside `case`) or invalid.
+    fn push(&mut self, imp: RodImpact, case: Option<SlipCase>) {
+        if let Err(e) = imp.validate(|n| n.to_string()) {
+            self.invalid.push((imp, e));
+        } else if case.is_some_and(|c| c != imp.case()) {
+            self.skipped += 1;
+        } else {
+            self.kept.push(imp);
+        }
+    }
+}
+
 impl Model for Rod {
     const NAME: &'static str = "rod";
     type Params = RodParams;
@@ -257,44 +391,35 @@ impl Model for Rod {
     }
 
     fn validate(spec: &SweepSpec<Rod>) -> Result<(), SimError> {
-        for (name, fixed, axis, required) in spec.parameter_sources() {
-            match (fixed, axis) {
-                (Some(_), Some(_)) => {
-                    return Err(SimError::invalid(
-                        &format!("sweep.{name}"),
-                        "both",
-                        &format!("params.{name} is also given; keep one of the two"),
-                    ))
+        let rod_grid = spec.grid();
+        rod_grid.validate_sources()?;
+        let grid = rod_grid.configurations();
+        rod_grid.first_invalid(&grid)?;
+        if let Some(c) = grid.kept.iter().find(|c| c.start != FastStart::REST) {
+            let key = if spec.sweep.starts.is_some() {
+                "sweep.starts"
+            } else if c.start.gap != 0.0 {
+                if rod_grid.is_swept("Y0") {
+                    "sweep.Y0"
+                } else {
+                    "params.Y0"
                 }
-                (None, None) if required => {
-                    return Err(SimError::invalid(
-                        &format!("params.{name}"),
-                        "missing",
-                        &format!("give it in [params] or sweep it in [sweep] ({name} = [..] or {{ min, max, n }})"),
-                    ))
-                }
-                (_, Some(a)) => a.validate(&format!("sweep.{name}"))?,
-                _ => {}
-            }
-        }
-        let grid = spec.configurations();
-        if let Some((bad, _)) = grid.invalid.first() {
-            let swept = |name: &str| {
-                spec.parameter_sources()
-                    .iter()
-                    .any(|(n, _, a, _)| *n == name && a.is_some())
+            } else if rod_grid.is_swept("V0") {
+                "sweep.V0"
+            } else {
+                "params.V0"
             };
-            return bad.validate(|name| match name {
-                "kappa" => "sweep.kappa".to_string(),
-                other if swept(other) => format!("sweep.{other}"),
-                other => format!("params.{other}"),
-            });
-        }
-        if grid.kept.is_empty() {
             return Err(SimError::invalid(
-                "sweep.case",
-                crate::error::as_written(&spec.sweep.case),
-                &format!("no initial state of the grid is of this case ({} skipped); widen the grid or drop the filter", grid.skipped),
+                key,
+                crate::error::as_written(&c.start),
+                "the κ-sweep and atlas start at Y0 = V0 = 0 (Zhao–Liu's δ = δ̇ = 0, the start of their bounds); other fast starts run with analysis = \"mode_table\"",
+            ));
+        }
+        if let Some(w) = spec.solver.window_scaled {
+            return Err(SimError::invalid(
+                "solver.window_scaled",
+                w,
+                "the κ-sweep and atlas run to separation (t_max); a fast-time window is the mode table's (analysis = \"mode_table\")",
             ));
         }
         if let Some(c) = grid
@@ -324,10 +449,7 @@ impl Model for Rod {
     }
 
     fn grid_size(spec: &SweepSpec<Rod>) -> u128 {
-        spec.parameter_sources()
-            .iter()
-            .filter_map(|(_, _, axis, _)| axis.map(|a| a.len() as u128))
-            .fold(1, u128::saturating_mul)
+        spec.grid().size()
     }
 
     fn configurations(spec: &SweepSpec<Rod>) -> Vec<RodImpact> {
@@ -532,6 +654,22 @@ atol = 1e-14
             (
                 ZHAO_LIU.replace("[solver]", "gyration_sq = [0.2, 0.3]\n[solver]"),
                 "sweep.gyration_sq",
+            ),
+            (
+                ZHAO_LIU.replace("damping = 0.0", "damping = 0.0\nY0 = -2.0"),
+                "params.Y0",
+            ),
+            (
+                ZHAO_LIU.replace("[solver]", "starts = [{ Y0 = 0, V0 = -1 }]\n[solver]"),
+                "sweep.starts",
+            ),
+            (
+                ZHAO_LIU.replace("atol = 1e-14", "atol = 1e-14\nwindow_scaled = 200"),
+                "solver.window_scaled",
+            ),
+            (
+                ZHAO_LIU.replace("[solver]", "states = [{ mu = 3.0 }]\n[solver]"),
+                "sweep.states[0].mu",
             ),
         ];
         for (text, key) in cases {

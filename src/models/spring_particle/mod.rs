@@ -108,6 +108,13 @@ impl Model for SpringParticle {
 
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
         let p = &spec.params;
+        if let Some(w) = spec.solver.window_scaled {
+            return Err(SimError::invalid(
+                "solver.window_scaled",
+                w,
+                "this model runs to params.t_end; a fast-time window belongs to the mode table",
+            ));
+        }
         require_positive("params.mu", p.mu)?;
         require_positive("params.stiffness", p.stiffness)?;
         require_positive("params.depth", p.depth)?;

@@ -1,0 +1,455 @@
+//! Champneys–Várkonyi's planar single contact with constant data (`model = "planar"`): the
+//! system is given by its projected scalars a, b, A, B, C ([`mechanics`]), the contact by μ
+//! (static = kinetic) and the damping c_d, the start by the slip velocity u0 and the fast state
+//! (Y0, V0). Its analysis is the mode table ([`crate::models::mode_table`],
+//! docs/champneys_varkonyi.md): run to s = t/√κ = `[solver] window_scaled`, classify by the
+//! outcome rule, compare the outcome sets with Table 3.
+//!
+//! ```toml
+//! model = "planar"
+//! analysis = "mode_table"
+//! [params]          # any key fixed here, swept in [sweep], or set per entry of sweep.states
+//! a = 0.0
+//! b = 1.0
+//! A = 1.0
+//! B = 0.8
+//! C = 1.0
+//! mu = 2.0
+//! u0 = 1.0
+//! damping = 1.0     # c_d (C–V's k = −1, q = −c_d); default 1
+//! [sweep]
+//! kappa = { min = 1e-12, max = 1e-8, per_decade = 1 }
+//! starts = [{ Y0 = 0, V0 = 0 }, { Y0 = -2, V0 = 0 }]   # or Y0, V0 in [params] / as axes
+//! [solver]
+//! integrators = ["tsit45"]
+//! rtol = 1e-10
+//! atol = 1e-20
+//! window_scaled = 200
+//! ```
+
+pub mod mechanics;
+
+use super::mode_table::{self, FastRun};
+use crate::compliant::coulomb::Coulomb;
+use crate::error::{require_finite, require_non_negative, require_positive, SimError};
+use crate::experiment::grammar::{check_sources, merged_states, Axis, LogGrid, Source};
+use crate::experiment::model::{Cells, Model, SweepSpec};
+use crate::experiment::runner::RunError;
+use crate::experiment::table::Row;
+use crate::integrate::{IntegratorKind, SolverStats};
+use crate::model::iwc::FastStart;
+use mechanics::ConstantPlanar;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The planar single contact with constant data as a model of the harness.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Planar;
+
+/// `[params]` (and each entry of `[sweep] states`): C–V's symbols. Every key may instead be an
+/// axis in `[sweep]`; each key has one source.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// a: free tangential acceleration.
+    pub a: Option<f64>,
+    /// b: free normal acceleration.
+    pub b: Option<f64>,
+    /// A = cᵀM⁻¹c > 0.
+    #[serde(rename = "A")]
+    pub tangential_mobility: Option<f64>,
+    /// B = cᵀM⁻¹d.
+    #[serde(rename = "B")]
+    pub cross_mobility: Option<f64>,
+    /// C = dᵀM⁻¹d > 0 (AC > B²).
+    #[serde(rename = "C")]
+    pub normal_mobility: Option<f64>,
+    /// Coulomb μ > 0 (static = kinetic).
+    pub mu: Option<f64>,
+    /// Initial slip velocity u0.
+    pub u0: Option<f64>,
+    /// Fast initial gap Y0 = y0/κ (default 0).
+    #[serde(rename = "Y0")]
+    pub y0: Option<f64>,
+    /// Fast initial normal velocity V0 = v0/√κ (default 0).
+    #[serde(rename = "V0")]
+    pub v0: Option<f64>,
+    /// Damping c_d ≥ 0 of λ_N = −Y − c_d V (default 1: C–V's k = q = −1).
+    pub damping: Option<f64>,
+}
+
+/// `[sweep]`: κ, any parameter as an axis, explicit states and fast starts.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Sweep {
+    pub kappa: LogGrid,
+    pub a: Option<Axis>,
+    pub b: Option<Axis>,
+    #[serde(rename = "A")]
+    pub tangential_mobility: Option<Axis>,
+    #[serde(rename = "B")]
+    pub cross_mobility: Option<Axis>,
+    #[serde(rename = "C")]
+    pub normal_mobility: Option<Axis>,
+    pub mu: Option<Axis>,
+    pub u0: Option<Axis>,
+    #[serde(rename = "Y0")]
+    pub y0: Option<Axis>,
+    #[serde(rename = "V0")]
+    pub v0: Option<Axis>,
+    pub damping: Option<Axis>,
+    /// Explicit states, each a table of the keys above merged over `[params]`.
+    pub states: Option<Vec<Params>>,
+    /// Explicit fast starts `{ Y0 = …, V0 = … }`, crossed with everything else.
+    pub starts: Option<Vec<FastStart>>,
+}
+
+/// The planar model's one analysis.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Analysis {
+    ModeTable,
+}
+
+/// One run's state: the system, the contact and the start.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlanarState {
+    pub system: ConstantPlanar,
+    pub mu: f64,
+    pub u0: f64,
+    pub damping: f64,
+    pub start: FastStart,
+}
+
+/// The default damping: C–V's law with k = q = −1.
+pub const DEFAULT_DAMPING: f64 = 1.0;
+
+impl PlanarState {
+    fn friction(&self) -> Coulomb {
+        Coulomb {
+            mu: self.mu,
+            mu_s: self.mu,
+        }
+    }
+
+    /// Touching (y = 0) with v = 0 and slip velocity u0: where the rigid data are evaluated.
+    fn contact_state(&self) -> ([f64; 2], [f64; 2]) {
+        ([0.0, 0.0], [self.u0, 0.0])
+    }
+
+    /// The initial state at compliance κ: gap κY0, normal velocity √κV0.
+    fn initial_state(&self, kappa: f64) -> ([f64; 2], [f64; 2]) {
+        let (gap, v) = self.start.unscaled(kappa);
+        ([0.0, gap], [self.u0, v])
+    }
+
+    /// Check the state; `key` maps a parameter to the key that set it.
+    fn validate(&self, key: impl Fn(&str) -> String) -> Result<(), SimError> {
+        let s = &self.system;
+        require_finite(&key("a"), s.free_tangential_accel)?;
+        require_finite(&key("b"), s.free_normal_accel)?;
+        require_positive(&key("A"), s.tangential_mobility)?;
+        require_finite(&key("B"), s.cross_mobility)?;
+        require_positive(&key("C"), s.normal_mobility)?;
+        if s.mobility_determinant() <= 0.0 {
+            return Err(SimError::invalid(
+                &key("B"),
+                s.cross_mobility,
+                &format!(
+                    "needs B² < A·C = {} (a positive-definite mass matrix, C–V (ABCD_inequals))",
+                    s.tangential_mobility * s.normal_mobility
+                ),
+            ));
+        }
+        require_positive(&key("mu"), self.mu)?;
+        require_finite(&key("u0"), self.u0)?;
+        require_non_negative(&key("damping"), self.damping)?;
+        require_finite(&key("Y0"), self.start.gap)?;
+        require_finite(&key("V0"), self.start.normal_velocity)?;
+        Ok(())
+    }
+}
+
+impl SweepSpec<Planar> {
+    /// Every parameter's source, for `[params]` merged with one state.
+    fn sources<'a>(&'a self, p: &Params) -> [Source<'a, Axis>; 10] {
+        let s = &self.sweep;
+        let src = |name, fixed, axis: &'a Option<Axis>, required| Source {
+            name,
+            fixed,
+            axis: axis.as_ref(),
+            required,
+        };
+        [
+            src("a", p.a, &s.a, true),
+            src("b", p.b, &s.b, true),
+            src("A", p.tangential_mobility, &s.tangential_mobility, true),
+            src("B", p.cross_mobility, &s.cross_mobility, true),
+            src("C", p.normal_mobility, &s.normal_mobility, true),
+            src("mu", p.mu, &s.mu, true),
+            src("u0", p.u0, &s.u0, true),
+            src("damping", p.damping, &s.damping, false),
+            src("Y0", p.y0, &s.y0, false),
+            src("V0", p.v0, &s.v0, false),
+        ]
+    }
+
+    /// Every state of the grid with the keys that set its values: the entries of `states`,
+    /// then a, b, A, B, C, μ, c_d, u0, the fast start (outermost first).
+    fn states(&self) -> Vec<(PlanarState, usize)> {
+        let mut out = Vec::new();
+        let Ok(merged) = merged_states(&self.params, self.sweep.states.as_deref()) else {
+            return out;
+        };
+        for (index, p) in merged.iter().enumerate() {
+            let sources = self.sources(p);
+            let values = |i: usize, default: f64| -> Vec<f64> {
+                match (sources[i].fixed, sources[i].axis) {
+                    (_, Some(axis)) => axis.values(),
+                    (Some(v), None) => vec![v],
+                    (None, None) => vec![default],
+                }
+            };
+            let starts = mode_table::fast_starts(
+                self.sweep.starts.as_deref(),
+                &values(8, 0.0),
+                &values(9, 0.0),
+            );
+            for a in values(0, f64::NAN) {
+                for b in values(1, f64::NAN) {
+                    for aa in values(2, f64::NAN) {
+                        for bb in values(3, f64::NAN) {
+                            for cc in values(4, f64::NAN) {
+                                for mu in values(5, f64::NAN) {
+                                    for damping in values(7, DEFAULT_DAMPING) {
+                                        for u0 in values(6, f64::NAN) {
+                                            for &start in &starts {
+                                                let system = ConstantPlanar {
+                                                    free_tangential_accel: a,
+                                                    free_normal_accel: b,
+                                                    tangential_mobility: aa,
+                                                    cross_mobility: bb,
+                                                    normal_mobility: cc,
+                                                };
+                                                let state = PlanarState {
+                                                    system,
+                                                    mu,
+                                                    u0,
+                                                    damping,
+                                                    start,
+                                                };
+                                                out.push((state, index));
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Input columns: C–V's symbols, then the fast start.
+const INPUTS: &[&str] = &["a", "b", "A", "B", "C", "mu", "u0", "damping", "Y0", "V0"];
+
+/// The columns that identify a state of the report (every input but the fast start).
+const STATE_COLUMNS: &[&str] = INPUTS.split_at(8).0;
+
+impl Model for Planar {
+    const NAME: &'static str = "planar";
+    type Params = Params;
+    type Sweep = Sweep;
+    type Analysis = Analysis;
+    type Config = PlanarState;
+    const INPUT_COLUMNS: &'static [&'static str] = INPUTS;
+    const MEASURE_COLUMNS: &'static [&'static str] = mode_table::measure_columns!();
+
+    fn kappa(sweep: &Sweep) -> &LogGrid {
+        &sweep.kappa
+    }
+
+    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
+        let merged = merged_states(&spec.params, spec.sweep.states.as_deref())?;
+        let mut y0_v0_elsewhere = spec.sweep.y0.is_some() || spec.sweep.v0.is_some();
+        for p in &merged {
+            check_sources(&spec.sources(p), Axis::validate)?;
+            y0_v0_elsewhere |= p.y0.is_some() || p.v0.is_some();
+        }
+        mode_table::check_starts(spec.sweep.starts.as_deref(), y0_v0_elsewhere)?;
+        mode_table::window(&spec.solver)?;
+        let swept = |name: &str| {
+            spec.sources(&spec.params)
+                .iter()
+                .any(|s| s.name == name && s.axis.is_some())
+        };
+        for (state, index) in spec.states() {
+            state.validate(|name| {
+                if swept(name) {
+                    format!("sweep.{name}")
+                } else if spec.sweep.states.is_some()
+                    && merged_field_is_from_state(spec, index, name)
+                {
+                    format!("sweep.states[{index}].{name}")
+                } else {
+                    format!("params.{name}")
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    fn grid_size(spec: &SweepSpec<Self>) -> u128 {
+        let states = spec.sweep.states.as_ref().map_or(1, |s| s.len().max(1)) as u128;
+        let starts = spec.sweep.starts.as_ref().map_or(1, |s| s.len().max(1)) as u128;
+        spec.sources(&spec.params)
+            .iter()
+            .filter_map(|s| s.axis.map(|a| a.len() as u128))
+            .fold(states.saturating_mul(starts), u128::saturating_mul)
+    }
+
+    fn configurations(spec: &SweepSpec<Self>) -> Vec<PlanarState> {
+        spec.states().into_iter().map(|(s, _)| s).collect()
+    }
+
+    fn inputs(c: &PlanarState) -> Cells {
+        let s = &c.system;
+        let mut cells = vec![
+            ("a", s.free_tangential_accel.to_string()),
+            ("b", s.free_normal_accel.to_string()),
+            ("A", s.tangential_mobility.to_string()),
+            ("B", s.cross_mobility.to_string()),
+            ("C", s.normal_mobility.to_string()),
+            ("mu", c.mu.to_string()),
+            ("u0", c.u0.to_string()),
+            ("damping", c.damping.to_string()),
+            ("Y0", c.start.gap.to_string()),
+            ("V0", c.start.normal_velocity.to_string()),
+        ];
+        let (q, qdot) = c.contact_state();
+        cells.extend(mode_table::derived_cells(
+            &c.system,
+            &q,
+            &qdot,
+            c.friction(),
+            c.damping,
+            c.start,
+        ));
+        cells
+    }
+
+    fn run(
+        spec: &SweepSpec<Self>,
+        c: &PlanarState,
+        kappa: f64,
+        integrator: IntegratorKind,
+    ) -> Result<(Cells, SolverStats), String> {
+        let window_scaled = mode_table::window(&spec.solver).map_err(|e| e.to_string())?;
+        let (q0, qdot0) = c.initial_state(kappa);
+        FastRun {
+            system: &c.system,
+            friction: c.friction(),
+            damping: c.damping,
+            start: c.start,
+            window_scaled,
+        }
+        .run(&q0, &qdot0, kappa, integrator, &spec.solver)
+    }
+
+    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+        mode_table::write_report(
+            &spec.name,
+            "C–V's planar single contact with constant data",
+            "Each state is given by C–V's projected scalars (a, b, A, B, C), μ and u0; the \
+             contact law is λ_N = max(−Y − c_d V, 0) in the fast variables Y = y/κ, V = v/√κ.",
+            STATE_COLUMNS,
+            rows,
+            dir,
+        )
+    }
+}
+
+/// Whether `name` of the `index`-th merged state comes from its `sweep.states` entry.
+fn merged_field_is_from_state(spec: &SweepSpec<Planar>, index: usize, name: &str) -> bool {
+    spec.sweep
+        .states
+        .as_ref()
+        .and_then(|s| s.get(index))
+        .and_then(|p| serde_json::to_value(p).ok())
+        .is_some_and(|v| v.get(name).is_some_and(|x| !x.is_null()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"
+name = "planar_test"
+model = "planar"
+analysis = "mode_table"
+[params]
+A = 1.0
+C = 1.0
+damping = 1.0
+[sweep]
+kappa = { min = 1e-10, max = 1e-8, per_decade = 1 }
+states = [
+  { a = 0.0, b = 1.0, B = 0.8, mu = 2.0, u0 = 1.0 },
+  { a = 4.0, b = 1.0, B = 0.8, mu = 2.0, u0 = 0.0 },
+]
+starts = [{ Y0 = 0, V0 = 0 }, { Y0 = -2, V0 = 0 }]
+[solver]
+integrators = ["tsit45"]
+rtol = 1e-10
+atol = 1e-20
+window_scaled = 200
+"#;
+
+    #[test]
+    fn states_cross_the_starts_in_order() {
+        let spec = SweepSpec::<Planar>::parse(FILE).unwrap();
+        let states = Planar::configurations(&spec);
+        assert_eq!(states.len(), 4);
+        assert_eq!(states[1].start.gap, -2.0);
+        assert_eq!(states[2].system.free_tangential_accel, 4.0);
+        assert_eq!(spec.points().len(), 4 * 3);
+        let cells = Planar::inputs(&states[0]);
+        let get = |k: &str| cells.iter().find(|(c, _)| *c == k).unwrap().1.clone();
+        assert_eq!(get("cell"), "I(iii)");
+        assert_eq!(get("expected"), "F and IWC");
+        assert_eq!(get("table3"), "F and IWC");
+    }
+
+    #[test]
+    fn validation_errors_name_the_key() {
+        let cases = [
+            (FILE.replace("C = 1.0", "C = 0.5"), "B"),
+            (FILE.replace("A = 1.0", "A = -1.0"), "params.A"),
+            (
+                FILE.replace("window_scaled = 200", ""),
+                "solver.window_scaled",
+            ),
+            (
+                FILE.replace("mu = 2.0, u0 = 1.0", "mu = 0.0, u0 = 1.0"),
+                "sweep.states[0].mu",
+            ),
+            (
+                FILE.replace("damping = 1.0", "damping = 1.0\nY0 = 1.0"),
+                "sweep.starts",
+            ),
+            (
+                FILE.replace("A = 1.0", "A = 1.0\nmu = 2.0"),
+                "sweep.states[0].mu",
+            ),
+            (FILE.replace("[solver]", "b = [1.0]\n[solver]"), "sweep.b"),
+            (FILE.replace("A = 1.0", "Q = 1.0"), "Q"),
+        ];
+        for (text, key) in cases {
+            let e = SweepSpec::<Planar>::parse(&text).unwrap_err().to_string();
+            assert!(e.contains(key), "error does not name {key}: {e}");
+        }
+    }
+}
