@@ -248,12 +248,12 @@ impl StickRelease {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{ContactKinematics, Real};
+    use crate::model::{ContactKinematics, Mechanics, Real};
 
     /// C–V's planar system with constant data: M = [[A, B], [B, C]]⁻¹, f = M(a, b).
     struct Constant([f64; 5]);
 
-    impl PlanarContactSystem<2> for Constant {
+    impl Mechanics<2> for Constant {
         fn coordinate_names(&self) -> [&'static str; 2] {
             ["x", "y"]
         }
@@ -279,6 +279,9 @@ mod tests {
         fn potential_energy<S: Real>(&self, _q: &[S; 2]) -> S {
             S::zero()
         }
+    }
+
+    impl PlanarContactSystem<2> for Constant {
         fn contact_kinematics<S: Real>(&self, q: &[S; 2], _: &[S; 2]) -> ContactKinematics<S, 2> {
             ContactKinematics {
                 gap: q[1],
