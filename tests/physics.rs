@@ -132,7 +132,7 @@ fn slip_stop_time_matches_the_closed_form() {
 /// Free flight: the centre of mass follows a parabola and θ turns uniformly.
 #[test]
 fn free_flight_matches_the_closed_form() {
-    let rod = PainleveRod;
+    let rod = PainleveRod::UNIFORM;
     let problem = ContactProblem {
         system: &rod,
         compliance: NormalCompliance::linear_spring(1e-6),

@@ -76,6 +76,7 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         omega0: args.omega0,
         u0: args.u0,
         damping: args.damping,
+        ..RodImpact::zhao_liu(args.kappa)
     };
     impact.validate(flag).map_err(|e| e.to_string())?;
     let needs_end = |name: &str| {

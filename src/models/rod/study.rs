@@ -8,6 +8,7 @@ use crate::experiment::grammar::LogGrid;
 use crate::experiment::runner::Plan;
 use crate::experiment::table::Row;
 use crate::integrate::IntegratorKind;
+use crate::models::rod::mechanics::UNIFORM_GYRATION_SQ;
 use crate::models::rod::scenario::{RodImpact, Scenario};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -125,6 +126,7 @@ impl ScenarioSpec {
             omega0: self.omega0,
             u0: self.u0,
             damping,
+            gyration_sq: UNIFORM_GYRATION_SQ,
         };
         let t_end = self.t_end.unwrap_or(f64::NAN);
         match self.kind {

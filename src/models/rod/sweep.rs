@@ -3,7 +3,7 @@
 //! rod as a [`Model`] of the harness.
 
 use super::columns::{measured_cells, INPUT_COLUMNS, MEASURE_COLUMNS};
-use super::mechanics::{painleve_theta_interval, SlipCase};
+use super::mechanics::{painleve_theta_interval, SlipCase, UNIFORM_GYRATION_SQ};
 use super::scenario::RodImpact;
 use crate::compliant::SimulationOptions;
 use crate::error::SimError;
@@ -41,6 +41,9 @@ pub struct RodParams {
     pub u0: Option<f64>,
     /// Dashpot c_d; default 0 (linear spring).
     pub damping: Option<f64>,
+    /// Squared radius of gyration ρ = r²/l²; default 1/3 (the uniform rod). The κ-sweep and
+    /// atlas reports need 1/3 (they compare with Zhao–Liu's bounds for the uniform rod).
+    pub gyration_sq: Option<f64>,
 }
 
 /// Sweep axes: κ always; any rod parameter optionally.
@@ -54,6 +57,7 @@ pub struct RodSweep {
     pub omega0: Option<RodAxis>,
     pub u0: Option<RodAxis>,
     pub damping: Option<RodAxis>,
+    pub gyration_sq: Option<RodAxis>,
     /// Keep only initial states of this case (`inconsistent`, `indeterminate`, `consistent`);
     /// the others are skipped and counted.
     pub case: Option<SlipCase>,
@@ -145,7 +149,7 @@ impl RodAxis {
 
 impl SweepSpec<Rod> {
     /// (name, value in [params], axis in [sweep], required) of every rod parameter.
-    fn parameter_sources(&self) -> [(&'static str, Option<f64>, Option<&RodAxis>, bool); 6] {
+    fn parameter_sources(&self) -> [(&'static str, Option<f64>, Option<&RodAxis>, bool); 7] {
         let (p, s) = (&self.params, &self.sweep);
         [
             ("mu", p.mu, s.mu.as_ref(), true),
@@ -154,6 +158,7 @@ impl SweepSpec<Rod> {
             ("omega0", p.omega0, s.omega0.as_ref(), false),
             ("u0", p.u0, s.u0.as_ref(), true),
             ("damping", p.damping, s.damping.as_ref(), false),
+            ("gyration_sq", p.gyration_sq, s.gyration_sq.as_ref(), false),
         ]
     }
 
@@ -169,7 +174,7 @@ impl SweepSpec<Rod> {
     }
 
     /// Every initial state of the grid (κ set to `sweep.kappa.max`), in grid order: μ, θ0, θ̇0,
-    /// c_d, u0, μ_s (outermost first). States outside `sweep.case` are skipped and counted.
+    /// c_d, u0, μ_s, ρ (outermost first). States outside `sweep.case` are skipped and counted.
     pub fn configurations(&self) -> Configurations {
         let values = |fixed: Option<f64>, axis: Option<&RodAxis>, default: f64, mu: f64| match axis
         {
@@ -184,21 +189,29 @@ impl SweepSpec<Rod> {
                     for damping in values(p.damping, s.damping.as_ref(), 0.0, mu) {
                         for u0 in values(p.u0, s.u0.as_ref(), f64::NAN, mu) {
                             for mu_s in values(p.mu_s, s.mu_s.as_ref(), mu, mu) {
-                                let imp = RodImpact {
-                                    kappa: self.sweep.kappa.max,
+                                for gyration_sq in values(
+                                    p.gyration_sq,
+                                    s.gyration_sq.as_ref(),
+                                    UNIFORM_GYRATION_SQ,
                                     mu,
-                                    mu_s,
-                                    theta0,
-                                    omega0,
-                                    u0,
-                                    damping,
-                                };
-                                if let Err(e) = imp.validate(|n| n.to_string()) {
-                                    out.invalid.push((imp, e));
-                                } else if s.case.is_some_and(|c| c != imp.case()) {
-                                    out.skipped += 1;
-                                } else {
-                                    out.kept.push(imp);
+                                ) {
+                                    let imp = RodImpact {
+                                        kappa: self.sweep.kappa.max,
+                                        mu,
+                                        mu_s,
+                                        theta0,
+                                        omega0,
+                                        u0,
+                                        damping,
+                                        gyration_sq,
+                                    };
+                                    if let Err(e) = imp.validate(|n| n.to_string()) {
+                                        out.invalid.push((imp, e));
+                                    } else if s.case.is_some_and(|c| c != imp.case()) {
+                                        out.skipped += 1;
+                                    } else {
+                                        out.kept.push(imp);
+                                    }
                                 }
                             }
                         }
@@ -282,6 +295,22 @@ impl Model for Rod {
                 "sweep.case",
                 crate::error::as_written(&spec.sweep.case),
                 &format!("no initial state of the grid is of this case ({} skipped); widen the grid or drop the filter", grid.skipped),
+            ));
+        }
+        if let Some(c) = grid
+            .kept
+            .iter()
+            .find(|c| c.gyration_sq != UNIFORM_GYRATION_SQ)
+        {
+            let key = if spec.sweep.gyration_sq.is_some() {
+                "sweep.gyration_sq"
+            } else {
+                "params.gyration_sq"
+            };
+            return Err(SimError::invalid(
+                key,
+                c.gyration_sq,
+                "the κ-sweep and atlas reports compare with Zhao–Liu's bounds, stated for the uniform rod: use 1/3 (or leave it out)",
             ));
         }
         if spec.analysis_kind() == AnalysisKind::Sweep && grid.kept.len() > 1 {
@@ -491,6 +520,18 @@ atol = 1e-14
                     .replace("theta0 = 1.3\n", "")
                     .replace("[solver]", "theta0 = [1.0, 4.0]\n[solver]"),
                 "sweep.theta0",
+            ),
+            (
+                ZHAO_LIU.replace("damping = 0.0", "damping = 0.0\ngyration_sq = -0.1"),
+                "params.gyration_sq",
+            ),
+            (
+                ZHAO_LIU.replace("damping = 0.0", "damping = 0.0\ngyration_sq = 0.1"),
+                "params.gyration_sq",
+            ),
+            (
+                ZHAO_LIU.replace("[solver]", "gyration_sq = [0.2, 0.3]\n[solver]"),
+                "sweep.gyration_sq",
             ),
         ];
         for (text, key) in cases {
