@@ -3,11 +3,13 @@
 //! analysis, reports and figures.
 
 pub mod analysis;
+pub mod asymptotics;
 pub mod atlas;
 pub mod atlas_figures;
 pub mod atlas_report;
 pub mod bounds;
 pub mod columns;
+pub mod convergence;
 pub mod figures;
 pub mod history;
 pub mod limit;
