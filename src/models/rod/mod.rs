@@ -10,6 +10,8 @@ pub mod atlas_report;
 pub mod bounds;
 pub mod columns;
 pub mod convergence;
+pub mod extrapolation_atlas;
+pub mod extrapolation_report;
 pub mod figures;
 pub mod history;
 pub mod limit;

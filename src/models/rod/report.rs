@@ -3,6 +3,10 @@
 use super::analysis::{analyze, BoundCheck, SweepAnalysis};
 use super::atlas::{analyze_atlas, AtlasAnalysis};
 use super::atlas_report::{render_atlas_summary, render_points_csv, POINTS_CSV};
+use super::extrapolation_atlas::{analyze_extrapolation_atlas, ExtrapolationAtlas};
+use super::extrapolation_report::{
+    render_extrapolation_summary, render_states_csv, write_extrapolation_figures, STATES_CSV,
+};
 use super::sweep::{AnalysisKind, Rod};
 use crate::analysis::fit::LinearFit;
 use crate::experiment::model::SweepSpec;
@@ -18,6 +22,15 @@ pub const ANALYSIS_JSON: &str = "analysis.json";
 pub enum Report {
     Sweep(SweepAnalysis),
     Atlas(AtlasAnalysis),
+    Extrapolation(ExtrapolationAtlas),
+}
+
+/// The simulations' wall time recorded in `dir/meta.json`.
+fn run_time(dir: &Path) -> Option<f64> {
+    std::fs::read_to_string(dir.join(META_JSON))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|m| m["wall_time_s"].as_f64())
 }
 
 pub(crate) fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
@@ -30,15 +43,23 @@ pub(crate) fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
 /// Analyse the rows of a rod sweep (κ sweep or atlas, as the spec says); write `summary.md`,
 /// `analysis.json`, the figures, and for an atlas `points.csv`.
 pub fn write_report(spec: &SweepSpec<Rod>, rows: &[Row], dir: &Path) -> Result<Report, RunError> {
-    if spec.analysis_kind() == AnalysisKind::Atlas {
-        let analysis = analyze_atlas(spec, rows);
-        let run_time = std::fs::read_to_string(dir.join(META_JSON))
-            .ok()
-            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-            .and_then(|m| m["wall_time_s"].as_f64());
+    if spec.analysis_kind() == AnalysisKind::Extrapolation {
+        let analysis = analyze_extrapolation_atlas(spec, rows);
         write_atomically(
             &dir.join(SUMMARY_MD),
-            &render_atlas_summary(spec, &analysis, rows.len(), run_time),
+            &render_extrapolation_summary(spec, &analysis, run_time(dir)),
+        )?;
+        write_atomically(&dir.join(STATES_CSV), &render_states_csv(&analysis))?;
+        let json = serde_json::to_string_pretty(&analysis).unwrap_or_default() + "\n";
+        write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
+        write_extrapolation_figures(&analysis, dir).map_err(figure_error(dir))?;
+        return Ok(Report::Extrapolation(analysis));
+    }
+    if spec.analysis_kind() == AnalysisKind::Atlas {
+        let analysis = analyze_atlas(spec, rows);
+        write_atomically(
+            &dir.join(SUMMARY_MD),
+            &render_atlas_summary(spec, &analysis, rows.len(), run_time(dir)),
         )?;
         write_atomically(&dir.join(POINTS_CSV), &render_points_csv(&analysis))?;
         let json = serde_json::to_string_pretty(&analysis).unwrap_or_default() + "\n";
