@@ -20,10 +20,11 @@ pub fn run_hybrid<H: HybridSystem, O: Observer<H>>(
     control: &RunControl<H::Mode>,
     observer: &mut O,
 ) -> Result<Trace<H::Mode, H::Event>, SimError> {
+    let atol = sys.absolute_tolerances(tolerances.atol);
     let setup = OdeSetup {
         kind,
         tolerances,
-        atol: sys.absolute_tolerances(tolerances.atol),
+        atol: atol.clone(),
         min_step: sys.min_step(),
         rhs: |mode: H::Mode, y: &[f64], dy: &mut [f64]| sys.field(mode, y, dy),
         jvp: |mode: H::Mode, y: &[f64], v: &[f64], out: &mut [f64]| sys.jvp(mode, y, v, out),
@@ -34,6 +35,8 @@ pub fn run_hybrid<H: HybridSystem, O: Observer<H>>(
         control,
         observer,
         y0,
+        atol,
+        rtol: tolerances.rtol,
     };
     run_with_integrator(setup, driver).map_err(|message| SimError::SolverFailed {
         integrator: kind.to_string(),
@@ -49,6 +52,9 @@ struct Driver<'r, H: HybridSystem, O> {
     control: &'r RunControl<H::Mode>,
     observer: &'r mut O,
     y0: &'r [f64],
+    /// Per-component absolute tolerances and the relative tolerance the integrator was given.
+    atol: Vec<f64>,
+    rtol: f64,
 }
 
 /// How a phase ended.
@@ -244,7 +250,14 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
         let mut y_prev = vec![0.0; n];
         st.state(&mut y_prev);
         let mut t_prev = st.time();
-        let mut buffers = ScanBuffers::at_phase_start(sys, mode, &y_prev);
+        // What the integrator resolves of each component at the start: its error weight.
+        let resolution: Vec<f64> = self
+            .atol
+            .iter()
+            .zip(&y_prev)
+            .map(|(a, y)| a + self.rtol * y.abs())
+            .collect();
+        let mut buffers = ScanBuffers::at_phase_start(sys, mode, &y_prev, &resolution);
         loop {
             progress.steps += 1;
             if progress.steps > self.control.max_steps {
