@@ -180,3 +180,124 @@ fn grazing_re_contact_is_seen_by_every_integrator() {
         }
     }
 }
+
+/// The smallest κ double precision resolves: at the floor every measured quantity of
+/// Zhao–Liu's impact (with the dashpot, whose reverse slip degrades first) is within 1e-3 of
+/// its rigid limit; below it the input is refused with the reason, by every entry point.
+#[test]
+fn kappa_below_the_resolution_limit_is_refused_with_the_reason() {
+    use rigid_limit::compliant::normal::SMALLEST_KAPPA;
+    use rigid_limit::models::rod::limit::RigidLimit;
+    let imp = RodImpact {
+        damping: 0.2,
+        ..RodImpact::zhao_liu(SMALLEST_KAPPA)
+    };
+    let limit = RigidLimit::of(&imp).unwrap();
+    let r = imp
+        .simulate(&SimulationOptions::new(
+            IntegratorKind::Tsit45,
+            1e-10,
+            1e-12,
+        ))
+        .unwrap();
+    let k = SMALLEST_KAPPA;
+    let post = r.post_impact.unwrap();
+    for (what, got, want) in [
+        (
+            "T_stick/√κ",
+            r.durations.stick / k.sqrt(),
+            limit.stick_duration_scaled,
+        ),
+        (
+            "T_rev/κ",
+            r.durations.reverse_slip / k,
+            limit.reverse_slip_duration_scaled,
+        ),
+        ("v_out", post.v, limit.v_out),
+        ("θ̇_out", post.omega.unwrap(), limit.omega_out),
+        ("P_n", r.impulse_normal, limit.impulse_total),
+    ] {
+        assert!((got / want - 1.0).abs() < 1e-3, "{what}: {got} vs {want}");
+    }
+
+    let below = RodImpact::zhao_liu(1e-30);
+    match below.simulate(&SimulationOptions::new(IntegratorKind::Bdf, 1e-10, 1e-12)) {
+        Err(SimError::InvalidInput {
+            field, requirement, ..
+        }) => {
+            assert_eq!(field, "kappa");
+            assert!(requirement.contains("reverse slip"), "{requirement}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    let (ok, _, stderr) = cli(&["simulate", "--kappa", "1e-320"]);
+    assert!(
+        !ok && stderr.contains("--kappa = 1e-320") && stderr.contains("1e-24"),
+        "{stderr}"
+    );
+    let toml = "name = \"tiny\"\nmodel = \"rod\"\n[params]\nmu = 2.0\ntheta0 = 1.3\nu0 = -1.0\n\
+                [sweep]\nkappa = { min = 1e-30, max = 1e-6, per_decade = 1 }\n\
+                [solver]\nintegrators = [\"bdf\"]\nrtol = 1e-10\natol = 1e-12\n";
+    let err = refusal(toml);
+    assert!(err.to_string().contains("sweep.kappa.min"), "{err}");
+}
+
+/// rtol ≥ 0.1 is refused by the one check behind every entry point.
+#[test]
+fn rtol_of_a_tenth_or_more_is_refused() {
+    for rtol in ["0.1", "0.5", "1e308"] {
+        let (ok, _, stderr) = cli(&["simulate", "--rtol", rtol]);
+        assert!(
+            !ok && stderr.contains("invalid --rtol") && stderr.contains("< 0.1"),
+            "{stderr}"
+        );
+    }
+    let toml = "name = \"loose\"\nmodel = \"rod\"\n[params]\nmu = 2.0\ntheta0 = 1.3\nu0 = -1.0\n\
+                [sweep]\nkappa = { min = 1e-8, max = 1e-6, per_decade = 1 }\n\
+                [solver]\nintegrators = [\"bdf\"]\nrtol = 0.5\natol = 1e-12\n";
+    let err = refusal(toml);
+    assert!(err.to_string().contains("solver.rtol"), "{err}");
+    let options = SimulationOptions::new(IntegratorKind::Bdf, 0.2, 1e-12);
+    assert!(matches!(
+        RodImpact::zhao_liu(1e-6).simulate(&options),
+        Err(SimError::InvalidInput { field, .. }) if field == "rtol"
+    ));
+}
+
+/// θ̇0 = 1e155 is finite but θ̇0² overflows: every integrator stops at once with an error
+/// naming the time and the mode (it used to be a solver failure, a step limit "by t = NaN" or a
+/// Newton failure, depending on the integrator).
+#[test]
+fn a_non_finite_state_stops_the_run_at_once() {
+    for kind in IntegratorKind::ALL {
+        let imp = rod(1e-6, 2.0, 1.3, 1e155, -1.0);
+        match imp.simulate(&SimulationOptions::new(kind, 1e-10, 1e-12)) {
+            Err(SimError::NonFinite { time, mode, what }) => {
+                assert_eq!((time, mode), (0.0, "free"), "{kind}");
+                assert!(what.contains("vector field"), "{kind}: {what}");
+            }
+            other => panic!("{kind}: expected a non-finite error, got {other:?}"),
+        }
+    }
+}
+
+/// Run the CLI: (success, stdout, stderr).
+fn cli(args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The error an experiment file is refused with.
+fn refusal(toml: &str) -> String {
+    match rigid_limit::models::Experiment::parse(toml) {
+        Ok(_) => panic!("accepted:\n{toml}"),
+        Err(e) => e.to_string(),
+    }
+}

@@ -110,7 +110,7 @@ impl<M: Model> SweepSpec<M> {
                 "list at least one integrator",
             ));
         }
-        crate::error::require_positive("solver.rtol", self.solver.rtol)?;
+        crate::error::require_rtol("solver.rtol", self.solver.rtol)?;
         crate::error::require_positive("solver.atol", self.solver.atol)?;
         if let Some(t) = self.solver.t_max {
             crate::error::require_positive("solver.t_max", t)?;

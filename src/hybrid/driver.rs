@@ -87,6 +87,23 @@ fn last_events<M, E: Named>(events: &[EventRecord<M, E>]) -> String {
     }
 }
 
+/// Stop at the first non-finite value of `values` (the `what` of the run at `t`), naming its
+/// component: an overflow caught where it happens, not as a step limit at t = NaN.
+fn check_finite<M: Named>(t: f64, mode: M, what: &str, values: &[f64]) -> Result<(), SimError> {
+    match values.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(i) => Err(SimError::NonFinite {
+            time: t,
+            mode: mode.name(),
+            what: if values.len() == 1 {
+                format!("{what} ({})", values[i])
+            } else {
+                format!("{what} (component {i} = {})", values[i])
+            },
+        }),
+    }
+}
+
 /// Refuse a state outside the domain ([`HybridSystem::domain`]): at the start of the run the
 /// input is outside, later the run has left it (a margin that fell to zero between the last
 /// scan point and the event that ended the phase).
@@ -137,7 +154,11 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
             Until::Time(t_end) => t_end,
             Until::Transition { t_max, .. } => t_max,
         };
+        let mut flow = vec![0.0; sys.dim()];
         loop {
+            check_finite(t, mode, "state", &y)?;
+            sys.field(mode, &y, &mut flow);
+            check_finite(t, mode, "vector field", &flow)?;
             check_domain(sys, t, mode, &y, events.is_empty() && phases.is_empty())?;
             self.observer.state(sys, t, mode, &y);
             let failed = |message: String| SimError::SolverFailed {
@@ -258,6 +279,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             .map(|(a, y)| a + self.rtol * y.abs())
             .collect();
         let mut buffers = ScanBuffers::at_phase_start(sys, mode, &y_prev, &resolution);
+        let mut y_step = vec![0.0; n];
         loop {
             progress.steps += 1;
             if progress.steps > self.control.max_steps {
@@ -271,6 +293,9 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             let saved = st.save();
             let reached_stop = st.step().map_err(|m| failed(t_prev, m))?;
             let t_step = st.time();
+            st.state(&mut y_step);
+            check_finite(t_phase_start + t_prev, mode, "time", &[t_step])?;
+            check_finite(t_phase_start + t_step, mode, "state", &y_step)?;
             let scan = scan_step(
                 sys,
                 st,
@@ -305,7 +330,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
                     event: Some(event),
                 });
             }
-            st.state(&mut y_prev);
+            y_prev.copy_from_slice(&y_step);
             t_prev = t_step;
             self.observer
                 .state(sys, t_phase_start + t_prev, mode, &y_prev);

@@ -231,7 +231,7 @@ pub struct Trace<M, E> {
 
 /// Check the tolerances of a run.
 pub fn check_tolerances(tolerances: &crate::integrate::Tolerances) -> Result<(), SimError> {
-    crate::error::require_positive("rtol", tolerances.rtol)?;
+    crate::error::require_rtol("rtol", tolerances.rtol)?;
     crate::error::require_positive("atol", tolerances.atol)?;
     Ok(())
 }
