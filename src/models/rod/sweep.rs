@@ -5,6 +5,7 @@
 use super::columns::{measured_cells, INPUT_COLUMNS, MEASURE_COLUMNS};
 use super::mechanics::{painleve_theta_interval, SlipCase, UNIFORM_GYRATION_SQ};
 use super::scenario::RodImpact;
+use crate::compliant::normal::require_resolvable_kappa;
 use crate::compliant::SimulationOptions;
 use crate::error::SimError;
 use crate::experiment::grammar::{Axis, LogGrid, MAX_AXIS_VALUES};
@@ -259,6 +260,7 @@ impl Model for Rod {
     }
 
     fn validate(spec: &SweepSpec<Rod>) -> Result<(), SimError> {
+        require_resolvable_kappa("sweep.kappa.min", spec.sweep.kappa.min)?;
         for (name, fixed, axis, required) in spec.parameter_sources() {
             match (fixed, axis) {
                 (Some(_), Some(_)) => {
