@@ -65,6 +65,22 @@ pub trait PlanarContactSystem<const N: usize>: Sync {
     fn external_load<S: Real>(&self, _t: S) -> [S; N] {
         [S::zero(); N]
     }
+    /// The friction coefficient of the surface at the contact point of configuration `q`, when
+    /// the surface's roughness varies along it (Schmid–Mielke's μ(z₁), docs/schmid_mielke.md);
+    /// static and kinetic are equal there. `None`: the formulation's constant coefficients.
+    fn friction_coefficient<S: Real>(&self, _q: &[S; N]) -> Option<S> {
+        None
+    }
+    /// Whether `generalized_force` holds a dissipative part (viscous drag) whose work the
+    /// formulation must integrate for the energy account; only then does it ask
+    /// [`Self::dissipation_power`], so the states (and numbers) of other systems do not change.
+    fn is_dissipative(&self) -> bool {
+        false
+    }
+    /// The power of the dissipative body forces at `(q, q̇)`, ≤ 0 (e.g. −ν|q̇|²).
+    fn dissipation_power<S: Real>(&self, _q: &[S; N], _qdot: &[S; N]) -> S {
+        S::zero()
+    }
 }
 
 /// The dynamics projected onto the contact directions at one state (C–V §3, eqs. (3.2)–(3.3)).
