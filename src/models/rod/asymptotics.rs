@@ -3,7 +3,7 @@
 //! decaying mode, which adds a term κ^q (½ < q < 1) when the contact has a dashpot.
 //!
 //! The frozen-configuration limit ([`RigidLimit`]) drops three effects of the slide, whose
-//! duration √κ τ_s grows like (√κ/λ) ln(1/√κ) (docs/extrapolation.md eqs. (2.4)–(2.8)):
+//! duration √κ τ_s grows like (√κ/λ) ln(1/√κ) (docs/extrapolation.md eqs. (2.4)–(2.7)):
 //!
 //! - the attitude drifts, θ = θ0 + √κ τ_s θ̇0, so A, C, P, A_st, P_st are those of the drifted
 //!   attitude;
@@ -37,7 +37,7 @@ pub struct LogCoefficients {
 const DRIFT_STEP: f64 = 2e-4;
 
 /// The rigid limit with the slide's first-order effects at ε = √κ τ_s, as
-/// [T_stick/√κ, T_rev/κ, v_out, θ̇_out, impulse] (docs/extrapolation.md eq. (2.9)). `None` where
+/// [T_stick/√κ, T_rev/κ, v_out, θ̇_out, impulse] (docs/extrapolation.md eq. (2.8)). `None` where
 /// [`RigidLimit::of`] has none.
 pub fn drifted_limit(imp: &RodImpact, eps: f64) -> Option<[f64; 5]> {
     let k0 = imp.slide_coefficients();
