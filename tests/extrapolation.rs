@@ -130,3 +130,57 @@ atol = 1e-14
         assert!(c.median_b_mismatch < 1e-3, "{c:?}");
     }
 }
+
+/// With a dashpot the slide's decaying mode leaves a term κ^q, q = ½ + |σ|/(2λ), between √κ
+/// and κ (docs/extrapolation.md eq. (2.12)). Without it in the models the fitted b of v_out is
+/// off by percents and drifts with the window; with it, b matches the derived value.
+#[test]
+fn damped_ladder_needs_the_decaying_mode() {
+    use rigid_limit::analysis::extrapolate::{extrapolate, ExtrapolationOptions, Term};
+    use rigid_limit::compliant::SimulationOptions;
+    use rigid_limit::integrate::IntegratorKind;
+    use rigid_limit::models::rod::asymptotics::{log_coefficients, slide_decay_exponent};
+    use rigid_limit::models::rod::convergence::extrapolation_options;
+    use rigid_limit::models::rod::limit::RigidLimit;
+    use rigid_limit::models::rod::scenario::RodImpact;
+    let imp = RodImpact {
+        mu: 10.0,
+        mu_s: 10.0,
+        theta0: 0.718,
+        damping: 1.0,
+        ..RodImpact::zhao_liu(1e-8)
+    };
+    let q = slide_decay_exponent(&imp).unwrap();
+    let opts = SimulationOptions::new(IntegratorKind::Tsit45, 1e-12, 1e-14);
+    let kappas: Vec<f64> = (0..=20)
+        .map(|i| 1e-5 * 10f64.powf(-f64::from(i) / 4.0))
+        .collect();
+    let v: Vec<f64> = kappas
+        .iter()
+        .map(|k| {
+            let r = RodImpact { kappa: *k, ..imp }.simulate(&opts).unwrap();
+            r.post_impact.unwrap().v
+        })
+        .collect();
+    let limit = RigidLimit::of(&imp).unwrap().v_out;
+    let derived = log_coefficients(&imp).unwrap().v_out;
+    let plain = extrapolate(&kappas, &v, &ExtrapolationOptions::default()).unwrap();
+    let with = extrapolate(&kappas, &v, &extrapolation_options(&imp)).unwrap();
+    let report = |name: &str, e: &rigid_limit::analysis::extrapolate::Extrapolation| {
+        let b = e.coefficient(Term::SqrtLog).unwrap();
+        println!(
+            "{name}: {} on {} points: v_out {:.12} (closed form {limit:.12}, rel. error {:.1e}), b = {b:.6} (derived {derived:.6}, off by {:.1e})",
+            e.formula,
+            e.points,
+            e.limit,
+            (e.limit - limit) / limit,
+            (b - derived).abs() / derived
+        );
+        (b - derived).abs() / derived
+    };
+    println!("q = 1/2 + |σ|/(2λ) = {q:.6}");
+    let off_plain = report("without κ^q", &plain);
+    let off_with = report("with κ^q", &with);
+    assert!(off_with < 1e-3 && off_plain > 10.0 * off_with);
+    assert!(with.covers(limit) && (with.limit - limit).abs() < (plain.limit - limit).abs());
+}

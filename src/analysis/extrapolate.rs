@@ -246,7 +246,7 @@ pub struct CandidateSummary {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Extrapolation {
     pub limit: f64,
-    /// Half-width of the ≈ 95 % interval (docs/extrapolation.md, "Coverage").
+    /// Half-width of the ≈ 95 % interval (docs/extrapolation.md §1.3; its measured coverage: §3).
     pub half_width: f64,
     pub budget: UncertaintyBudget,
     pub model: ErrorModel,

@@ -137,7 +137,7 @@ fn analyze_state(impact: RodImpact, rows: &[&Row], rtol: f64) -> StateAnalysis {
         err_w = relative(at_smallest(&|r| r.number("omega_out")), l.omega_out);
     }
     // One integrator: its relative accuracy is taken as the tolerance (Tsit45's κ-independent
-    // error is 0.2 rtol at rtol 1e-10, docs/extrapolation.md §3).
+    // error is 0.2 rtol at rtol 1e-10, docs/extrapolation.md §1.4).
     let extrapolated = |q: RodQuantity| {
         let at_smallest = smallest.and_then(|r| q.measured(r)).unwrap_or(0.0);
         quantity_convergence(&ok, q, &impact, 0.0, rtol * at_smallest.abs())

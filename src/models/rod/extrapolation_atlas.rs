@@ -180,7 +180,7 @@ fn analyze_state(impact: RodImpact, rows: &[&Row]) -> StateExtrapolation {
         failed: rows.len() - ok.len(),
         sequence: sequences.join(" or "),
         // One integrator: the values' accuracy is not measured here (0); docs/extrapolation.md
-        // §3 checks it against a tighter tolerance.
+        // §3.3 shows what it costs at rtol 1e-10.
         quantities: RodQuantity::ALL
             .iter()
             .filter_map(|q| quantity_convergence(&ok, *q, &impact, 0.0, 0.0))

@@ -137,7 +137,7 @@ pub fn render_extrapolation_summary(
          lift-off. \"Coverage\" is the share of extrapolations whose ≈ 95 % interval contains the closed form; errors and \
          half-widths are relative to |closed form|; \"gain\" is |error at the smallest κ| / |extrapolation error|; \
          \"b mismatch\" is |b fitted − b derived| / max(|b derived|, 10⁻³ |closed form|). The values' own accuracy \
-         (integration error at rtol {:e}) is not in these intervals (one integrator); see docs/extrapolation.md §3.\n",
+         (integration error at rtol {:e}) is not in these intervals (one integrator); see docs/extrapolation.md §3.3.\n",
         a.standard_states,
         a.states,
         spec.solver.rtol
