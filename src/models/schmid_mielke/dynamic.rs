@@ -150,9 +150,10 @@ pub fn run_compliant(
     Ok((measure(case, setting, &record), record.stats))
 }
 
-/// Slow-time spacing of the samples written to paths.csv, as a fraction of T, outside the
-/// window around the transition (where every sample is kept).
-const PATH_SPACING: f64 = 1.0 / 3000.0;
+/// Slow-time spacing of the samples written to paths.csv: T/800, and ε/2 (half a unit of fast
+/// time) within [`FAST_WINDOW`]·ε of the transition, where the fast-time figure looks.
+const PATH_SPACING: f64 = 1.0 / 800.0;
+const FAST_WINDOW: f64 = 150.0;
 
 /// Append to paths.csv the trajectories of the compliant cases drawn in the figures: at the
 /// smallest κ, the ε of the first ζ of the grid that are powers of ten ("compliant ε=…"), and
@@ -195,13 +196,19 @@ pub fn push_trajectories(text: &mut String, label: &str, cases: &[Case]) {
         };
         let run = slow_samples(&record, setting.epsilon);
         let mid = case.closed_form().transition_midpoint_time().unwrap_or(0.0);
+        let eps = setting.epsilon;
         let mut last = f64::NEG_INFINITY;
         for (s, z) in run.s.iter().zip(&run.z) {
-            if (s - mid).abs() > 0.3 && s - last < PATH_SPACING * case.t_end {
+            let spacing = if (s - mid).abs() < FAST_WINDOW * eps {
+                0.5 * eps
+            } else {
+                PATH_SPACING * case.t_end
+            };
+            if s - last < spacing {
                 continue;
             }
             last = *s;
-            let _ = writeln!(text, "{label},{series},{s},{},{}", z[0], z[1]);
+            let _ = writeln!(text, "{label},{series},{s:.8},{:.8},{:.8}", z[0], z[1]);
         }
     }
 }

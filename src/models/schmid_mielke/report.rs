@@ -399,13 +399,13 @@ fn convergence_figure(cases: &[CaseRows], dir: &Path) -> Result<bool, String> {
     for (ex, name) in [(1, "§4.1"), (2, "§4.2")] {
         let mut sup = panel(
             &format!("{name}: sup error"),
-            "steps N",
+            "steps N (time step τ = T/N)",
             "sup_k ‖z_k − z(t_k)‖ (0 drawn at 1e-16)",
             true,
         );
         let mut node = panel(
             &format!("{name}: jump node time"),
-            "steps N",
+            "steps N (time step τ = T/N)",
             "|t_node − t_exact|",
             true,
         );
