@@ -50,6 +50,14 @@ pub enum SimError {
         quantity: &'static str,
         meaning: &'static str,
     },
+    /// A state or vector field that is not finite (overflow, or a parameter outside what double
+    /// precision represents).
+    #[error("non-finite {what} at t = {time:.6e} in mode {mode}: the run overflowed; check the parameters' magnitudes")]
+    NonFinite {
+        time: f64,
+        mode: &'static str,
+        what: String,
+    },
     /// The run ended at its time limit without the contact opening.
     #[error("no separation before t = {t_max} (mode {mode} at the limit): raise --t-max, or run to a fixed time with --t-end")]
     NoSeparation { t_max: f64, mode: &'static str },
@@ -108,6 +116,23 @@ pub fn require_positive(field: &str, value: f64) -> Result<f64, SimError> {
             "must be finite and > 0",
         ))
     }
+}
+
+/// The largest relative tolerance accepted (docs/tolerances.md, "Resolution limits").
+pub const LARGEST_RTOL: f64 = 0.1;
+
+/// Checks a relative tolerance is finite, > 0 and < [`LARGEST_RTOL`]: the one check behind
+/// `--rtol`, `solver.rtol` and the integrator study's ladder.
+pub fn require_rtol(field: &str, value: f64) -> Result<f64, SimError> {
+    require_positive(field, value)?;
+    if value >= LARGEST_RTOL {
+        return Err(SimError::invalid(
+            field,
+            format!("{value:e}"),
+            "must be < 0.1: a relative error of 10% or more is no measurement (at rtol 0.1 the rod's v_out is already 14% off, and beyond it the error control stops acting); see docs/tolerances.md, \"Resolution limits\"",
+        ));
+    }
+    Ok(value)
 }
 
 /// Checks a parameter is finite and ≥ 0.

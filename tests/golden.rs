@@ -129,7 +129,7 @@ fn integrator_study_reproduces_its_committed_rows() {
     };
     // Both impact configurations in full, one κ of the sustained and of the drop scenario.
     let n = check(spec.as_ref(), "integrators", |row| {
-        row["scenario"] == "impact" || row["kappa"] == "0.000001"
+        row["scenario"] == "impact" || row["kappa"].parse::<f64>() == Ok(1e-6)
     });
     assert_eq!(n, 4 * 62 + 2 * 62);
 }
@@ -139,7 +139,14 @@ fn mode_tables_reproduce_every_committed_row() {
     let Experiment::Planar(planar) = load("mode_table_planar") else {
         panic!("mode_table_planar is a planar mode table")
     };
-    assert_eq!(check(planar.as_ref(), "mode_table_planar", |_| true), 480);
+    // Every row but the five of the state a = 2 (II(iv)) from V0 = −4: that start lies exactly
+    // on the friction cone's edge (λ_T = −4 = −μλ_N), so its first mode (stick or slip) is
+    // decided by the last bit of λ_N = 4√κ/√κ and may change with any rounding (its outcome,
+    // S+, does not: docs/champneys_varkonyi.md §8).
+    let n = check(planar.as_ref(), "mode_table_planar", |row| {
+        !(row["a"] == "2" && row["V0"] == "-4")
+    });
+    assert_eq!(n, 475);
     let Experiment::RodModeTable(rod) = load("mode_table_rod") else {
         panic!("mode_table_rod is the rod's mode table")
     };

@@ -117,7 +117,7 @@ impl<M: Model> SweepSpec<M> {
         let integrators = self.solver.integrators.len() as u128;
         self.solver
             .check_work(M::grid_size(self).saturating_mul(kappas * integrators))?;
-        crate::error::require_positive("solver.rtol", self.solver.rtol)?;
+        crate::error::require_rtol("solver.rtol", self.solver.rtol)?;
         crate::error::require_positive("solver.atol", self.solver.atol)?;
         if let Some(t) = self.solver.t_max {
             crate::error::require_positive("solver.t_max", t)?;

@@ -20,13 +20,14 @@ pub fn run_hybrid<H: HybridSystem, O: Observer<H>>(
     control: &RunControl<H::Mode>,
     observer: &mut O,
 ) -> Result<Trace<H::Mode, H::Event>, SimError> {
+    let atol = control
+        .absolute_tolerances
+        .clone()
+        .unwrap_or_else(|| sys.absolute_tolerances(tolerances.atol));
     let setup = OdeSetup {
         kind,
         tolerances,
-        atol: control
-            .absolute_tolerances
-            .clone()
-            .unwrap_or_else(|| sys.absolute_tolerances(tolerances.atol)),
+        atol: atol.clone(),
         min_step: sys.min_step(),
         rhs: |mode: H::Mode, y: &[f64], dy: &mut [f64]| sys.field(mode, y, dy),
         jvp: |mode: H::Mode, y: &[f64], v: &[f64], out: &mut [f64]| sys.jvp(mode, y, v, out),
@@ -37,6 +38,8 @@ pub fn run_hybrid<H: HybridSystem, O: Observer<H>>(
         control,
         observer,
         y0,
+        atol,
+        rtol: tolerances.rtol,
     };
     run_with_integrator(setup, driver).map_err(|message| SimError::SolverFailed {
         integrator: kind.to_string(),
@@ -52,6 +55,9 @@ struct Driver<'r, H: HybridSystem, O> {
     control: &'r RunControl<H::Mode>,
     observer: &'r mut O,
     y0: &'r [f64],
+    /// Per-component absolute tolerances and the relative tolerance the integrator was given.
+    atol: Vec<f64>,
+    rtol: f64,
 }
 
 /// How a phase ended.
@@ -81,6 +87,23 @@ fn last_events<M, E: Named>(events: &[EventRecord<M, E>]) -> String {
         "none".to_string()
     } else {
         parts.join(", ")
+    }
+}
+
+/// Stop at the first non-finite value of `values` (the `what` of the run at `t`), naming its
+/// component: an overflow caught where it happens, not as a step limit at t = NaN.
+fn check_finite<M: Named>(t: f64, mode: M, what: &str, values: &[f64]) -> Result<(), SimError> {
+    match values.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(i) => Err(SimError::NonFinite {
+            time: t,
+            mode: mode.name(),
+            what: if values.len() == 1 {
+                format!("{what} ({})", values[i])
+            } else {
+                format!("{what} (component {i} = {})", values[i])
+            },
+        }),
     }
 }
 
@@ -134,7 +157,11 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
             Until::Time(t_end) => t_end,
             Until::Transition { t_max, .. } => t_max,
         };
+        let mut flow = vec![0.0; sys.dim()];
         loop {
+            check_finite(t, mode, "state", &y)?;
+            sys.field(mode, &y, &mut flow);
+            check_finite(t, mode, "vector field", &flow)?;
             check_domain(sys, t, mode, &y, events.is_empty() && phases.is_empty())?;
             self.observer.state(sys, t, mode, &y);
             let failed = |message: String| SimError::SolverFailed {
@@ -247,7 +274,15 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
         let mut y_prev = vec![0.0; n];
         st.state(&mut y_prev);
         let mut t_prev = st.time();
-        let mut buffers = ScanBuffers::at_phase_start(sys, mode, &y_prev);
+        // What the integrator resolves of each component at the start: its error weight.
+        let resolution: Vec<f64> = self
+            .atol
+            .iter()
+            .zip(&y_prev)
+            .map(|(a, y)| a + self.rtol * y.abs())
+            .collect();
+        let mut buffers = ScanBuffers::at_phase_start(sys, mode, &y_prev, &resolution);
+        let mut y_step = vec![0.0; n];
         loop {
             progress.steps += 1;
             if progress.steps > self.control.max_steps {
@@ -261,6 +296,9 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             let saved = st.save();
             let reached_stop = st.step().map_err(|m| failed(t_prev, m))?;
             let t_step = st.time();
+            st.state(&mut y_step);
+            check_finite(t_phase_start + t_prev, mode, "time", &[t_step])?;
+            check_finite(t_phase_start + t_step, mode, "state", &y_step)?;
             let scan = scan_step(
                 sys,
                 st,
@@ -295,7 +333,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
                     event: Some(event),
                 });
             }
-            st.state(&mut y_prev);
+            y_prev.copy_from_slice(&y_step);
             t_prev = t_step;
             self.observer
                 .state(sys, t_phase_start + t_prev, mode, &y_prev);

@@ -34,12 +34,23 @@ pub enum Crossing {
 }
 
 impl Crossing {
-    /// A crossing between consecutive values: strictly on the start side before, on or past zero
-    /// after. A phase that starts exactly on an event surface is therefore not re-triggered.
-    pub fn crossed(&self, before: f64, after: f64) -> bool {
+    /// Whether `g` lies strictly on the side the crossing starts from (below zero for a rising
+    /// one).
+    pub fn is_start_side(&self, g: f64) -> bool {
         match self {
-            Crossing::Rising => before < 0.0 && after >= 0.0,
-            Crossing::Falling => before > 0.0 && after <= 0.0,
+            Crossing::Rising => g < 0.0,
+            Crossing::Falling => g > 0.0,
+        }
+    }
+
+    /// Whether `g` is on or past zero. A crossing between consecutive values is: strictly on
+    /// the start side before, on or past zero after. A phase that starts on an event surface
+    /// is therefore not re-triggered; [`locate::ScanBuffers::at_phase_start`] decides the side
+    /// it starts on.
+    pub fn reached(&self, g: f64) -> bool {
+        match self {
+            Crossing::Rising => g >= 0.0,
+            Crossing::Falling => g <= 0.0,
         }
     }
 }
@@ -223,7 +234,7 @@ pub struct Trace<M, E> {
 
 /// Check the tolerances of a run.
 pub fn check_tolerances(tolerances: &crate::integrate::Tolerances) -> Result<(), SimError> {
-    crate::error::require_positive("rtol", tolerances.rtol)?;
+    crate::error::require_rtol("rtol", tolerances.rtol)?;
     crate::error::require_positive("atol", tolerances.atol)?;
     Ok(())
 }

@@ -7,6 +7,7 @@
 pub mod mode_table;
 pub mod planar;
 pub mod rod;
+pub mod schmid_mielke;
 pub mod spring_particle;
 
 use crate::error::SimError;
@@ -28,6 +29,7 @@ pub enum Experiment {
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<SweepSpec<spring_particle::SpringParticle>>),
+    SchmidMielke(Box<schmid_mielke::spec::SmSpec>),
 }
 
 /// Apply `$body` to the experiment's plan, whatever its type.
@@ -39,14 +41,16 @@ macro_rules! with_plan {
             Experiment::Planar($plan) => $body,
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
+            Experiment::SchmidMielke($plan) => $body,
         }
     };
 }
 
 /// The names `model = …` accepts.
-const MODEL_NAMES: [&str; 3] = [
+const MODEL_NAMES: [&str; 4] = [
     rod::sweep::Rod::NAME,
     spring_particle::SpringParticle::NAME,
+    schmid_mielke::spec::NAME,
     planar::Planar::NAME,
 ];
 
@@ -98,6 +102,10 @@ impl Experiment {
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
                 SweepSpec::parse(text).map(|s| Experiment::SpringParticle(Box::new(s)))
             }
+            Some(toml::Value::String(name)) if name == schmid_mielke::spec::NAME => {
+                schmid_mielke::spec::SmSpec::parse(text)
+                    .map(|s| Experiment::SchmidMielke(Box::new(s)))
+            }
             Some(toml::Value::String(name)) => Err(invalid(name.clone())),
             Some(other) => Err(invalid(format!("{other:?}"))),
             None => Err(invalid("missing".to_string())),
@@ -128,6 +136,7 @@ impl Experiment {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }
             Experiment::SpringParticle(spec) => report_sweep(spec, dir),
+            Experiment::SchmidMielke(spec) => schmid_mielke::report::write_report(spec, dir),
         }
     }
 }

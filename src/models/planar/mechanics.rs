@@ -9,7 +9,7 @@
 //! state: the fast dynamics of docs/champneys_varkonyi.md hold without freezing anything. The
 //! force is constant, with potential `V = −fᵀq`.
 
-use crate::model::{ContactKinematics, PlanarContactSystem, Real};
+use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
 
 /// The constant projected data (C–V's symbols in the comments).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,7 +49,7 @@ impl ConstantPlanar {
     }
 }
 
-impl PlanarContactSystem<2> for ConstantPlanar {
+impl Mechanics<2> for ConstantPlanar {
     fn coordinate_names(&self) -> [&'static str; 2] {
         ["x", "y"]
     }
@@ -70,7 +70,9 @@ impl PlanarContactSystem<2> for ConstantPlanar {
         let f = self.force();
         -(q[0].scale(f[0]) + q[1].scale(f[1]))
     }
+}
 
+impl PlanarContactSystem<2> for ConstantPlanar {
     fn contact_kinematics<S: Real>(&self, q: &[S; 2], _qdot: &[S; 2]) -> ContactKinematics<S, 2> {
         ContactKinematics {
             gap: q[1],

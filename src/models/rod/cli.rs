@@ -106,11 +106,8 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         .integrator
         .parse()
         .map_err(|e| format!("--integrator: {e}"))?;
-    for (name, v) in [
-        ("--rtol", args.rtol),
-        ("--atol", args.atol),
-        ("--t-max", args.t_max),
-    ] {
+    crate::error::require_rtol("--rtol", args.rtol).map_err(|e| e.to_string())?;
+    for (name, v) in [("--atol", args.atol), ("--t-max", args.t_max)] {
         crate::error::require_positive(name, v).map_err(|e| e.to_string())?;
     }
     let mut options = SimulationOptions::new(integrator, args.rtol, args.atol);

@@ -27,7 +27,7 @@
 //! Zhao–Liu's `A` is the normal compliance in leftward slip, `C_CV + μ B_CV` — C–V's Painlevé
 //! parameter `p₋` up to the sign convention of the gap.
 
-use crate::model::{ContactKinematics, PlanarContactSystem, Real, ValidityMargin};
+use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real, ValidityMargin};
 use serde::{Deserialize, Serialize};
 
 /// The squared radius of gyration ρ = r²/l² of the uniform rod (J = m l²/3): Zhao–Liu's rod.
@@ -115,7 +115,7 @@ const DOMAIN: [ValidityMargin; 3] = [
     },
 ];
 
-impl PlanarContactSystem<3> for PainleveRod {
+impl Mechanics<3> for PainleveRod {
     fn coordinate_names(&self) -> [&'static str; 3] {
         ["x_A", "y_A", "theta"]
     }
@@ -146,17 +146,6 @@ impl PlanarContactSystem<3> for PainleveRod {
         q[Y_A] + q[THETA].sin()
     }
 
-    fn contact_kinematics<S: Real>(&self, q: &[S; 3], _qdot: &[S; 3]) -> ContactKinematics<S, 3> {
-        let (one, zero) = (S::cst(1.0), S::zero());
-        ContactKinematics {
-            gap: q[Y_A],
-            tangential: [one, zero, zero],
-            normal: [zero, one, zero],
-            tangential_drift: zero,
-            normal_drift: zero,
-        }
-    }
-
     fn validity_margins(&self) -> &[ValidityMargin] {
         &DOMAIN
     }
@@ -166,6 +155,19 @@ impl PlanarContactSystem<3> for PainleveRod {
             0 => q[THETA],
             1 => std::f64::consts::PI - q[THETA],
             _ => q[Y_A] + 2.0 * q[THETA].sin(),
+        }
+    }
+}
+
+impl PlanarContactSystem<3> for PainleveRod {
+    fn contact_kinematics<S: Real>(&self, q: &[S; 3], _qdot: &[S; 3]) -> ContactKinematics<S, 3> {
+        let (one, zero) = (S::cst(1.0), S::zero());
+        ContactKinematics {
+            gap: q[Y_A],
+            tangential: [one, zero, zero],
+            normal: [zero, one, zero],
+            tangential_drift: zero,
+            normal_drift: zero,
         }
     }
 }

@@ -85,7 +85,7 @@ impl RodImpact {
     /// Check every parameter; `flag` maps a parameter name to the name the user typed
     /// (a CLI flag or a TOML key), so the error names what to fix.
     pub fn validate(&self, flag: impl Fn(&str) -> String) -> Result<(), SimError> {
-        require_positive(&flag("kappa"), self.kappa)?;
+        crate::compliant::normal::require_resolvable_kappa(&flag("kappa"), self.kappa)?;
         require_positive(&flag("mu"), self.mu)?;
         require_finite(&flag("mu_s"), self.mu_s)?;
         if self.mu_s < self.mu {

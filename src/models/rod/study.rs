@@ -3,7 +3,7 @@
 //! measure errors against. A `kind = "integrator_study"` TOML file; run by the same runner.
 
 use crate::compliant::{Event, SimulationOptions};
-use crate::error::{require_finite, require_positive, SimError};
+use crate::error::{require_finite, require_positive, require_rtol, SimError};
 use crate::experiment::grammar::LogGrid;
 use crate::experiment::runner::Plan;
 use crate::experiment::table::Row;
@@ -300,8 +300,8 @@ impl StudySpec {
             ));
         }
         let g = &self.rtol;
-        require_positive("rtol.min", g.min)?;
-        require_positive("rtol.max", g.max)?;
+        require_rtol("rtol.min", g.min)?;
+        require_rtol("rtol.max", g.max)?;
         if g.per_decade == 0 || g.max < g.min {
             return Err(SimError::invalid(
                 "rtol",
@@ -321,7 +321,7 @@ impl StudySpec {
                 "name exactly two different integrators (the second confirms the first)",
             ));
         }
-        require_positive("reference.rtol", r.rtol)?;
+        require_rtol("reference.rtol", r.rtol)?;
         if r.rtol > g.min {
             return Err(SimError::invalid(
                 "reference.rtol",

@@ -6,6 +6,7 @@
 use super::columns::{measured_cells, INPUT_COLUMNS, MEASURE_COLUMNS};
 use super::mechanics::{PainleveRod, SlipCase, UNIFORM_GYRATION_SQ};
 use super::scenario::RodImpact;
+use crate::compliant::normal::require_resolvable_kappa;
 use crate::compliant::SimulationOptions;
 use crate::error::SimError;
 use crate::experiment::grammar::{
@@ -24,12 +25,14 @@ use std::path::Path;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rod;
 
-/// What the report of a rod sweep is: one configuration against κ, or an atlas of many.
+/// What the report of a rod sweep is: one configuration against κ, an atlas of many, or the
+/// validation of the κ → 0 extrapolation over many (docs/extrapolation.md §3).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum AnalysisKind {
     Sweep,
     Atlas,
+    Extrapolation,
 }
 
 /// Fixed parameters of the rod impact. Each parameter is given here or swept in [`RodSweep`],
@@ -391,6 +394,7 @@ impl Model for Rod {
     }
 
     fn validate(spec: &SweepSpec<Rod>) -> Result<(), SimError> {
+        require_resolvable_kappa("sweep.kappa.min", spec.sweep.kappa.min)?;
         let rod_grid = spec.grid();
         rod_grid.validate_sources()?;
         let grid = rod_grid.configurations();

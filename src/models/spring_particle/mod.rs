@@ -7,7 +7,7 @@ pub mod mechanics;
 
 use crate::analysis::fit::power_law;
 use crate::compliant::coulomb::Coulomb;
-use crate::compliant::normal::NormalCompliance;
+use crate::compliant::normal::{require_resolvable_kappa, NormalCompliance};
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::error::{require_non_negative, require_positive, SimError};
 use crate::experiment::grammar::LogGrid;
@@ -107,6 +107,7 @@ impl Model for SpringParticle {
     }
 
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
+        require_resolvable_kappa("sweep.kappa.min", spec.sweep.kappa.min)?;
         let p = &spec.params;
         if let Some(w) = spec.solver.window_scaled {
             return Err(SimError::invalid(
