@@ -153,6 +153,21 @@ fn mode_tables_reproduce_every_committed_row() {
     assert_eq!(check(rod.as_ref(), "mode_table_rod", |_| true), 520);
 }
 
+#[test]
+fn basins_reproduce_every_committed_row() {
+    let Experiment::PlanarBasin(planar) = load("liftoff_iwc_basin_planar") else {
+        panic!("liftoff_iwc_basin_planar is a planar basin")
+    };
+    assert_eq!(
+        check(planar.as_ref(), "liftoff_iwc_basin_planar", |_| true),
+        21
+    );
+    let Experiment::RodBasin(rod) = load("liftoff_iwc_basin_rod") else {
+        panic!("liftoff_iwc_basin_rod is the rod's basin")
+    };
+    assert_eq!(check(rod.as_ref(), "liftoff_iwc_basin_rod", |_| true), 63);
+}
+
 /// The keys of a JSON object, sorted and joined.
 fn keys(v: &serde_json::Value) -> String {
     let mut k: Vec<_> = v.as_object().expect("an object").keys().cloned().collect();

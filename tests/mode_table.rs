@@ -174,3 +174,63 @@ window_scaled = 200
         assert!(small[i] < large[i] / 10.0, "no convergence: {errors:?}");
     }
 }
+
+/// The lift-off/IWC boundary of the planar P+ state (I(iii)) by bisection of compliant runs is
+/// the closed-form stable manifold to 1e-8 on all three lines; the rod's boundary approaches
+/// its frozen saddle's manifold like κ^0.5.
+#[test]
+fn basin_boundaries_are_the_stable_manifold() {
+    let planar = r#"
+name = "t"
+model = "planar"
+analysis = "liftoff_iwc_basin"
+[params]
+a = 0.0
+b = 1.0
+A = 1.0
+B = 0.8
+C = 1.0
+mu = 2.0
+u0 = 1.0
+damping = 1.0
+[sweep]
+kappa = { min = 1e-8, max = 1e-8, per_decade = 1 }
+[solver]
+integrators = ["tsit45"]
+rtol = 1e-12
+atol = 1e-14
+window_scaled = 200
+"#;
+    let rows = run_basin(planar);
+    assert_eq!(rows.len(), 3);
+    for r in &rows {
+        assert!(number(r, "offset").abs() < 1e-8, "{:?}", r.fields);
+        assert_ne!(r.text("side_below"), r.text("side_above"));
+    }
+    let rod = planar
+        .replace("model = \"planar\"", "model = \"rod\"")
+        .replace(
+            "a = 0.0\nb = 1.0\nA = 1.0\nB = 0.8\nC = 1.0\n",
+            "theta0 = 2.0344439357957027\nomega0 = -1.2\n",
+        )
+        .replace("min = 1e-8, max = 1e-8", "min = 1e-8, max = 1e-6");
+    let rows = run_basin(&rod);
+    assert_eq!(rows.len(), 3 * 3);
+    for line in rows.chunks(3) {
+        let (coarse, fine) = (number(&line[0], "offset"), number(&line[2], "offset"));
+        let ratio = coarse / fine; // κ^0.5 over two decades: 10
+        assert!(
+            (8.0..12.0).contains(&ratio),
+            "{ratio}: {:?}",
+            line[0].fields
+        );
+    }
+}
+
+fn run_basin(text: &str) -> Vec<Row> {
+    match Experiment::parse(text).unwrap_or_else(|e| panic!("{e}")) {
+        Experiment::PlanarBasin(spec) => run_all(spec.as_ref()),
+        Experiment::RodBasin(spec) => run_all(spec.as_ref()),
+        _ => panic!("not a basin"),
+    }
+}

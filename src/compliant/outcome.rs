@@ -29,6 +29,20 @@ pub fn fast_outcome(record: &RunRecord, u0: f64) -> Outcome {
     }
 }
 
+/// Which way a slipping contact leaves first: IWC if the slip stops before the contact first
+/// opens, F if the contact opens first (or the run starts open), `None` if neither happens in
+/// the run. This is the F/IWC side of a start (the basin), independent of what the body does
+/// after its first opening.
+pub fn first_exit(record: &RunRecord) -> Option<Outcome> {
+    if slip_stop_before_opening(record).is_some() {
+        Some(Outcome::Iwc)
+    } else if record.modes.first().is_some_and(|m| m.mode == Mode::Free) || record.separated {
+        Some(Outcome::LiftOff)
+    } else {
+        None
+    }
+}
+
 /// Whether the run starts in contact and its first slip stop comes before its first opening:
 /// the index of the slip-stop event, if so.
 pub fn slip_stop_before_opening(record: &RunRecord) -> Option<usize> {

@@ -4,6 +4,7 @@
 //! study (`kind = "integrator_study"`) is the rod's. Adding a system: a folder implementing
 //! [`Model`] and one variant below (README, "Adding a mechanical system").
 
+pub mod basin;
 pub mod mode_table;
 pub mod planar;
 pub mod rod;
@@ -26,6 +27,9 @@ pub enum Experiment {
     /// The rod's mode table (`model = "rod"`, `analysis = "mode_table"`).
     RodModeTable(Box<SweepSpec<rod::mode_table::RodModeTable>>),
     Planar(Box<SweepSpec<planar::Planar>>),
+    /// The lift-off/IWC basins (`analysis = "liftoff_iwc_basin"`).
+    PlanarBasin(Box<SweepSpec<planar::basin::PlanarBasin>>),
+    RodBasin(Box<SweepSpec<rod::basin::RodBasin>>),
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<SweepSpec<spring_particle::SpringParticle>>),
@@ -39,6 +43,8 @@ macro_rules! with_plan {
             Experiment::Rod($plan) => $body,
             Experiment::RodModeTable($plan) => $body,
             Experiment::Planar($plan) => $body,
+            Experiment::PlanarBasin($plan) => $body,
+            Experiment::RodBasin($plan) => $body,
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
             Experiment::SchmidMielke($plan) => $body,
@@ -85,20 +91,24 @@ impl Experiment {
                 ),
             ),
         };
+        // A model's analyses with their own tables are models of their own.
+        let analysis = table.get("analysis").and_then(|a| a.as_str());
         match table.get("model") {
-            Some(toml::Value::String(name)) if name == rod::sweep::Rod::NAME => {
-                let mode_table = table
-                    .get("analysis")
-                    .is_some_and(|a| a.as_str() == Some("mode_table"));
-                if mode_table {
+            Some(toml::Value::String(name)) if name == rod::sweep::Rod::NAME => match analysis {
+                Some("mode_table") => {
                     SweepSpec::parse(text).map(|s| Experiment::RodModeTable(Box::new(s)))
-                } else {
-                    SweepSpec::parse(text).map(|s| Experiment::Rod(Box::new(s)))
                 }
-            }
-            Some(toml::Value::String(name)) if name == planar::Planar::NAME => {
-                SweepSpec::parse(text).map(|s| Experiment::Planar(Box::new(s)))
-            }
+                Some("liftoff_iwc_basin") => {
+                    SweepSpec::parse(text).map(|s| Experiment::RodBasin(Box::new(s)))
+                }
+                _ => SweepSpec::parse(text).map(|s| Experiment::Rod(Box::new(s))),
+            },
+            Some(toml::Value::String(name)) if name == planar::Planar::NAME => match analysis {
+                Some("liftoff_iwc_basin") => {
+                    SweepSpec::parse(text).map(|s| Experiment::PlanarBasin(Box::new(s)))
+                }
+                _ => SweepSpec::parse(text).map(|s| Experiment::Planar(Box::new(s))),
+            },
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
                 SweepSpec::parse(text).map(|s| Experiment::SpringParticle(Box::new(s)))
             }
@@ -132,6 +142,8 @@ impl Experiment {
             Experiment::Rod(spec) => report_sweep(spec, dir),
             Experiment::RodModeTable(spec) => report_sweep(spec, dir),
             Experiment::Planar(spec) => report_sweep(spec, dir),
+            Experiment::PlanarBasin(spec) => report_sweep(spec, dir),
+            Experiment::RodBasin(spec) => report_sweep(spec, dir),
             Experiment::RodStudy(spec) => {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }

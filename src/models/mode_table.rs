@@ -10,7 +10,8 @@
 
 use crate::compliant::coulomb::{Coulomb, Mode};
 use crate::compliant::normal::NormalCompliance;
-use crate::compliant::outcome::{fast_outcome, slip_stop_before_opening};
+use crate::compliant::outcome::{fast_outcome, first_exit, slip_stop_before_opening};
+use crate::compliant::record::RunRecord;
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::error::SimError;
 use crate::experiment::grammar::SolverSpec;
@@ -190,6 +191,80 @@ pub struct FastRun<'a, Sys> {
 }
 
 impl<Sys> FastRun<'_, Sys> {
+    fn problem<const N: usize>(&self, kappa: f64) -> ContactProblem<'_, Sys, N>
+    where
+        Sys: PlanarContactSystem<N>,
+    {
+        ContactProblem {
+            system: self.system,
+            compliance: NormalCompliance::spring_dashpot(kappa, self.damping),
+            friction: self.friction,
+        }
+    }
+
+    /// The compliant run from `(q, q̇)` at `kappa` until `end`, with the fast-scaled absolute
+    /// tolerances.
+    pub fn record<const N: usize>(
+        &self,
+        q0: &[f64; N],
+        qdot0: &[f64; N],
+        kappa: f64,
+        integrator: IntegratorKind,
+        solver: &SolverSpec,
+        end: EndCondition,
+    ) -> Result<RunRecord, String>
+    where
+        Sys: PlanarContactSystem<N>,
+    {
+        let mut options = SimulationOptions::new(integrator, solver.rtol, solver.atol);
+        options.end = end;
+        options.t_max = self.window_scaled * kappa.sqrt();
+        options.fast_tolerances = true;
+        simulate(&self.problem(kappa), q0, qdot0, &options).map_err(|e| e.to_string())
+    }
+
+    /// The F/IWC side of `(q, q̇)` ([`first_exit`]): run until the contact first opens, at most
+    /// for the window.
+    pub fn side<const N: usize>(
+        &self,
+        q0: &[f64; N],
+        qdot0: &[f64; N],
+        kappa: f64,
+        integrator: IntegratorKind,
+        solver: &SolverSpec,
+    ) -> Result<(Outcome, SolverStats), String>
+    where
+        Sys: PlanarContactSystem<N>,
+    {
+        // A start with the contact open lifts off (a run to separation would never end).
+        let problem = self.problem(kappa);
+        let mut y0 = vec![0.0; problem.state_len()];
+        y0[..N].copy_from_slice(q0);
+        y0[N..2 * N].copy_from_slice(qdot0);
+        if problem.initial_mode(&y0) == Mode::Free {
+            return Ok((Outcome::LiftOff, SolverStats::default()));
+        }
+        let r = match self.record(
+            q0,
+            qdot0,
+            kappa,
+            integrator,
+            solver,
+            EndCondition::Separation,
+        ) {
+            Err(e) if e.contains("no separation") => {
+                return Err(format!(
+                    "neither lift-off nor IWC within s = {}",
+                    self.window_scaled
+                ))
+            }
+            other => other?,
+        };
+        let side = first_exit(&r)
+            .ok_or_else(|| format!("neither lift-off nor IWC within s = {}", self.window_scaled))?;
+        Ok((side, r.stats))
+    }
+
     /// Run at `kappa` from `(q, q̇)` (the initial state, already at the fast start) and
     /// measure the last columns of [`measure_columns`].
     pub fn run<const N: usize>(
@@ -204,16 +279,10 @@ impl<Sys> FastRun<'_, Sys> {
         Sys: PlanarContactSystem<N>,
     {
         let sys = self.system;
-        let problem = ContactProblem {
-            system: sys,
-            compliance: NormalCompliance::spring_dashpot(kappa, self.damping),
-            friction: self.friction,
-        };
         let sk = kappa.sqrt();
-        let mut options = SimulationOptions::new(integrator, solver.rtol, solver.atol);
-        options.end = EndCondition::Time(self.window_scaled * sk);
-        options.fast_tolerances = true;
-        let r = simulate(&problem, q0, qdot0, &options).map_err(|e| e.to_string())?;
+        let window = EndCondition::Time(self.window_scaled * sk);
+        let r = self.record(q0, qdot0, kappa, integrator, solver, window)?;
+        let problem = self.problem(kappa);
         let start_pd = ProjectedDynamics::at(sys, q0, qdot0);
         let u0 = start_pd.u;
         let outcome = fast_outcome(&r, u0);

@@ -27,6 +27,7 @@
 //! window_scaled = 200
 //! ```
 
+pub mod basin;
 pub mod mechanics;
 
 use super::mode_table::{self, FastRun};
@@ -170,10 +171,21 @@ impl PlanarState {
     }
 }
 
-impl SweepSpec<Planar> {
+/// The grid of states that `[params]` and `[sweep]` define (the mode table and the basin).
+#[derive(Clone, Copy, Debug)]
+pub struct PlanarGrid<'a> {
+    pub params: &'a Params,
+    pub sweep: &'a Sweep,
+}
+
+impl<'a> PlanarGrid<'a> {
+    pub fn new(params: &'a Params, sweep: &'a Sweep) -> Self {
+        PlanarGrid { params, sweep }
+    }
+
     /// Every parameter's source, for `[params]` merged with one state.
-    fn sources<'a>(&'a self, p: &Params) -> [Source<'a, Axis>; 10] {
-        let s = &self.sweep;
+    fn sources(&self, p: &Params) -> [Source<'a, Axis>; 10] {
+        let s = self.sweep;
         let src = |name, fixed, axis: &'a Option<Axis>, required| Source {
             name,
             fixed,
@@ -194,11 +206,58 @@ impl SweepSpec<Planar> {
         ]
     }
 
+    /// Each key has one source, the required ones are given, the axes, the fast starts and
+    /// every state are valid; errors name the key that set the offending value.
+    pub fn validate(&self) -> Result<(), SimError> {
+        let merged = merged_states(self.params, self.sweep.states.as_deref())?;
+        let mut y0_v0_elsewhere = self.sweep.y0.is_some() || self.sweep.v0.is_some();
+        for p in &merged {
+            check_sources(&self.sources(p), Axis::validate)?;
+            y0_v0_elsewhere |= p.y0.is_some() || p.v0.is_some();
+        }
+        mode_table::check_starts(self.sweep.starts.as_deref(), y0_v0_elsewhere)?;
+        let swept = |name: &str| {
+            self.sources(self.params)
+                .iter()
+                .any(|s| s.name == name && s.axis.is_some())
+        };
+        let in_state = |index: usize, name: &str| {
+            self.sweep
+                .states
+                .as_ref()
+                .and_then(|s| s.get(index))
+                .and_then(|p| serde_json::to_value(p).ok())
+                .is_some_and(|v| v.get(name).is_some_and(|x| !x.is_null()))
+        };
+        for (state, index) in self.states() {
+            state.validate(|name| {
+                if swept(name) {
+                    format!("sweep.{name}")
+                } else if in_state(index, name) {
+                    format!("sweep.states[{index}].{name}")
+                } else {
+                    format!("params.{name}")
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The number of states (an upper bound), counted without building them.
+    pub fn size(&self) -> u128 {
+        let states = self.sweep.states.as_ref().map_or(1, |s| s.len().max(1)) as u128;
+        let starts = self.sweep.starts.as_ref().map_or(1, |s| s.len().max(1)) as u128;
+        self.sources(self.params)
+            .iter()
+            .filter_map(|s| s.axis.map(|a| a.len() as u128))
+            .fold(states.saturating_mul(starts), u128::saturating_mul)
+    }
+
     /// Every state of the grid with the keys that set its values: the entries of `states`,
     /// then a, b, A, B, C, μ, c_d, u0, the fast start (outermost first).
-    fn states(&self) -> Vec<(PlanarState, usize)> {
+    pub fn states(&self) -> Vec<(PlanarState, usize)> {
         let mut out = Vec::new();
-        let Ok(merged) = merged_states(&self.params, self.sweep.states.as_deref()) else {
+        let Ok(merged) = merged_states(self.params, self.sweep.states.as_deref()) else {
             return out;
         };
         for (index, p) in merged.iter().enumerate() {
@@ -273,46 +332,16 @@ impl Model for Planar {
     }
 
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
-        let merged = merged_states(&spec.params, spec.sweep.states.as_deref())?;
-        let mut y0_v0_elsewhere = spec.sweep.y0.is_some() || spec.sweep.v0.is_some();
-        for p in &merged {
-            check_sources(&spec.sources(p), Axis::validate)?;
-            y0_v0_elsewhere |= p.y0.is_some() || p.v0.is_some();
-        }
-        mode_table::check_starts(spec.sweep.starts.as_deref(), y0_v0_elsewhere)?;
-        mode_table::window(&spec.solver)?;
-        let swept = |name: &str| {
-            spec.sources(&spec.params)
-                .iter()
-                .any(|s| s.name == name && s.axis.is_some())
-        };
-        for (state, index) in spec.states() {
-            state.validate(|name| {
-                if swept(name) {
-                    format!("sweep.{name}")
-                } else if spec.sweep.states.is_some()
-                    && merged_field_is_from_state(spec, index, name)
-                {
-                    format!("sweep.states[{index}].{name}")
-                } else {
-                    format!("params.{name}")
-                }
-            })?;
-        }
-        Ok(())
+        grid_of(spec).validate()?;
+        mode_table::window(&spec.solver).map(|_| ())
     }
 
     fn grid_size(spec: &SweepSpec<Self>) -> u128 {
-        let states = spec.sweep.states.as_ref().map_or(1, |s| s.len().max(1)) as u128;
-        let starts = spec.sweep.starts.as_ref().map_or(1, |s| s.len().max(1)) as u128;
-        spec.sources(&spec.params)
-            .iter()
-            .filter_map(|s| s.axis.map(|a| a.len() as u128))
-            .fold(states.saturating_mul(starts), u128::saturating_mul)
+        grid_of(spec).size()
     }
 
     fn configurations(spec: &SweepSpec<Self>) -> Vec<PlanarState> {
-        spec.states().into_iter().map(|(s, _)| s).collect()
+        grid_of(spec).states().into_iter().map(|(s, _)| s).collect()
     }
 
     fn inputs(c: &PlanarState) -> Cells {
@@ -372,14 +401,9 @@ impl Model for Planar {
     }
 }
 
-/// Whether `name` of the `index`-th merged state comes from its `sweep.states` entry.
-fn merged_field_is_from_state(spec: &SweepSpec<Planar>, index: usize, name: &str) -> bool {
-    spec.sweep
-        .states
-        .as_ref()
-        .and_then(|s| s.get(index))
-        .and_then(|p| serde_json::to_value(p).ok())
-        .is_some_and(|v| v.get(name).is_some_and(|x| !x.is_null()))
+/// The grid of any planar experiment (the mode table, the basin).
+pub fn grid_of<M: Model<Params = Params, Sweep = Sweep>>(spec: &SweepSpec<M>) -> PlanarGrid<'_> {
+    PlanarGrid::new(&spec.params, &spec.sweep)
 }
 
 #[cfg(test)]

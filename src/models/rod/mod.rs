@@ -7,6 +7,7 @@ pub mod asymptotics;
 pub mod atlas;
 pub mod atlas_figures;
 pub mod atlas_report;
+pub mod basin;
 pub mod bounds;
 pub mod cli;
 pub mod columns;

@@ -1,0 +1,447 @@
+//! The lift-off/IWC basin (`analysis = "liftoff_iwc_basin"`), shared by the planar system and
+//! the rod: for a state whose slip is a Painlevé saddle (p_σ < 0, docs/champneys_varkonyi.md
+//! §4), the boundary between fast starts (Y0, V0) that lift off and those that end in an IWC,
+//! found by bisection of compliant runs along three lines of the (Y0, V0) plane, against the
+//! saddle's stable manifold V = λ_s (Y − b/p) in closed form.
+
+use crate::analysis::fit::power_law;
+use crate::error::SimError;
+use crate::experiment::model::Cells;
+use crate::experiment::runner::{write_atomically, RunError};
+use crate::experiment::table::Row;
+use crate::integrate::SolverStats;
+use crate::model::consistency::Outcome;
+use crate::model::iwc::{FastStart, SlipSaddle};
+use crate::model::ProjectedDynamics;
+use crate::plot::{self, Figure, Mark, Panel, Series};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::Path;
+
+/// The one analysis of a basin table (`analysis = "liftoff_iwc_basin"`).
+#[derive(Clone, Copy, Debug, serde::Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BasinAnalysis {
+    LiftoffIwcBasin,
+}
+
+/// A basin experiment takes no fast starts: the bisection chooses them. `y0_v0_given` says
+/// whether Y0, V0 or `starts` appear anywhere.
+pub fn refuse_starts(y0_v0_given: bool) -> Result<(), SimError> {
+    if y0_v0_given {
+        return Err(SimError::invalid(
+            "sweep.starts",
+            "given",
+            "the basin bisects the fast start itself along V0 = 0, Y0 = 0 and Y0 = 2b/p: leave Y0, V0 and starts out",
+        ));
+    }
+    Ok(())
+}
+
+/// A line of the (Y0, V0) plane along which the boundary is bisected, parametrised by the free
+/// coordinate t.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum BasinLine {
+    /// V0 = 0, t = Y0.
+    RestingDepth,
+    /// Y0 = 0, t = V0.
+    SurfaceVelocity,
+    /// Y0 = 2b/p (twice the saddle's depth), t = V0.
+    TwiceSaddleVelocity,
+}
+
+impl BasinLine {
+    pub const ALL: [BasinLine; 3] = [
+        BasinLine::RestingDepth,
+        BasinLine::SurfaceVelocity,
+        BasinLine::TwiceSaddleVelocity,
+    ];
+
+    /// The line as written in tables: `V0=0`, `Y0=0`, `Y0=2b/p`.
+    pub fn name(self) -> &'static str {
+        match self {
+            BasinLine::RestingDepth => "V0=0",
+            BasinLine::SurfaceVelocity => "Y0=0",
+            BasinLine::TwiceSaddleVelocity => "Y0=2b/p",
+        }
+    }
+
+    /// The fast start at parameter `t` on this line.
+    pub fn start(self, saddle: &SlipSaddle, t: f64) -> FastStart {
+        let (gap, normal_velocity) = match self {
+            BasinLine::RestingDepth => (t, 0.0),
+            BasinLine::SurfaceVelocity => (0.0, t),
+            BasinLine::TwiceSaddleVelocity => (2.0 * saddle.equilibrium_gap, t),
+        };
+        FastStart {
+            gap,
+            normal_velocity,
+        }
+    }
+
+    /// Where the stable manifold V = λ_s (Y − Y*) crosses the line.
+    pub fn closed_form(self, saddle: &SlipSaddle) -> f64 {
+        match self {
+            BasinLine::RestingDepth => saddle.equilibrium_gap,
+            BasinLine::SurfaceVelocity | BasinLine::TwiceSaddleVelocity => {
+                saddle.stable_manifold_velocity(self.start(saddle, 0.0).gap)
+            }
+        }
+    }
+}
+
+/// The saddle of the slip in the direction of `pd.u` with damping `c_d`, or why there is none.
+pub fn saddle_of<const N: usize>(
+    pd: &ProjectedDynamics<f64, N>,
+    mu: f64,
+    damping: f64,
+) -> Result<SlipSaddle, String> {
+    if pd.u == 0.0 {
+        return Err("u0 = 0: no slip, no saddle".into());
+    }
+    let p = pd.painleve_parameter(mu, pd.u.signum());
+    SlipSaddle::new(p, pd.free_normal_accel, damping).ok_or_else(|| {
+        format!("the slip is normally stable (p = {p} >= 0): no lift-off/IWC boundary")
+    })
+}
+
+/// The measured columns of a basin table, after the model's own derived columns.
+macro_rules! measure_columns {
+    ($($own:literal),*) => {
+        &[
+            $($own,)*
+            "painleve_parameter",
+            "stable_rate",
+            "saddle_gap",
+            "closed_form",
+            "boundary",
+            "offset",
+            "bracket_width",
+            "side_below",
+            "side_above",
+            "n_runs",
+        ]
+    };
+}
+pub(crate) use measure_columns;
+
+/// The cells of the saddle and its closed-form crossing of `line`.
+pub fn derived_cells(saddle: &Result<SlipSaddle, String>, line: BasinLine) -> Cells {
+    match saddle {
+        Ok(s) => vec![
+            ("painleve_parameter", s.painleve_parameter.to_string()),
+            ("stable_rate", s.stable_rate.to_string()),
+            ("saddle_gap", s.equilibrium_gap.to_string()),
+            ("closed_form", line.closed_form(s).to_string()),
+        ],
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The bisection's result.
+#[derive(Clone, Debug)]
+pub struct Boundary {
+    pub t: f64,
+    pub width: f64,
+    /// The sides at the lower and upper end of the final bracket.
+    pub below: Outcome,
+    pub above: Outcome,
+    pub runs: usize,
+    pub stats: SolverStats,
+}
+
+/// Bisect the F/IWC boundary on `line` to a bracket of width `tolerance`, starting from the
+/// closed form ± 1 (widened up to ± 64 until the two ends lie on different sides). `side`
+/// runs one start.
+pub fn bisect(
+    saddle: &SlipSaddle,
+    line: BasinLine,
+    tolerance: f64,
+    mut side: impl FnMut(FastStart) -> Result<(Outcome, SolverStats), String>,
+) -> Result<Boundary, String> {
+    let mut stats = SolverStats::default();
+    let mut runs = 0;
+    let mut at = |t: f64| -> Result<Outcome, String> {
+        let (o, s) = side(line.start(saddle, t))?;
+        stats.add(&s);
+        runs += 1;
+        Ok(o)
+    };
+    let centre = line.closed_form(saddle);
+    let mut half = 1.0;
+    let (mut lo, mut hi) = (centre - half, centre + half);
+    let (mut side_lo, mut side_hi) = (at(lo)?, at(hi)?);
+    while side_lo == side_hi {
+        half *= 2.0;
+        if half > 64.0 {
+            return Err(format!(
+                "no lift-off/IWC boundary on {} within {centre} ± 64 (both sides {})",
+                line.name(),
+                side_lo.symbol()
+            ));
+        }
+        (lo, hi) = (centre - half, centre + half);
+        (side_lo, side_hi) = (at(lo)?, at(hi)?);
+    }
+    while hi - lo > tolerance {
+        let mid = 0.5 * (lo + hi);
+        let s = at(mid)?;
+        if s == side_lo {
+            lo = mid;
+        } else {
+            hi = mid;
+            side_hi = s;
+        }
+    }
+    Ok(Boundary {
+        t: 0.5 * (lo + hi),
+        width: hi - lo,
+        below: side_lo,
+        above: side_hi,
+        runs,
+        stats,
+    })
+}
+
+/// The measured cells of a bisection.
+pub fn boundary_cells(b: &Boundary, closed_form: f64) -> Cells {
+    vec![
+        ("boundary", b.t.to_string()),
+        ("offset", (b.t - closed_form).to_string()),
+        ("bracket_width", b.width.to_string()),
+        ("side_below", b.below.symbol().to_string()),
+        ("side_above", b.above.symbol().to_string()),
+        ("n_runs", b.runs.to_string()),
+    ]
+}
+
+/// The bisection tolerance: far below the 1e-8 at which the planar boundary is compared with
+/// the closed form, above the integration error of a start's side (rtol 1e-10).
+pub const BISECTION_TOLERANCE: f64 = 1e-10;
+
+/// The basin report's numbers, from the rows.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct BasinChecks {
+    /// Per (state, line): the largest |boundary − closed form| over κ and the fit of
+    /// |offset| ∝ κ^p (when the offsets are not all at the bisection's resolution).
+    pub lines: Vec<LineCheck>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LineCheck {
+    pub state: String,
+    pub line: String,
+    pub closed_form: f64,
+    pub max_abs_offset: f64,
+    /// (κ, offset) per κ.
+    pub offsets: Vec<(f64, f64)>,
+    pub exponent: Option<f64>,
+    pub exponent_ci95: Option<f64>,
+}
+
+/// Offsets at or below this are the bisection's and the integrator's resolution: no rate.
+const RESOLVED: f64 = 1e-8;
+
+/// Compute the checks (`state_columns` identify a state).
+pub fn checks(rows: &[Row], state_columns: &[&str]) -> BasinChecks {
+    let mut groups: BTreeMap<(String, String), Vec<&Row>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.text("status") == "ok") {
+        let state: Vec<&str> = state_columns.iter().map(|c| r.text(c)).collect();
+        groups
+            .entry((state.join(", "), r.text("line").to_string()))
+            .or_default()
+            .push(r);
+    }
+    let mut out = BasinChecks::default();
+    for ((state, line), rows) in groups {
+        let offsets: Vec<(f64, f64)> = rows
+            .iter()
+            .filter_map(|r| Some((r.number("kappa")?, r.number("offset")?)))
+            .collect();
+        let max_abs_offset = offsets.iter().fold(0.0f64, |m, (_, o)| m.max(o.abs()));
+        let (k, o): (Vec<f64>, Vec<f64>) = offsets
+            .iter()
+            .filter(|(_, o)| o.abs() > RESOLVED)
+            .map(|&(k, o)| (k, o.abs()))
+            .unzip();
+        let fit = (k.len() == offsets.len())
+            .then(|| power_law(&k, &o))
+            .flatten();
+        out.lines.push(LineCheck {
+            state,
+            line,
+            closed_form: rows
+                .first()
+                .and_then(|r| r.number("closed_form"))
+                .unwrap_or(f64::NAN),
+            max_abs_offset,
+            offsets,
+            exponent: fit.map(|f| f.slope),
+            exponent_ci95: fit.map(|f| f.slope_ci95),
+        });
+    }
+    out
+}
+
+/// summary.md, analysis.json and the figure of offsets against κ.
+pub fn write_report(
+    name: &str,
+    title: &str,
+    state_columns: &[&str],
+    rows: &[Row],
+    dir: &Path,
+) -> Result<(), RunError> {
+    let c = checks(rows, state_columns);
+    let json = serde_json::to_string_pretty(&c).unwrap_or_default();
+    write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
+    let fitted: Vec<&LineCheck> = c.lines.iter().filter(|l| l.exponent.is_some()).collect();
+    if !fitted.is_empty() {
+        let states = state_numbers(&c.lines);
+        let series = fitted
+            .iter()
+            .map(|l| {
+                let number = states.iter().position(|s| *s == l.state).unwrap_or(0);
+                Series {
+                    label: format!("state {} · {}", number + 1, l.line.replace('=', " = ")),
+                    points: l.offsets.iter().map(|&(k, o)| (k, o.abs())).collect(),
+                    // Colour by state, line style by line.
+                    mark: match l.line.as_str() {
+                        "V0=0" => Mark::LineMarkers,
+                        "Y0=0" => Mark::Dashed,
+                        _ => Mark::Line,
+                    },
+                    color: number,
+                }
+            })
+            .collect();
+        let figure = Figure {
+            panels: vec![Panel {
+                title: format!("{title}: boundary − stable manifold"),
+                x_label: "κ".into(),
+                y_label: "|Δt|: boundary − manifold (t = Y0 or V0)".into(),
+                log_x: true,
+                log_y: true,
+                legend_lower: false,
+                series,
+                bands: Vec::new(),
+            }],
+            columns: 1,
+            size: (900, 600),
+        };
+        plot::save(&figure, dir, "offsets")
+            .map_err(crate::models::rod::report::figure_error(dir))?;
+    }
+    write_atomically(
+        &dir.join("summary.md"),
+        &render(name, title, state_columns, &c),
+    )
+}
+
+/// The distinct states, numbered in order of first appearance (for the figure's legend).
+fn state_numbers(lines: &[LineCheck]) -> Vec<String> {
+    let mut states: Vec<String> = Vec::new();
+    for l in lines {
+        if !states.contains(&l.state) {
+            states.push(l.state.clone());
+        }
+    }
+    states
+}
+
+fn render(name: &str, title: &str, state_columns: &[&str], c: &BasinChecks) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# {name}: {title} — the lift-off/IWC boundary\n");
+    let _ = writeln!(
+        s,
+        "Generated by `rigid-limit run experiments/{name}.toml` (or `rigid-limit reproduce`). \
+         Each row bisects the boundary between fast starts that lift off (F) and those that end \
+         in an IWC along one line of the (Y0, V0) plane, to a bracket of {BISECTION_TOLERANCE:e}, \
+         against the crossing of the slip saddle's stable manifold V = λ_s (Y − b/p) \
+         (docs/champneys_varkonyi.md §4, §9). t is Y0 on the line V0 = 0 and V0 on the lines \
+         Y0 = 0 and Y0 = 2b/p.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| state ({}) | line | t (manifold) | max |t − manifold| | offsets ∝ κ^p |",
+        state_columns.join(", ")
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|");
+    for l in &c.lines {
+        let rate = match (l.exponent, l.exponent_ci95) {
+            (Some(p), Some(ci)) => format!("p = {p:.3} ± {ci:.3}"),
+            _ => "at the resolution (no rate)".into(),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.10} | {:.2e} | {} |",
+            l.state, l.line, l.closed_form, l.max_abs_offset, rate
+        );
+    }
+    let _ = writeln!(s, "\n## Offsets per κ\n");
+    for l in &c.lines {
+        let per: Vec<String> = l
+            .offsets
+            .iter()
+            .map(|(k, o)| format!("κ = {k:e}: {o:+.3e}"))
+            .collect();
+        let _ = writeln!(s, "- {} · {}: {}", l.state, l.line, per.join("; "));
+    }
+    if c.lines.iter().any(|l| l.exponent.is_some()) {
+        let _ = writeln!(
+            s,
+            "\nFigure: `offsets.png` (|offset| against κ, log–log); its states are numbered:"
+        );
+        for (i, state) in state_numbers(&c.lines).iter().enumerate() {
+            let _ = writeln!(s, "{}. {state}", i + 1);
+        }
+    }
+    s
+}
+
+/// The error of a state without a saddle, for validation.
+pub fn require_saddle(saddle: &Result<SlipSaddle, String>, key: &str) -> Result<(), SimError> {
+    match saddle {
+        Ok(_) => Ok(()),
+        Err(e) => Err(SimError::invalid(key, "this state", e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each line's closed form is a start on the stable manifold (α = 0), and the sides of
+    /// the linear saddle on either side are F above and IWC below along V0 = 0.
+    #[test]
+    fn closed_forms_lie_on_the_stable_manifold() {
+        let saddle = SlipSaddle::new(-0.6, 1.0, 1.0).unwrap();
+        for line in BasinLine::ALL {
+            let t = line.closed_form(&saddle);
+            assert!(saddle.unstable_amplitude(line.start(&saddle, t)).abs() < 1e-14);
+        }
+        let line = BasinLine::RestingDepth;
+        let t = line.closed_form(&saddle);
+        assert!(saddle.unstable_amplitude(line.start(&saddle, t + 0.1)) > 0.0);
+        assert!(saddle.unstable_amplitude(line.start(&saddle, t - 0.1)) < 0.0);
+    }
+
+    /// Bisection on the linear saddle's sign finds the closed form to its tolerance.
+    #[test]
+    fn bisection_finds_a_sign_change() {
+        let saddle = SlipSaddle::new(-0.6, 1.0, 1.0).unwrap();
+        for line in BasinLine::ALL {
+            let b = bisect(&saddle, line, 1e-12, |start| {
+                let side = if saddle.unstable_amplitude(start) < 0.0 {
+                    Outcome::Iwc
+                } else {
+                    Outcome::LiftOff
+                };
+                Ok((side, SolverStats::default()))
+            })
+            .unwrap();
+            assert!((b.t - line.closed_form(&saddle)).abs() < 1e-12, "{line:?}");
+            assert_ne!(b.below, b.above);
+        }
+    }
+}
