@@ -64,6 +64,8 @@ pub enum SimError {
 }
 
 impl SimError {
+    /// A value outside its allowed range; numbers are best passed through [`number_text`] or
+    /// [`as_written`] so the message shows them as the user wrote them.
     pub fn invalid(field: &str, value: impl ToString, requirement: &str) -> Self {
         SimError::InvalidInput {
             field: field.to_string(),
@@ -73,12 +75,46 @@ impl SimError {
     }
 }
 
+/// A number in its shortest round-trip form, with an exponent outside [1e-4, 1e6): `1e-12`,
+/// `0.25`, `3`, `2.5e7` (Rust's plain `Display` writes 1e-12 as 0.000000000001).
+pub fn number_text(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 || !a.is_finite() || (1e-4..1e6).contains(&a) {
+        x.to_string()
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// A value as it is written in an experiment file (`"tsit45"` → `tsit45`, `[1, 2]`, `1e-8`),
+/// for messages: never Rust's Debug form.
+pub fn as_written<T: serde::Serialize>(value: &T) -> String {
+    fn text(v: &serde_json::Value) -> String {
+        match v {
+            serde_json::Value::Null => "(not set)".into(),
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Number(n) => n.as_f64().map(number_text).unwrap_or(n.to_string()),
+            serde_json::Value::Array(a) => {
+                format!("[{}]", a.iter().map(text).collect::<Vec<_>>().join(", "))
+            }
+            other => other.to_string(),
+        }
+    }
+    serde_json::to_value(value)
+        .map(|v| text(&v))
+        .unwrap_or_else(|_| "(unprintable)".into())
+}
+
 /// Checks a parameter is finite and > 0.
 pub fn require_positive(field: &str, value: f64) -> Result<f64, SimError> {
     if value.is_finite() && value > 0.0 {
         Ok(value)
     } else {
-        Err(SimError::invalid(field, value, "must be finite and > 0"))
+        Err(SimError::invalid(
+            field,
+            number_text(value),
+            "must be finite and > 0",
+        ))
     }
 }
 
@@ -104,7 +140,11 @@ pub fn require_non_negative(field: &str, value: f64) -> Result<f64, SimError> {
     if value.is_finite() && value >= 0.0 {
         Ok(value)
     } else {
-        Err(SimError::invalid(field, value, "must be finite and >= 0"))
+        Err(SimError::invalid(
+            field,
+            number_text(value),
+            "must be finite and >= 0",
+        ))
     }
 }
 
@@ -113,6 +153,10 @@ pub fn require_finite(field: &str, value: f64) -> Result<f64, SimError> {
     if value.is_finite() {
         Ok(value)
     } else {
-        Err(SimError::invalid(field, value, "must be a finite number"))
+        Err(SimError::invalid(
+            field,
+            number_text(value),
+            "must be a finite number",
+        ))
     }
 }

@@ -17,6 +17,7 @@ fn rod(kappa: f64, mu: f64, theta0: f64, omega0: f64, u0: f64) -> RodImpact {
         omega0,
         u0,
         damping: 0.0,
+        ..RodImpact::zhao_liu(kappa)
     }
 }
 
@@ -112,7 +113,7 @@ fn far_end_reaching_the_floor_ends_the_run_where_it_touches() {
 #[test]
 fn a_start_outside_the_domain_is_refused() {
     let problem = ContactProblem {
-        system: &PainleveRod,
+        system: &PainleveRod::UNIFORM,
         compliance: rod(1e-6, 1.0, 1.0, 0.0, 0.0).compliance(),
         friction: rod(1e-6, 1.0, 1.0, 0.0, 0.0).friction(),
     };

@@ -128,6 +128,10 @@ impl Model for SpringParticle {
         Ok(())
     }
 
+    fn grid_size(_: &SweepSpec<Self>) -> u128 {
+        1
+    }
+
     fn configurations(spec: &SweepSpec<Self>) -> Vec<Params> {
         vec![spec.params]
     }
