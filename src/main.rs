@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use rigid_limit::experiment::{RunOptions, RunSummary, Shard};
 use rigid_limit::models::{rod, Experiment};
+use rigid_limit::output::write_stdout;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -31,31 +32,57 @@ enum Command {
         /// Run every n-th point starting at i (i/n, 0 <= i < n), into OUT/shard-i-of-n.
         #[arg(long)]
         shard: Option<Shard>,
+        /// Start afresh: rerun every point even where the directory holds reusable rows.
+        #[arg(long)]
+        fresh: bool,
     },
     /// Join the shards of an experiment run with --shard into OUT/runs.csv.
     Merge {
+        /// The experiment file the shards were run from.
         experiment: PathBuf,
+        /// Directory holding the shard-I-of-N directories (default: results/NAME).
         #[arg(long)]
         out: Option<PathBuf>,
     },
     /// Run every experiment in experiments/ from scratch and regenerate results/.
     Reproduce {
+        /// Directory of the experiment files (*.toml); all are validated before any runs.
         #[arg(long, default_value = "experiments")]
         experiments: PathBuf,
+        /// Directory of the results, one subdirectory per experiment name.
         #[arg(long, default_value = "results")]
         results: PathBuf,
     },
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Bad flags are one line and exit 1, like every other error (README, "Errors"); help and
+    // version print as clap writes them.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid command line");
+            eprintln!("{first} (see --help)");
+            return ExitCode::FAILURE;
+        }
+    };
     let result = match cli.command {
         Command::Simulate(args) => rod::cli::simulate(args),
         Command::Run {
             experiment,
             out,
             shard,
-        } => run(&experiment, out, shard),
+            fresh,
+        } => run(&experiment, out, shard, fresh),
         Command::Merge { experiment, out } => merge(&experiment, out),
         Command::Reproduce {
             experiments,
@@ -76,15 +103,24 @@ fn command_line() -> String {
 }
 
 fn report(name: &str, s: &RunSummary) {
-    println!(
-        "{name}: {} points ({} resumed, {} run, {} failed) in {:.2} s -> {}",
+    if let Some(n) = &s.not_reused {
+        if n.reason != "--fresh" {
+            eprintln!(
+                "{name}: {} stored rows not reused: {}; their points were run again",
+                n.rows, n.reason
+            );
+        }
+    }
+    // A closed standard output does not stop a run that has already written its results.
+    let _ = write_stdout(&format!(
+        "{name}: {} points ({} resumed, {} run, {} failed) in {:.2} s -> {}\n",
         s.points,
         s.resumed,
         s.ran,
         s.failed,
         s.wall_time_s,
         s.out_dir.display()
-    );
+    ));
 }
 
 /// Run (or resume) an experiment of either kind, then write its report unless it is a shard.
@@ -98,13 +134,14 @@ fn run_and_report(experiment: &Experiment, opts: &RunOptions) -> Result<RunSumma
     Ok(summary)
 }
 
-fn run(path: &Path, out: Option<PathBuf>, shard: Option<Shard>) -> Result<(), String> {
+fn run(path: &Path, out: Option<PathBuf>, shard: Option<Shard>, fresh: bool) -> Result<(), String> {
     let experiment = Experiment::load(path).map_err(|e| e.to_string())?;
     let out_dir = out.unwrap_or_else(|| Path::new("results").join(experiment.name()));
     let opts = RunOptions {
         out_dir,
         shard,
         progress: true,
+        fresh,
         command_line: command_line(),
     };
     let summary = run_and_report(&experiment, &opts)?;
@@ -137,26 +174,37 @@ fn reproduce(experiments: &Path, results: &Path) -> Result<(), String> {
         ));
     }
     let start = std::time::Instant::now();
+    // Every file is read and validated before anything runs; two experiments may not share a
+    // name (they would write into one directory).
+    let mut experiments = Vec::with_capacity(files.len());
+    let mut names: std::collections::BTreeMap<String, &PathBuf> = Default::default();
     for path in &files {
         let experiment = Experiment::load(path).map_err(|e| e.to_string())?;
-        let out_dir = results.join(experiment.name());
-        // From scratch: drop the previous table so nothing is resumed.
-        for name in ["runs.csv", "runs.journal.csv"] {
-            let _ = std::fs::remove_file(out_dir.join(name));
+        if let Some(other) = names.insert(experiment.name().to_string(), path) {
+            return Err(format!(
+                "{} and {} both have name = \"{}\" (one results directory); rename one",
+                other.display(),
+                path.display(),
+                experiment.name()
+            ));
         }
+        experiments.push(experiment);
+    }
+    for experiment in &experiments {
         let opts = RunOptions {
-            out_dir,
+            out_dir: results.join(experiment.name()),
             shard: None,
             progress: true,
+            fresh: true,
             command_line: command_line(),
         };
-        let summary = run_and_report(&experiment, &opts)?;
+        let summary = run_and_report(experiment, &opts)?;
         report(experiment.name(), &summary);
     }
-    println!(
-        "reproduce: {} experiments in {:.2} s",
+    let _ = write_stdout(&format!(
+        "reproduce: {} experiments in {:.2} s\n",
         files.len(),
         start.elapsed().as_secs_f64()
-    );
+    ));
     Ok(())
 }

@@ -19,6 +19,7 @@ fn run(path: &Path, tag: &str) -> Vec<Row> {
         out_dir: dir.clone(),
         shard: None,
         progress: false,
+        fresh: false,
         command_line: "test".into(),
     };
     let summary = experiment.run(&opts).unwrap();

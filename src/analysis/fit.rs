@@ -1,7 +1,14 @@
-//! Least-squares fits with 95 % confidence intervals (Student t, n − 2 degrees of freedom).
+//! Least-squares fits with 95 % confidence intervals (Student t): straight lines (n − 2 degrees
+//! of freedom) and linear models with several columns (n − p).
 
+use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// The two-sided 95 % quantile of Student's t with `dof` degrees of freedom.
+pub fn student_t95(dof: f64) -> Option<f64> {
+    Some(StudentsT::new(0.0, 1.0, dof).ok()?.inverse_cdf(0.975))
+}
 
 /// y = intercept + slope·x fitted by ordinary least squares.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq)]
@@ -40,7 +47,7 @@ pub fn least_squares(x: &[f64], y: &[f64]) -> Option<LinearFit> {
         .sum();
     let dof = nf - 2.0;
     let s2 = ssr / dof;
-    let t = StudentsT::new(0.0, 1.0, dof).ok()?.inverse_cdf(0.975);
+    let t = student_t95(dof)?;
     Some(LinearFit {
         slope,
         intercept,
@@ -48,6 +55,92 @@ pub fn least_squares(x: &[f64], y: &[f64]) -> Option<LinearFit> {
         intercept_ci95: t * (s2 * (1.0 / nf + mx * mx / sxx)).sqrt(),
         n,
         rms_residual: (ssr / nf).sqrt(),
+    })
+}
+
+/// y ≈ X β fitted by ordinary least squares, for a design X with several columns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MultipleFit {
+    /// β, one per column.
+    pub coefficients: Vec<f64>,
+    /// y − X β.
+    pub residuals: Vec<f64>,
+    /// Diagonal of the hat matrix X (XᵀX)⁻¹ Xᵀ: the leave-one-out residual of point i is
+    /// `residuals[i] / (1 − leverages[i])` (the PRESS residual).
+    pub leverages: Vec<f64>,
+    /// (XᵀX)⁻¹: the covariance of β is σ² times this.
+    pub unscaled_covariance: DMatrix<f64>,
+}
+
+impl MultipleFit {
+    /// Degrees of freedom n − p.
+    pub fn dof(&self) -> usize {
+        self.residuals.len() - self.coefficients.len()
+    }
+
+    /// Residual variance s² = Σ r² / (n − p) (`None` without degrees of freedom).
+    pub fn residual_variance(&self) -> Option<f64> {
+        let dof = self.dof();
+        (dof > 0).then(|| self.residuals.iter().map(|r| r * r).sum::<f64>() / dof as f64)
+    }
+
+    /// Standard error of coefficient `j`, √(s² (XᵀX)⁻¹_jj).
+    pub fn standard_error(&self, j: usize) -> Option<f64> {
+        Some((self.residual_variance()? * self.unscaled_covariance[(j, j)]).sqrt())
+    }
+
+    /// Leave-one-out (PRESS) residual of point i: y_i minus the prediction of the fit without i.
+    pub fn loo_residual(&self, i: usize) -> f64 {
+        self.residuals[i] / (1.0 - self.leverages[i])
+    }
+
+    /// Change of coefficient `j` when point i is left out (β₋ᵢ − β = −(XᵀX)⁻¹ xᵢ eᵢ/(1 − hᵢᵢ)).
+    pub fn loo_coefficient_shift(&self, columns: &[Vec<f64>], i: usize, j: usize) -> f64 {
+        let g_x: f64 = columns
+            .iter()
+            .enumerate()
+            .map(|(k, col)| self.unscaled_covariance[(j, k)] * col[i])
+            .sum();
+        -g_x * self.loo_residual(i)
+    }
+}
+
+/// Fit y ≈ Σ_j β_j `columns[j]` by Householder QR of the column-scaled design (each column scaled
+/// to unit norm: the columns of an asymptotic expansion differ by many orders of magnitude).
+/// `None` with fewer points than columns, a non-finite entry, or a rank-deficient design
+/// (a column within 1e-13 of the span of the others, relative).
+pub fn multiple_least_squares(columns: &[Vec<f64>], y: &[f64]) -> Option<MultipleFit> {
+    let (n, p) = (y.len(), columns.len());
+    if p == 0 || n < p || columns.iter().any(|c| c.len() != n) {
+        return None;
+    }
+    let scale: Vec<f64> = columns
+        .iter()
+        .map(|c| c.iter().map(|v| v * v).sum::<f64>().sqrt())
+        .collect();
+    if scale.iter().any(|s| !s.is_finite() || *s == 0.0) || y.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    let x = DMatrix::from_fn(n, p, |i, j| columns[j][i] / scale[j]);
+    let qr = x.clone().qr();
+    let (q, r) = (qr.q(), qr.r());
+    let diag_max = (0..p).map(|j| r[(j, j)].abs()).fold(0.0, f64::max);
+    if (0..p).any(|j| r[(j, j)].abs() <= 1e-13 * diag_max) {
+        return None;
+    }
+    let yv = DVector::from_column_slice(y);
+    let scaled = r.solve_upper_triangular(&(q.transpose() * &yv))?;
+    let r_inv = r.solve_upper_triangular(&DMatrix::identity(p, p))?;
+    let g_scaled = &r_inv * r_inv.transpose();
+    let coefficients: Vec<f64> = (0..p).map(|j| scaled[j] / scale[j]).collect();
+    let fitted = &x * &scaled;
+    Some(MultipleFit {
+        residuals: (0..n).map(|i| y[i] - fitted[i]).collect(),
+        leverages: (0..n).map(|i| q.row(i).norm_squared()).collect(),
+        unscaled_covariance: DMatrix::from_fn(p, p, |a, b| {
+            g_scaled[(a, b)] / (scale[a] * scale[b])
+        }),
+        coefficients,
     })
 }
 
@@ -102,6 +195,43 @@ mod tests {
             .collect();
         let f = slide_law(&kappa, &t).unwrap();
         assert!((f.slope - 1.7).abs() < 1e-10 && (f.intercept - 2.4).abs() < 1e-9);
+    }
+
+    /// A three-column fit recovers exact coefficients; its PRESS residuals and leave-one-out
+    /// coefficient shifts equal explicit refits without the point.
+    #[test]
+    fn multiple_fit_matches_explicit_leave_one_out_refits() {
+        let x: Vec<f64> = (0..9).map(|i| 0.3 * i as f64).collect();
+        let columns = vec![vec![1.0; 9], x.clone(), x.iter().map(|v| v * v).collect()];
+        let exact: Vec<f64> = x.iter().map(|v| 2.0 - 0.5 * v + 0.25 * v * v).collect();
+        let f = multiple_least_squares(&columns, &exact).unwrap();
+        for (got, want) in f.coefficients.iter().zip([2.0, -0.5, 0.25]) {
+            assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+        }
+        let y: Vec<f64> = exact
+            .iter()
+            .enumerate()
+            .map(|(i, v)| v + 0.01 * ((i * 7 % 5) as f64 - 2.0))
+            .collect();
+        let f = multiple_least_squares(&columns, &y).unwrap();
+        assert_eq!(f.dof(), 6);
+        for i in [0, 4, 8] {
+            let keep = |c: &Vec<f64>| -> Vec<f64> {
+                c.iter()
+                    .enumerate()
+                    .filter(|(k, _)| *k != i)
+                    .map(|(_, v)| *v)
+                    .collect()
+            };
+            let cols: Vec<Vec<f64>> = columns.iter().map(keep).collect();
+            let g = multiple_least_squares(&cols, &keep(&y)).unwrap();
+            let predicted: f64 = (0..3).map(|j| g.coefficients[j] * columns[j][i]).sum();
+            assert!((y[i] - predicted - f.loo_residual(i)).abs() < 1e-12);
+            let shift = f.loo_coefficient_shift(&columns, i, 0);
+            assert!((g.coefficients[0] - f.coefficients[0] - shift).abs() < 1e-12);
+        }
+        // A repeated column is rank deficient.
+        assert!(multiple_least_squares(&[x.clone(), x.clone()], &y).is_none());
     }
 
     /// The 95 % interval uses Student's t: with 3 points (1 dof) t = 12.706.

@@ -1,4 +1,6 @@
-//! Analysis of sweep records: fits with confidence intervals, the published bounds, convergence
-//! to the rigid limit. It reads rows of runs.csv only — it never calls a solver.
+//! Analysis of sweep records: fits with confidence intervals, the κ → 0 limit by extrapolation,
+//! the published bounds, convergence to the rigid limit. It reads rows of runs.csv only — it
+//! never calls a solver.
 
+pub mod extrapolate;
 pub mod fit;

@@ -24,7 +24,9 @@
 //! | free        | contact closes   | min(δ, δ + c_d√κ δ̇), rising      | by the sign of u     |
 //!
 //! Two observer events (peak normal force: dF_n/dt falling; maximum penetration: δ̇ falling)
-//! record extrema without switching.
+//! record extrema without switching. In every mode the mechanical system's validity margins
+//! ([`PlanarContactSystem::validity_margins`]) are the formulation's domain: the first to fall
+//! to zero ends the run with an error.
 
 pub mod coulomb;
 pub mod normal;
@@ -34,7 +36,9 @@ mod simulate;
 pub use simulate::{simulate, EndCondition, SimulationOptions};
 
 use crate::hybrid::{Crossing, HybridSystem, Named};
-use crate::model::{dot, kinetic_energy, PlanarContactSystem, ProjectedDynamics, Real};
+use crate::model::{
+    dot, kinetic_energy, PlanarContactSystem, ProjectedDynamics, Real, ValidityMargin,
+};
 use coulomb::{Coulomb, Mode};
 use normal::NormalCompliance;
 use serde::Serialize;
@@ -425,5 +429,15 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
 
     fn transition(&self, _mode: Mode, event: Event, y: &mut [f64]) -> Mode {
         self.next_mode(event, y)
+    }
+
+    /// The mechanical system's domain, watched in every mode.
+    fn domain(&self) -> &[ValidityMargin] {
+        self.system.validity_margins()
+    }
+
+    fn domain_margin(&self, index: usize, y: &[f64]) -> f64 {
+        let (q, qdot) = Self::split(y);
+        self.system.validity_margin(index, &q, &qdot)
     }
 }

@@ -67,7 +67,7 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
     options: &SimulationOptions,
 ) -> Result<RunRecord, SimError> {
     check_tolerances(&options.tolerances)?;
-    crate::error::require_positive("kappa", problem.compliance.kappa)?;
+    super::normal::require_resolvable_kappa("kappa", problem.compliance.kappa)?;
     crate::error::require_non_negative("damping", problem.compliance.damping)?;
     let mut y0 = vec![0.0; problem.state_len()];
     y0[..N].copy_from_slice(q0);

@@ -6,6 +6,7 @@ use crate::compliant::{EndCondition, SimulationOptions};
 use crate::integrate::IntegratorKind;
 use crate::models::rod::limit::RigidLimit;
 use crate::models::rod::scenario::{RodImpact, Scenario};
+use crate::output::write_stdout;
 
 #[derive(clap::Args)]
 #[command(allow_negative_numbers = true)]
@@ -75,6 +76,7 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         omega0: args.omega0,
         u0: args.u0,
         damping: args.damping,
+        ..RodImpact::zhao_liu(args.kappa)
     };
     impact.validate(flag).map_err(|e| e.to_string())?;
     let needs_end = |name: &str| {
@@ -104,11 +106,8 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         .integrator
         .parse()
         .map_err(|e| format!("--integrator: {e}"))?;
-    for (name, v) in [
-        ("--rtol", args.rtol),
-        ("--atol", args.atol),
-        ("--t-max", args.t_max),
-    ] {
+    crate::error::require_rtol("--rtol", args.rtol).map_err(|e| e.to_string())?;
+    for (name, v) in [("--atol", args.atol), ("--t-max", args.t_max)] {
         crate::error::require_positive(name, v).map_err(|e| e.to_string())?;
     }
     let mut options = SimulationOptions::new(integrator, args.rtol, args.atol);
@@ -145,14 +144,11 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         if let Some(tr) = &record.trajectory {
             json["trajectory"] = serde_json::to_value(tr).map_err(|e| e.to_string())?;
         }
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?
-        );
+        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+        write_stdout(&(text + "\n"))
     } else {
-        print_summary(&impact, &record, &args);
+        write_stdout(&summary_text(&impact, &record, &args))
     }
-    Ok(())
 }
 
 fn post_impact_json(record: &RunRecord) -> serde_json::Value {
@@ -162,32 +158,41 @@ fn post_impact_json(record: &RunRecord) -> serde_json::Value {
     }
 }
 
-fn print_summary(imp: &RodImpact, r: &RunRecord, args: &SimulateArgs) {
+/// The human-readable summary of one run.
+fn summary_text(imp: &RodImpact, r: &RunRecord, args: &SimulateArgs) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
     let k = imp.slide_coefficients();
-    println!(
+    let _ = writeln!(
+        out,
         "Painlevé rod, compliant contact: κ = {:e}, μ = {}, μ_s = {}, c_d = {}",
         imp.kappa, imp.mu, imp.mu_s, imp.damping
     );
-    println!(
+    let _ = writeln!(
+        out,
         "initial state: θ0 = {}, θ̇0 = {}, u0 = {}, δ = δ̇ = 0",
         imp.theta0, imp.omega0, imp.u0
     );
-    println!(
+    let _ = writeln!(
+        out,
         "Zhao–Liu eq. (11): A = {:.6}, B = {:.6}, C = {:.6}, D = {:.6}, P = {:.6}",
         k.a, k.b, k.c, k.d, k.p
     );
-    println!("case: {}", imp.case().describe());
-    println!(
+    let _ = writeln!(out, "case: {}", imp.case().describe());
+    let _ = writeln!(
+        out,
         "integrator: {} (rtol {:e}, atol {:e})",
         r.integrator, args.rtol, args.atol
     );
-    println!();
-    println!(
+    out.push('\n');
+    let _ = writeln!(
+        out,
         "{:<12} {:>22} {:>22} {:>22}",
         "mode", "t_start", "t_end", "duration"
     );
     for m in &r.modes {
-        println!(
+        let _ = writeln!(
+            out,
             "{:<12} {:>22.15e} {:>22.15e} {:>22.15e}",
             m.mode.name(),
             m.t_start,
@@ -197,19 +202,22 @@ fn print_summary(imp: &RodImpact, r: &RunRecord, args: &SimulateArgs) {
     }
     let d = &r.durations;
     let sk = imp.kappa.sqrt();
-    println!();
-    println!(
+    out.push('\n');
+    let _ = writeln!(
+        out,
         "durations: slide {:.12e}  stick {:.12e}  reverse slip {:.12e}",
         d.slide, d.stick, d.reverse_slip
     );
-    println!(
+    let _ = writeln!(
+        out,
         "scaled:    T_slide/(√κ ln(1/√κ)) {:.9}  T_stick/√κ {:.9}  T_rev/κ {:.9}",
         d.slide / (sk * (1.0 / sk).ln()),
         d.stick / sk,
         d.reverse_slip / imp.kappa
     );
     if let Some(p) = &r.post_impact {
-        println!(
+        let _ = writeln!(
+            out,
             "post-impact (t = {:.9e}): u = {:.9}  v = {:.9}  θ̇ = {:.9}",
             p.t,
             p.u,
@@ -217,15 +225,20 @@ fn print_summary(imp: &RodImpact, r: &RunRecord, args: &SimulateArgs) {
             p.omega.unwrap_or(f64::NAN)
         );
     }
-    println!(
+    let _ = writeln!(
+        out,
         "normal impulse {:.9}  peak F_n {:.6e}  max penetration {:.6e}",
         r.impulse_normal, r.peak_normal_force, r.max_penetration
     );
     let e = &r.energy;
-    println!("energy: initial {:.12}  final {:.12}  friction work {:.9}  damping work {:.9}  balance error {:.2e}", e.initial_total, e.final_total, e.friction_work, e.damping_work, e.balance_error);
+    let _ = writeln!(
+        out,"energy: initial {:.12}  final {:.12}  friction work {:.9}  damping work {:.9}  balance error {:.2e}", e.initial_total, e.final_total, e.friction_work, e.damping_work, e.balance_error);
     if let Some(l) = RigidLimit::of(imp) {
-        println!("rigid limit (doc formulas): T_stick/√κ → {:.9}  T_rev/κ → {:.9}  v_out → {:.9}  θ̇_out → {:.9}", l.stick_duration_scaled, l.reverse_slip_duration_scaled, l.v_out, l.omega_out);
+        let _ = writeln!(
+        out,"rigid limit (doc formulas): T_stick/√κ → {:.9}  T_rev/κ → {:.9}  v_out → {:.9}  θ̇_out → {:.9}", l.stick_duration_scaled, l.reverse_slip_duration_scaled, l.v_out, l.omega_out);
     }
     let s = &r.stats;
-    println!("stats: steps {} (rejected {}), rhs evals {}, jvp {}, jacobians {}, LU {}, newton {}, events {}, wall time {:.3} ms", s.steps, s.rejected_steps, s.rhs_evals, s.jvp_evals, s.jacobian_evals, s.lu_factorisations, s.newton_iterations, s.events, s.wall_time_s * 1e3);
+    let _ = writeln!(
+        out,"stats: steps {} (rejected {}), rhs evals {}, jvp {}, jacobians {}, LU {}, newton {}, events {}, wall time {:.3} ms", s.steps, s.rejected_steps, s.rhs_evals, s.jvp_evals, s.jacobian_evals, s.lu_factorisations, s.newton_iterations, s.events, s.wall_time_s * 1e3);
+    out
 }

@@ -3,12 +3,16 @@
 //! analysis, reports and figures.
 
 pub mod analysis;
+pub mod asymptotics;
 pub mod atlas;
 pub mod atlas_figures;
 pub mod atlas_report;
 pub mod bounds;
 pub mod cli;
 pub mod columns;
+pub mod convergence;
+pub mod extrapolation_atlas;
+pub mod extrapolation_report;
 pub mod figures;
 pub mod history;
 pub mod limit;

@@ -10,7 +10,7 @@
 //! In slow time s = εt the quasistatic problem is the limit ε → 0 (with κ → 0).
 
 use super::quasistatic::QuasistaticProblem;
-use crate::model::{ContactKinematics, PlanarContactSystem, Real};
+use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
 
 /// The slowly loaded particle.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -38,7 +38,7 @@ impl SlowlyLoadedParticle {
     }
 }
 
-impl PlanarContactSystem<2> for SlowlyLoadedParticle {
+impl Mechanics<2> for SlowlyLoadedParticle {
     fn coordinate_names(&self) -> [&'static str; 2] {
         ["z1", "z2"]
     }
@@ -61,15 +61,6 @@ impl PlanarContactSystem<2> for SlowlyLoadedParticle {
         (q[0] * q[0].scale(h[0][0]) + q[0] * q[1].scale(2.0 * h[0][1]) + q[1] * q[1].scale(h[1][1]))
             .scale(0.5)
     }
-    fn contact_kinematics<S: Real>(&self, q: &[S; 2], _qdot: &[S; 2]) -> ContactKinematics<S, 2> {
-        ContactKinematics {
-            gap: q[1],
-            tangential: [S::cst(1.0), S::zero()],
-            normal: [S::zero(), S::cst(1.0)],
-            tangential_drift: S::zero(),
-            normal_drift: S::zero(),
-        }
-    }
     fn is_autonomous(&self) -> bool {
         false
     }
@@ -82,16 +73,28 @@ impl PlanarContactSystem<2> for SlowlyLoadedParticle {
             S::cst(p.load_at_zero[1]) + s.scale(p.load_rate[1]),
         ]
     }
-    /// μ(z₁) of the surface.
-    fn friction_coefficient<S: Real>(&self, q: &[S; 2]) -> Option<S> {
-        Some(self.problem.friction.at(q[0]))
-    }
     fn is_dissipative(&self) -> bool {
         true
     }
     /// −ν|ż|².
     fn dissipation_power<S: Real>(&self, _q: &[S; 2], qdot: &[S; 2]) -> S {
         -(qdot[0] * qdot[0] + qdot[1] * qdot[1]).scale(self.viscosity)
+    }
+}
+
+impl PlanarContactSystem<2> for SlowlyLoadedParticle {
+    fn contact_kinematics<S: Real>(&self, q: &[S; 2], _qdot: &[S; 2]) -> ContactKinematics<S, 2> {
+        ContactKinematics {
+            gap: q[1],
+            tangential: [S::cst(1.0), S::zero()],
+            normal: [S::zero(), S::cst(1.0)],
+            tangential_drift: S::zero(),
+            normal_drift: S::zero(),
+        }
+    }
+    /// μ(z₁) of the surface.
+    fn friction_coefficient<S: Real>(&self, q: &[S; 2]) -> Option<S> {
+        Some(self.problem.friction.at(q[0]))
     }
 }
 
