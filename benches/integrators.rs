@@ -24,6 +24,7 @@ fn scenarios() -> [Scenario; 3] {
                 omega0: 0.0,
                 u0: -1.0,
                 damping: 1.0,
+                ..RodImpact::zhao_liu(1e-6)
             },
             t_end: 1.0,
         },
@@ -36,6 +37,7 @@ fn scenarios() -> [Scenario; 3] {
                 omega0: 0.0,
                 u0: 0.0,
                 damping: 0.5,
+                ..RodImpact::zhao_liu(1e-6)
             },
             height: 0.1,
             t_end: 2.0,

@@ -35,12 +35,37 @@ pub enum SimError {
         mode: &'static str,
         last: String,
     },
+    /// The initial state lies outside the model's domain of validity.
+    #[error("the initial state is outside the model's domain: {quantity} = {value:e}, must be > 0 ({meaning}); choose an initial state inside it")]
+    OutsideDomain {
+        quantity: &'static str,
+        meaning: &'static str,
+        value: f64,
+    },
+    /// The run left the model's domain of validity: its results past this point mean nothing.
+    #[error("the run left the model's domain at t = {time:.6e} in mode {mode}: {quantity} fell to 0 ({meaning}); the model does not hold beyond, so the run stops here")]
+    LeftDomain {
+        time: f64,
+        mode: &'static str,
+        quantity: &'static str,
+        meaning: &'static str,
+    },
+    /// A state or vector field that is not finite (overflow, or a parameter outside what double
+    /// precision represents).
+    #[error("non-finite {what} at t = {time:.6e} in mode {mode}: the run overflowed; check the parameters' magnitudes")]
+    NonFinite {
+        time: f64,
+        mode: &'static str,
+        what: String,
+    },
     /// The run ended at its time limit without the contact opening.
     #[error("no separation before t = {t_max} (mode {mode} at the limit): raise --t-max, or run to a fixed time with --t-end")]
     NoSeparation { t_max: f64, mode: &'static str },
 }
 
 impl SimError {
+    /// A value outside its allowed range; numbers are best passed through [`number_text`] or
+    /// [`as_written`] so the message shows them as the user wrote them.
     pub fn invalid(field: &str, value: impl ToString, requirement: &str) -> Self {
         SimError::InvalidInput {
             field: field.to_string(),
@@ -50,13 +75,64 @@ impl SimError {
     }
 }
 
+/// A number in its shortest round-trip form, with an exponent outside [1e-4, 1e6): `1e-12`,
+/// `0.25`, `3`, `2.5e7` (Rust's plain `Display` writes 1e-12 as 0.000000000001).
+pub fn number_text(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 || !a.is_finite() || (1e-4..1e6).contains(&a) {
+        x.to_string()
+    } else {
+        format!("{x:e}")
+    }
+}
+
+/// A value as it is written in an experiment file (`"tsit45"` → `tsit45`, `[1, 2]`, `1e-8`),
+/// for messages: never Rust's Debug form.
+pub fn as_written<T: serde::Serialize>(value: &T) -> String {
+    fn text(v: &serde_json::Value) -> String {
+        match v {
+            serde_json::Value::Null => "(not set)".into(),
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Number(n) => n.as_f64().map(number_text).unwrap_or(n.to_string()),
+            serde_json::Value::Array(a) => {
+                format!("[{}]", a.iter().map(text).collect::<Vec<_>>().join(", "))
+            }
+            other => other.to_string(),
+        }
+    }
+    serde_json::to_value(value)
+        .map(|v| text(&v))
+        .unwrap_or_else(|_| "(unprintable)".into())
+}
+
 /// Checks a parameter is finite and > 0.
 pub fn require_positive(field: &str, value: f64) -> Result<f64, SimError> {
     if value.is_finite() && value > 0.0 {
         Ok(value)
     } else {
-        Err(SimError::invalid(field, value, "must be finite and > 0"))
+        Err(SimError::invalid(
+            field,
+            number_text(value),
+            "must be finite and > 0",
+        ))
     }
+}
+
+/// The largest relative tolerance accepted (docs/tolerances.md, "Resolution limits").
+pub const LARGEST_RTOL: f64 = 0.1;
+
+/// Checks a relative tolerance is finite, > 0 and < [`LARGEST_RTOL`]: the one check behind
+/// `--rtol`, `solver.rtol` and the integrator study's ladder.
+pub fn require_rtol(field: &str, value: f64) -> Result<f64, SimError> {
+    require_positive(field, value)?;
+    if value >= LARGEST_RTOL {
+        return Err(SimError::invalid(
+            field,
+            format!("{value:e}"),
+            "must be < 0.1: a relative error of 10% or more is no measurement (at rtol 0.1 the rod's v_out is already 14% off, and beyond it the error control stops acting); see docs/tolerances.md, \"Resolution limits\"",
+        ));
+    }
+    Ok(value)
 }
 
 /// Checks a parameter is finite and ≥ 0.
@@ -64,7 +140,11 @@ pub fn require_non_negative(field: &str, value: f64) -> Result<f64, SimError> {
     if value.is_finite() && value >= 0.0 {
         Ok(value)
     } else {
-        Err(SimError::invalid(field, value, "must be finite and >= 0"))
+        Err(SimError::invalid(
+            field,
+            number_text(value),
+            "must be finite and >= 0",
+        ))
     }
 }
 
@@ -73,6 +153,10 @@ pub fn require_finite(field: &str, value: f64) -> Result<f64, SimError> {
     if value.is_finite() {
         Ok(value)
     } else {
-        Err(SimError::invalid(field, value, "must be a finite number"))
+        Err(SimError::invalid(
+            field,
+            number_text(value),
+            "must be a finite number",
+        ))
     }
 }

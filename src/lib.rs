@@ -1,14 +1,15 @@
 //! rigid-limit: does a penalty (compliant) contact model converge to the rigid limit, how fast,
 //! and which integrator gets there cheapest?
 //!
-//! Map of the crate. [`model`] holds mechanical systems as data + pure functions (the general
-//! planar single-contact system of Champneys & Várkonyi §3, and the Painlevé rod of Zhao–Liu as
-//! its first instance). [`contact`] is the normal force law (spring, spring–dashpot, stiffness
-//! 1/κ), [`friction`] the Coulomb modes and the rules at zero slip. [`hybrid`] is the mode machine:
-//! one smooth vector field per mode, events located on the dense output and refined to the
-//! integration tolerance, a fresh integrator per phase. [`integrate`] puts the integrators behind
-//! one trait. [`record`] is what one run measured; [`limit`] the rigid-limit predictions to
-//! compare with.
+//! Map of the crate (docs/architecture.md has the layers and the dependency rule).
+//! [`model`]: mechanics as data + pure functions (the planar single-contact system of
+//! Champneys & Várkonyi §3) and its projection onto the contact directions. [`integrate`]: the
+//! integrators behind one `Stepper` trait, knowing no physics. [`hybrid`]: the mode machine on
+//! any stepper, with event location. [`compliant`]: the penalty contact with exact Coulomb
+//! friction as one hybrid system. [`experiment`]: the generic harness (experiment files, the
+//! `Model` contract, the resumable runner, the output directory, tables). [`models`]: one folder
+//! per mechanical system and the registry. [`analysis`]: fits, pure. [`plot`]: figures, no
+//! physics. [`output`]: standard output for the command line.
 
 pub mod analysis;
 pub mod compliant;
@@ -18,4 +19,5 @@ pub mod hybrid;
 pub mod integrate;
 pub mod model;
 pub mod models;
+pub mod output;
 pub mod plot;

@@ -1,13 +1,9 @@
 //! `rigid-limit`: command-line interface. Parses, calls the library, prints.
 
 use clap::{Parser, Subcommand};
-use rigid_limit::compliant::record::RunRecord;
-use rigid_limit::compliant::{EndCondition, SimulationOptions};
 use rigid_limit::experiment::{RunOptions, RunSummary, Shard};
-use rigid_limit::integrate::IntegratorKind;
-use rigid_limit::models::rod::limit::RigidLimit;
-use rigid_limit::models::rod::scenario::{RodImpact, Scenario};
-use rigid_limit::models::Experiment;
+use rigid_limit::models::{rod, Experiment};
+use rigid_limit::output::write_stdout;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -25,7 +21,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Simulate one tangential impact of the Painlevé rod (Zhao–Liu) on a compliant contact.
-    Simulate(SimulateArgs),
+    Simulate(rod::cli::SimulateArgs),
     /// Run (or resume) one experiment file; writes runs.csv and meta.json.
     Run {
         /// The experiment, e.g. experiments/zhao_liu.toml.
@@ -36,85 +32,57 @@ enum Command {
         /// Run every n-th point starting at i (i/n, 0 <= i < n), into OUT/shard-i-of-n.
         #[arg(long)]
         shard: Option<Shard>,
+        /// Start afresh: rerun every point even where the directory holds reusable rows.
+        #[arg(long)]
+        fresh: bool,
     },
     /// Join the shards of an experiment run with --shard into OUT/runs.csv.
     Merge {
+        /// The experiment file the shards were run from.
         experiment: PathBuf,
+        /// Directory holding the shard-I-of-N directories (default: results/NAME).
         #[arg(long)]
         out: Option<PathBuf>,
     },
     /// Run every experiment in experiments/ from scratch and regenerate results/.
     Reproduce {
+        /// Directory of the experiment files (*.toml); all are validated before any runs.
         #[arg(long, default_value = "experiments")]
         experiments: PathBuf,
+        /// Directory of the results, one subdirectory per experiment name.
         #[arg(long, default_value = "results")]
         results: PathBuf,
     },
 }
 
-#[derive(clap::Args)]
-#[command(allow_negative_numbers = true)]
-struct SimulateArgs {
-    /// Compliance κ > 0 (contact stiffness 1/κ, nondimensional).
-    #[arg(long, allow_hyphen_values = true, default_value_t = 1e-8)]
-    kappa: f64,
-    /// Kinetic friction coefficient μ > 0.
-    #[arg(long, allow_hyphen_values = true, default_value_t = 2.0)]
-    mu: f64,
-    /// Static friction coefficient μ_s ≥ μ (default: μ).
-    #[arg(long, allow_hyphen_values = true)]
-    mu_s: Option<f64>,
-    /// Initial angle θ0 ∈ (0, π) between rod and ground (rad).
-    #[arg(long, allow_hyphen_values = true, default_value_t = 1.3)]
-    theta0: f64,
-    /// Initial angular velocity θ̇0.
-    #[arg(long, allow_hyphen_values = true, default_value_t = 0.0)]
-    omega0: f64,
-    /// Initial tangential velocity u0 of the contact point (negative: sliding left).
-    #[arg(long, allow_hyphen_values = true, default_value_t = -1.0)]
-    u0: f64,
-    /// Dashpot coefficient c_d ≥ 0: F_n = max(0, δ/κ + c_d δ̇/√κ).
-    #[arg(long, allow_hyphen_values = true, default_value_t = 0.0)]
-    damping: f64,
-    /// Scenario: impact (put down at δ = δ̇ = 0, until separation), sustained (started at the
-    /// quasi-static penetration, until --t-end) or drop (from --height, until --t-end).
-    #[arg(long, default_value = "impact")]
-    scenario: String,
-    /// Drop height of the contact point (scenario drop).
-    #[arg(long, allow_hyphen_values = true, default_value_t = 0.5)]
-    height: f64,
-    /// Integrator: bdf, tr-bdf2, esdirk34, tsit45, radau5 or rodas4.
-    #[arg(long, default_value = "bdf")]
-    integrator: String,
-    /// Relative tolerance.
-    #[arg(long, allow_hyphen_values = true, default_value_t = 1e-10)]
-    rtol: f64,
-    /// Absolute tolerance (gap in units of √κ).
-    #[arg(long, allow_hyphen_values = true, default_value_t = 1e-12)]
-    atol: f64,
-    /// Run to this time instead of stopping at separation.
-    #[arg(long, allow_hyphen_values = true)]
-    t_end: Option<f64>,
-    /// Time limit when running until separation.
-    #[arg(long, allow_hyphen_values = true, default_value_t = 10.0)]
-    t_max: f64,
-    /// Print one JSON object instead of the summary.
-    #[arg(long)]
-    json: bool,
-    /// Include the sampled trajectory (step ends and events) in the JSON.
-    #[arg(long)]
-    trajectory: bool,
-}
-
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Bad flags are one line and exit 1, like every other error (README, "Errors"); help and
+    // version print as clap writes them.
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            let _ = e.print();
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid command line");
+            eprintln!("{first} (see --help)");
+            return ExitCode::FAILURE;
+        }
+    };
     let result = match cli.command {
-        Command::Simulate(args) => simulate(args),
+        Command::Simulate(args) => rod::cli::simulate(args),
         Command::Run {
             experiment,
             out,
             shard,
-        } => run(&experiment, out, shard),
+            fresh,
+        } => run(&experiment, out, shard, fresh),
         Command::Merge { experiment, out } => merge(&experiment, out),
         Command::Reproduce {
             experiments,
@@ -130,189 +98,29 @@ fn main() -> ExitCode {
     }
 }
 
-/// The CLI flag for a parameter name.
-fn flag(name: &str) -> String {
-    format!("--{}", name.replace('_', "-"))
-}
-
-fn simulate(args: SimulateArgs) -> Result<(), String> {
-    let impact = RodImpact {
-        kappa: args.kappa,
-        mu: args.mu,
-        mu_s: args.mu_s.unwrap_or(args.mu),
-        theta0: args.theta0,
-        omega0: args.omega0,
-        u0: args.u0,
-        damping: args.damping,
-    };
-    impact.validate(flag).map_err(|e| e.to_string())?;
-    let needs_end = |name: &str| {
-        args.t_end.ok_or_else(|| {
-            format!("--scenario {name} runs to a fixed time: give --t-end (e.g. --t-end 1)")
-        })
-    };
-    let scenario = match args.scenario.as_str() {
-        "impact" => Scenario::Impact(impact),
-        "sustained" => Scenario::Sustained {
-            rod: impact,
-            t_end: needs_end("sustained")?,
-        },
-        "drop" => Scenario::Drop {
-            rod: impact,
-            height: args.height,
-            t_end: needs_end("drop")?,
-        },
-        other => {
-            return Err(format!(
-                "invalid --scenario = {other}: use impact, sustained or drop"
-            ))
-        }
-    };
-    scenario.validate(flag).map_err(|e| e.to_string())?;
-    let integrator: IntegratorKind = args
-        .integrator
-        .parse()
-        .map_err(|e| format!("--integrator: {e}"))?;
-    for (name, v) in [
-        ("--rtol", args.rtol),
-        ("--atol", args.atol),
-        ("--t-max", args.t_max),
-    ] {
-        rigid_limit::error::require_positive(name, v).map_err(|e| e.to_string())?;
-    }
-    let mut options = SimulationOptions::new(integrator, args.rtol, args.atol);
-    options.t_max = args.t_max;
-    options.record_trajectory = args.trajectory;
-    if let Some(t_end) = args.t_end {
-        rigid_limit::error::require_positive("--t-end", t_end).map_err(|e| e.to_string())?;
-        options.end = EndCondition::Time(t_end);
-    }
-    let record = scenario.simulate(&options).map_err(|e| e.to_string())?;
-    if args.json {
-        let mut json = serde_json::json!({
-            "scenario": scenario.name(),
-            "case": impact.case(),
-            "slide_coefficients": impact.slide_coefficients(),
-            "params": impact,
-            "integrator": record.integrator,
-            "rtol": args.rtol,
-            "atol": args.atol,
-            "modes": &record.modes,
-            "events": &record.events,
-            "durations": &record.durations,
-            "separated": record.separated,
-            "post_impact": post_impact_json(&record),
-            "impulse_normal": record.impulse_normal,
-            "impulse_tangential": record.impulse_tangential,
-            "peak_normal_force": record.peak_normal_force,
-            "max_penetration": record.max_penetration,
-            "energy": &record.energy,
-            "stats": &record.stats,
-            "final_state": {"t": record.final_time, "q": &record.final_q, "qdot": &record.final_qdot},
-            "rigid_limit": RigidLimit::of(&impact),
-        });
-        if let Some(tr) = &record.trajectory {
-            json["trajectory"] = serde_json::to_value(tr).map_err(|e| e.to_string())?;
-        }
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?
-        );
-    } else {
-        print_summary(&impact, &record, &args);
-    }
-    Ok(())
-}
-
-fn post_impact_json(record: &RunRecord) -> serde_json::Value {
-    match &record.post_impact {
-        Some(p) => serde_json::json!({"u": p.u, "v": p.v, "omega": p.omega, "t": p.t}),
-        None => serde_json::Value::Null,
-    }
-}
-
-fn print_summary(imp: &RodImpact, r: &RunRecord, args: &SimulateArgs) {
-    let k = imp.slide_coefficients();
-    println!(
-        "Painlevé rod, compliant contact: κ = {:e}, μ = {}, μ_s = {}, c_d = {}",
-        imp.kappa, imp.mu, imp.mu_s, imp.damping
-    );
-    println!(
-        "initial state: θ0 = {}, θ̇0 = {}, u0 = {}, δ = δ̇ = 0",
-        imp.theta0, imp.omega0, imp.u0
-    );
-    println!(
-        "Zhao–Liu eq. (11): A = {:.6}, B = {:.6}, C = {:.6}, D = {:.6}, P = {:.6}",
-        k.a, k.b, k.c, k.d, k.p
-    );
-    println!("case: {}", imp.case().describe());
-    println!(
-        "integrator: {} (rtol {:e}, atol {:e})",
-        r.integrator, args.rtol, args.atol
-    );
-    println!();
-    println!(
-        "{:<12} {:>22} {:>22} {:>22}",
-        "mode", "t_start", "t_end", "duration"
-    );
-    for m in &r.modes {
-        println!(
-            "{:<12} {:>22.15e} {:>22.15e} {:>22.15e}",
-            m.mode.name(),
-            m.t_start,
-            m.t_end,
-            m.duration
-        );
-    }
-    let d = &r.durations;
-    let sk = imp.kappa.sqrt();
-    println!();
-    println!(
-        "durations: slide {:.12e}  stick {:.12e}  reverse slip {:.12e}",
-        d.slide, d.stick, d.reverse_slip
-    );
-    println!(
-        "scaled:    T_slide/(√κ ln(1/√κ)) {:.9}  T_stick/√κ {:.9}  T_rev/κ {:.9}",
-        d.slide / (sk * (1.0 / sk).ln()),
-        d.stick / sk,
-        d.reverse_slip / imp.kappa
-    );
-    if let Some(p) = &r.post_impact {
-        println!(
-            "post-impact (t = {:.9e}): u = {:.9}  v = {:.9}  θ̇ = {:.9}",
-            p.t,
-            p.u,
-            p.v,
-            p.omega.unwrap_or(f64::NAN)
-        );
-    }
-    println!(
-        "normal impulse {:.9}  peak F_n {:.6e}  max penetration {:.6e}",
-        r.impulse_normal, r.peak_normal_force, r.max_penetration
-    );
-    let e = &r.energy;
-    println!("energy: initial {:.12}  final {:.12}  friction work {:.9}  damping work {:.9}  balance error {:.2e}", e.initial_total, e.final_total, e.friction_work, e.damping_work, e.balance_error);
-    if let Some(l) = RigidLimit::of(imp) {
-        println!("rigid limit (doc formulas): T_stick/√κ → {:.9}  T_rev/κ → {:.9}  v_out → {:.9}  θ̇_out → {:.9}", l.stick_duration_scaled, l.reverse_slip_duration_scaled, l.v_out, l.omega_out);
-    }
-    let s = &r.stats;
-    println!("stats: steps {} (rejected {}), rhs evals {}, jvp {}, jacobians {}, LU {}, newton {}, events {}, wall time {:.3} ms", s.steps, s.rejected_steps, s.rhs_evals, s.jvp_evals, s.jacobian_evals, s.lu_factorisations, s.newton_iterations, s.events, s.wall_time_s * 1e3);
-}
-
 fn command_line() -> String {
     std::env::args().collect::<Vec<_>>().join(" ")
 }
 
 fn report(name: &str, s: &RunSummary) {
-    println!(
-        "{name}: {} points ({} resumed, {} run, {} failed) in {:.2} s -> {}",
+    if let Some(n) = &s.not_reused {
+        if n.reason != "--fresh" {
+            eprintln!(
+                "{name}: {} stored rows not reused: {}; their points were run again",
+                n.rows, n.reason
+            );
+        }
+    }
+    // A closed standard output does not stop a run that has already written its results.
+    let _ = write_stdout(&format!(
+        "{name}: {} points ({} resumed, {} run, {} failed) in {:.2} s -> {}\n",
         s.points,
         s.resumed,
         s.ran,
         s.failed,
         s.wall_time_s,
         s.out_dir.display()
-    );
+    ));
 }
 
 /// Run (or resume) an experiment of either kind, then write its report unless it is a shard.
@@ -326,13 +134,14 @@ fn run_and_report(experiment: &Experiment, opts: &RunOptions) -> Result<RunSumma
     Ok(summary)
 }
 
-fn run(path: &Path, out: Option<PathBuf>, shard: Option<Shard>) -> Result<(), String> {
+fn run(path: &Path, out: Option<PathBuf>, shard: Option<Shard>, fresh: bool) -> Result<(), String> {
     let experiment = Experiment::load(path).map_err(|e| e.to_string())?;
     let out_dir = out.unwrap_or_else(|| Path::new("results").join(experiment.name()));
     let opts = RunOptions {
         out_dir,
         shard,
         progress: true,
+        fresh,
         command_line: command_line(),
     };
     let summary = run_and_report(&experiment, &opts)?;
@@ -365,26 +174,37 @@ fn reproduce(experiments: &Path, results: &Path) -> Result<(), String> {
         ));
     }
     let start = std::time::Instant::now();
+    // Every file is read and validated before anything runs; two experiments may not share a
+    // name (they would write into one directory).
+    let mut experiments = Vec::with_capacity(files.len());
+    let mut names: std::collections::BTreeMap<String, &PathBuf> = Default::default();
     for path in &files {
         let experiment = Experiment::load(path).map_err(|e| e.to_string())?;
-        let out_dir = results.join(experiment.name());
-        // From scratch: drop the previous table so nothing is resumed.
-        for name in ["runs.csv", "runs.journal.csv"] {
-            let _ = std::fs::remove_file(out_dir.join(name));
+        if let Some(other) = names.insert(experiment.name().to_string(), path) {
+            return Err(format!(
+                "{} and {} both have name = \"{}\" (one results directory); rename one",
+                other.display(),
+                path.display(),
+                experiment.name()
+            ));
         }
+        experiments.push(experiment);
+    }
+    for experiment in &experiments {
         let opts = RunOptions {
-            out_dir,
+            out_dir: results.join(experiment.name()),
             shard: None,
             progress: true,
+            fresh: true,
             command_line: command_line(),
         };
-        let summary = run_and_report(&experiment, &opts)?;
+        let summary = run_and_report(experiment, &opts)?;
         report(experiment.name(), &summary);
     }
-    println!(
-        "reproduce: {} experiments in {:.2} s",
+    let _ = write_stdout(&format!(
+        "reproduce: {} experiments in {:.2} s\n",
         files.len(),
         start.elapsed().as_secs_f64()
-    );
+    ));
     Ok(())
 }

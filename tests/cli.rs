@@ -115,3 +115,118 @@ fn summary_prints_case_durations_and_stats() {
         assert!(out.contains(needle), "missing '{needle}' in\n{out}");
     }
 }
+
+/// A full standard output is a one-line error and exit 1, never a panic.
+#[test]
+fn a_full_stdout_is_an_error_not_a_panic() {
+    let Ok(full) = std::fs::File::create("/dev/full") else {
+        return; // not Linux: no /dev/full to write to
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
+        .args(["simulate", "--json", "--trajectory"])
+        .stdout(full)
+        .output()
+        .expect("run rigid-limit");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write to standard output"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+/// A closed pipe (`… | head -1`) is the same one-line error.
+#[test]
+fn a_closed_pipe_is_an_error_not_a_panic() {
+    let bin = env!("CARGO_BIN_EXE_rigid-limit");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "'{bin}' simulate --json --trajectory 2>err.txt | head -c 1 >/dev/null; cat err.txt; rm -f err.txt"
+        ))
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("run sh");
+    let err = String::from_utf8_lossy(&out.stdout);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.is_empty() || err.contains("cannot write to standard output"),
+        "{err}"
+    );
+}
+
+/// A write error in a sweep (a full disk, here a file-size limit) stops it at once with a
+/// one-line error; no temporary file is left behind, and a rerun resumes from what was kept.
+#[test]
+fn a_full_disk_stops_the_sweep_at_once() {
+    let dir = std::env::temp_dir().join(format!("rigid-limit-fulldisk-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("sweep.toml");
+    std::fs::write(
+        &spec,
+        r#"name = "full_disk"
+model = "rod"
+[params]
+mu = 2.0
+theta0 = 1.3
+u0 = -1.0
+[sweep]
+kappa = { min = 1e-9, max = 1e-1, per_decade = 8 }
+[solver]
+integrators = ["bdf", "tsit45", "radau5"]
+rtol = 1e-8
+atol = 1e-10
+"#,
+    )
+    .unwrap();
+    let bin = env!("CARGO_BIN_EXE_rigid-limit");
+    let out_dir = dir.join("out");
+    // 4 KiB per file: the journal fills after a dozen rows of the 195.
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f 8; exec '{bin}' run '{}' --out '{}'",
+            spec.display(),
+            out_dir.display()
+        ))
+        .output()
+        .expect("run sh");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("the sweep stopped"), "{err}");
+    let names: Vec<String> = std::fs::read_dir(&out_dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains("tmp")), "{names:?}");
+    assert!(!names.iter().any(|n| n == "runs.csv"), "{names:?}");
+    // With room again the run resumes the kept rows and finishes.
+    let again = Command::new(bin)
+        .args(["run", &spec.display().to_string(), "--out"])
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&again.stdout);
+    assert!(again.status.success(), "{text}");
+    assert!(
+        text.contains("195 points") && !text.contains("(0 resumed"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A flag clap cannot parse is the same one-line error with exit 1 as any other bad input.
+#[test]
+fn unparsable_flags_are_one_line_with_exit_1() {
+    for args in [&["--kappa", "abc"][..], &["--bogus"][..]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
+            .arg("simulate")
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.starts_with("error: "), "{err}");
+    }
+}

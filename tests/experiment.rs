@@ -36,6 +36,7 @@ fn options(dir: &Path, shard: Option<Shard>) -> RunOptions {
         out_dir: dir.to_path_buf(),
         shard,
         progress: false,
+        fresh: false,
         command_line: "test".into(),
     }
 }
@@ -116,6 +117,92 @@ fn shards_merged_equal_a_full_run() {
     std::fs::remove_dir_all(&shard_dir).unwrap();
 }
 
+/// Rows computed under other settings are never reused: failed rows with a short t_max are
+/// rerun after t_max is raised (the error's own advice then works), and the run says why.
+#[test]
+fn resume_after_a_setting_change_reruns_the_rows_and_says_why() {
+    let short = SMALL.replace("atol = 1e-10", "atol = 1e-10\nt_max = 0.05");
+    let dir = scratch("resume-setting");
+    let first = run_experiment(
+        &ExperimentSpec::parse(&short).unwrap(),
+        &options(&dir, None),
+    )
+    .unwrap();
+    assert!(first.failed > 0);
+    let long = SMALL.replace("atol = 1e-10", "atol = 1e-10\nt_max = 10");
+    let second =
+        run_experiment(&ExperimentSpec::parse(&long).unwrap(), &options(&dir, None)).unwrap();
+    assert_eq!((second.resumed, second.ran, second.failed), (0, 10, 0));
+    let why = second.not_reused.expect("the stored rows are reported");
+    assert_eq!(why.rows, 10);
+    assert!(why.reason.contains("solver.t_max"), "{}", why.reason);
+    // --fresh reruns everything even under the same settings.
+    let mut fresh = options(&dir, None);
+    fresh.fresh = true;
+    let third = run_experiment(&ExperimentSpec::parse(&long).unwrap(), &fresh).unwrap();
+    assert_eq!((third.resumed, third.ran), (0, 10));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Merge joins only shards of one run of this experiment file: a shard run with another u0, a
+/// leftover shard of a 2-way split, or a merge under another rtol are refused, naming the shard
+/// and the setting; nothing is written.
+#[test]
+fn merge_refuses_shards_of_other_settings_or_other_splits() {
+    let spec = ExperimentSpec::parse(SMALL).unwrap();
+    let other = ExperimentSpec::parse(&SMALL.replace("u0 = -1.0", "u0 = -0.5")).unwrap();
+    let dir = scratch("mixed-shards");
+    for i in [0, 2] {
+        run_experiment(&spec, &options(&dir, Some(Shard { index: i, count: 3 }))).unwrap();
+    }
+    run_experiment(&other, &options(&dir, Some(Shard { index: 1, count: 3 }))).unwrap();
+    let err = merge_shards(&spec, &dir, "test").unwrap_err().to_string();
+    assert!(
+        err.contains("shard-1-of-3") && err.contains("params.u0"),
+        "{err}"
+    );
+    assert!(!dir.join(RUNS_CSV).exists());
+    run_experiment(&spec, &options(&dir, Some(Shard { index: 1, count: 3 }))).unwrap();
+    let tighter = ExperimentSpec::parse(&SMALL.replace("rtol = 1e-8", "rtol = 1e-9")).unwrap();
+    let err = merge_shards(&tighter, &dir, "test")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("solver.rtol"), "{err}");
+    run_experiment(&spec, &options(&dir, Some(Shard { index: 1, count: 2 }))).unwrap();
+    let err = merge_shards(&spec, &dir, "test").unwrap_err().to_string();
+    assert!(
+        err.contains("2 and 3 ways") && err.contains("shard-1-of-2"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(dir.join("shard-1-of-2")).unwrap();
+    merge_shards(&spec, &dir, "test").unwrap();
+    assert_eq!(
+        parse_rows(
+            &std::fs::read_to_string(dir.join(RUNS_CSV)).unwrap(),
+            &ExperimentSpec::columns()
+        )
+        .len(),
+        10
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A second run into a directory another run is writing into fails at once.
+#[test]
+fn a_second_run_into_a_busy_directory_is_refused() {
+    let spec = ExperimentSpec::parse(SMALL).unwrap();
+    let dir = scratch("busy");
+    std::fs::create_dir_all(&dir).unwrap();
+    let held = rigid_limit::experiment::store::DirLock::acquire(&dir).unwrap();
+    let err = run_experiment(&spec, &options(&dir, None))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("another rigid-limit run"), "{err}");
+    drop(held);
+    run_experiment(&spec, &options(&dir, None)).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_failing_point_becomes_a_row_and_the_sweep_goes_on() {
     // t_max too short for the impacts at the larger κ: those points fail with NoSeparation.
@@ -190,4 +277,50 @@ fn an_atlas_masks_the_grid_and_reports_every_state() {
     assert!(md.contains("stick upper (58)/(61)"));
     assert!(dir.join("atlas_bounds.png").exists());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Oversized grids are refused before anything is allocated, axis errors say what an axis may
+/// be, integrators may not repeat, and messages show values as written (1e-13, not 0.0000…1).
+#[test]
+fn bad_grids_are_refused_with_messages_a_person_can_act_on() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "per_decade = 1 }",
+            "per_decade = 4294967295 }",
+            "sweep.kappa.per_decade = 4294967295: must be between 1 and 1000",
+        ),
+        (
+            "u0 = -1.0\n[sweep]",
+            "u0 = -1.0\n[sweep]\nomega0 = { min = 0, max = 1 }",
+            "a range needs 'n'",
+        ),
+        (
+            "[sweep]\n",
+            "[sweep]\nmu_s = { min = 2, max = 3, n = 4000 }\nomega0 = { min = 0, max = 1, n = 4000 }\n",
+            "160000000 points: at most 1000000",
+        ),
+        (
+            "[\"bdf\", \"tsit45\"]",
+            "[\"bdf\", \"tsit45\", \"bdf\"]",
+            "solver.integrators = [bdf, tsit45, bdf]: bdf is listed twice",
+        ),
+        (
+            "atol = 1e-10",
+            "atol = -0.0000000000001",
+            "solver.atol = -1e-13",
+        ),
+    ];
+    for (from, to, expected) in cases {
+        let text = SMALL.replace(from, to);
+        assert_ne!(text, SMALL, "{from}");
+        let err = rigid_limit::models::Experiment::parse(&text)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(expected), "{to}: {err}");
+        assert!(
+            !err.contains("untagged") && !err.contains("LogGrid"),
+            "{err}"
+        );
+    }
 }

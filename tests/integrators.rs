@@ -66,6 +66,7 @@ fn drop_first_contact_matches_free_fall() {
         omega0: 0.0,
         u0: 0.0,
         damping: 0.5,
+        ..RodImpact::zhao_liu(1e-6)
     };
     let drop = Scenario::Drop {
         rod,
@@ -102,10 +103,11 @@ fn sustained_start_is_the_quasi_static_penetration() {
         omega0: 0.0,
         u0: -1.0,
         damping: 1.0,
+        ..RodImpact::zhao_liu(1e-8)
     };
     let sustained = Scenario::Sustained { rod, t_end: 1.0 };
     let (q, _) = sustained.initial_state().unwrap();
-    let k = SlideCoefficients::new(0.8, 1.0, 0.0);
+    let k = SlideCoefficients::uniform(0.8, 1.0, 0.0);
     let expected = 1e-8 * (-k.b / k.a);
     assert!((-q[Y_A] - expected).abs() < 1e-14 * expected.abs() + 1e-30);
     let paradox = Scenario::Sustained {
@@ -132,6 +134,7 @@ fn implicit_cost_is_independent_of_kappa_in_sustained_contact() {
             omega0: 0.0,
             u0: -1.0,
             damping: 1.0,
+            ..RodImpact::zhao_liu(kappa)
         },
         t_end: 1.0,
     };
@@ -225,6 +228,7 @@ fn a_small_study_runs_and_reports() {
         out_dir: dir.clone(),
         shard: None,
         progress: false,
+        fresh: false,
         command_line: "test".into(),
     };
     let summary = run_experiment(spec.as_ref(), &opts).unwrap();

@@ -7,7 +7,7 @@ use rigid_limit::compliant::record::RunRecord;
 use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, Event, SimulationOptions};
 use rigid_limit::error::SimError;
 use rigid_limit::integrate::IntegratorKind;
-use rigid_limit::model::{ContactKinematics, PlanarContactSystem, Real};
+use rigid_limit::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
 use rigid_limit::models::rod::limit::RigidLimit;
 use rigid_limit::models::rod::mechanics::PainleveRod;
 use rigid_limit::models::rod::scenario::RodImpact;
@@ -18,7 +18,7 @@ struct Particle {
     gravity: f64,
 }
 
-impl PlanarContactSystem<2> for Particle {
+impl Mechanics<2> for Particle {
     fn coordinate_names(&self) -> [&'static str; 2] {
         ["x", "y"]
     }
@@ -34,6 +34,9 @@ impl PlanarContactSystem<2> for Particle {
     fn potential_energy<S: Real>(&self, q: &[S; 2]) -> S {
         q[1].scale(self.gravity)
     }
+}
+
+impl PlanarContactSystem<2> for Particle {
     fn contact_kinematics<S: Real>(&self, q: &[S; 2], _qdot: &[S; 2]) -> ContactKinematics<S, 2> {
         ContactKinematics {
             gap: q[1],
@@ -129,7 +132,7 @@ fn slip_stop_time_matches_the_closed_form() {
 /// Free flight: the centre of mass follows a parabola and θ turns uniformly.
 #[test]
 fn free_flight_matches_the_closed_form() {
-    let rod = PainleveRod;
+    let rod = PainleveRod::UNIFORM;
     let problem = ContactProblem {
         system: &rod,
         compliance: NormalCompliance::linear_spring(1e-6),

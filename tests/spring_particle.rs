@@ -69,6 +69,7 @@ fn the_experiment_runs_through_the_harness_and_converges_at_rate_one() {
         out_dir: dir.clone(),
         shard: None,
         progress: false,
+        fresh: false,
         command_line: "test".into(),
     };
     let summary = experiment.run(&opts).unwrap();

@@ -67,7 +67,7 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
     options: &SimulationOptions,
 ) -> Result<RunRecord, SimError> {
     check_tolerances(&options.tolerances)?;
-    crate::error::require_positive("kappa", problem.compliance.kappa)?;
+    super::normal::require_resolvable_kappa("kappa", problem.compliance.kappa)?;
     crate::error::require_non_negative("damping", problem.compliance.damping)?;
     let mut y0 = vec![0.0; problem.state_len()];
     y0[..N].copy_from_slice(q0);
@@ -117,6 +117,7 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
     } else {
         y[load_work_index(N)]
     };
+    let viscous_work = problem.viscous_work_index().map_or(0.0, |i| y[i]);
     let initial_total = k0 + g0 + s0;
     let final_total = kinetic + gravity + spring;
     let separation_loss = recorder.separation_loss;
@@ -128,9 +129,15 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
         friction_work,
         damping_work,
         load_work,
+        viscous_work,
         separation_loss,
         final_total,
-        balance_error: final_total - initial_total - friction_work - damping_work - load_work
+        balance_error: final_total
+            - initial_total
+            - friction_work
+            - damping_work
+            - load_work
+            - viscous_work
             + separation_loss,
     };
     let modes: Vec<ModeInterval> = trace

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Values of one swept parameter: a list or an evenly spaced range.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum Axis {
     /// `[a, b, c]`.
@@ -24,7 +24,81 @@ pub struct LinearRange {
     pub n: usize,
 }
 
+/// The largest number of values one axis or κ ladder may have (a grid is the product of its
+/// axes; see [`MAX_POINTS`]).
+pub const MAX_AXIS_VALUES: usize = 100_000;
+/// The largest number of points an experiment runs unless `[solver] max_points` raises it:
+/// counted before anything is allocated.
+pub const MAX_POINTS: u128 = 1_000_000;
+
+/// What an axis may be, for messages.
+pub const AXIS_FORMS: &str = "a list of numbers [a, b, …] or a range { min = …, max = …, n = … }";
+
+impl<'de> Deserialize<'de> for Axis {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        Axis::from_value(&value).map_err(serde::de::Error::custom)
+    }
+}
+
 impl Axis {
+    /// Read an axis from the value of its key, with a message that says what is wrong.
+    pub fn from_value(value: &serde_json::Value) -> Result<Self, String> {
+        use serde_json::Value;
+        match value {
+            Value::Array(items) => items
+                .iter()
+                .map(|x| {
+                    x.as_f64()
+                        .ok_or_else(|| format!("{x} is not a number; expected {AXIS_FORMS}"))
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Axis::List),
+            Value::Object(map) => {
+                if let Some(k) = map
+                    .keys()
+                    .find(|k| !["min", "max", "n"].contains(&k.as_str()))
+                {
+                    return Err(format!(
+                        "unknown key '{k}' in a range; expected {AXIS_FORMS}"
+                    ));
+                }
+                let number = |k: &str| {
+                    map.get(k)
+                        .ok_or_else(|| format!("a range needs '{k}'; expected {AXIS_FORMS}"))?
+                        .as_f64()
+                        .ok_or_else(|| format!("'{k}' must be a number"))
+                };
+                let n = map
+                    .get("n")
+                    .ok_or_else(|| format!("a range needs 'n'; expected {AXIS_FORMS}"))?
+                    .as_u64()
+                    .ok_or("'n' must be a whole number >= 1")?;
+                Ok(Axis::Range(LinearRange {
+                    min: number("min")?,
+                    max: number("max")?,
+                    n: usize::try_from(n).unwrap_or(usize::MAX),
+                }))
+            }
+            other => Err(format!(
+                "{} is not an axis; expected {AXIS_FORMS}",
+                crate::error::as_written(other)
+            )),
+        }
+    }
+
+    /// The number of values, without computing them.
+    pub fn len(&self) -> usize {
+        match self {
+            Axis::List(v) => v.len(),
+            Axis::Range(r) => r.n,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn values(&self) -> Vec<f64> {
         match self {
             Axis::List(v) => v.clone(),
@@ -47,8 +121,12 @@ impl Axis {
             Axis::Range(r) => {
                 require_finite(&format!("{key}.min"), r.min)?;
                 require_finite(&format!("{key}.max"), r.max)?;
-                if r.n == 0 {
-                    return Err(SimError::invalid(&format!("{key}.n"), 0, "must be >= 1"));
+                if r.n == 0 || r.n > MAX_AXIS_VALUES {
+                    return Err(SimError::invalid(
+                        &format!("{key}.n"),
+                        r.n,
+                        &format!("must be between 1 and {MAX_AXIS_VALUES}"),
+                    ));
                 }
                 if r.max < r.min {
                     return Err(SimError::invalid(
@@ -65,7 +143,10 @@ impl Axis {
 
 /// A logarithmic grid from `max` down to `min` with `per_decade` points per decade.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a κ ladder { min = …, max = …, per_decade = … }"
+)]
 pub struct LogGrid {
     pub min: f64,
     pub max: f64,
@@ -73,6 +154,16 @@ pub struct LogGrid {
 }
 
 impl LogGrid {
+    /// The number of values, without computing them (valid grids only).
+    pub fn len(&self) -> usize {
+        ((self.max.log10() - self.min.log10()) * f64::from(self.per_decade) + 1e-9).floor() as usize
+            + 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
     /// The grid values, largest first; both ends included when the span is a whole number of
     /// steps.
     pub fn values(&self) -> Vec<f64> {
@@ -93,6 +184,34 @@ pub struct SolverSpec {
     /// Time limit of each run (default 10).
     #[serde(default)]
     pub t_max: Option<f64>,
+    /// Raise the limit on the number of points ([`MAX_POINTS`]) for a deliberately large grid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_points: Option<u64>,
+}
+
+impl SolverSpec {
+    /// Refuse duplicate integrators, and a grid of `points` points above the limit, before
+    /// anything is allocated.
+    pub fn check_work(&self, points: u128) -> Result<(), SimError> {
+        for (i, a) in self.integrators.iter().enumerate() {
+            if self.integrators[..i].contains(a) {
+                return Err(SimError::invalid(
+                    "solver.integrators",
+                    crate::error::as_written(&self.integrators),
+                    &format!("{a} is listed twice; list each integrator once"),
+                ));
+            }
+        }
+        let limit = self.max_points.map_or(MAX_POINTS, u128::from);
+        if points > limit {
+            return Err(SimError::invalid(
+                "sweep",
+                format!("{points} points"),
+                &format!("at most {limit} points run unless [solver] max_points raises the limit; narrow an axis or split the experiment"),
+            ));
+        }
+        Ok(())
+    }
 }
 
 impl LogGrid {
@@ -107,11 +226,21 @@ impl LogGrid {
                 &format!("must be >= {key}.min"),
             ));
         }
-        if self.per_decade == 0 {
+        if self.per_decade == 0 || self.per_decade > 1000 {
             return Err(SimError::invalid(
                 &format!("{key}.per_decade"),
-                0,
-                "must be >= 1",
+                self.per_decade,
+                "must be between 1 and 1000",
+            ));
+        }
+        if self.len() > MAX_AXIS_VALUES {
+            return Err(SimError::invalid(
+                &format!("{key}.min"),
+                crate::error::number_text(self.min),
+                &format!(
+                    "the ladder would have {} values (at most {MAX_AXIS_VALUES}); narrow it or take fewer per decade",
+                    self.len()
+                ),
             ));
         }
         Ok(())

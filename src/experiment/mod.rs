@@ -6,6 +6,7 @@
 pub mod grammar;
 pub mod model;
 pub mod runner;
+pub mod store;
 pub mod table;
 
 pub use grammar::SpecError;

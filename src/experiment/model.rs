@@ -40,6 +40,9 @@ pub trait Model: Sized + Sync + Clone + Debug + PartialEq + 'static {
     fn kappa(sweep: &Self::Sweep) -> &LogGrid;
     /// Check the parameters and the grid; errors name the TOML key to fix.
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError>;
+    /// The number of configurations of the grid (an upper bound is enough), counted without
+    /// building them: the runner refuses oversized grids before allocating them.
+    fn grid_size(spec: &SweepSpec<Self>) -> u128;
     /// Every configuration of the grid, in output order.
     fn configurations(spec: &SweepSpec<Self>) -> Vec<Self::Config>;
     /// The cells a configuration fixes before it runs: its inputs, and any cell derived from the
@@ -110,7 +113,11 @@ impl<M: Model> SweepSpec<M> {
                 "list at least one integrator",
             ));
         }
-        crate::error::require_positive("solver.rtol", self.solver.rtol)?;
+        let kappas = M::kappa(&self.sweep).len() as u128;
+        let integrators = self.solver.integrators.len() as u128;
+        self.solver
+            .check_work(M::grid_size(self).saturating_mul(kappas * integrators))?;
+        crate::error::require_rtol("solver.rtol", self.solver.rtol)?;
         crate::error::require_positive("solver.atol", self.solver.atol)?;
         if let Some(t) = self.solver.t_max {
             crate::error::require_positive("solver.t_max", t)?;
@@ -189,7 +196,7 @@ impl<M: Model> Plan for SweepSpec<M> {
         self.input_row(point)
             .fields
             .iter()
-            .all(|(k, v)| row.text(k) == v)
+            .all(|(k, v)| row.cell_is(k, v))
     }
     fn run_point(&self, point: &Self::Point) -> Row {
         let mut row = self.input_row(point);

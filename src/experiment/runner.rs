@@ -1,11 +1,14 @@
 //! The sweep runner: points in parallel (rayon), deterministic output order, failed points kept
 //! as rows with their error, resume after interruption, shards for job arrays, atomic writes.
 
-use super::table::{header_line, parse_rows, Row};
+use super::store::{io_err, rows_in, table_text, DirLock, Provenance, PROVENANCE_JSON};
+pub use super::store::{write_atomically, RunError};
+use super::table::{parse_rows, Row};
 use std::collections::BTreeMap;
 use std::fs::{self, OpenOptions};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -67,6 +70,18 @@ impl Shard {
     pub fn dir_name(&self) -> String {
         format!("shard-{}-of-{}", self.index, self.count)
     }
+
+    /// The shard of a directory named `shard-I-of-N`.
+    pub fn from_dir_name(name: &str) -> Option<Shard> {
+        let (i, n) = name.strip_prefix("shard-")?.split_once("-of-")?;
+        format!("{i}/{n}").parse().ok()
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
 }
 
 pub struct RunOptions {
@@ -74,6 +89,8 @@ pub struct RunOptions {
     pub shard: Option<Shard>,
     /// Print progress to stderr (only when it is a terminal).
     pub progress: bool,
+    /// Start afresh: rerun every point, whatever rows the directory holds.
+    pub fresh: bool,
     /// The command line, for meta.json.
     pub command_line: String,
 }
@@ -86,59 +103,25 @@ pub struct RunSummary {
     pub resumed: usize,
     pub ran: usize,
     pub failed: usize,
+    /// Rows found in the directory but not reused, and why.
+    pub not_reused: Option<NotReused>,
     pub wall_time_s: f64,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    #[error("{path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("{0}")]
-    Merge(String),
-}
-
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
-    move |source| RunError::Io {
-        path: path.display().to_string(),
-        source,
-    }
-}
-
-/// Write `contents` to `path` through a temporary file and a rename: never left truncated.
-pub fn write_atomically(path: &Path, contents: &str) -> Result<(), RunError> {
-    let tmp = path.with_extension("tmp");
-    fs::write(&tmp, contents).map_err(io_err(&tmp))?;
-    fs::rename(&tmp, path).map_err(io_err(path))
-}
-
-/// Rows already in `dir` (runs.csv and the journal of an interrupted run).
-fn rows_in(dir: &Path, columns: &[&'static str]) -> BTreeMap<usize, Row> {
-    let mut rows = BTreeMap::new();
-    for name in [RUNS_CSV, JOURNAL_CSV] {
-        if let Ok(text) = fs::read_to_string(dir.join(name)) {
-            for row in parse_rows(&text, columns) {
-                rows.insert(row.point_id, row);
-            }
-        }
-    }
-    rows
-}
-
-fn table_text(rows: &BTreeMap<usize, Row>, columns: &[&'static str]) -> String {
-    let mut out = header_line(columns);
-    out.push('\n');
-    for row in rows.values() {
-        out.push_str(&row.to_csv_line(columns));
-        out.push('\n');
-    }
-    out
+/// Stored rows a run did not reuse.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotReused {
+    pub rows: usize,
+    /// The first differing setting, another build, or `--fresh`.
+    pub reason: String,
 }
 
 /// Run (or resume) an experiment; writes runs.csv and meta.json in the output directory (or its
 /// shard subdirectory).
+///
+/// Rows already in the directory are reused only when they were computed under the same
+/// provenance (every setting and the same build; see [`super::store`]) and match their point's
+/// inputs; the summary says how many were rerun and why.
 pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary, RunError> {
     let start = Instant::now();
     let dir = match opts.shard {
@@ -146,6 +129,7 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
         None => opts.out_dir.clone(),
     };
     fs::create_dir_all(&dir).map_err(io_err(&dir))?;
+    let _lock = DirLock::acquire(&dir)?;
     let columns = &spec.columns();
     let points: Vec<P::Point> = spec
         .points()
@@ -156,7 +140,27 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
         })
         .collect();
     let n_points = points.len();
-    let stored = rows_in(&dir, columns);
+    let provenance = Provenance::current(&spec.spec_json(), opts.shard.map(|s| s.to_string()));
+    let mut stored = rows_in(&dir, &[RUNS_CSV, JOURNAL_CSV], columns);
+    let mut not_reused = None;
+    if !stored.is_empty() {
+        let why = if opts.fresh {
+            Some("--fresh".to_string())
+        } else {
+            match Provenance::read(&dir) {
+                Some(p) => provenance.mismatch(&p),
+                None => Some(format!("no {PROVENANCE_JSON} says how they were computed")),
+            }
+        };
+        if let Some(why) = why {
+            not_reused = Some(NotReused {
+                rows: stored.len(),
+                reason: why,
+            });
+            stored.clear();
+        }
+    }
+    provenance.write(&dir)?;
     let mut done: BTreeMap<usize, Row> = BTreeMap::new();
     let mut todo = Vec::new();
     for p in points {
@@ -192,16 +196,24 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
     } else {
         indicatif::ProgressBar::hidden()
     };
+    // A failed journal write (a full disk) stops the sweep at once: no point is computed whose
+    // row could not be kept.
     let write_error = Mutex::new(None);
+    let stop = AtomicBool::new(false);
     {
         use rayon::prelude::*;
         todo.par_iter().for_each(|p| {
+            if stop.load(Ordering::Relaxed) {
+                return;
+            }
             let row = spec.run_point(p);
             {
                 let mut j = journal.lock().unwrap_or_else(|e| e.into_inner());
                 if let Err(e) = writeln!(j, "{}", row.to_csv_line(columns)).and_then(|_| j.flush())
                 {
+                    stop.store(true, Ordering::Relaxed);
                     *write_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                    return;
                 }
             }
             new_rows.lock().unwrap_or_else(|e| e.into_inner()).push(row);
@@ -211,7 +223,13 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
     }
     bar.finish_and_clear();
     if let Some(e) = write_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(io_err(&journal_path)(e));
+        return Err(RunError::Io {
+            path: journal_path.display().to_string(),
+            source: std::io::Error::new(
+                e.kind(),
+                format!("{e}; the sweep stopped, rows written so far are kept for resume"),
+            ),
+        });
     }
     let new_rows = new_rows.into_inner().unwrap_or_else(|e| e.into_inner());
     let failed = new_rows.iter().filter(|r| r.text("status") != "ok").count()
@@ -226,6 +244,7 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
         resumed,
         ran: total,
         failed,
+        not_reused,
         wall_time_s: start.elapsed().as_secs_f64(),
     };
     write_atomically(&dir.join(META_JSON), &meta_json(spec, opts, &summary))?;
@@ -237,67 +256,141 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
 }
 
 /// Join the shards in `out_dir/shard-*-of-*` into `out_dir/runs.csv`.
+///
+/// Refused, naming the shard and the reason, when shards of different counts lie side by side,
+/// when a shard was computed under other settings than the experiment file's or by another
+/// build than the other shards, when a shard holds rows of points that are not its own, or when
+/// shards or points are missing.
 pub fn merge_shards<P: Plan>(
     spec: &P,
     out_dir: &Path,
     command_line: &str,
 ) -> Result<RunSummary, RunError> {
     let start = Instant::now();
-    let mut merged: BTreeMap<usize, Row> = BTreeMap::new();
+    let _lock = DirLock::acquire(out_dir)?;
+    let columns = spec.columns();
     let entries = fs::read_dir(out_dir).map_err(io_err(out_dir))?;
-    let mut shard_dirs: Vec<PathBuf> = entries
+    let mut shards: Vec<(Shard, PathBuf)> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.is_dir()
-                && p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("shard-"))
+        .filter(|p| p.is_dir())
+        .filter_map(|p| {
+            let name = p.file_name()?.to_string_lossy().into_owned();
+            Shard::from_dir_name(&name).map(|s| (s, p))
         })
         .collect();
-    shard_dirs.sort();
-    if shard_dirs.is_empty() {
+    shards.sort_by_key(|(s, _)| (s.count, s.index));
+    let Some(&(first, _)) = shards.first() else {
         return Err(RunError::Merge(format!(
-            "no shard-*-of-* directories in {}",
+            "no shard-I-of-N directories in {}; run the shards with --shard I/N first",
             out_dir.display()
         )));
+    };
+    let counts: std::collections::BTreeSet<usize> = shards.iter().map(|(s, _)| s.count).collect();
+    if counts.len() > 1 {
+        let names: Vec<String> = shards.iter().map(|(s, _)| s.dir_name()).collect();
+        return Err(RunError::Merge(format!(
+            "shards of runs split {} ways lie side by side in {} ({}); keep the directories of one run and remove the others",
+            counts.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(" and "),
+            out_dir.display(),
+            names.join(", ")
+        )));
     }
-    for d in &shard_dirs {
+    let count = first.count;
+    let missing_shards: Vec<String> = (0..count)
+        .filter(|i| !shards.iter().any(|(s, _)| s.index == *i))
+        .map(|i| format!("--shard {i}/{count}"))
+        .collect();
+    if !missing_shards.is_empty() {
+        return Err(RunError::Merge(format!(
+            "{} of {count} shards missing in {}: run {} first",
+            missing_shards.len(),
+            out_dir.display(),
+            missing_shards.join(", ")
+        )));
+    }
+    let expected = Provenance::current(&spec.spec_json(), None);
+    let mut build: Option<(String, String)> = None;
+    let points = spec.points();
+    let mut merged: BTreeMap<usize, Row> = BTreeMap::new();
+    for (shard, d) in &shards {
+        let name = shard.dir_name();
+        let stored = Provenance::read(d).ok_or_else(|| {
+            RunError::Merge(format!(
+                "{name} has no {PROVENANCE_JSON}: it was not written by this version of rigid-limit; rerun it with --shard {shard}"
+            ))
+        })?;
+        let own = Provenance {
+            shard: Some(shard.to_string()),
+            build: stored.build.clone(),
+            ..expected.clone()
+        };
+        if let Some(why) = own.mismatch(&stored) {
+            return Err(RunError::Merge(format!(
+                "{name} was not computed from this experiment file ({why}); rerun it with --shard {shard}, or merge with the file it was run from"
+            )));
+        }
+        match &build {
+            Some((b, other)) if *b != stored.build => {
+                return Err(RunError::Merge(format!(
+                    "{name} was computed by another build of rigid-limit than {other} ({} vs {b}); rerun the shards with one build",
+                    stored.build
+                )))
+            }
+            Some(_) => {}
+            None => build = Some((stored.build.clone(), name.clone())),
+        }
         let path = d.join(RUNS_CSV);
         let text = fs::read_to_string(&path).map_err(io_err(&path))?;
-        for row in parse_rows(&text, &spec.columns()) {
-            merged.insert(row.point_id, row);
+        for row in parse_rows(&text, &columns) {
+            let id = row.point_id;
+            let point = points.iter().find(|p| spec.point_id(p) == id);
+            match point {
+                Some(p) if id % count == shard.index && spec.row_matches(&row, p) => {
+                    merged.insert(id, row);
+                }
+                _ => {
+                    return Err(RunError::Merge(format!(
+                        "{name}/{RUNS_CSV} holds a row for point {id} that is not one of its points in this experiment; rerun it with --shard {shard}"
+                    )))
+                }
+            }
         }
     }
-    let points = spec.points();
     let missing: Vec<usize> = points
         .iter()
         .map(|p| spec.point_id(p))
         .filter(|id| !merged.contains_key(id))
         .collect();
     if !missing.is_empty() {
+        let shown: Vec<String> = missing.iter().take(5).map(|id| id.to_string()).collect();
         return Err(RunError::Merge(format!(
-            "{} of {} points missing after merging {} shards (first: point {}); run the missing shards, then merge again",
+            "{} of {} points missing after merging {count} shards (points {}{}); resume the shards that hold them (point i is in shard i mod {count}), then merge again",
             missing.len(),
             points.len(),
-            shard_dirs.len(),
-            missing[0]
+            shown.join(", "),
+            if missing.len() > 5 { ", …" } else { "" }
         )));
     }
-    write_atomically(
-        &out_dir.join(RUNS_CSV),
-        &table_text(&merged, &spec.columns()),
-    )?;
+    write_atomically(&out_dir.join(RUNS_CSV), &table_text(&merged, &columns))?;
+    Provenance {
+        build: build.map(|(b, _)| b).unwrap_or_default(),
+        ..expected
+    }
+    .write(out_dir)?;
     let summary = RunSummary {
         out_dir: out_dir.to_path_buf(),
         points: points.len(),
         resumed: points.len(),
         ran: 0,
         failed: merged.values().filter(|r| r.text("status") != "ok").count(),
+        not_reused: None,
         wall_time_s: start.elapsed().as_secs_f64(),
     };
     let opts = RunOptions {
         out_dir: out_dir.to_path_buf(),
         shard: None,
         progress: false,
+        fresh: false,
         command_line: command_line.to_string(),
     };
     write_atomically(&out_dir.join(META_JSON), &meta_json(spec, &opts, &summary))?;
@@ -324,6 +417,7 @@ fn meta_json<P: Plan>(spec: &P, opts: &RunOptions, s: &RunSummary) -> String {
             "arch": std::env::consts::ARCH,
         },
         "shard": opts.shard.map(|s| s.dir_name()),
+        "build": super::store::build_id(),
         "points": s.points,
         "resumed": s.resumed,
         "ran": s.ran,

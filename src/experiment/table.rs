@@ -21,11 +21,21 @@ impl Row {
         self.fields.get(column).map(String::as_str).unwrap_or("")
     }
 
+    /// Whether the cell holds `text` as it would be written (numbers compared in their
+    /// written form: `0.0000001` and `1e-7` are one cell).
+    pub fn cell_is(&self, column: &str, text: &str) -> bool {
+        canonical_number(self.text(column)) == canonical_number(text)
+    }
+
     /// One CSV line (no newline) with `columns`.
     pub fn to_csv_line(&self, columns: &[&str]) -> String {
         let cells: Vec<String> = columns
             .iter()
-            .map(|c| quote(self.fields.get(c).map(String::as_str).unwrap_or("")))
+            .map(|c| {
+                quote(&canonical_number(
+                    self.fields.get(c).map_or("", String::as_str),
+                ))
+            })
             .collect();
         cells.join(",")
     }
@@ -45,6 +55,16 @@ impl Row {
             .map(|(&k, v)| (k, v))
             .collect();
         Some(Row { point_id, fields })
+    }
+}
+
+/// A cell holding a decimal number is written in its shortest round-trip form (`1e-10`, not
+/// `0.0000000001`); integers, text and space-separated lists are written as they are.
+fn canonical_number(cell: &str) -> std::borrow::Cow<'_, str> {
+    let is_decimal = cell.contains(['.', 'e', 'E']) && !cell.contains(' ');
+    match cell.parse::<f64>() {
+        Ok(x) if is_decimal && x.is_finite() => crate::error::number_text(x).into(),
+        _ => cell.into(),
     }
 }
 
@@ -124,14 +144,17 @@ mod tests {
         let mut fields = BTreeMap::new();
         fields.insert("point_id", "7".to_string());
         fields.insert("error", "integrator \"bdf\" failed, at t = 1".to_string());
-        fields.insert("kappa", "1e-8".to_string());
+        fields.insert("kappa", "0.00000001".to_string());
         let row = Row {
             point_id: 7,
             fields,
         };
         let columns = ["point_id", "kappa", "error"];
-        let back = Row::from_csv_line(&row.to_csv_line(&columns), &columns).unwrap();
-        assert_eq!(back, row);
+        let line = row.to_csv_line(&columns);
+        assert_eq!(line, "7,1e-8,\"integrator \"\"bdf\"\" failed, at t = 1\"");
+        let back = Row::from_csv_line(&line, &columns).unwrap();
+        assert_eq!(back.text("error"), row.text("error"));
+        assert_eq!(back.number("kappa"), Some(1e-8));
         assert!(Row::from_csv_line("7,\"torn", &columns).is_none());
     }
 }

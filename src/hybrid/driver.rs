@@ -20,10 +20,11 @@ pub fn run_hybrid<H: HybridSystem, O: Observer<H>>(
     control: &RunControl<H::Mode>,
     observer: &mut O,
 ) -> Result<Trace<H::Mode, H::Event>, SimError> {
+    let atol = sys.absolute_tolerances(tolerances.atol);
     let setup = OdeSetup {
         kind,
         tolerances,
-        atol: sys.absolute_tolerances(tolerances.atol),
+        atol: atol.clone(),
         min_step: sys.min_step(),
         rhs: |mode: H::Mode, y: &[f64], dy: &mut [f64]| sys.field(mode, y, dy),
         jvp: |mode: H::Mode, y: &[f64], v: &[f64], out: &mut [f64]| sys.jvp(mode, y, v, out),
@@ -34,6 +35,8 @@ pub fn run_hybrid<H: HybridSystem, O: Observer<H>>(
         control,
         observer,
         y0,
+        atol,
+        rtol: tolerances.rtol,
     };
     run_with_integrator(setup, driver).map_err(|message| SimError::SolverFailed {
         integrator: kind.to_string(),
@@ -49,6 +52,9 @@ struct Driver<'r, H: HybridSystem, O> {
     control: &'r RunControl<H::Mode>,
     observer: &'r mut O,
     y0: &'r [f64],
+    /// Per-component absolute tolerances and the relative tolerance the integrator was given.
+    atol: Vec<f64>,
+    rtol: f64,
 }
 
 /// How a phase ended.
@@ -81,6 +87,56 @@ fn last_events<M, E: Named>(events: &[EventRecord<M, E>]) -> String {
     }
 }
 
+/// Stop at the first non-finite value of `values` (the `what` of the run at `t`), naming its
+/// component: an overflow caught where it happens, not as a step limit at t = NaN.
+fn check_finite<M: Named>(t: f64, mode: M, what: &str, values: &[f64]) -> Result<(), SimError> {
+    match values.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(i) => Err(SimError::NonFinite {
+            time: t,
+            mode: mode.name(),
+            what: if values.len() == 1 {
+                format!("{what} ({})", values[i])
+            } else {
+                format!("{what} (component {i} = {})", values[i])
+            },
+        }),
+    }
+}
+
+/// Refuse a state outside the domain ([`HybridSystem::domain`]): at the start of the run the
+/// input is outside, later the run has left it (a margin that fell to zero between the last
+/// scan point and the event that ended the phase).
+fn check_domain<H: HybridSystem>(
+    sys: &H,
+    t: f64,
+    mode: H::Mode,
+    y: &[f64],
+    at_start: bool,
+) -> Result<(), SimError> {
+    for (index, margin) in sys.domain().iter().enumerate() {
+        let value = sys.domain_margin(index, y);
+        if value > 0.0 {
+            continue;
+        }
+        return Err(if at_start {
+            SimError::OutsideDomain {
+                quantity: margin.quantity,
+                meaning: margin.meaning,
+                value,
+            }
+        } else {
+            SimError::LeftDomain {
+                time: t,
+                mode: mode.name(),
+                quantity: margin.quantity,
+                meaning: margin.meaning,
+            }
+        });
+    }
+    Ok(())
+}
+
 impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> {
     type Output = Result<Trace<H::Mode, H::Event>, SimError>;
 
@@ -98,7 +154,12 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
             Until::Time(t_end) => t_end,
             Until::Transition { t_max, .. } => t_max,
         };
+        let mut flow = vec![0.0; sys.dim()];
         loop {
+            check_finite(t, mode, "state", &y)?;
+            sys.field(mode, &y, &mut flow);
+            check_finite(t, mode, "vector field", &flow)?;
+            check_domain(sys, t, mode, &y, events.is_empty() && phases.is_empty())?;
             self.observer.state(sys, t, mode, &y);
             let failed = |message: String| SimError::SolverFailed {
                 integrator: self.kind.to_string(),
@@ -210,11 +271,15 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
         let mut y_prev = vec![0.0; n];
         st.state(&mut y_prev);
         let mut t_prev = st.time();
-        let mut g_prev: Vec<f64> = watched
+        // What the integrator resolves of each component at the start: its error weight.
+        let resolution: Vec<f64> = self
+            .atol
             .iter()
-            .map(|&(e, _)| sys.event_value(mode, e, &y_prev))
+            .zip(&y_prev)
+            .map(|(a, y)| a + self.rtol * y.abs())
             .collect();
-        let mut buffers = ScanBuffers::new(n, watched.len());
+        let mut buffers = ScanBuffers::at_phase_start(sys, mode, &y_prev, &resolution);
+        let mut y_step = vec![0.0; n];
         loop {
             progress.steps += 1;
             if progress.steps > self.control.max_steps {
@@ -228,6 +293,9 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             let saved = st.save();
             let reached_stop = st.step().map_err(|m| failed(t_prev, m))?;
             let t_step = st.time();
+            st.state(&mut y_step);
+            check_finite(t_phase_start + t_prev, mode, "time", &[t_step])?;
+            check_finite(t_phase_start + t_step, mode, "state", &y_step)?;
             let scan = scan_step(
                 sys,
                 st,
@@ -235,13 +303,21 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
                 watched,
                 t_prev,
                 t_step,
-                &g_prev,
                 &mut buffers,
                 &failed,
             )?;
             for &(event, t_root, ref y) in &scan.extrema {
                 self.observer
                     .extremum(sys, t_phase_start + t_root, mode, event, y);
+            }
+            if let Some((index, t_exit)) = scan.exit {
+                let margin = &sys.domain()[index];
+                return Err(SimError::LeftDomain {
+                    time: t_phase_start + t_exit,
+                    mode: mode.name(),
+                    quantity: margin.quantity,
+                    meaning: margin.meaning,
+                });
             }
             if let Some((event, t_root)) = scan.switch {
                 let (t_event, y_event) = refine_event(
@@ -254,9 +330,8 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
                     event: Some(event),
                 });
             }
-            st.state(&mut y_prev);
+            y_prev.copy_from_slice(&y_step);
             t_prev = t_step;
-            g_prev.copy_from_slice(&buffers.g_start);
             self.observer
                 .state(sys, t_phase_start + t_prev, mode, &y_prev);
             if reached_stop {

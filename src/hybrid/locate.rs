@@ -19,30 +19,112 @@ pub struct Scan<E> {
     /// Non-switching events located before the earliest switch found so far, with the
     /// interpolated state there.
     pub extrema: Vec<(E, f64, Vec<f64>)>,
+    /// The first margin of the domain ([`HybridSystem::domain`]) to reach zero, if it does so
+    /// before the switch, and its (phase-local) time.
+    pub exit: Option<(usize, f64)>,
 }
 
-/// Scratch of the scan, allocated once per phase and reused by every step.
+/// The scan's state within a phase, allocated once per phase and reused by every step.
 pub struct ScanBuffers {
     y: Vec<f64>,
     /// The watched functions at the start of the current segment; after a scan without a
-    /// switch, at the end of the step.
-    pub g_start: Vec<f64>,
+    /// switch, at the end of the step (the start of the next).
+    g_start: Vec<f64>,
     g_scan: Vec<f64>,
+    /// Whether each watched function is on its crossing's start side at the start of the
+    /// current segment (a crossing needs it to be).
+    start_side: Vec<bool>,
+    /// Whether each watched function starts the phase on its surface, moving toward its start
+    /// side ([`ScanBuffers::at_phase_start`]); only in the phase's first segment.
+    on_surface: Vec<bool>,
+    /// The domain margins, likewise.
+    m_start: Vec<f64>,
+    m_scan: Vec<f64>,
 }
 
 impl ScanBuffers {
-    pub fn new(dim: usize, watched: usize) -> Self {
+    /// The buffers of a phase of `mode` that starts at `y0`; `resolution` is the integrator's
+    /// error weight of each component there (`atol_i + rtol·|y_i|`).
+    ///
+    /// A phase starts at the located root of the event that ended the previous one, so the
+    /// watched functions of the same surface start at zero up to a residue of either sign
+    /// (δ = +3.4e-23 after a grazing opening, against an absolute tolerance of 1e-18 on the
+    /// gap). A function on or past zero by less than the integrator resolves of it,
+    /// `|g| ≤ Σ |∂g/∂y_i|·resolution_i`, and moving toward its start side, is *on its surface*:
+    /// if the phase's first scan point finds it past zero, [`scan_step`] looks between the two
+    /// for an excursion to the start side that the scan point stepped over (a free flight of
+    /// 5e-5 after a grazing opening) and, if there is one, locates its end as a crossing.
+    /// Otherwise the contact would never close again (docs/tolerances.md, "A phase that starts
+    /// on an event surface").
+    pub fn at_phase_start<H: HybridSystem>(
+        sys: &H,
+        mode: H::Mode,
+        y0: &[f64],
+        resolution: &[f64],
+    ) -> Self {
+        let n = y0.len();
+        let watched = sys.watched(mode);
+        let margins = sys.domain().len();
+        let mut flow: Option<Vec<f64>> = None;
+        let g_start: Vec<f64> = watched
+            .iter()
+            .map(|&(e, _)| sys.event_value(mode, e, y0))
+            .collect();
+        let start_side: Vec<bool> = watched
+            .iter()
+            .zip(&g_start)
+            .map(|(&(_, crossing), &g)| crossing.is_start_side(g))
+            .collect();
+        let mut on_surface = vec![false; watched.len()];
+        for (j, &(event, crossing)) in watched.iter().enumerate() {
+            if start_side[j] {
+                continue;
+            }
+            let flow = flow.get_or_insert_with(|| {
+                let mut f = vec![0.0; n];
+                sys.field(mode, y0, &mut f);
+                f
+            });
+            let rate = sys.event_rate(mode, event, y0, flow);
+            on_surface[j] = crossing.is_start_side(rate)
+                && g_start[j].abs() <= event_resolution(sys, mode, event, y0, resolution);
+        }
         ScanBuffers {
-            y: vec![0.0; dim],
-            g_start: vec![0.0; watched],
-            g_scan: vec![0.0; watched],
+            y: vec![0.0; n],
+            g_scan: vec![0.0; watched.len()],
+            g_start,
+            start_side,
+            on_surface,
+            m_start: (0..margins).map(|i| sys.domain_margin(i, y0)).collect(),
+            m_scan: vec![0.0; margins],
         }
     }
 }
 
+/// What the integrator resolves of `event`'s function at `y`: the components' error weights
+/// propagated to first order, `Σ |∂g/∂y_i|·resolution_i` (exact partial derivatives, dual
+/// numbers).
+fn event_resolution<H: HybridSystem>(
+    sys: &H,
+    mode: H::Mode,
+    event: H::Event,
+    y: &[f64],
+    resolution: &[f64],
+) -> f64 {
+    let mut unit = vec![0.0; y.len()];
+    let mut sum = 0.0;
+    for (i, &w) in resolution.iter().enumerate() {
+        unit[i] = 1.0;
+        sum += sys.event_rate(mode, event, y, &unit).abs() * w;
+        unit[i] = 0.0;
+    }
+    sum
+}
+
 /// Scan the step `[t_prev, t_step]` just taken by `st`: [`SCAN_POINTS`] interior points of the
 /// dense output, then the step end; each watched function's sign change between two samples is
-/// solved by [`locate_root`]. `g_prev` holds the watched functions at `t_prev`.
+/// solved by [`locate_root`], and so is each domain margin's fall to zero. `buffers` holds the
+/// values at `t_prev` and is left holding those at `t_step` when nothing switched.
 #[allow(clippy::too_many_arguments)]
 pub fn scan_step<H: HybridSystem, St: Stepper>(
     sys: &H,
@@ -51,7 +133,6 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     watched: &[(H::Event, super::Crossing)],
     t_prev: f64,
     t_step: f64,
-    g_prev: &[f64],
     buffers: &mut ScanBuffers,
     failed: &impl Fn(f64, String) -> SimError,
 ) -> Result<Scan<H::Event>, SimError> {
@@ -60,11 +141,20 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         y: y_scan,
         g_start,
         g_scan,
+        start_side,
+        on_surface,
+        m_start,
+        m_scan,
     } = buffers;
     let mut seg_start = t_prev;
-    g_start.copy_from_slice(g_prev);
     let mut switch: Option<(H::Event, f64)> = None;
+    let mut exit: Option<(usize, f64)> = None;
     let mut extrema = Vec::new();
+    let interpolated = |t: f64| -> Result<Vec<f64>, SimError> {
+        let mut y = vec![0.0; n];
+        st.interpolate(t, &mut y).map_err(|m| failed(t, m))?;
+        Ok(y)
+    };
     for k in 1..=SCAN_POINTS + 1 {
         let seg_end = if k == SCAN_POINTS + 1 {
             st.state(y_scan);
@@ -76,33 +166,89 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         };
         for (j, &(event, crossing)) in watched.iter().enumerate() {
             g_scan[j] = sys.event_value(mode, event, y_scan);
-            if !crossing.crossed(g_start[j], g_scan[j]) {
+            if !crossing.reached(g_scan[j]) {
                 continue;
             }
-            let g_of = |t: f64| -> Result<f64, SimError> {
-                let mut y = vec![0.0; n];
-                st.interpolate(t, &mut y).map_err(|m| failed(t, m))?;
-                Ok(sys.event_value(mode, event, &y))
+            let g_of = |t: f64| Ok(sys.event_value(mode, event, &interpolated(t)?));
+            let from = if start_side[j] {
+                (seg_start, g_start[j])
+            } else if on_surface[j] {
+                match excursion(g_of, crossing, seg_start, seg_end)? {
+                    Some(from) => from,
+                    None => continue,
+                }
+            } else {
+                continue;
             };
-            let t_root = locate_root(g_of, seg_start, seg_end, g_start[j], g_scan[j])?;
+            let t_root = locate_root(g_of, from.0, seg_end, from.1, g_scan[j])?;
             if switch.is_none_or(|(_, ts)| t_root < ts) {
                 if sys.is_switching(event) {
                     switch = Some((event, t_root));
                 } else {
-                    let mut y = vec![0.0; n];
-                    st.interpolate(t_root, &mut y)
-                        .map_err(|m| failed(t_root, m))?;
-                    extrema.push((event, t_root, y));
+                    extrema.push((event, t_root, interpolated(t_root)?));
                 }
             }
         }
-        if switch.is_some() {
+        for i in 0..m_start.len() {
+            m_scan[i] = sys.domain_margin(i, y_scan);
+            if !(m_start[i] > 0.0 && m_scan[i] <= 0.0) {
+                continue;
+            }
+            let m_of = |t: f64| Ok(sys.domain_margin(i, &interpolated(t)?));
+            let t_exit = locate_root(m_of, seg_start, seg_end, m_start[i], m_scan[i])?;
+            if exit.is_none_or(|(_, te)| t_exit < te) {
+                exit = Some((i, t_exit));
+            }
+        }
+        if switch.is_some() || exit.is_some() {
             break;
         }
         seg_start = seg_end;
         std::mem::swap(g_start, g_scan);
+        std::mem::swap(m_start, m_scan);
+        for (side, (&(_, crossing), &g)) in start_side.iter_mut().zip(watched.iter().zip(&*g_start))
+        {
+            *side = crossing.is_start_side(g);
+        }
+        on_surface.fill(false);
     }
-    Ok(Scan { switch, extrema })
+    let exit = exit.filter(|&(_, te)| switch.is_none_or(|(_, ts)| te <= ts));
+    Ok(Scan {
+        switch,
+        extrema,
+        exit,
+    })
+}
+
+/// Halvings of the first segment searched for an excursion ([`excursion`]): down to 2⁻⁶⁴ of it.
+const EXCURSION_PROBES: usize = 64;
+
+/// A function that starts on its surface, moving toward its start side, is past zero at the end
+/// of the segment `[a, b]`: find a time in between where it is strictly on the start side
+/// (an excursion the scan stepped over), probing `a + (b − a)/2^k` from the end toward `a`.
+/// The excursion starts within the residue's distance of `a` and lasts about `2|ġ/g̈|`, so
+/// the geometric probes meet it unless it is shorter than twice its own start time. `None`:
+/// the function never left the surface (a residue on the far side that the flow is still
+/// overcoming, such as a slip velocity of −1.5e-17 at the start of a reverse slip that grows
+/// from zero acceleration).
+fn excursion(
+    g: impl Fn(f64) -> Result<f64, SimError>,
+    crossing: super::Crossing,
+    a: f64,
+    b: f64,
+) -> Result<Option<(f64, f64)>, SimError> {
+    let mut t = b;
+    for _ in 0..EXCURSION_PROBES {
+        t = a + 0.5 * (t - a);
+        if t <= a {
+            break;
+        }
+        let gt = g(t)?;
+        if crossing.is_start_side(gt) {
+            return Ok(Some((t, gt)));
+        }
+    }
+    Ok(None)
 }
 
 /// Refine an event located on the dense output so that its error is set by the integration

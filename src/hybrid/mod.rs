@@ -17,7 +17,7 @@ pub use driver::run_hybrid;
 
 use crate::error::SimError;
 use crate::integrate::SolverStats;
-use crate::model::{Dual, Real};
+use crate::model::{Dual, Real, ValidityMargin};
 use serde::Serialize;
 use std::fmt::Debug;
 
@@ -34,12 +34,23 @@ pub enum Crossing {
 }
 
 impl Crossing {
-    /// A crossing between consecutive values: strictly on the start side before, on or past zero
-    /// after. A phase that starts exactly on an event surface is therefore not re-triggered.
-    pub fn crossed(&self, before: f64, after: f64) -> bool {
+    /// Whether `g` lies strictly on the side the crossing starts from (below zero for a rising
+    /// one).
+    pub fn is_start_side(&self, g: f64) -> bool {
         match self {
-            Crossing::Rising => before < 0.0 && after >= 0.0,
-            Crossing::Falling => before > 0.0 && after <= 0.0,
+            Crossing::Rising => g < 0.0,
+            Crossing::Falling => g > 0.0,
+        }
+    }
+
+    /// Whether `g` is on or past zero. A crossing between consecutive values is: strictly on
+    /// the start side before, on or past zero after. A phase that starts on an event surface
+    /// is therefore not re-triggered; [`locate::ScanBuffers::at_phase_start`] decides the side
+    /// it starts on.
+    pub fn reached(&self, g: f64) -> bool {
+        match self {
+            Crossing::Rising => g >= 0.0,
+            Crossing::Falling => g <= 0.0,
         }
     }
 }
@@ -77,6 +88,17 @@ pub trait HybridSystem: Sync {
     /// The mode after the switching `event` at `y`; a transition with a reset map (an impact
     /// law) changes `y` in place.
     fn transition(&self, mode: Self::Mode, event: Self::Event, y: &mut [f64]) -> Self::Mode;
+
+    /// The formulation's domain of validity: margins that must stay positive in every mode
+    /// (none by default). The driver refuses a start outside and ends the run with
+    /// [`SimError::LeftDomain`] at the first crossing of zero, located like an event.
+    fn domain(&self) -> &[ValidityMargin] {
+        &[]
+    }
+    /// The value of `domain()[index]` at `y`.
+    fn domain_margin(&self, _index: usize, _y: &[f64]) -> f64 {
+        f64::INFINITY
+    }
 
     /// Exact Jacobian–vector product `J(y) v` of `mode`'s vector field.
     fn jvp(&self, mode: Self::Mode, y: &[f64], v: &[f64], out: &mut [f64]) {
@@ -209,7 +231,7 @@ pub struct Trace<M, E> {
 
 /// Check the tolerances of a run.
 pub fn check_tolerances(tolerances: &crate::integrate::Tolerances) -> Result<(), SimError> {
-    crate::error::require_positive("rtol", tolerances.rtol)?;
+    crate::error::require_rtol("rtol", tolerances.rtol)?;
     crate::error::require_positive("atol", tolerances.atol)?;
     Ok(())
 }

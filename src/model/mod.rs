@@ -17,8 +17,12 @@
 //! Projecting onto the contact directions gives C–V's scalar equations
 //! `u̇ = a + A λ_T + B λ_N`, `v̇ = b + B λ_T + C λ_N` ([`ProjectedDynamics`]).
 
+pub mod consistency;
+pub mod contacts;
+pub mod iwc;
 pub mod scalar;
 
+pub use contacts::{ContactFrame, ContactSystem, Delassus};
 pub use scalar::{Dual, Real};
 
 /// Where the contact point is and how it moves, at one configuration.
@@ -36,11 +40,24 @@ pub struct ContactKinematics<S, const N: usize> {
     pub normal_drift: S,
 }
 
-/// A planar mechanical system with a single frictional contact point (C–V §3, eq. (3.1)).
+/// A quantity that must stay positive for a model to hold: one edge of its domain of validity
+/// (for the rod, θ > 0, π − θ > 0 and the far end's height). Leaving the domain ends a run with
+/// an error naming the margin ([`crate::error::SimError::LeftDomain`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValidityMargin {
+    /// The margin in the model's symbols, e.g. `π − θ`.
+    pub quantity: &'static str,
+    /// What its reaching zero means, e.g. `the rod lies flat on the floor`.
+    pub meaning: &'static str,
+}
+
+/// The mechanics of a system with generalised coordinates `q ∈ ℝᴺ`: `M(q) q̈ = f(q, q̇) + F(t)`
+/// plus the contact forces, which [`PlanarContactSystem`] (one planar contact) or
+/// [`ContactSystem`] (K contacts, D tangential directions each) add.
 ///
 /// All functions are pure and generic over [`Real`], so that Jacobians are exact derivatives
 /// (forward-mode dual numbers) of exactly this code.
-pub trait PlanarContactSystem<const N: usize>: Sync {
+pub trait Mechanics<const N: usize>: Sync {
     /// Short names of the generalised coordinates, for trajectories and docs.
     fn coordinate_names(&self) -> [&'static str; N];
     /// Index of the coordinate whose rate is reported as the post-impact angular velocity `ω`.
@@ -52,8 +69,6 @@ pub trait PlanarContactSystem<const N: usize>: Sync {
     fn generalized_force<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> [S; N];
     /// Potential energy of the body forces (gravity), for the energy account.
     fn potential_energy<S: Real>(&self, q: &[S; N]) -> S;
-    /// Contact-point kinematics.
-    fn contact_kinematics<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> ContactKinematics<S, N>;
     /// Whether the system is autonomous. A non-autonomous one has an [`Self::external_load`];
     /// its formulation then carries time (and the load's work) in the ODE state, so that an
     /// autonomous system's state and numbers are unchanged.
@@ -64,6 +79,39 @@ pub trait PlanarContactSystem<const N: usize>: Sync {
     /// accounted for separately from the potential energy.
     fn external_load<S: Real>(&self, _t: S) -> [S; N] {
         [S::zero(); N]
+    }
+    /// The model's domain of validity: margins that must stay positive (none by default: every
+    /// state is valid). A run that starts outside is refused and one that leaves it ends there.
+    fn validity_margins(&self) -> &[ValidityMargin] {
+        &[]
+    }
+    /// The value of `validity_margins()[index]` at `(q, q̇)`.
+    fn validity_margin(&self, _index: usize, _q: &[f64; N], _qdot: &[f64; N]) -> f64 {
+        f64::INFINITY
+    }
+    /// Whether `generalized_force` holds a dissipative part (viscous drag) whose work the
+    /// formulation must integrate for the energy account; only then does it ask
+    /// [`Self::dissipation_power`], so the states (and numbers) of other systems do not change.
+    fn is_dissipative(&self) -> bool {
+        false
+    }
+    /// The power of the dissipative body forces at `(q, q̇)`, ≤ 0 (e.g. −ν|q̇|²).
+    fn dissipation_power<S: Real>(&self, _q: &[S; N], _qdot: &[S; N]) -> S {
+        S::zero()
+    }
+}
+
+/// A planar mechanical system with a single frictional contact point (C–V §3, eq. (3.1)): the
+/// system the compliant formulation in `crate::compliant` integrates. It is the case D = 1,
+/// K = 1 of [`ContactSystem`].
+pub trait PlanarContactSystem<const N: usize>: Mechanics<N> {
+    /// Contact-point kinematics.
+    fn contact_kinematics<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> ContactKinematics<S, N>;
+    /// The friction coefficient of the surface at the contact point of configuration `q`, when
+    /// the surface's roughness varies along it (Schmid–Mielke's μ(z₁), docs/schmid_mielke.md);
+    /// static and kinetic are equal there. `None`: the formulation's constant coefficients.
+    fn friction_coefficient<S: Real>(&self, _q: &[S; N]) -> Option<S> {
+        None
     }
 }
 
@@ -194,7 +242,7 @@ pub fn dot<S: Real, const N: usize>(a: &[S; N], b: &[S; N]) -> S {
 // Index loops read as the textbook algorithm here.
 #[allow(clippy::needless_range_loop)]
 /// Lower-triangular Cholesky factor of a symmetric positive-definite matrix.
-fn cholesky<S: Real, const N: usize>(m: &[[S; N]; N]) -> [[S; N]; N] {
+pub(crate) fn cholesky<S: Real, const N: usize>(m: &[[S; N]; N]) -> [[S; N]; N] {
     let mut l = [[S::zero(); N]; N];
     for j in 0..N {
         let mut d = m[j][j];
@@ -215,7 +263,7 @@ fn cholesky<S: Real, const N: usize>(m: &[[S; N]; N]) -> [[S; N]; N] {
 }
 
 #[allow(clippy::needless_range_loop)]
-fn cholesky_solve<S: Real, const N: usize>(l: &[[S; N]; N], b: &[S; N]) -> [S; N] {
+pub(crate) fn cholesky_solve<S: Real, const N: usize>(l: &[[S; N]; N], b: &[S; N]) -> [S; N] {
     let mut z = *b;
     for i in 0..N {
         for k in 0..i {

@@ -5,6 +5,7 @@
 //! [`Model`] and one variant below (README, "Adding a mechanical system").
 
 pub mod rod;
+pub mod schmid_mielke;
 pub mod spring_particle;
 
 use crate::error::SimError;
@@ -23,6 +24,7 @@ pub enum Experiment {
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<SweepSpec<spring_particle::SpringParticle>>),
+    SchmidMielke(Box<schmid_mielke::spec::SmSpec>),
 }
 
 /// Apply `$body` to the experiment's plan, whatever its type.
@@ -32,12 +34,17 @@ macro_rules! with_plan {
             Experiment::Rod($plan) => $body,
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
+            Experiment::SchmidMielke($plan) => $body,
         }
     };
 }
 
 /// The names `model = …` accepts.
-const MODEL_NAMES: [&str; 2] = [rod::sweep::Rod::NAME, spring_particle::SpringParticle::NAME];
+const MODEL_NAMES: [&str; 3] = [
+    rod::sweep::Rod::NAME,
+    spring_particle::SpringParticle::NAME,
+    schmid_mielke::spec::NAME,
+];
 
 impl Experiment {
     /// Read and validate `path`.
@@ -77,6 +84,10 @@ impl Experiment {
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
                 SweepSpec::parse(text).map(|s| Experiment::SpringParticle(Box::new(s)))
             }
+            Some(toml::Value::String(name)) if name == schmid_mielke::spec::NAME => {
+                schmid_mielke::spec::SmSpec::parse(text)
+                    .map(|s| Experiment::SchmidMielke(Box::new(s)))
+            }
             Some(toml::Value::String(name)) => Err(invalid(name.clone())),
             Some(other) => Err(invalid(format!("{other:?}"))),
             None => Err(invalid("missing".to_string())),
@@ -105,6 +116,7 @@ impl Experiment {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }
             Experiment::SpringParticle(spec) => report_sweep(spec, dir),
+            Experiment::SchmidMielke(spec) => schmid_mielke::report::write_report(spec, dir),
         }
     }
 }

@@ -70,14 +70,20 @@ fn viridis(t: f64) -> RGBColor {
 /// Write `dir/stem.svg` and `dir/stem.png`.
 pub fn save_heatmap(map: &HeatMap, dir: &Path, stem: &str) -> Result<(), String> {
     register_fonts();
-    let svg = dir.join(format!("{stem}.svg"));
-    let png = dir.join(format!("{stem}.png"));
-    {
-        let root = SVGBackend::new(&svg, map.size).into_drawing_area();
-        draw(map, &root)?;
-    }
-    let root = BitMapBackend::new(&png, map.size).into_drawing_area();
-    draw(map, &root)
+    super::write_svg_and_png(
+        dir,
+        stem,
+        |svg| {
+            let root = SVGBackend::new(svg, map.size).into_drawing_area();
+            draw(map, &root)?;
+            root.present().map_err(|e| e.to_string())
+        },
+        |png| {
+            let root = BitMapBackend::new(png, map.size).into_drawing_area();
+            draw(map, &root)?;
+            root.present().map_err(|e| e.to_string())
+        },
+    )
 }
 
 fn value_range(map: &HeatMap) -> (f64, f64) {

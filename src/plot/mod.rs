@@ -76,14 +76,51 @@ pub(crate) fn register_fonts() {
 /// Write `dir/stem.svg` and `dir/stem.png`.
 pub fn save(fig: &Figure, dir: &Path, stem: &str) -> Result<(), String> {
     register_fonts();
-    let svg = dir.join(format!("{stem}.svg"));
-    let png = dir.join(format!("{stem}.png"));
-    {
-        let root = SVGBackend::new(&svg, fig.size).into_drawing_area();
-        draw(fig, &root)?;
+    write_svg_and_png(
+        dir,
+        stem,
+        |svg| {
+            let root = SVGBackend::new(svg, fig.size).into_drawing_area();
+            draw(fig, &root)?;
+            root.present().map_err(|e| e.to_string())
+        },
+        |png| {
+            let root = BitMapBackend::new(png, fig.size).into_drawing_area();
+            draw(fig, &root)?;
+            root.present().map_err(|e| e.to_string())
+        },
+    )
+}
+
+/// Render `dir/stem.svg` and `dir/stem.png` through hidden temporary files renamed into place
+/// only when both are complete: a failed write (a full disk) leaves neither a truncated figure
+/// nor a temporary file.
+pub(crate) fn write_svg_and_png(
+    dir: &Path,
+    stem: &str,
+    svg: impl FnOnce(&Path) -> Result<(), String>,
+    png: impl FnOnce(&Path) -> Result<(), String>,
+) -> Result<(), String> {
+    let targets = [
+        dir.join(format!("{stem}.svg")),
+        dir.join(format!("{stem}.png")),
+    ];
+    // The extension stays last: the bitmap backend picks the format from it.
+    let staged = [
+        dir.join(format!(".{stem}.tmp.svg")),
+        dir.join(format!(".{stem}.tmp.png")),
+    ];
+    let result = svg(&staged[0]).and_then(|_| png(&staged[1])).and_then(|_| {
+        staged.iter().zip(&targets).try_for_each(|(from, to)| {
+            std::fs::rename(from, to).map_err(|e| format!("{}: {e}", to.display()))
+        })
+    });
+    if result.is_err() {
+        for path in &staged {
+            let _ = std::fs::remove_file(path);
+        }
     }
-    let root = BitMapBackend::new(&png, fig.size).into_drawing_area();
-    draw(fig, &root)
+    result
 }
 
 fn axis_value(v: f64, log: bool) -> Option<f64> {

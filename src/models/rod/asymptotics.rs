@@ -17,7 +17,6 @@
 //! derivative at ε = 0 divided by 2λ (τ_s = (ln(1/√κ) + offset)/λ).
 
 use crate::models::rod::limit::RigidLimit;
-use crate::models::rod::mechanics::SlideCoefficients;
 use crate::models::rod::scenario::RodImpact;
 use serde::Serialize;
 
@@ -42,7 +41,7 @@ const DRIFT_STEP: f64 = 2e-4;
 pub fn drifted_limit(imp: &RodImpact, eps: f64) -> Option<[f64; 5]> {
     let k0 = imp.slide_coefficients();
     let theta = imp.theta0 + eps * imp.omega0;
-    let k = SlideCoefficients::new(imp.mu, theta, imp.omega0);
+    let k = imp.body().slide_coefficients(imp.mu, theta, imp.omega0);
     // Total slide impulse: the tangential equation u' = C f + √κ D reaches u = 0.
     let slide_impulse = (imp.u0.abs() - eps * k0.d) / k.c;
     // Impulse of the growing mode: the particular solution η_p = √κ B/|A| carries ε B/|A|.

@@ -15,7 +15,7 @@
 //! Stick (58)/(61), as the paper states them: π/2·√κ < T_stick < π·√κ.
 
 use crate::models::rod::limit::RigidLimit;
-use crate::models::rod::mechanics::SlideCoefficients;
+use crate::models::rod::mechanics::PainleveRod;
 use crate::models::rod::scenario::RodImpact;
 use serde::Serialize;
 use std::f64::consts::PI;
@@ -37,6 +37,9 @@ pub struct SlideBoundConstants {
     pub theta_lo: f64,
     pub theta_hi: f64,
     pub u0_abs: f64,
+    /// The rod (its radius of gyration enters A).
+    #[serde(skip)]
+    pub body: PainleveRod,
 }
 
 impl SlideBoundConstants {
@@ -52,11 +55,12 @@ impl SlideBoundConstants {
     /// `None` unless the start is inconsistent (A < 0, B < 0, u0 < 0) and B stays negative
     /// through the slide.
     pub fn choose(imp: &RodImpact) -> Option<Self> {
-        let k = SlideCoefficients::new(imp.mu, imp.theta0, imp.omega0);
+        let body = imp.body();
+        let k = body.slide_coefficients(imp.mu, imp.theta0, imp.omega0);
         let limit = RigidLimit::of(imp)?;
         let f = CONSTANT_MARGIN;
         let m1 = f * (-k.a);
-        let a_min = (5.0 - 3.0 * (1.0 + imp.mu * imp.mu).sqrt()) / 2.0;
+        let a_min = body.slide_compliance_min(imp.mu);
         let m2 = -a_min / f;
         let omega_s = imp.omega0 + k.p * limit.slide_impulse;
         let omega_max = imp.omega0.abs().max(omega_s.abs());
@@ -66,7 +70,7 @@ impl SlideBoundConstants {
         }
         let eta1 = f * neg_b_min;
         let eta2 = 1.0 / f;
-        let (th_a, th_b) = theta_interval_where_a_below(imp.mu, -m1)?;
+        let (th_a, th_b) = theta_interval_where_a_below(&body, imp.mu, -m1)?;
         let theta_lo = if imp.omega0 >= 0.0 { imp.theta0 } else { th_a };
         let c_lower = imp.mu + (m1 + 1.0) * theta_lo.tan();
         let c_upper = imp.mu + (m2 + 1.0) * th_b.tan();
@@ -80,6 +84,7 @@ impl SlideBoundConstants {
             theta_lo,
             theta_hi: th_b,
             u0_abs: imp.u0.abs(),
+            body,
         })
     }
 
@@ -101,18 +106,20 @@ impl SlideBoundConstants {
     /// eq. (19) that the bounds assume. θ and θ̇ grow monotonically over the slide (θ̈ = P F_n > 0)
     /// and {A ≤ −M1} is an interval, so the end of the slide is where the hypotheses bind.
     pub fn hypotheses_hold_at(&self, mu: f64, theta: f64, omega: f64) -> bool {
-        let k = SlideCoefficients::new(mu, theta, omega);
+        let k = self.body.slide_coefficients(mu, theta, omega);
         (-self.m2..=-self.m1).contains(&k.a)
             && (-self.eta2..=-self.eta1).contains(&k.b)
             && (self.theta_lo..=self.theta_hi).contains(&theta)
     }
 }
 
-/// The θ interval on which A(θ, μ) ≤ `level` (< 0): A = 1 + 3c² − 3μsc = (5 + 3cos2θ −
-/// 3μ sin2θ)/2, so A ≤ level ⇔ 3√(1+μ²) cos(2θ + φ) ≤ 2·level − 5 with tan φ = μ.
-pub fn theta_interval_where_a_below(mu: f64, level: f64) -> Option<(f64, f64)> {
-    let r = 3.0 * (1.0 + mu * mu).sqrt();
-    let x = (2.0 * level - 5.0) / r;
+/// The θ interval on which A(θ, μ) ≤ `level` (< 0) for a rod with k = 1/ρ: A = 1 + kc² −
+/// kμsc = (2 + k + k cos2θ − kμ sin2θ)/2, so A ≤ level ⇔ k√(1+μ²) cos(2θ + φ) ≤
+/// 2·level − (2 + k) with tan φ = μ (Zhao–Liu's 3√(1+μ²) cos(2θ + φ) ≤ 2·level − 5 at k = 3).
+pub fn theta_interval_where_a_below(body: &PainleveRod, mu: f64, level: f64) -> Option<(f64, f64)> {
+    let k = body.inverse_gyration_sq();
+    let r = k * (1.0 + mu * mu).sqrt();
+    let x = (2.0 * level - (2.0 + k)) / r;
     if !(-1.0..1.0).contains(&x) {
         return None;
     }
@@ -141,13 +148,13 @@ mod tests {
     #[test]
     fn a_level_interval_matches_eq_18_and_a() {
         for &mu in &[1.4, 2.0, 5.0] {
-            let (lo, hi) = theta_interval_where_a_below(mu, 0.0).unwrap();
+            let (lo, hi) = theta_interval_where_a_below(&PainleveRod::UNIFORM, mu, 0.0).unwrap();
             let (lo18, hi18) = painleve_theta_interval(mu).unwrap();
             assert!((lo - lo18).abs() < 1e-12 && (hi - hi18).abs() < 1e-12);
             let level = (5.0 - 3.0 * (1.0 + mu * mu).sqrt()) / 4.0; // half of eq. (17)'s minimum
 
-            let (lo, hi) = theta_interval_where_a_below(mu, level).unwrap();
-            let a = |th: f64| SlideCoefficients::new(mu, th, 0.0).a;
+            let (lo, hi) = theta_interval_where_a_below(&PainleveRod::UNIFORM, mu, level).unwrap();
+            let a = |th: f64| PainleveRod::UNIFORM.slide_coefficients(mu, th, 0.0).a;
             assert!((a(lo) - level).abs() < 1e-12 && (a(hi) - level).abs() < 1e-12);
             assert!(a(0.5 * (lo + hi)) < level);
         }

@@ -4,10 +4,17 @@
 //!
 //! - slide-left: η'' = −A f (A < 0: growth at the unstable rate λ, the root of
 //!   λ² − |A| c_d λ − |A| = 0), until the normal impulse reaches P_s = |u0|/C;
-//! - stick: η'' = −A_st f with A_st = 4/(1 + 3s²) (Zhao–Liu eq. (55)), until f = 0.
+//! - stick: η'' = −A_st f with A_st = 4/(1 + 3s²) (Zhao–Liu eq. (55); (1 + k)/(1 + ks²) for a
+//!   rod with k = 1/ρ), until f = 0.
 //!
 //! Both stages are solved in closed form here, for any c_d ≥ 0 with an underdamped stick stage
 //! (A_st c_d² < 4); at c_d = 0 the result reduces to the doc's formulas (tested below).
+//!
+//! The same two-stage map for any planar single-contact system, in Champneys–Várkonyi's
+//! projected scalars, is [`crate::model::iwc::IwcLimit`] (docs/champneys_varkonyi.md); on the rod
+//! it equals these closed forms to ~1e-13 relative (tested below). The rod's reports keep the
+//! closed forms so that their committed numbers stay bit-identical (the generic one goes
+//! through a Cholesky solve and rounds differently in the last digits).
 
 use crate::models::rod::mechanics::SlideCoefficients;
 use crate::models::rod::scenario::RodImpact;
@@ -46,6 +53,8 @@ impl RigidLimit {
         }
         let cd = imp.damping;
         let (s, c) = imp.theta0.sin_cos();
+        // Zhao–Liu's 3 is k = 1/ρ (3.0 exactly for the uniform rod).
+        let k3 = imp.body().inverse_gyration_sq();
         let a_abs = -k.a;
         // Slide: ξ'' = |A|(ξ + c_d ξ'); roots λ > 0 > σ with λ + σ = |A| c_d, λσ = −|A|.
         let lambda = (a_abs * cd + (a_abs * a_abs * cd * cd + 4.0 * a_abs).sqrt()) / 2.0;
@@ -59,8 +68,8 @@ impl RigidLimit {
         let eta_s = lambda * p_s / (1.0 + cd * lambda);
         let deta_s = lambda * eta_s;
         // Stick (eq. (55)): η'' = −A_st (η + c_d η'), θ̇' = P_st f.
-        let a_st = 4.0 / (1.0 + 3.0 * s * s);
-        let p_st = -3.0 * c / (1.0 + 3.0 * s * s);
+        let a_st = (1.0 + k3) / (1.0 + k3 * s * s);
+        let p_st = -k3 * c / (1.0 + k3 * s * s);
         let alpha = a_st * cd / 2.0;
         if a_st <= alpha * alpha {
             return None;
@@ -79,7 +88,7 @@ impl RigidLimit {
         let impulse_total = p_s + stick_impulse;
         let omega_out = imp.omega0 + k.p * p_s + p_st * stick_impulse;
         // Zhao–Liu eq. (53): the normal force at which stick breaks into reverse slip.
-        let f_star = omega_out * omega_out * c / (3.0 * s * c + imp.mu_s * (1.0 + 3.0 * s * s));
+        let f_star = omega_out * omega_out * c / (k3 * s * c + imp.mu_s * (1.0 + k3 * s * s));
         Some(RigidLimit {
             slide_rate: lambda,
             slide_impulse: p_s,
@@ -163,5 +172,76 @@ mod tests {
             l.stick_duration_scaled
         );
         assert!((-y[1] - l.v_out).abs() < 1e-4, "{} vs {}", -y[1], l.v_out);
+    }
+}
+
+#[cfg(test)]
+mod generic_tests {
+    use super::*;
+    use crate::model::iwc::{FastStart, IwcLimit};
+    use crate::models::rod::mechanics::{PainleveRod, THETA};
+
+    /// The generic IWC limit in C–V's projected scalars (src/model/iwc.rs), evaluated on the
+    /// rod, reproduces the closed forms above (Zhao–Liu's coefficients, with k = 1/ρ for their
+    /// 3) across the Painlevé region, with and without damping, for three radii of gyration.
+    #[test]
+    fn generic_iwc_limit_equals_the_rod_closed_forms() {
+        let mut n = 0;
+        let mut worst: f64 = 0.0;
+        let uniform = 1.0 / 3.0;
+        for (mu, gyration_sq) in [
+            (1.4, uniform),
+            (2.0, uniform),
+            (5.0, uniform),
+            (10.0, uniform),
+            (1.0, 0.1),
+            (3.0, 0.1),
+            (4.0, 0.8),
+        ] {
+            let body = PainleveRod::new(gyration_sq);
+            let (lo, hi) = body.painleve_theta_interval(mu).unwrap();
+            for i in 0..20 {
+                let theta0 = lo + (hi - lo) * (f64::from(i) + 0.5) / 20.0;
+                for omega0 in [0.0, 0.5] {
+                    for damping in [0.0, 0.2] {
+                        let imp = RodImpact {
+                            mu,
+                            mu_s: mu,
+                            theta0,
+                            omega0,
+                            damping,
+                            gyration_sq,
+                            ..RodImpact::zhao_liu(1e-8)
+                        };
+                        let Some(rod) = RigidLimit::of(&imp) else {
+                            continue;
+                        };
+                        let (q, qdot) = imp.initial_state();
+                        let g = IwcLimit::of(&body, &q, &qdot, mu, mu, damping, FastStart::REST)
+                            .unwrap();
+                        for (got, want) in [
+                            (g.slide_rate, rod.slide_rate),
+                            (g.slide_impulse, rod.slide_impulse),
+                            (g.slide_log_offset, rod.slide_log_offset),
+                            (g.stick_duration_scaled, rod.stick_duration_scaled),
+                            (
+                                g.reverse_slip_duration_scaled,
+                                rod.reverse_slip_duration_scaled,
+                            ),
+                            (g.v_out, rod.v_out),
+                            (g.qdot_out[THETA], rod.omega_out),
+                            (g.impulse_total, rod.impulse_total),
+                        ] {
+                            let rel = (got - want).abs() / want.abs().max(1e-300);
+                            worst = worst.max(rel);
+                            assert!(rel < 1e-12, "μ {mu} θ0 {theta0}: {got} vs {want}");
+                        }
+                        n += 1;
+                    }
+                }
+            }
+        }
+        eprintln!("worst relative difference {worst:e} over {n} states");
+        assert!(n > 400);
     }
 }

@@ -1,45 +1,121 @@
-//! The Painlevé sliding rod of Zhao, Liu, Chen & Brogliato (2015).
+//! The Painlevé sliding rod of Zhao, Liu, Chen & Brogliato (2015), with a radius of gyration.
 //!
-//! Uniform rod of half-length l, mass m, J = m l²/3, touching the ground with its lower end A.
-//! Nondimensional: length l, time √(l/g), force m g. θ is the angle between the rod and the
-//! ground; the centre of mass is at A + (cos θ, sin θ).
+//! Rod of half-length l, mass m, moment of inertia J = m ρ l² about its centre (ρ = r²/l², the
+//! squared radius of gyration; the uniform rod of Zhao–Liu has ρ = 1/3), touching the ground
+//! with its lower end A. Nondimensional: length l, time √(l/g), force m g. θ is the angle between
+//! the rod and the ground; the centre of mass is at A + (cos θ, sin θ).
 //!
 //! Generalised coordinates are the contact-point coordinates `q = (x_A, y_A, θ)`, so that the gap
 //! is a coordinate (`y_A = −δ`) rather than a difference of O(1) numbers: the penetration is
 //! O(√κ) and must keep its relative accuracy as κ → 0. In these coordinates (Lagrange's equations
-//! of T = ½|ẋ_c|² + ⅙θ̇², V = y_c)
+//! of T = ½|ẋ_c|² + ½ρθ̇², V = y_c)
 //!
 //! ```text
-//!   M = [[1, 0, −s], [0, 1, c], [−s, c, 4/3]],   f = (c θ̇², s θ̇² − 1, −c),
+//!   M = [[1, 0, −s], [0, 1, c], [−s, c, 1 + ρ]],   f = (c θ̇², s θ̇² − 1, −c),
 //!   c = (1, 0, 0)  (tangential),   d = (0, 1, 0)  (normal),
 //! ```
 //!
-//! and solving for q̈ reproduces Zhao–Liu eq. (9) exactly (tested below):
-//! `ÿ_A = (1+3c²)F_n − 3sc F_τ + θ̇² s − 1`, `ẍ_A = −3sc F_n + (1+3s²)F_τ + θ̇² c`,
-//! `θ̈ = 3(−c F_n + s F_τ)`.
+//! and solving for q̈ gives (k = 1/ρ; Zhao–Liu eq. (9) at k = 3, tested below)
+//! `ÿ_A = (1+kc²)F_n − ksc F_τ + θ̇² s − 1`, `ẍ_A = −ksc F_n + (1+ks²)F_τ + θ̇² c`,
+//! `θ̈ = k(−c F_n + s F_τ)`.
 //!
 //! Notation map. Zhao–Liu's eq. (11) slide coefficients `A, B, C, D, P` ([`SlideCoefficients`])
 //! describe leftward slip with F_τ = μF_n: `ÿ_A = A F_n + B`, `ẍ_A = C F_n + D`, `θ̈ = P F_n`.
 //! In C–V's projected scalars (fields of [`crate::model::ProjectedDynamics`]) this rod has
-//! `a = θ̇²c`, `b = θ̇²s − 1`, `A_CV = 1+3s²`, `B_CV = −3sc`, `C_CV = 1+3c²` (C–V's §3 example has
-//! `a = −θ̇²c`, `B = +3sc` because their x axis points the other way). Zhao–Liu's `A` is the
-//! normal compliance in leftward slip, `C_CV + μ B_CV` — C–V's Painlevé parameter `p₋` up to
-//! the sign convention of the gap.
+//! `a = θ̇²c`, `b = θ̇²s − 1`, `A_CV = 1+ks²`, `B_CV = −ksc`, `C_CV = 1+kc²` (C–V's §3 example has
+//! `a = −θ̇²c`, `B = +ksc` because their angle is π − θ: docs/champneys_varkonyi.md, "The rod").
+//! Zhao–Liu's `A` is the normal compliance in leftward slip, `C_CV + μ B_CV` — C–V's Painlevé
+//! parameter `p₋` up to the sign convention of the gap.
 
-use crate::model::{ContactKinematics, PlanarContactSystem, Real};
+use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real, ValidityMargin};
 use serde::{Deserialize, Serialize};
 
-/// The uniform rod in nondimensional units. It has no parameters: μ, μ_s and κ belong to the
-/// contact, not to the body.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PainleveRod;
+/// The squared radius of gyration ρ = r²/l² of the uniform rod (J = m l²/3): Zhao–Liu's rod.
+pub const UNIFORM_GYRATION_SQ: f64 = 1.0 / 3.0;
+
+/// The rod in nondimensional units: its one body parameter is ρ = r²/l² (μ, μ_s and κ belong to
+/// the contact, not to the body).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PainleveRod {
+    /// ρ = r²/l² > 0.
+    pub gyration_sq: f64,
+}
+
+impl PainleveRod {
+    /// Zhao–Liu's uniform rod, ρ = 1/3.
+    pub const UNIFORM: PainleveRod = PainleveRod {
+        gyration_sq: UNIFORM_GYRATION_SQ,
+    };
+
+    pub fn new(gyration_sq: f64) -> Self {
+        PainleveRod { gyration_sq }
+    }
+
+    /// k = 1/ρ = l²/r², the factor of Zhao–Liu's 3 in eqs. (9)–(11). At ρ = 1/3 it is 3.0
+    /// exactly in floating point, so the uniform rod's formulas below round as the published
+    /// ones (the committed results depend on it).
+    pub fn inverse_gyration_sq(&self) -> f64 {
+        1.0 / self.gyration_sq
+    }
+
+    /// Zhao–Liu eq. (11) at (μ, θ, θ̇) for this rod.
+    pub fn slide_coefficients(&self, mu: f64, theta: f64, omega: f64) -> SlideCoefficients {
+        SlideCoefficients::new(mu, theta, omega, self.inverse_gyration_sq())
+    }
+
+    /// The θ interval (θ ∈ (0, π/2)) on which Zhao–Liu's A(θ, μ) < 0: A = 1 + k c(c − μ s) < 0
+    /// ⇔ t² − kμ t + (k + 1) < 0 for t = tan θ (divide by c²/k), so
+    /// t = (kμ ∓ √(k²μ² − 4(k + 1)))/2 — eq. (18) at k = 3. `None` when μ ≤ 2√(k + 1)/k
+    /// (4/3 for the uniform rod): no Painlevé paradox.
+    pub fn painleve_theta_interval(&self, mu: f64) -> Option<(f64, f64)> {
+        let k = self.inverse_gyration_sq();
+        let disc = k * k * mu * mu - 4.0 * (k + 1.0);
+        if mu <= 2.0 * (k + 1.0).sqrt() / k || disc <= 0.0 {
+            return None;
+        }
+        let r = disc.sqrt();
+        Some((((k * mu - r) / 2.0).atan(), ((k * mu + r) / 2.0).atan()))
+    }
+
+    /// The smallest A(θ, μ) over θ (Zhao–Liu eq. (17) at k = 3): A = 1 + k(1 + cos 2θ −
+    /// μ sin 2θ)/2 ≥ 1 + k(1 − √(1 + μ²))/2.
+    pub fn slide_compliance_min(&self, mu: f64) -> f64 {
+        let k = self.inverse_gyration_sq();
+        (2.0 + k - k * (1.0 + mu * mu).sqrt()) / 2.0
+    }
+}
+
+impl Default for PainleveRod {
+    fn default() -> Self {
+        PainleveRod::UNIFORM
+    }
+}
 
 /// Index of x_A, y_A, θ in the rod's generalised coordinates.
 pub const X_A: usize = 0;
 pub const Y_A: usize = 1;
 pub const THETA: usize = 2;
 
-impl PlanarContactSystem<3> for PainleveRod {
+/// The rod's domain: its lower end A is the one contact, so A must stay the lower end
+/// (θ ∈ (0, π)) and the far end B = A + 2(cos θ, sin θ) must stay above the floor
+/// (y_B = y_A + 2 sin θ > 0; in contact y_A = −δ < 0, so this is stricter than θ > 0 near
+/// θ = 0 or π). Beyond either, B would touch the floor, a contact the model does not have.
+const DOMAIN: [ValidityMargin; 3] = [
+    ValidityMargin {
+        quantity: "θ",
+        meaning: "θ = 0: the rod lies flat with its far end B on the floor's level, a contact the single-contact model does not have",
+    },
+    ValidityMargin {
+        quantity: "π − θ",
+        meaning: "θ = π: the rod lies flat with its far end B as low as A; beyond, B is the lower end, a contact the single-contact model does not have",
+    },
+    ValidityMargin {
+        quantity: "y_B = y_A + 2 sin θ",
+        meaning: "the rod's far end B reaches the floor, a contact the single-contact model does not have",
+    },
+];
+
+impl Mechanics<3> for PainleveRod {
     fn coordinate_names(&self) -> [&'static str; 3] {
         ["x_A", "y_A", "theta"]
     }
@@ -51,7 +127,11 @@ impl PlanarContactSystem<3> for PainleveRod {
     fn mass_matrix<S: Real>(&self, q: &[S; 3]) -> [[S; 3]; 3] {
         let (s, c) = (q[THETA].sin(), q[THETA].cos());
         let (one, zero) = (S::cst(1.0), S::zero());
-        [[one, zero, -s], [zero, one, c], [-s, c, S::cst(4.0 / 3.0)]]
+        [
+            [one, zero, -s],
+            [zero, one, c],
+            [-s, c, S::cst(1.0 + self.gyration_sq)],
+        ]
     }
 
     fn generalized_force<S: Real>(&self, q: &[S; 3], qdot: &[S; 3]) -> [S; 3] {
@@ -66,6 +146,20 @@ impl PlanarContactSystem<3> for PainleveRod {
         q[Y_A] + q[THETA].sin()
     }
 
+    fn validity_margins(&self) -> &[ValidityMargin] {
+        &DOMAIN
+    }
+
+    fn validity_margin(&self, index: usize, q: &[f64; 3], _qdot: &[f64; 3]) -> f64 {
+        match index {
+            0 => q[THETA],
+            1 => std::f64::consts::PI - q[THETA],
+            _ => q[Y_A] + 2.0 * q[THETA].sin(),
+        }
+    }
+}
+
+impl PlanarContactSystem<3> for PainleveRod {
     fn contact_kinematics<S: Real>(&self, q: &[S; 3], _qdot: &[S; 3]) -> ContactKinematics<S, 3> {
         let (one, zero) = (S::cst(1.0), S::zero());
         ContactKinematics {
@@ -94,16 +188,22 @@ pub struct SlideCoefficients {
 }
 
 impl SlideCoefficients {
-    /// Eq. (11) at (μ, θ, θ̇).
-    pub fn new(mu: f64, theta: f64, omega: f64) -> Self {
+    /// Eq. (11) at (μ, θ, θ̇) for a rod with k = 1/ρ (Zhao–Liu's 3 is k; derived from M q̈ in
+    /// the module doc).
+    pub fn new(mu: f64, theta: f64, omega: f64, k: f64) -> Self {
         let (s, c) = theta.sin_cos();
         SlideCoefficients {
-            a: 1.0 + 3.0 * c * (c - mu * s),
+            a: 1.0 + k * c * (c - mu * s),
             b: omega * omega * s - 1.0,
-            c: mu + 3.0 * s * (-c + mu * s),
+            c: mu + k * s * (-c + mu * s),
             d: omega * omega * c,
-            p: 3.0 * (-c + mu * s),
+            p: k * (-c + mu * s),
         }
+    }
+
+    /// Eq. (11) for the uniform rod (k = 3).
+    pub fn uniform(mu: f64, theta: f64, omega: f64) -> Self {
+        PainleveRod::UNIFORM.slide_coefficients(mu, theta, omega)
     }
 }
 
@@ -143,15 +243,10 @@ impl SlipCase {
     }
 }
 
-/// Zhao–Liu eq. (18): the θ interval on which A(θ, μ) < 0, as (θ_min, θ_max); `None` when
-/// μ ≤ 4/3 (no Painlevé paradox for the uniform rod).
+/// Zhao–Liu eq. (18): the θ interval on which A(θ, μ) < 0 for the uniform rod, as
+/// (θ_min, θ_max); `None` when μ ≤ 4/3 (no Painlevé paradox).
 pub fn painleve_theta_interval(mu: f64) -> Option<(f64, f64)> {
-    let disc = 9.0 * mu * mu - 16.0;
-    if mu <= 4.0 / 3.0 || disc <= 0.0 {
-        return None;
-    }
-    let r = disc.sqrt();
-    Some((((3.0 * mu - r) / 2.0).atan(), ((3.0 * mu + r) / 2.0).atan()))
+    PainleveRod::UNIFORM.painleve_theta_interval(mu)
 }
 
 #[cfg(test)]
@@ -159,23 +254,27 @@ mod tests {
     use super::*;
     use crate::model::ProjectedDynamics;
 
-    /// The generic C–V projection of the rod reproduces Zhao–Liu eq. (9) at arbitrary states.
+    /// The generic C–V projection of the rod reproduces Zhao–Liu eq. (9) (with k = 1/ρ for its 3)
+    /// at arbitrary states.
     #[test]
     fn projected_rod_reproduces_zhao_liu_eq_9() {
-        let rod = PainleveRod;
-        for &(theta, omega, fn_, ft) in &[
-            (1.3, 0.0, 5.0, 10.0),
-            (0.4, -1.7, 0.3, -0.2),
-            (2.5, 3.1, 12.0, 1.0),
+        for &(theta, omega, fn_, ft, gyration_sq) in &[
+            (1.3, 0.0, 5.0, 10.0, UNIFORM_GYRATION_SQ),
+            (0.4, -1.7, 0.3, -0.2, UNIFORM_GYRATION_SQ),
+            (2.5, 3.1, 12.0, 1.0, UNIFORM_GYRATION_SQ),
+            (1.2, 0.4, 2.0, -1.0, 0.1),
+            (0.7, -2.0, 0.5, 0.3, 0.9),
         ] {
+            let rod = PainleveRod::new(gyration_sq);
+            let k3 = 1.0 / gyration_sq;
             let q = [0.3, -1e-3, theta];
             let qdot = [-1.0, 0.2, omega];
             let pd = ProjectedDynamics::at(&rod, &q, &qdot);
             let acc = pd.generalized_accel(fn_, ft);
             let (s, c) = (f64::sin(theta), f64::cos(theta));
-            let yaa = (1.0 + 3.0 * c * c) * fn_ - 3.0 * s * c * ft + omega * omega * s - 1.0;
-            let xaa = -3.0 * s * c * fn_ + (1.0 + 3.0 * s * s) * ft + omega * omega * c;
-            let thaa = 3.0 * (-c * fn_ + s * ft);
+            let yaa = (1.0 + k3 * c * c) * fn_ - k3 * s * c * ft + omega * omega * s - 1.0;
+            let xaa = -k3 * s * c * fn_ + (1.0 + k3 * s * s) * ft + omega * omega * c;
+            let thaa = k3 * (-c * fn_ + s * ft);
             for (got, want) in [(acc[X_A], xaa), (acc[Y_A], yaa), (acc[THETA], thaa)] {
                 assert!(
                     (got - want).abs() < 1e-12 * (1.0 + want.abs()),
@@ -191,38 +290,79 @@ mod tests {
     #[test]
     fn slide_coefficients_match_projection() {
         let (mu, theta, omega) = (2.0, 1.3, 0.4);
-        let k = SlideCoefficients::new(mu, theta, omega);
-        let pd = ProjectedDynamics::at(&PainleveRod, &[0.0, 0.0, theta], &[-1.0, 0.0, omega]);
-        let fn_ = 2.5;
-        let acc = pd.generalized_accel(fn_, mu * fn_);
-        assert!((acc[Y_A] - (k.a * fn_ + k.b)).abs() < 1e-12);
-        assert!((acc[X_A] - (k.c * fn_ + k.d)).abs() < 1e-12);
-        assert!((acc[THETA] - k.p * fn_).abs() < 1e-12);
+        for gyration_sq in [UNIFORM_GYRATION_SQ, 0.1, 0.7] {
+            let rod = PainleveRod::new(gyration_sq);
+            let k = rod.slide_coefficients(mu, theta, omega);
+            let pd = ProjectedDynamics::at(&rod, &[0.0, 0.0, theta], &[-1.0, 0.0, omega]);
+            let fn_ = 2.5;
+            let acc = pd.generalized_accel(fn_, mu * fn_);
+            assert!((acc[Y_A] - (k.a * fn_ + k.b)).abs() < 1e-12);
+            assert!((acc[X_A] - (k.c * fn_ + k.d)).abs() < 1e-12);
+            assert!((acc[THETA] - k.p * fn_).abs() < 1e-12);
+        }
     }
 
-    /// The eq. (18) interval is exactly where A changes sign, at several μ.
+    /// The eq. (18) interval (generalised to any ρ) is exactly where A changes sign, at
+    /// several μ; below the threshold μ = 2√(ρ(1 + ρ)) there is none, and A's minimum over θ
+    /// is eq. (17)'s.
     #[test]
     fn eq_18_interval_bounds_the_sign_of_a() {
-        for &mu in &[1.4, 2.0, 5.0, 10.0] {
-            let (lo, hi) = painleve_theta_interval(mu).unwrap();
-            let a = |th: f64| SlideCoefficients::new(mu, th, 0.0).a;
-            assert!(a(lo).abs() < 1e-12 && a(hi).abs() < 1e-12);
-            assert!(a(0.5 * (lo + hi)) < 0.0);
-            assert!(a(lo - 1e-6) > 0.0 && a(hi + 1e-6) > 0.0);
+        for gyration_sq in [UNIFORM_GYRATION_SQ, 0.1, 0.7] {
+            let rod = PainleveRod::new(gyration_sq);
+            let threshold = 2.0 * (gyration_sq * (1.0 + gyration_sq)).sqrt();
+            for &factor in &[1.05, 1.5, 3.75, 7.5] {
+                let mu = factor * threshold;
+                let (lo, hi) = rod.painleve_theta_interval(mu).unwrap();
+                let a = |th: f64| rod.slide_coefficients(mu, th, 0.0).a;
+                assert!(a(lo).abs() < 1e-12 && a(hi).abs() < 1e-12);
+                assert!(a(0.5 * (lo + hi)) < 0.0);
+                assert!(a(lo - 1e-6) > 0.0 && a(hi + 1e-6) > 0.0);
+                let a_min = (0..=20_000)
+                    .map(|i| a(f64::from(i) * std::f64::consts::PI / 20_000.0))
+                    .fold(f64::INFINITY, f64::min);
+                assert!(
+                    (a_min - rod.slide_compliance_min(mu)).abs() < 1e-6,
+                    "{a_min}"
+                );
+            }
+            assert!(rod.painleve_theta_interval(0.99 * threshold).is_none());
         }
         assert!(painleve_theta_interval(1.3).is_none());
     }
 
+    /// At ρ = 1/3 the generalised formulas round exactly as the published ones (the committed
+    /// results were made with those): M₃₃ = 4/3, eq. (11) with 3, eq. (18).
+    #[test]
+    fn uniform_rod_rounds_as_the_published_formulas() {
+        assert_eq!(PainleveRod::UNIFORM.inverse_gyration_sq(), 3.0);
+        assert_eq!(1.0 + UNIFORM_GYRATION_SQ, 4.0 / 3.0);
+        for &(mu, theta, omega) in &[(2.0, 1.3, 0.0), (1.4, 0.97, 0.5), (7.3, 0.2, -1.1)] {
+            let (s, c) = f64::sin_cos(theta);
+            let k = SlideCoefficients::uniform(mu, theta, omega);
+            assert_eq!(k.a, 1.0 + 3.0 * c * (c - mu * s));
+            assert_eq!(k.c, mu + 3.0 * s * (-c + mu * s));
+            assert_eq!(k.p, 3.0 * (-c + mu * s));
+            let disc = 9.0 * mu * mu - 16.0;
+            if disc > 0.0 {
+                let r = disc.sqrt();
+                let published = (((3.0 * mu - r) / 2.0).atan(), ((3.0 * mu + r) / 2.0).atan());
+                assert_eq!(painleve_theta_interval(mu), Some(published));
+            }
+            let a_min = (5.0 - 3.0 * (1.0 + mu * mu).sqrt()) / 2.0;
+            assert_eq!(PainleveRod::UNIFORM.slide_compliance_min(mu), a_min);
+        }
+    }
+
     #[test]
     fn zhao_liu_initial_state_is_inconsistent() {
-        let k = SlideCoefficients::new(2.0, 1.3, 0.0);
+        let k = SlideCoefficients::uniform(2.0, 1.3, 0.0);
         assert_eq!(SlipCase::of(&k), SlipCase::Inconsistent);
         assert_eq!(
-            SlipCase::of(&SlideCoefficients::new(2.0, 1.3, 1.5)),
+            SlipCase::of(&SlideCoefficients::uniform(2.0, 1.3, 1.5)),
             SlipCase::Indeterminate
         );
         assert_eq!(
-            SlipCase::of(&SlideCoefficients::new(0.5, 1.3, 0.0)),
+            SlipCase::of(&SlideCoefficients::uniform(0.5, 1.3, 0.0)),
             SlipCase::Consistent
         );
     }

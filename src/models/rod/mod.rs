@@ -8,6 +8,7 @@ pub mod atlas;
 pub mod atlas_figures;
 pub mod atlas_report;
 pub mod bounds;
+pub mod cli;
 pub mod columns;
 pub mod convergence;
 pub mod extrapolation_atlas;

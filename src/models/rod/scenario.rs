@@ -15,7 +15,9 @@ use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions
 use crate::error::{require_finite, require_non_negative, require_positive, SimError};
 use crate::model::ProjectedDynamics;
 use crate::models::rod::mechanics::Y_A;
-use crate::models::rod::mechanics::{PainleveRod, SlideCoefficients, SlipCase};
+use crate::models::rod::mechanics::{
+    PainleveRod, SlideCoefficients, SlipCase, UNIFORM_GYRATION_SQ,
+};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of one rod impact (nondimensional).
@@ -35,6 +37,18 @@ pub struct RodImpact {
     pub u0: f64,
     /// Dashpot coefficient c_d ≥ 0 (0: linear spring).
     pub damping: f64,
+    /// Squared radius of gyration ρ = r²/l² > 0 (1/3: Zhao–Liu's uniform rod; left out of the
+    /// JSON then, whose keys are frozen).
+    #[serde(default = "uniform", skip_serializing_if = "is_uniform")]
+    pub gyration_sq: f64,
+}
+
+fn uniform() -> f64 {
+    UNIFORM_GYRATION_SQ
+}
+
+fn is_uniform(gyration_sq: &f64) -> bool {
+    *gyration_sq == UNIFORM_GYRATION_SQ
 }
 
 impl RodImpact {
@@ -48,13 +62,19 @@ impl RodImpact {
             omega0: 0.0,
             u0: -1.0,
             damping: 0.0,
+            gyration_sq: UNIFORM_GYRATION_SQ,
         }
+    }
+
+    /// The rod's body.
+    pub fn body(&self) -> PainleveRod {
+        PainleveRod::new(self.gyration_sq)
     }
 
     /// Check every parameter; `flag` maps a parameter name to the name the user typed
     /// (a CLI flag or a TOML key), so the error names what to fix.
     pub fn validate(&self, flag: impl Fn(&str) -> String) -> Result<(), SimError> {
-        require_positive(&flag("kappa"), self.kappa)?;
+        crate::compliant::normal::require_resolvable_kappa(&flag("kappa"), self.kappa)?;
         require_positive(&flag("mu"), self.mu)?;
         require_finite(&flag("mu_s"), self.mu_s)?;
         if self.mu_s < self.mu {
@@ -78,6 +98,7 @@ impl RodImpact {
         require_finite(&flag("omega0"), self.omega0)?;
         require_finite(&flag("u0"), self.u0)?;
         require_non_negative(&flag("damping"), self.damping)?;
+        require_positive(&flag("gyration_sq"), self.gyration_sq)?;
         Ok(())
     }
 
@@ -85,7 +106,7 @@ impl RodImpact {
     /// u0 ≤ 0; a rightward slide is the mirror image, μ → −μ).
     pub fn slide_coefficients(&self) -> SlideCoefficients {
         let mu = if self.u0 > 0.0 { -self.mu } else { self.mu };
-        SlideCoefficients::new(mu, self.theta0, self.omega0)
+        self.body().slide_coefficients(mu, self.theta0, self.omega0)
     }
 
     pub fn case(&self) -> SlipCase {
@@ -222,8 +243,8 @@ impl Scenario {
     /// Validate and simulate (to the scenario's end).
     pub fn simulate(&self, options: &SimulationOptions) -> Result<RunRecord, SimError> {
         self.validate(|name| name.to_string())?;
-        let rod = PainleveRod;
         let params = self.rod();
+        let rod = params.body();
         let problem = ContactProblem {
             system: &rod,
             compliance: params.compliance(),
@@ -246,7 +267,7 @@ impl Scenario {
 /// stick force when u = 0. `None` unless it is positive and finite (a pressing, consistent
 /// configuration: in slip the denominator is Zhao–Liu's A).
 pub fn quasi_static_normal_force(rod: &RodImpact, q: &[f64; 3], qdot: &[f64; 3]) -> Option<f64> {
-    let p = ProjectedDynamics::at(&PainleveRod, q, qdot);
+    let p = ProjectedDynamics::at(&rod.body(), q, qdot);
     let force = if p.u != 0.0 {
         let slip = -p.u.signum() * rod.mu;
         -p.free_normal_accel / (p.normal_mobility + slip * p.cross_mobility)

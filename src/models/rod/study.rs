@@ -3,11 +3,12 @@
 //! measure errors against. A `kind = "integrator_study"` TOML file; run by the same runner.
 
 use crate::compliant::{Event, SimulationOptions};
-use crate::error::{require_finite, require_positive, SimError};
+use crate::error::{require_finite, require_positive, require_rtol, SimError};
 use crate::experiment::grammar::LogGrid;
 use crate::experiment::runner::Plan;
 use crate::experiment::table::Row;
 use crate::integrate::IntegratorKind;
+use crate::models::rod::mechanics::UNIFORM_GYRATION_SQ;
 use crate::models::rod::scenario::{RodImpact, Scenario};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -125,6 +126,7 @@ impl ScenarioSpec {
             omega0: self.omega0,
             u0: self.u0,
             damping,
+            gyration_sq: UNIFORM_GYRATION_SQ,
         };
         let t_end = self.t_end.unwrap_or(f64::NAN);
         match self.kind {
@@ -144,12 +146,18 @@ impl ScenarioSpec {
             (None, true) => Err(SimError::invalid(
                 &key(field),
                 "missing",
-                &format!("a {:?} scenario needs it", self.kind).to_lowercase(),
+                &format!(
+                    "a {} scenario needs it",
+                    crate::error::as_written(&self.kind)
+                ),
             )),
             (Some(_), false) => Err(SimError::invalid(
                 &key(field),
                 "given",
-                &format!("a {:?} scenario does not use it; remove it", self.kind).to_lowercase(),
+                &format!(
+                    "a {} scenario does not use it; remove it",
+                    crate::error::as_written(&self.kind)
+                ),
             )),
             _ => Ok(()),
         };
@@ -159,7 +167,7 @@ impl ScenarioSpec {
         if !fixed_time && !self.output_times.is_empty() {
             return Err(SimError::invalid(
                 &key("output_times"),
-                format!("{:?}", self.output_times),
+                crate::error::as_written(&self.output_times),
                 "an impact ends at separation; fixed-time states need kind = sustained or drop",
             ));
         }
@@ -293,8 +301,8 @@ impl StudySpec {
             ));
         }
         let g = &self.rtol;
-        require_positive("rtol.min", g.min)?;
-        require_positive("rtol.max", g.max)?;
+        require_rtol("rtol.min", g.min)?;
+        require_rtol("rtol.max", g.max)?;
         if g.per_decade == 0 || g.max < g.min {
             return Err(SimError::invalid(
                 "rtol",
@@ -310,11 +318,11 @@ impl StudySpec {
         if r.integrators.len() != 2 || r.integrators[0] == r.integrators[1] {
             return Err(SimError::invalid(
                 "reference.integrators",
-                format!("{:?}", r.integrators),
+                crate::error::as_written(&r.integrators),
                 "name exactly two different integrators (the second confirms the first)",
             ));
         }
-        require_positive("reference.rtol", r.rtol)?;
+        require_rtol("reference.rtol", r.rtol)?;
         if r.rtol > g.min {
             return Err(SimError::invalid(
                 "reference.rtol",
@@ -405,7 +413,7 @@ impl Plan for StudySpec {
 
     fn row_matches(&self, row: &Row, p: &StudyPoint) -> bool {
         let fresh = study_row_inputs(self, p);
-        INPUT_COLUMNS.iter().all(|c| row.text(c) == fresh.text(c))
+        INPUT_COLUMNS.iter().all(|c| row.cell_is(c, fresh.text(c)))
     }
 
     fn run_point(&self, p: &StudyPoint) -> Row {

@@ -3,11 +3,12 @@
 //! rod as a [`Model`] of the harness.
 
 use super::columns::{measured_cells, INPUT_COLUMNS, MEASURE_COLUMNS};
-use super::mechanics::{painleve_theta_interval, SlipCase};
+use super::mechanics::{painleve_theta_interval, SlipCase, UNIFORM_GYRATION_SQ};
 use super::scenario::RodImpact;
+use crate::compliant::normal::require_resolvable_kappa;
 use crate::compliant::SimulationOptions;
 use crate::error::SimError;
-use crate::experiment::grammar::{Axis, LogGrid};
+use crate::experiment::grammar::{Axis, LogGrid, MAX_AXIS_VALUES};
 use crate::experiment::model::{Cells, Model, SweepSpec};
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
@@ -43,6 +44,9 @@ pub struct RodParams {
     pub u0: Option<f64>,
     /// Dashpot c_d; default 0 (linear spring).
     pub damping: Option<f64>,
+    /// Squared radius of gyration ρ = r²/l²; default 1/3 (the uniform rod). The κ-sweep and
+    /// atlas reports need 1/3 (they compare with Zhao–Liu's bounds for the uniform rod).
+    pub gyration_sq: Option<f64>,
 }
 
 /// Sweep axes: κ always; any rod parameter optionally.
@@ -56,13 +60,14 @@ pub struct RodSweep {
     pub omega0: Option<RodAxis>,
     pub u0: Option<RodAxis>,
     pub damping: Option<RodAxis>,
+    pub gyration_sq: Option<RodAxis>,
     /// Keep only initial states of this case (`inconsistent`, `indeterminate`, `consistent`);
     /// the others are skipped and counted.
     pub case: Option<SlipCase>,
 }
 
 /// Values of one swept rod parameter.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum RodAxis {
     /// A list or an evenly spaced range.
@@ -78,7 +83,38 @@ pub struct PainleveCells {
     pub painleve_interval: usize,
 }
 
+impl<'de> Deserialize<'de> for RodAxis {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        match value.get("painleve_interval") {
+            Some(n) if value.as_object().is_some_and(|m| m.len() == 1) => n
+                .as_u64()
+                .map(|n| {
+                    RodAxis::PainleveInterval(PainleveCells {
+                        painleve_interval: usize::try_from(n).unwrap_or(usize::MAX),
+                    })
+                })
+                .ok_or_else(|| {
+                    serde::de::Error::custom("painleve_interval must be a whole number >= 1")
+                }),
+            _ => Axis::from_value(&value).map(RodAxis::Values).map_err(|e| {
+                serde::de::Error::custom(format!(
+                    "{e}, or (theta0 only) {{ painleve_interval = n }}"
+                ))
+            }),
+        }
+    }
+}
+
 impl RodAxis {
+    /// The number of values (at any μ), without computing them.
+    fn len(&self) -> usize {
+        match self {
+            RodAxis::Values(a) => a.len(),
+            RodAxis::PainleveInterval(c) => c.painleve_interval,
+        }
+    }
+
     /// The values at friction coefficient `mu` (only the Painlevé interval depends on it).
     fn values(&self, mu: f64) -> Vec<f64> {
         match self {
@@ -100,11 +136,15 @@ impl RodAxis {
                 format!("{{ painleve_interval = {} }}", c.painleve_interval),
                 "painleve_interval is a theta0 axis; give a list or { min, max, n }",
             )),
-            RodAxis::PainleveInterval(c) if c.painleve_interval == 0 => Err(SimError::invalid(
-                "sweep.theta0.painleve_interval",
-                0,
-                "must be >= 1",
-            )),
+            RodAxis::PainleveInterval(c)
+                if c.painleve_interval == 0 || c.painleve_interval > MAX_AXIS_VALUES =>
+            {
+                Err(SimError::invalid(
+                    "sweep.theta0.painleve_interval",
+                    c.painleve_interval,
+                    &format!("must be between 1 and {MAX_AXIS_VALUES}"),
+                ))
+            }
             RodAxis::PainleveInterval(_) => Ok(()),
         }
     }
@@ -112,7 +152,7 @@ impl RodAxis {
 
 impl SweepSpec<Rod> {
     /// (name, value in [params], axis in [sweep], required) of every rod parameter.
-    fn parameter_sources(&self) -> [(&'static str, Option<f64>, Option<&RodAxis>, bool); 6] {
+    fn parameter_sources(&self) -> [(&'static str, Option<f64>, Option<&RodAxis>, bool); 7] {
         let (p, s) = (&self.params, &self.sweep);
         [
             ("mu", p.mu, s.mu.as_ref(), true),
@@ -121,6 +161,7 @@ impl SweepSpec<Rod> {
             ("omega0", p.omega0, s.omega0.as_ref(), false),
             ("u0", p.u0, s.u0.as_ref(), true),
             ("damping", p.damping, s.damping.as_ref(), false),
+            ("gyration_sq", p.gyration_sq, s.gyration_sq.as_ref(), false),
         ]
     }
 
@@ -136,7 +177,7 @@ impl SweepSpec<Rod> {
     }
 
     /// Every initial state of the grid (κ set to `sweep.kappa.max`), in grid order: μ, θ0, θ̇0,
-    /// c_d, u0, μ_s (outermost first). States outside `sweep.case` are skipped and counted.
+    /// c_d, u0, μ_s, ρ (outermost first). States outside `sweep.case` are skipped and counted.
     pub fn configurations(&self) -> Configurations {
         let values = |fixed: Option<f64>, axis: Option<&RodAxis>, default: f64, mu: f64| match axis
         {
@@ -151,21 +192,29 @@ impl SweepSpec<Rod> {
                     for damping in values(p.damping, s.damping.as_ref(), 0.0, mu) {
                         for u0 in values(p.u0, s.u0.as_ref(), f64::NAN, mu) {
                             for mu_s in values(p.mu_s, s.mu_s.as_ref(), mu, mu) {
-                                let imp = RodImpact {
-                                    kappa: self.sweep.kappa.max,
+                                for gyration_sq in values(
+                                    p.gyration_sq,
+                                    s.gyration_sq.as_ref(),
+                                    UNIFORM_GYRATION_SQ,
                                     mu,
-                                    mu_s,
-                                    theta0,
-                                    omega0,
-                                    u0,
-                                    damping,
-                                };
-                                if let Err(e) = imp.validate(|n| n.to_string()) {
-                                    out.invalid.push((imp, e));
-                                } else if s.case.is_some_and(|c| c != imp.case()) {
-                                    out.skipped += 1;
-                                } else {
-                                    out.kept.push(imp);
+                                ) {
+                                    let imp = RodImpact {
+                                        kappa: self.sweep.kappa.max,
+                                        mu,
+                                        mu_s,
+                                        theta0,
+                                        omega0,
+                                        u0,
+                                        damping,
+                                        gyration_sq,
+                                    };
+                                    if let Err(e) = imp.validate(|n| n.to_string()) {
+                                        out.invalid.push((imp, e));
+                                    } else if s.case.is_some_and(|c| c != imp.case()) {
+                                        out.skipped += 1;
+                                    } else {
+                                        out.kept.push(imp);
+                                    }
                                 }
                             }
                         }
@@ -211,6 +260,7 @@ impl Model for Rod {
     }
 
     fn validate(spec: &SweepSpec<Rod>) -> Result<(), SimError> {
+        require_resolvable_kappa("sweep.kappa.min", spec.sweep.kappa.min)?;
         for (name, fixed, axis, required) in spec.parameter_sources() {
             match (fixed, axis) {
                 (Some(_), Some(_)) => {
@@ -247,8 +297,24 @@ impl Model for Rod {
         if grid.kept.is_empty() {
             return Err(SimError::invalid(
                 "sweep.case",
-                format!("{:?}", spec.sweep.case),
+                crate::error::as_written(&spec.sweep.case),
                 &format!("no initial state of the grid is of this case ({} skipped); widen the grid or drop the filter", grid.skipped),
+            ));
+        }
+        if let Some(c) = grid
+            .kept
+            .iter()
+            .find(|c| c.gyration_sq != UNIFORM_GYRATION_SQ)
+        {
+            let key = if spec.sweep.gyration_sq.is_some() {
+                "sweep.gyration_sq"
+            } else {
+                "params.gyration_sq"
+            };
+            return Err(SimError::invalid(
+                key,
+                c.gyration_sq,
+                "the κ-sweep and atlas reports compare with Zhao–Liu's bounds, stated for the uniform rod: use 1/3 (or leave it out)",
             ));
         }
         if spec.analysis_kind() == AnalysisKind::Sweep && grid.kept.len() > 1 {
@@ -259,6 +325,13 @@ impl Model for Rod {
             ));
         }
         Ok(())
+    }
+
+    fn grid_size(spec: &SweepSpec<Rod>) -> u128 {
+        spec.parameter_sources()
+            .iter()
+            .filter_map(|(_, _, axis, _)| axis.map(|a| a.len() as u128))
+            .fold(1, u128::saturating_mul)
     }
 
     fn configurations(spec: &SweepSpec<Rod>) -> Vec<RodImpact> {
@@ -451,6 +524,18 @@ atol = 1e-14
                     .replace("theta0 = 1.3\n", "")
                     .replace("[solver]", "theta0 = [1.0, 4.0]\n[solver]"),
                 "sweep.theta0",
+            ),
+            (
+                ZHAO_LIU.replace("damping = 0.0", "damping = 0.0\ngyration_sq = -0.1"),
+                "params.gyration_sq",
+            ),
+            (
+                ZHAO_LIU.replace("damping = 0.0", "damping = 0.0\ngyration_sq = 0.1"),
+                "params.gyration_sq",
+            ),
+            (
+                ZHAO_LIU.replace("[solver]", "gyration_sq = [0.2, 0.3]\n[solver]"),
+                "sweep.gyration_sq",
             ),
         ];
         for (text, key) in cases {

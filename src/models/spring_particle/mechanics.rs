@@ -11,8 +11,11 @@
 //! coupling: W = 0), so the normal force is F_n = k d/(1 + kκ) and the particle sticks at x = 0
 //! until the load reaches the friction limit: sin(ω t₁) = μ F_n / a. In the rigid limit
 //! F_n = k d: the slip onset converges to asin(μkd/a)/ω at rate κ.
+//!
+//! Domain of validity: every state (no `validity_margins`): a point on a half-plane with a
+//! linear spring has no configuration in which the single-contact model stops holding.
 
-use crate::model::{ContactKinematics, PlanarContactSystem, Real};
+use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
 
 /// The particle's parameters (nondimensional).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,7 +30,7 @@ pub struct SpringParticleMechanics {
     pub load_frequency: f64,
 }
 
-impl PlanarContactSystem<2> for SpringParticleMechanics {
+impl Mechanics<2> for SpringParticleMechanics {
     fn coordinate_names(&self) -> [&'static str; 2] {
         ["x", "y"]
     }
@@ -47,15 +50,6 @@ impl PlanarContactSystem<2> for SpringParticleMechanics {
         let y = q[1] + S::cst(self.depth);
         (q[0] * q[0] + y * y).scale(0.5 * self.stiffness)
     }
-    fn contact_kinematics<S: Real>(&self, q: &[S; 2], _qdot: &[S; 2]) -> ContactKinematics<S, 2> {
-        ContactKinematics {
-            gap: q[1],
-            tangential: [S::cst(1.0), S::zero()],
-            normal: [S::zero(), S::cst(1.0)],
-            tangential_drift: S::zero(),
-            normal_drift: S::zero(),
-        }
-    }
     fn is_autonomous(&self) -> bool {
         false
     }
@@ -66,6 +60,18 @@ impl PlanarContactSystem<2> for SpringParticleMechanics {
                 .scale(self.load_amplitude),
             S::zero(),
         ]
+    }
+}
+
+impl PlanarContactSystem<2> for SpringParticleMechanics {
+    fn contact_kinematics<S: Real>(&self, q: &[S; 2], _qdot: &[S; 2]) -> ContactKinematics<S, 2> {
+        ContactKinematics {
+            gap: q[1],
+            tangential: [S::cst(1.0), S::zero()],
+            normal: [S::zero(), S::cst(1.0)],
+            tangential_drift: S::zero(),
+            normal_drift: S::zero(),
+        }
     }
 }
 

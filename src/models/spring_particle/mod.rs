@@ -7,7 +7,7 @@ pub mod mechanics;
 
 use crate::analysis::fit::power_law;
 use crate::compliant::coulomb::Coulomb;
-use crate::compliant::normal::NormalCompliance;
+use crate::compliant::normal::{require_resolvable_kappa, NormalCompliance};
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::error::{require_non_negative, require_positive, SimError};
 use crate::experiment::grammar::LogGrid;
@@ -107,6 +107,7 @@ impl Model for SpringParticle {
     }
 
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
+        require_resolvable_kappa("sweep.kappa.min", spec.sweep.kappa.min)?;
         let p = &spec.params;
         require_positive("params.mu", p.mu)?;
         require_positive("params.stiffness", p.stiffness)?;
@@ -125,6 +126,10 @@ impl Model for SpringParticle {
             ));
         }
         Ok(())
+    }
+
+    fn grid_size(_: &SweepSpec<Self>) -> u128 {
+        1
     }
 
     fn configurations(spec: &SweepSpec<Self>) -> Vec<Params> {

@@ -1,0 +1,311 @@
+//! The files of an output directory: atomic writes, the rows already there (runs.csv and the
+//! journal of an interrupted run), the provenance that says which settings and which build
+//! produced them, and the lock that keeps a second run out.
+//!
+//! Rows are reused (resume) or joined (merge) only under the same provenance: the experiment's
+//! settings, all of them, and the same build of the program. A row computed with another
+//! `t_max`, another tolerance or by another build is never mixed into a table.
+
+use super::table::{header_line, parse_rows, Row};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// Which settings and which build produced the rows of a directory (`provenance.json`).
+pub const PROVENANCE_JSON: &str = "provenance.json";
+/// The advisory lock of an output directory (held while a run or a merge writes into it).
+pub const LOCK_FILE: &str = ".rigid-limit.lock";
+
+pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
+    move |source| RunError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Write `contents` to `path` through a temporary file and a rename: never left truncated, and
+/// no temporary file is left behind when the write fails.
+pub fn write_atomically(path: &Path, contents: &str) -> Result<(), RunError> {
+    write_bytes_atomically(path, contents.as_bytes())
+}
+
+/// [`write_atomically`] for bytes.
+pub fn write_bytes_atomically(path: &Path, contents: &[u8]) -> Result<(), RunError> {
+    let tmp = temporary_path(path);
+    if let Err(e) = fs::write(&tmp, contents) {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_err(&tmp)(e));
+    }
+    fs::rename(&tmp, path).map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        io_err(path)(e)
+    })
+}
+
+/// `dir/.name.tmp` beside `path` (hidden, and never mistaken for an output).
+pub fn temporary_path(path: &Path) -> std::path::PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp"))
+}
+
+/// The lines of a table file that are whole: valid UTF-8 and ended by a line break. A torn last
+/// line (a run killed while writing) or a damaged byte costs that line only.
+fn whole_lines(bytes: &[u8]) -> String {
+    let mut out = String::new();
+    let mut rest = bytes;
+    while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+        if let Ok(line) = std::str::from_utf8(&rest[..end]) {
+            out.push_str(line.trim_end_matches('\r'));
+            out.push('\n');
+        } else if out.is_empty() {
+            // A damaged header: the file cannot be read as this table.
+            return String::new();
+        }
+        rest = &rest[end + 1..];
+    }
+    out
+}
+
+/// Rows already in `dir`: runs.csv, then the journal of an interrupted run (later wins).
+pub fn rows_in(dir: &Path, files: &[&str], columns: &[&'static str]) -> BTreeMap<usize, Row> {
+    let mut rows = BTreeMap::new();
+    for name in files {
+        if let Ok(bytes) = fs::read(dir.join(name)) {
+            for row in parse_rows(&whole_lines(&bytes), columns) {
+                rows.insert(row.point_id, row);
+            }
+        }
+    }
+    rows
+}
+
+/// The CSV text of a table.
+pub fn table_text(rows: &BTreeMap<usize, Row>, columns: &[&'static str]) -> String {
+    let mut out = header_line(columns);
+    out.push('\n');
+    for row in rows.values() {
+        out.push_str(&row.to_csv_line(columns));
+        out.push('\n');
+    }
+    out
+}
+
+/// Errors of a run, a merge or a report.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Merge(String),
+    /// The output directory is locked by another run.
+    #[error("{0}")]
+    Busy(String),
+}
+
+/// What determines the rows of a directory.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// Every setting of the experiment file except its name (which only names the directory).
+    pub settings: serde_json::Value,
+    /// The build that computed the rows: the crate version and a hash of the executable.
+    pub build: String,
+    /// `i/n` for a shard directory.
+    pub shard: Option<String>,
+}
+
+impl Provenance {
+    /// The provenance of rows computed now by this build from an experiment given as JSON.
+    pub fn current(spec_json: &serde_json::Value, shard: Option<String>) -> Self {
+        let mut settings = spec_json.clone();
+        if let Some(map) = settings.as_object_mut() {
+            map.remove("name");
+        }
+        Provenance {
+            settings,
+            build: build_id().to_string(),
+            shard,
+        }
+    }
+
+    /// Read `dir/provenance.json`; `None` when absent or unreadable.
+    pub fn read(dir: &Path) -> Option<Self> {
+        let text = fs::read_to_string(dir.join(PROVENANCE_JSON)).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    pub fn write(&self, dir: &Path) -> Result<(), RunError> {
+        let text = serde_json::to_string_pretty(self).unwrap_or_default() + "\n";
+        write_atomically(&dir.join(PROVENANCE_JSON), &text)
+    }
+
+    /// Why rows of `stored` may not be used as rows of `self`, or `None` when they may:
+    /// the first differing setting (its key and both values), another build, another shard.
+    pub fn mismatch(&self, stored: &Provenance) -> Option<String> {
+        if let Some(d) = first_difference(&stored.settings, &self.settings, "") {
+            return Some(d);
+        }
+        if stored.build != self.build {
+            return Some(format!(
+                "computed by another build of rigid-limit ({}; this one is {})",
+                stored.build, self.build
+            ));
+        }
+        if stored.shard != self.shard {
+            return Some(format!(
+                "computed as shard {} (this run is {})",
+                stored.shard.as_deref().unwrap_or("none"),
+                self.shard.as_deref().unwrap_or("the whole experiment")
+            ));
+        }
+        None
+    }
+}
+
+/// The first key whose value differs, as "key: stored X, now Y" (keys joined by '.').
+pub fn first_difference(
+    stored: &serde_json::Value,
+    now: &serde_json::Value,
+    prefix: &str,
+) -> Option<String> {
+    use serde_json::Value;
+    let key = |k: &str| {
+        if prefix.is_empty() {
+            k.to_string()
+        } else {
+            format!("{prefix}.{k}")
+        }
+    };
+    match (stored, now) {
+        (Value::Object(a), Value::Object(b)) => {
+            let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            keys.into_iter().find_map(|k| match (a.get(k), b.get(k)) {
+                (Some(x), Some(y)) => first_difference(x, y, &key(k)),
+                (x, y) => Some(format!("{}: stored {}, now {}", key(k), show(x), show(y))),
+            })
+        }
+        (a, b) if a == b => None,
+        (a, b) => Some(format!(
+            "{}: stored {}, now {}",
+            if prefix.is_empty() {
+                "settings"
+            } else {
+                prefix
+            },
+            show(Some(a)),
+            show(Some(b))
+        )),
+    }
+}
+
+fn show(v: Option<&serde_json::Value>) -> String {
+    match v {
+        None | Some(serde_json::Value::Null) => "(not set)".to_string(),
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+    }
+}
+
+/// The build of this program: the crate version and an FNV-1a hash of the executable, so that
+/// rows computed by a different build (another commit, another change) are never reused.
+pub fn build_id() -> &'static str {
+    static ID: OnceLock<String> = OnceLock::new();
+    ID.get_or_init(|| {
+        let hash = std::env::current_exe()
+            .and_then(fs::read)
+            .map(|bytes| {
+                bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+                    (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+                })
+            })
+            .map(|h| format!("{h:016x}"))
+            .unwrap_or_else(|_| "unknown".to_string());
+        format!("{} exe {hash}", env!("CARGO_PKG_VERSION"))
+    })
+}
+
+/// The lock on an output directory, released when dropped (or when the process ends, however
+/// it ends: it is the operating system's advisory lock, not the file's existence).
+#[derive(Debug)]
+pub struct DirLock {
+    _file: File,
+}
+
+impl DirLock {
+    /// Take the lock of `dir`, or fail at once naming the directory.
+    pub fn acquire(dir: &Path) -> Result<Self, RunError> {
+        let path = dir.join(LOCK_FILE);
+        let file = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io_err(&path))?;
+        // A lock is also held for an instant by any child process forked (not yet exec'd)
+        // while the file was open, e.g. `git` started by another run in this process: retry
+        // for a moment before calling the directory busy.
+        for attempt in 0.. {
+            match file.try_lock() {
+                Ok(()) => return Ok(DirLock { _file: file }),
+                Err(fs::TryLockError::WouldBlock) if attempt < 20 => {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                }
+                Err(fs::TryLockError::WouldBlock) => break,
+                Err(fs::TryLockError::Error(e)) => return Err(io_err(&path)(e)),
+            }
+        }
+        Err(RunError::Busy(format!(
+            "another rigid-limit run or merge is writing into {}; wait for it to finish or choose another directory with --out",
+            dir.display()
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_first_differing_setting_is_named_with_both_values() {
+        let a = json!({"solver": {"rtol": 1e-10, "t_max": 0.0001}, "params": {"mu": 2.0}});
+        let b = json!({"solver": {"rtol": 1e-10, "t_max": 10.0}, "params": {"mu": 2.0}});
+        assert_eq!(
+            first_difference(&a, &b, "").as_deref(),
+            Some("solver.t_max: stored 0.0001, now 10.0")
+        );
+        assert_eq!(first_difference(&a, &a, ""), None);
+        let c = json!({"solver": {"rtol": 1e-10}, "params": {"mu": 2.0}});
+        assert_eq!(
+            first_difference(&a, &c, "").as_deref(),
+            Some("solver.t_max: stored 0.0001, now (not set)")
+        );
+    }
+
+    #[test]
+    fn a_bad_byte_or_a_torn_line_costs_one_line() {
+        let mut bytes = b"point_id,x\n0,1\n1,".to_vec();
+        bytes.extend_from_slice(&[0xff, b'\n']);
+        bytes.extend_from_slice(b"2,3\n3,4");
+        assert_eq!(whole_lines(&bytes), "point_id,x\n0,1\n2,3\n");
+    }
+
+    #[test]
+    fn a_second_lock_on_a_directory_fails_at_once() {
+        let dir = std::env::temp_dir().join(format!("rigid-limit-lock-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let first = DirLock::acquire(&dir).unwrap();
+        let second = DirLock::acquire(&dir).unwrap_err().to_string();
+        assert!(second.contains("another rigid-limit run"), "{second}");
+        drop(first);
+        DirLock::acquire(&dir).unwrap();
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

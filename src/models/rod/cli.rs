@@ -1,0 +1,244 @@
+//! `rigid-limit simulate`: one run of the rod from command-line flags, printed as a summary or
+//! as one JSON object (its keys are frozen by tests/golden.rs).
+
+use crate::compliant::record::RunRecord;
+use crate::compliant::{EndCondition, SimulationOptions};
+use crate::integrate::IntegratorKind;
+use crate::models::rod::limit::RigidLimit;
+use crate::models::rod::scenario::{RodImpact, Scenario};
+use crate::output::write_stdout;
+
+#[derive(clap::Args)]
+#[command(allow_negative_numbers = true)]
+pub struct SimulateArgs {
+    /// Compliance κ > 0 (contact stiffness 1/κ, nondimensional).
+    #[arg(long, allow_hyphen_values = true, default_value_t = 1e-8)]
+    kappa: f64,
+    /// Kinetic friction coefficient μ > 0.
+    #[arg(long, allow_hyphen_values = true, default_value_t = 2.0)]
+    mu: f64,
+    /// Static friction coefficient μ_s ≥ μ (default: μ).
+    #[arg(long, allow_hyphen_values = true)]
+    mu_s: Option<f64>,
+    /// Initial angle θ0 ∈ (0, π) between rod and ground (rad).
+    #[arg(long, allow_hyphen_values = true, default_value_t = 1.3)]
+    theta0: f64,
+    /// Initial angular velocity θ̇0.
+    #[arg(long, allow_hyphen_values = true, default_value_t = 0.0)]
+    omega0: f64,
+    /// Initial tangential velocity u0 of the contact point (negative: sliding left).
+    #[arg(long, allow_hyphen_values = true, default_value_t = -1.0)]
+    u0: f64,
+    /// Dashpot coefficient c_d ≥ 0: F_n = max(0, δ/κ + c_d δ̇/√κ).
+    #[arg(long, allow_hyphen_values = true, default_value_t = 0.0)]
+    damping: f64,
+    /// Scenario: impact (put down at δ = δ̇ = 0, until separation), sustained (started at the
+    /// quasi-static penetration, until --t-end) or drop (from --height, until --t-end).
+    #[arg(long, default_value = "impact")]
+    scenario: String,
+    /// Drop height of the contact point (scenario drop).
+    #[arg(long, allow_hyphen_values = true, default_value_t = 0.5)]
+    height: f64,
+    /// Integrator: bdf, tr-bdf2, esdirk34, tsit45, radau5 or rodas4.
+    #[arg(long, default_value = "bdf")]
+    integrator: String,
+    /// Relative tolerance.
+    #[arg(long, allow_hyphen_values = true, default_value_t = 1e-10)]
+    rtol: f64,
+    /// Absolute tolerance (gap in units of √κ).
+    #[arg(long, allow_hyphen_values = true, default_value_t = 1e-12)]
+    atol: f64,
+    /// Run to this time instead of stopping at separation.
+    #[arg(long, allow_hyphen_values = true)]
+    t_end: Option<f64>,
+    /// Time limit when running until separation.
+    #[arg(long, allow_hyphen_values = true, default_value_t = 10.0)]
+    t_max: f64,
+    /// Print one JSON object instead of the summary.
+    #[arg(long)]
+    json: bool,
+    /// Include the sampled trajectory (step ends and events) in the JSON.
+    #[arg(long)]
+    trajectory: bool,
+}
+
+/// The CLI flag for a parameter name.
+fn flag(name: &str) -> String {
+    format!("--{}", name.replace('_', "-"))
+}
+
+pub fn simulate(args: SimulateArgs) -> Result<(), String> {
+    let impact = RodImpact {
+        kappa: args.kappa,
+        mu: args.mu,
+        mu_s: args.mu_s.unwrap_or(args.mu),
+        theta0: args.theta0,
+        omega0: args.omega0,
+        u0: args.u0,
+        damping: args.damping,
+        ..RodImpact::zhao_liu(args.kappa)
+    };
+    impact.validate(flag).map_err(|e| e.to_string())?;
+    let needs_end = |name: &str| {
+        args.t_end.ok_or_else(|| {
+            format!("--scenario {name} runs to a fixed time: give --t-end (e.g. --t-end 1)")
+        })
+    };
+    let scenario = match args.scenario.as_str() {
+        "impact" => Scenario::Impact(impact),
+        "sustained" => Scenario::Sustained {
+            rod: impact,
+            t_end: needs_end("sustained")?,
+        },
+        "drop" => Scenario::Drop {
+            rod: impact,
+            height: args.height,
+            t_end: needs_end("drop")?,
+        },
+        other => {
+            return Err(format!(
+                "invalid --scenario = {other}: use impact, sustained or drop"
+            ))
+        }
+    };
+    scenario.validate(flag).map_err(|e| e.to_string())?;
+    let integrator: IntegratorKind = args
+        .integrator
+        .parse()
+        .map_err(|e| format!("--integrator: {e}"))?;
+    crate::error::require_rtol("--rtol", args.rtol).map_err(|e| e.to_string())?;
+    for (name, v) in [("--atol", args.atol), ("--t-max", args.t_max)] {
+        crate::error::require_positive(name, v).map_err(|e| e.to_string())?;
+    }
+    let mut options = SimulationOptions::new(integrator, args.rtol, args.atol);
+    options.t_max = args.t_max;
+    options.record_trajectory = args.trajectory;
+    if let Some(t_end) = args.t_end {
+        crate::error::require_positive("--t-end", t_end).map_err(|e| e.to_string())?;
+        options.end = EndCondition::Time(t_end);
+    }
+    let record = scenario.simulate(&options).map_err(|e| e.to_string())?;
+    if args.json {
+        let mut json = serde_json::json!({
+            "scenario": scenario.name(),
+            "case": impact.case(),
+            "slide_coefficients": impact.slide_coefficients(),
+            "params": impact,
+            "integrator": record.integrator,
+            "rtol": args.rtol,
+            "atol": args.atol,
+            "modes": &record.modes,
+            "events": &record.events,
+            "durations": &record.durations,
+            "separated": record.separated,
+            "post_impact": post_impact_json(&record),
+            "impulse_normal": record.impulse_normal,
+            "impulse_tangential": record.impulse_tangential,
+            "peak_normal_force": record.peak_normal_force,
+            "max_penetration": record.max_penetration,
+            "energy": &record.energy,
+            "stats": &record.stats,
+            "final_state": {"t": record.final_time, "q": &record.final_q, "qdot": &record.final_qdot},
+            "rigid_limit": RigidLimit::of(&impact),
+        });
+        if let Some(tr) = &record.trajectory {
+            json["trajectory"] = serde_json::to_value(tr).map_err(|e| e.to_string())?;
+        }
+        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+        write_stdout(&(text + "\n"))
+    } else {
+        write_stdout(&summary_text(&impact, &record, &args))
+    }
+}
+
+fn post_impact_json(record: &RunRecord) -> serde_json::Value {
+    match &record.post_impact {
+        Some(p) => serde_json::json!({"u": p.u, "v": p.v, "omega": p.omega, "t": p.t}),
+        None => serde_json::Value::Null,
+    }
+}
+
+/// The human-readable summary of one run.
+fn summary_text(imp: &RodImpact, r: &RunRecord, args: &SimulateArgs) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let k = imp.slide_coefficients();
+    let _ = writeln!(
+        out,
+        "Painlevé rod, compliant contact: κ = {:e}, μ = {}, μ_s = {}, c_d = {}",
+        imp.kappa, imp.mu, imp.mu_s, imp.damping
+    );
+    let _ = writeln!(
+        out,
+        "initial state: θ0 = {}, θ̇0 = {}, u0 = {}, δ = δ̇ = 0",
+        imp.theta0, imp.omega0, imp.u0
+    );
+    let _ = writeln!(
+        out,
+        "Zhao–Liu eq. (11): A = {:.6}, B = {:.6}, C = {:.6}, D = {:.6}, P = {:.6}",
+        k.a, k.b, k.c, k.d, k.p
+    );
+    let _ = writeln!(out, "case: {}", imp.case().describe());
+    let _ = writeln!(
+        out,
+        "integrator: {} (rtol {:e}, atol {:e})",
+        r.integrator, args.rtol, args.atol
+    );
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "{:<12} {:>22} {:>22} {:>22}",
+        "mode", "t_start", "t_end", "duration"
+    );
+    for m in &r.modes {
+        let _ = writeln!(
+            out,
+            "{:<12} {:>22.15e} {:>22.15e} {:>22.15e}",
+            m.mode.name(),
+            m.t_start,
+            m.t_end,
+            m.duration
+        );
+    }
+    let d = &r.durations;
+    let sk = imp.kappa.sqrt();
+    out.push('\n');
+    let _ = writeln!(
+        out,
+        "durations: slide {:.12e}  stick {:.12e}  reverse slip {:.12e}",
+        d.slide, d.stick, d.reverse_slip
+    );
+    let _ = writeln!(
+        out,
+        "scaled:    T_slide/(√κ ln(1/√κ)) {:.9}  T_stick/√κ {:.9}  T_rev/κ {:.9}",
+        d.slide / (sk * (1.0 / sk).ln()),
+        d.stick / sk,
+        d.reverse_slip / imp.kappa
+    );
+    if let Some(p) = &r.post_impact {
+        let _ = writeln!(
+            out,
+            "post-impact (t = {:.9e}): u = {:.9}  v = {:.9}  θ̇ = {:.9}",
+            p.t,
+            p.u,
+            p.v,
+            p.omega.unwrap_or(f64::NAN)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "normal impulse {:.9}  peak F_n {:.6e}  max penetration {:.6e}",
+        r.impulse_normal, r.peak_normal_force, r.max_penetration
+    );
+    let e = &r.energy;
+    let _ = writeln!(
+        out,"energy: initial {:.12}  final {:.12}  friction work {:.9}  damping work {:.9}  balance error {:.2e}", e.initial_total, e.final_total, e.friction_work, e.damping_work, e.balance_error);
+    if let Some(l) = RigidLimit::of(imp) {
+        let _ = writeln!(
+        out,"rigid limit (doc formulas): T_stick/√κ → {:.9}  T_rev/κ → {:.9}  v_out → {:.9}  θ̇_out → {:.9}", l.stick_duration_scaled, l.reverse_slip_duration_scaled, l.v_out, l.omega_out);
+    }
+    let s = &r.stats;
+    let _ = writeln!(
+        out,"stats: steps {} (rejected {}), rhs evals {}, jvp {}, jacobians {}, LU {}, newton {}, events {}, wall time {:.3} ms", s.steps, s.rejected_steps, s.rhs_evals, s.jvp_evals, s.jacobian_evals, s.lu_factorisations, s.newton_iterations, s.events, s.wall_time_s * 1e3);
+    out
+}

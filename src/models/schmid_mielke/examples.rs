@@ -1,0 +1,188 @@
+//! The two examples of Schmid–Mielke §4 as data (docs/schmid_mielke.md): §4.1, a varying
+//! friction coefficient under a constant normal force, and §4.2 (Klarbring's), a constant
+//! coefficient with a coupling stiffness H₁₂ under a growing normal load. Both start at
+//! z̃ = (1, 0) at t = 0 with an affine load.
+
+use super::quasistatic::{FrictionProfile, QuasistaticProblem};
+use crate::error::{require_non_negative, require_positive, SimError};
+
+/// §4.1: H = diag(H₁₁, H₂₂), f(t) = (H₁₁ + a t, −σ*), μ from μ₀ (z₁ ≤ 2) to μ₁ (z₁ ≥ 3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VaryingFriction {
+    pub h11: f64,
+    pub h22: f64,
+    /// σ* > 0: the constant normal force.
+    pub sigma_star: f64,
+    pub mu0: f64,
+    pub mu1: f64,
+    /// a > 0.
+    pub load_rate: f64,
+}
+
+/// §4.2 (Klarbring): H = [[H₁₁, H₁₂], [H₁₂, H₂₂]], f(t) = (0, f* + a t), μ ≡ μ*.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VaryingNormalForce {
+    pub h11: f64,
+    pub h12: f64,
+    pub h22: f64,
+    pub mu_star: f64,
+    pub f_star: f64,
+    /// a > 0.
+    pub load_rate: f64,
+}
+
+/// One of the two examples.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Example {
+    VaryingFriction(VaryingFriction),
+    VaryingNormalForce(VaryingNormalForce),
+}
+
+/// Whether the solution is Lipschitz (H₁₁ above the threshold), jumps at the threshold
+/// (critical) or jumps below it. The threshold is H₁₁ against σ*|Dμ| (§4.1) or μ*H₁₂ (§4.2):
+/// the paper's ᾱ, not (G5)'s α = λ_min(H) (docs/schmid_mielke.md, "(G5) and the threshold").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Regime {
+    Subcritical,
+    Critical,
+    Supercritical,
+}
+
+impl Regime {
+    pub fn name(self) -> &'static str {
+        match self {
+            Regime::Subcritical => "subcritical",
+            Regime::Critical => "critical",
+            Regime::Supercritical => "supercritical",
+        }
+    }
+
+    /// Whether the closed form jumps.
+    pub fn jumps(self) -> bool {
+        self != Regime::Subcritical
+    }
+}
+
+/// H₁₁ within this relative distance of the threshold is critical: the printed critical cases
+/// are floating-point ties (0.6 − 0.2 = 0.39999999999999997 ≠ 0.4).
+pub const CRITICAL_TOLERANCE: f64 = 1e-9;
+
+/// The z₁ where §4.1's coefficient starts and ends its ramp.
+pub const RAMP: (f64, f64) = (2.0, 3.0);
+
+impl Example {
+    /// The energy, load and friction of the example.
+    pub fn problem(&self) -> QuasistaticProblem {
+        match *self {
+            Example::VaryingFriction(p) => QuasistaticProblem {
+                stiffness: [[p.h11, 0.0], [0.0, p.h22]],
+                load_at_zero: [p.h11, -p.sigma_star],
+                load_rate: [p.load_rate, 0.0],
+                friction: FrictionProfile {
+                    mu_before: p.mu0,
+                    mu_after: p.mu1,
+                    ramp_start: RAMP.0,
+                    ramp_end: RAMP.1,
+                },
+            },
+            Example::VaryingNormalForce(p) => QuasistaticProblem {
+                stiffness: [[p.h11, p.h12], [p.h12, p.h22]],
+                load_at_zero: [0.0, p.f_star],
+                load_rate: [0.0, p.load_rate],
+                friction: FrictionProfile::constant(p.mu_star),
+            },
+        }
+    }
+
+    /// z̃ = (1, 0).
+    pub fn initial_position(&self) -> [f64; 2] {
+        [1.0, 0.0]
+    }
+
+    /// H₁₁.
+    pub fn h11(&self) -> f64 {
+        match self {
+            Example::VaryingFriction(p) => p.h11,
+            Example::VaryingNormalForce(p) => p.h11,
+        }
+    }
+
+    /// The value of H₁₁ at which the solution starts to jump: σ*(μ₀ − μ₁) (§4.1, the ramp
+    /// has unit length) or μ*H₁₂ (§4.2).
+    pub fn threshold(&self) -> f64 {
+        match self {
+            Example::VaryingFriction(p) => p.sigma_star * (p.mu0 - p.mu1),
+            Example::VaryingNormalForce(p) => p.mu_star * p.h12,
+        }
+    }
+
+    pub fn regime(&self) -> Regime {
+        let (h, c) = (self.h11(), self.threshold());
+        if (h - c).abs() <= CRITICAL_TOLERANCE * h.abs().max(c.abs()) {
+            Regime::Critical
+        } else if h > c {
+            Regime::Subcritical
+        } else {
+            Regime::Supercritical
+        }
+    }
+
+    /// (G5) at z̃, with α = λ_min(H) and q of (2.4) (for §4.1 at a point of the ramp, where
+    /// q = σ*|Dμ|): whether the paper's sufficient condition holds.
+    pub fn g5_holds(&self) -> bool {
+        let h = self.problem().stiffness;
+        let (tr, det) = (h[0][0] + h[1][1], h[0][0] * h[1][1] - h[0][1] * h[1][0]);
+        let alpha = 0.5 * (tr - (tr * tr - 4.0 * det).max(0.0).sqrt());
+        let q = match self {
+            Example::VaryingFriction(p) => p.sigma_star * (p.mu0 - p.mu1).abs(),
+            Example::VaryingNormalForce(p) => p.mu_star * p.h12.abs(),
+        };
+        q < alpha
+    }
+
+    /// Check the parameters; errors name the TOML key (`params.` or `sweep.` is the caller's
+    /// prefix) and the requirement.
+    pub fn validate(&self, key: impl Fn(&str) -> String) -> Result<(), SimError> {
+        match *self {
+            Example::VaryingFriction(p) => {
+                require_positive(&key("H11"), p.h11)?;
+                require_positive(&key("H22"), p.h22)?;
+                require_positive(&key("sigma_star"), p.sigma_star)?;
+                require_non_negative(&key("mu0"), p.mu0)?;
+                require_non_negative(&key("mu1"), p.mu1)?;
+                require_positive(&key("load_rate"), p.load_rate)?;
+            }
+            Example::VaryingNormalForce(p) => {
+                require_positive(&key("H11"), p.h11)?;
+                require_positive(&key("H22"), p.h22)?;
+                crate::error::require_finite(&key("H12"), p.h12)?;
+                if p.h11 * p.h22 <= p.h12 * p.h12 {
+                    return Err(SimError::invalid(
+                        &key("H12"),
+                        p.h12,
+                        &format!(
+                            "H must be positive definite: need H12² < H11·H22 = {}",
+                            p.h11 * p.h22
+                        ),
+                    ));
+                }
+                require_positive(&key("mu_star"), p.mu_star)?;
+                crate::error::require_finite(&key("f_star"), p.f_star)?;
+                require_positive(&key("load_rate"), p.load_rate)?;
+                // (G3): z̃ stable at t = 0: H₁₁ ≤ μ* σ(0, z̃) = μ*(H₁₂ − f*).
+                let hold = p.mu_star * (p.h12 - p.f_star);
+                if p.h11 > hold * (1.0 + CRITICAL_TOLERANCE) {
+                    return Err(SimError::invalid(
+                        &key("f_star"),
+                        p.f_star,
+                        &format!(
+                            "the start z = (1, 0) must be stable, H11 <= mu_star·(H12 − f_star): need f_star <= {}",
+                            p.h12 - p.h11 / p.mu_star
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,92 @@
+//! `paths.csv`: the sampled paths the figures draw (columns case, series, t, z1, z2): the closed
+//! form of every case, the incremental path at a few N, and (compliant runs) the trajectory of
+//! a few runs in slow time. Written after a run, like the rod's history.csv.
+
+use super::examples::Example;
+use super::quasistatic::uniform_partition;
+use super::spec::{Case, Setting, SmSpec};
+use crate::experiment::runner::{write_atomically, RunError};
+use std::fmt::Write;
+use std::path::Path;
+
+pub const PATHS_CSV: &str = "paths.csv";
+
+/// The incremental paths drawn per case: these N when the grid has them.
+pub const DRAWN_STEPS: [usize; 3] = [16, 64, 256];
+
+/// A short label of a case's example and parameters (without the method's settings).
+pub fn case_label(example: &Example) -> String {
+    match example {
+        Example::VaryingFriction(p) => format!("ex1 H11={}", p.h11),
+        Example::VaryingNormalForce(p) => format!("ex2 H11={}", p.h11),
+    }
+}
+
+/// The distinct (example, T) of the spec's points, in grid order.
+pub fn distinct_examples(spec: &SmSpec) -> Vec<(Example, f64)> {
+    let mut out: Vec<(Example, f64)> = Vec::new();
+    for p in spec.points() {
+        let key = (p.case.example, p.case.t_end);
+        if !out.contains(&key) {
+            out.push(key);
+        }
+    }
+    out
+}
+
+fn push(text: &mut String, case: &str, series: &str, t: f64, z: [f64; 2]) {
+    let _ = writeln!(text, "{case},{series},{t},{},{}", z[0], z[1]);
+}
+
+/// Write `dir/paths.csv`.
+pub fn write_paths(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
+    let mut text = String::from("case,series,t,z1,z2\n");
+    let points = spec.points();
+    for (example, t_end) in distinct_examples(spec) {
+        let label = case_label(&example);
+        let cf = example.closed_form();
+        let samples = 1500;
+        for i in 0..=samples {
+            let t = t_end * i as f64 / samples as f64;
+            let after = cf.jump.is_some_and(|j| t >= j.time);
+            let series = if after { "exact after jump" } else { "exact" };
+            push(&mut text, &label, series, t, cf.at(t));
+        }
+        if let Some(j) = cf.jump {
+            push(&mut text, &label, "exact", j.time, j.from);
+            push(&mut text, &label, "exact after jump", j.time, j.to);
+        }
+        let cases: Vec<Case> = points
+            .iter()
+            .map(|p| p.case)
+            .filter(|c| c.example == example && c.t_end == t_end)
+            .collect();
+        let has_steps = |n: usize| {
+            cases
+                .iter()
+                .any(|c| c.setting == Setting::Incremental { steps: n })
+        };
+        // A compliant run is compared with (IP) too: at N = 256 when the grid has no (IP) row.
+        let incremental = cases
+            .iter()
+            .any(|c| matches!(c.setting, Setting::Incremental { .. }));
+        let drawn: Vec<usize> = if incremental {
+            DRAWN_STEPS.into_iter().filter(|&n| has_steps(n)).collect()
+        } else {
+            vec![DRAWN_STEPS[2]]
+        };
+        for n in drawn {
+            let times = uniform_partition(t_end, n);
+            if let Ok(path) = example
+                .problem()
+                .solve_incremental(example.initial_position(), &times)
+            {
+                for (t, z) in path.times.iter().zip(&path.positions) {
+                    push(&mut text, &label, &format!("IP N={n}"), *t, *z);
+                }
+            }
+        }
+        super::dynamic::push_trajectories(&mut text, &label, &cases);
+    }
+    write_atomically(&dir.join(PATHS_CSV), &text)
+}
