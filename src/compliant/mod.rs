@@ -33,7 +33,9 @@ pub mod normal;
 pub mod record;
 mod simulate;
 
-pub use simulate::{simulate, EndCondition, SimulationOptions};
+pub use simulate::{
+    simulate, EndCondition, SimulationOptions, DEFAULT_MAX_EVENTS, DEFAULT_MAX_STEPS,
+};
 
 use crate::hybrid::{Crossing, HybridSystem, Named};
 use crate::model::{

@@ -187,6 +187,12 @@ pub struct SolverSpec {
     /// Raise the limit on the number of points ([`MAX_POINTS`]) for a deliberately large grid.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_points: Option<u64>,
+    /// Step guard of each run (default 2,000,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<usize>,
+    /// Event guard of each run (default 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_events: Option<usize>,
 }
 
 impl SolverSpec {

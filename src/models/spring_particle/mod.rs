@@ -164,7 +164,12 @@ impl Model for SpringParticle {
                 mu_s: p.mu,
             },
         };
-        let mut options = SimulationOptions::new(integrator, spec.solver.rtol, spec.solver.atol);
+        let s = &spec.solver;
+        let mut options = SimulationOptions::new(integrator, s.rtol, s.atol).with_guards(
+            None,
+            s.max_steps,
+            s.max_events,
+        );
         options.end = EndCondition::Time(p.t_end);
         let (q0, qdot0) = initial_state(p, kappa);
         let r = simulate(&problem, &q0, &qdot0, &options).map_err(|e| e.to_string())?;
