@@ -129,7 +129,7 @@ fn integrator_study_reproduces_its_committed_rows() {
     };
     // Both impact configurations in full, one κ of the sustained and of the drop scenario.
     let n = check(spec.as_ref(), "integrators", |row| {
-        row["scenario"] == "impact" || row["kappa"] == "0.000001"
+        row["scenario"] == "impact" || row["kappa"].parse::<f64>() == Ok(1e-6)
     });
     assert_eq!(n, 4 * 62 + 2 * 62);
 }

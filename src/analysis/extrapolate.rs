@@ -19,8 +19,11 @@
 //! same points for every candidate, at the asymptotic end, so scores compare across windows and
 //! models. The smallest score wins. The 95 % half-width combines in quadrature
 //! (i) t₉₅ × the fit's standard error of y₀, (ii) the truncation estimate: the largest change of
-//! y₀ when the model gains or loses one order on the same window, and (iii) the window
-//! estimate: the largest change of y₀ when the window grows or shrinks by up to two points.
+//! y₀ when the model gains or loses one order on the same window, (iii) the window estimate:
+//! the largest change of y₀ when the window grows or shrinks by up to two points, and (iv) the
+//! caller's accuracy of the values themselves (`value_accuracy`): an error common to every point
+//! of the ladder — an integrator's bias at a fixed tolerance is nearly κ-independent in the
+//! contact's fast time — moves y₀ by as much and is invisible in the ladder.
 //!
 //! The extrapolation refuses ([`Refusal`]) when the ladder is too short, when no window has an
 //! ordered expansion, or when the half-width exceeds [`RESOLUTION`] × the distance of the
@@ -180,6 +183,9 @@ pub struct ExtrapolationOptions {
     pub min_dof: usize,
     /// Smallest-κ points whose leave-one-out residuals score every candidate.
     pub validation_points: usize,
+    /// Absolute accuracy of the measured values (e.g. the spread of integrators or tolerances at
+    /// the same κ); 0 when unknown. Added in quadrature to the half-width.
+    pub value_accuracy: f64,
 }
 
 impl Default for ExtrapolationOptions {
@@ -188,6 +194,7 @@ impl Default for ExtrapolationOptions {
             extra_powers: Vec::new(),
             min_dof: 4,
             validation_points: 3,
+            value_accuracy: 0.0,
         }
     }
 }
@@ -209,7 +216,7 @@ pub struct PointResidual {
     pub loo_residual: f64,
 }
 
-/// The three parts of the 95 % half-width (combined in quadrature).
+/// The four parts of the 95 % half-width (combined in quadrature).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct UncertaintyBudget {
     /// t₉₅ × standard error of y₀ from the residuals.
@@ -218,6 +225,8 @@ pub struct UncertaintyBudget {
     pub truncation: f64,
     /// Largest change of y₀ with the window up to two points larger or smaller, same model.
     pub window: f64,
+    /// The caller's accuracy of the values ([`ExtrapolationOptions::value_accuracy`]).
+    pub data: f64,
 }
 
 /// One fitted candidate (model × window), as reported.
@@ -237,11 +246,12 @@ pub struct CandidateSummary {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Extrapolation {
     pub limit: f64,
-    /// Half-width of the ≈ 95 % interval (docs/extrapolation.md, "Coverage").
+    /// Half-width of the ≈ 95 % interval (docs/extrapolation.md §1.3; its measured coverage: §3).
     pub half_width: f64,
     pub budget: UncertaintyBudget,
     pub model: ErrorModel,
-    pub formula: &'static str,
+    /// The model as written, with the caller's extra powers.
+    pub formula: String,
     /// The fitted exponent p of a power-law model.
     pub exponent: Option<f64>,
     pub terms: Vec<FittedTerm>,
@@ -355,10 +365,44 @@ fn fit_at(
     Some((terms, fit))
 }
 
+/// Residual sum of squares of y against span{1, κ^p, κ^{2p}…} (as many powers as the model
+/// has) by modified Gram–Schmidt, orthogonalising twice ("twice is enough"): the exponent scan
+/// evaluates it ~70 times per window, where the full QR fit would dominate the cost.
+fn power_rss(model: ErrorModel, p: f64, kappa: &[f64], y: &[f64]) -> f64 {
+    let powers = match model {
+        ErrorModel::PowerLawTwoTerms => 2,
+        _ => 1,
+    };
+    let mut basis: Vec<Vec<f64>> = Vec::with_capacity(powers + 1);
+    let mut r = y.to_vec();
+    for m in 0..=powers {
+        let mut v: Vec<f64> = kappa.iter().map(|k| k.powf(p * m as f64)).collect();
+        for _ in 0..2 {
+            for q in &basis {
+                let d: f64 = q.iter().zip(&v).map(|(a, b)| a * b).sum();
+                v.iter_mut().zip(q).for_each(|(x, qi)| *x -= d * qi);
+            }
+        }
+        let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if !(norm > 0.0 && norm.is_finite()) {
+            return f64::INFINITY;
+        }
+        v.iter_mut().for_each(|x| *x /= norm);
+        basis.push(v);
+    }
+    for _ in 0..2 {
+        for q in &basis {
+            let d: f64 = q.iter().zip(&r).map(|(a, b)| a * b).sum();
+            r.iter_mut().zip(q).for_each(|(x, qi)| *x -= d * qi);
+        }
+    }
+    r.iter().map(|x| x * x).sum()
+}
+
 /// The exponent minimising the residual sum of squares: a scan over [`EXPONENT_RANGE`], then
-/// golden-section refinement around the best grid point.
+/// golden-section refinement (to 1e-8 in p) around the best grid point.
 fn best_exponent(model: ErrorModel, kappa: &[f64], y: &[f64]) -> Option<f64> {
-    let cost = |p: f64| fit_at(model, p, kappa, y, &[]).map_or(f64::INFINITY, |(_, f)| rss(&f));
+    let cost = |p: f64| power_rss(model, p, kappa, y);
     let steps = ((EXPONENT_RANGE.1 - EXPONENT_RANGE.0) / EXPONENT_STEP).round() as usize;
     let grid: Vec<f64> = (0..=steps)
         .map(|i| EXPONENT_RANGE.0 + EXPONENT_STEP * i as f64)
@@ -372,7 +416,7 @@ fn best_exponent(model: ErrorModel, kappa: &[f64], y: &[f64]) -> Option<f64> {
     let g = (5f64.sqrt() - 1.0) / 2.0;
     let (mut c, mut d) = (b - g * (b - a), a + g * (b - a));
     let (mut fc, mut fd) = (cost(c), cost(d));
-    while b - a > 1e-10 {
+    while b - a > 1e-8 {
         if fc < fd {
             (b, d, fd) = (d, c, fc);
             c = b - g * (b - a);
@@ -508,6 +552,18 @@ pub fn extrapolate(
             "extra power κ^{q}: the exponent must lie in (1/2, 3]"
         )));
     }
+    if !(opts.value_accuracy >= 0.0 && opts.value_accuracy.is_finite()) {
+        return Err(Refusal::InvalidInput(format!(
+            "value accuracy {}: must be finite and >= 0",
+            opts.value_accuracy
+        )));
+    }
+    if !(opts.value_accuracy >= 0.0 && opts.value_accuracy.is_finite()) {
+        return Err(Refusal::InvalidInput(format!(
+            "value accuracy {}: must be finite and >= 0",
+            opts.value_accuracy
+        )));
+    }
     let mut pts: Vec<(f64, f64)> = kappa.iter().copied().zip(value.iter().copied()).collect();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
     if let Some(w) = pts.windows(2).find(|w| w[0].0 == w[1].0) {
@@ -573,7 +629,9 @@ pub fn extrapolate(
         .filter(|c| c.model == best.model && c.n != best.n && c.n.abs_diff(best.n) <= 2)
         .map(|c| (c.limit() - y0).abs())
         .fold(0.0, f64::max);
-    let half_width = (statistical.powi(2) + truncation.powi(2) + window.powi(2)).sqrt();
+    let data = opts.value_accuracy;
+    let half_width =
+        (statistical.powi(2) + truncation.powi(2) + window.powi(2) + data.powi(2)).sqrt();
     let distance = (y[0] - y0).abs();
     // (NaN half-widths refuse too.)
     let resolved = half_width <= RESOLUTION * distance;
@@ -612,9 +670,18 @@ pub fn extrapolate(
             statistical,
             truncation,
             window,
+            data,
         },
         model: best.model,
-        formula: best.model.formula(),
+        formula: best
+            .terms
+            .iter()
+            .filter(|_| !best.model.has_free_exponent())
+            .filter_map(|t| match t {
+                Term::Power(q) => Some(format!(" + g κ^{q:.4}")),
+                _ => None,
+            })
+            .fold(best.model.formula().to_string(), |f, t| f + &t),
         exponent: best.exponent,
         terms,
         kappa_min: k[0],
@@ -683,7 +750,7 @@ mod tests {
         assert_eq!(e.model, ErrorModel::SqrtLogKappa);
         assert!((e.coefficient(Term::SqrtLog).unwrap() - 1.78).abs() < 1e-6);
         assert!((e.coefficient(Term::Sqrt).unwrap() + 14.2).abs() < 1e-5);
-        assert!(e.formula.starts_with("y₀ + √κ (b L + c)"));
+        assert_eq!(e.formula, "y₀ + √κ (b L + c) + κ (d L² + e L + f)");
         // The residuals are reported for every point of the window, with PRESS residuals.
         assert_eq!(e.residuals.len(), e.points);
         assert!(e.residuals.iter().all(|r| r.residual.abs() < 1e-12));
@@ -742,6 +809,32 @@ mod tests {
         assert!((with.limit - 0.15).abs() < 1e-12, "{with:?}");
         assert!((with.limit - 0.15).abs() < 1e-3 * (plain.limit - 0.15).abs());
         assert!((with.coefficient(Term::Power(0.6)).unwrap() - 0.5).abs() < 1e-6);
+        assert!(with.formula.ends_with(" + g κ^0.6000"), "{}", with.formula);
+    }
+
+    /// A bias common to every point (an integrator's at a fixed tolerance) moves the limit by
+    /// as much and leaves the fit unchanged: only the caller's value accuracy can cover it.
+    #[test]
+    fn a_common_bias_needs_the_value_accuracy() {
+        let k = ladder(1e-10, 1e-4, 4);
+        let l = |k: f64| (1.0 / k).ln();
+        let bias = 3e-9;
+        let y: Vec<f64> = k
+            .iter()
+            .map(|k| 0.1 + bias + k.sqrt() * (1.78 * l(*k) - 14.2) + k * l(*k) * l(*k))
+            .collect();
+        let blind = extrapolate(&k, &noisy(&y, 1e-13), &ExtrapolationOptions::default()).unwrap();
+        assert!(
+            (blind.limit - 0.1 - bias).abs() < 1e-11 && !blind.covers(0.1),
+            "{blind:?}"
+        );
+        let opts = ExtrapolationOptions {
+            value_accuracy: 5e-9,
+            ..Default::default()
+        };
+        let told = extrapolate(&k, &noisy(&y, 1e-13), &opts).unwrap();
+        assert_eq!(told.budget.data, 5e-9);
+        assert!(told.covers(0.1) && told.limit == blind.limit, "{told:?}");
     }
 
     #[test]
@@ -781,6 +874,11 @@ mod tests {
             ..Default::default()
         };
         assert!(refused(&k, &y, &half));
+        let negative = ExtrapolationOptions {
+            value_accuracy: -1.0,
+            ..Default::default()
+        };
+        assert!(refused(&k, &y, &negative));
     }
 
     /// Values that do not approach a limit in the ladder's range: noise on a constant (nothing

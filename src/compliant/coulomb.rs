@@ -58,6 +58,18 @@ pub struct Coulomb {
 }
 
 impl Coulomb {
+    /// The placeholder of a contact whose coefficient the mechanics supplies as μ(q)
+    /// (`PlanarContactSystem::friction_coefficient`): never read, and NaN if it were.
+    pub const FROM_MECHANICS: Coulomb = Coulomb {
+        mu: f64::NAN,
+        mu_s: f64::NAN,
+    };
+
+    /// Static = kinetic = μ.
+    pub fn equal(mu: f64) -> Self {
+        Coulomb { mu, mu_s: mu }
+    }
+
     /// Kinetic friction force in a slip mode: opposes the slip direction.
     pub fn slip_force<S: crate::model::Real>(&self, mode: Mode, normal_force: S) -> S {
         normal_force.scale(-self.mu * f64::from(mode.slip_sign()))

@@ -2,7 +2,11 @@
 //! exact Coulomb friction ([`coulomb`]) on a planar single-contact system, as a
 //! [`HybridSystem`] that the generic mode machine of [`crate::hybrid`] runs.
 //!
-//! ODE state (length 2N + 4): `[q (N), q̇ (N), ∫F_n dt, ∫F_τ dt, ∫F_τ u dt, ∫−c_d δ̇²/√κ dt]`.
+//! ODE state (length 2N + 4): `[q (N), q̇ (N), ∫F_n dt, ∫F_τ dt, ∫F_τ u dt, ∫−c_d δ̇²/√κ dt]`,
+//! then τ and the load's work for a non-autonomous system, then the work of the dissipative
+//! body forces for a dissipative one. The friction coefficient is constant, or the system's
+//! μ(q) ([`PlanarContactSystem::friction_coefficient`]) in the slip forces, the stick limits and
+//! the choice of mode at zero slip.
 //! The four quadratures ride along with the integrator so that impulses and the energy account
 //! are integrated to the same tolerance as the motion.
 //!
@@ -123,6 +127,8 @@ pub struct ContactState<S, const N: usize> {
 pub struct ContactProblem<'a, Sys, const N: usize> {
     pub system: &'a Sys,
     pub compliance: NormalCompliance,
+    /// The constant Coulomb coefficients, read only when the system supplies no μ(q)
+    /// ([`PlanarContactSystem::friction_coefficient`]; then pass [`Coulomb::FROM_MECHANICS`]).
     pub friction: Coulomb,
 }
 
@@ -150,12 +156,42 @@ pub const fn load_work_index(n: usize) -> usize {
 
 impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N> {
     /// Length of the ODE state: `2N + 4`, plus τ and the load's work for a non-autonomous
-    /// system.
+    /// system, plus the dissipated work of a dissipative one (last).
     pub fn state_len(&self) -> usize {
-        if self.system.is_autonomous() {
+        let base = if self.system.is_autonomous() {
             2 * N + 4
         } else {
             2 * N + 6
+        };
+        base + usize::from(self.system.is_dissipative())
+    }
+
+    /// Dissipative systems only: the index of ∫ (power of the dissipative body forces) dt.
+    pub fn viscous_work_index(&self) -> Option<usize> {
+        self.system.is_dissipative().then(|| self.state_len() - 1)
+    }
+
+    /// The Coulomb coefficients at configuration `q`: the system's μ(q) (static = kinetic)
+    /// when it supplies one, else the constant ones.
+    pub fn friction_at(&self, q: &[f64; N]) -> Coulomb {
+        self.system
+            .friction_coefficient(q)
+            .map_or(self.friction, Coulomb::equal)
+    }
+
+    /// The kinetic friction force of a slip `mode` at `q`.
+    fn slip_force<S: Real>(&self, mode: Mode, q: &[S; N], normal_force: S) -> S {
+        match self.system.friction_coefficient(q) {
+            None => self.friction.slip_force(mode, normal_force),
+            Some(mu) => (mu * normal_force).scale(-f64::from(mode.slip_sign())),
+        }
+    }
+
+    /// μ_s F_n at `q`: the largest tangential force stick can hold.
+    fn static_limit<S: Real>(&self, q: &[S; N], normal_force: S) -> S {
+        match self.system.friction_coefficient(q) {
+            None => normal_force.scale(self.friction.mu_s),
+            Some(mu) => mu * normal_force,
         }
     }
 
@@ -194,7 +230,7 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
                 let fn_ = self
                     .compliance
                     .closed_contact_force(penetration, penetration_rate);
-                (fn_, self.friction.slip_force(mode, fn_))
+                (fn_, self.slip_force(mode, &q, fn_))
             }
         };
         ContactState {
@@ -227,6 +263,10 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
             dy[time_index(N)] = S::cst(1.0);
             dy[load_work_index(N)] = dot(&self.system.external_load(self.time(y)), &qdot);
         }
+        if let Some(i) = self.viscous_work_index() {
+            let (q, qdot) = Self::split(y);
+            dy[i] = self.system.dissipation_power(&q, &qdot);
+        }
     }
 
     /// The value of an event function at state `y` in `mode`.
@@ -258,11 +298,11 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
             }
             Event::StickBreaksRight => {
                 let cs = self.contact_state(mode, y);
-                cs.tangential_force + cs.normal_force.scale(self.friction.mu_s)
+                cs.tangential_force + self.static_limit(&Self::split(y).0, cs.normal_force)
             }
             Event::StickBreaksLeft => {
                 let cs = self.contact_state(mode, y);
-                cs.normal_force.scale(self.friction.mu_s) - cs.tangential_force
+                self.static_limit(&Self::split(y).0, cs.normal_force) - cs.tangential_force
             }
             Event::PeakNormalForce => {
                 // κ dF_n/dt = δ̇ + c_d √κ δ̈, with δ̈ = −v̇.
@@ -305,8 +345,11 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
         if !closed {
             return Mode::Free;
         }
-        self.friction
-            .contact_mode(cs.projected.u, cs.normal_force, cs.tangential_force)
+        self.friction_at(&Self::split(y).0).contact_mode(
+            cs.projected.u,
+            cs.normal_force,
+            cs.tangential_force,
+        )
     }
 
     /// The mode after `event` at state `y`.
@@ -317,13 +360,16 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
             Event::StickBreaksLeft => Mode::SlideLeft,
             Event::SlipStops => {
                 let cs = self.contact_state(Mode::Stick, y);
-                self.friction
+                self.friction_at(&Self::split(y).0)
                     .mode_at_zero_slip(cs.normal_force, cs.tangential_force)
             }
             Event::ContactCloses => {
                 let cs = self.contact_state(Mode::Stick, y);
-                self.friction
-                    .contact_mode(cs.projected.u, cs.normal_force, cs.tangential_force)
+                self.friction_at(&Self::split(y).0).contact_mode(
+                    cs.projected.u,
+                    cs.normal_force,
+                    cs.tangential_force,
+                )
             }
             Event::PeakNormalForce | Event::MaxPenetration => {
                 unreachable!("observer events do not switch modes")

@@ -45,8 +45,8 @@ pub struct PostImpact {
     pub qdot: Vec<f64>,
 }
 
-/// Energy bookkeeping: `final_total − initial_total = friction_work + damping_work −
-/// separation_loss` up to `balance_error`.
+/// Energy bookkeeping: `final_total − initial_total = friction_work + damping_work + load_work
+/// + viscous_work − separation_loss` up to `balance_error`.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
 pub struct EnergyAccount {
     /// Kinetic + gravity + spring energy at the start.
@@ -64,10 +64,14 @@ pub struct EnergyAccount {
     /// of an autonomous system, where it is 0).
     #[serde(skip_serializing_if = "is_zero")]
     pub load_work: f64,
+    /// ∫ (power of the dissipative body forces) dt ≤ 0 (viscous drag; left out of the JSON of
+    /// a system without one, where it is 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub viscous_work: f64,
     /// Elastic energy discarded when a spring–dashpot contact opens at δ > 0 (0 for c_d = 0).
     pub separation_loss: f64,
     pub final_total: f64,
-    /// final − initial − friction − damping − load + separation_loss: zero up to the
+    /// final − initial − friction − damping − load − viscous + separation_loss: zero up to the
     /// tolerance.
     pub balance_error: f64,
 }

@@ -149,6 +149,7 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
     } else {
         y[load_work_index(N)]
     };
+    let viscous_work = problem.viscous_work_index().map_or(0.0, |i| y[i]);
     let initial_total = k0 + g0 + s0;
     let final_total = kinetic + gravity + spring;
     let separation_loss = recorder.separation_loss;
@@ -160,9 +161,15 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
         friction_work,
         damping_work,
         load_work,
+        viscous_work,
         separation_loss,
         final_total,
-        balance_error: final_total - initial_total - friction_work - damping_work - load_work
+        balance_error: final_total
+            - initial_total
+            - friction_work
+            - damping_work
+            - load_work
+            - viscous_work
             + separation_loss,
     };
     let modes: Vec<ModeInterval> = trace

@@ -1,7 +1,9 @@
-//! The κ → 0 analysis of one sweep: exponents, the rigid limit, the stated bounds.
+//! The κ → 0 analysis of one sweep: exponents, convergence to the rigid limit (extrapolated, in
+//! the form √κ (b ln(1/κ) + c) + …; docs/extrapolation.md), the stated bounds.
 
+use super::convergence::{quantity_convergence, spread_accuracy, QuantityConvergence, RodQuantity};
 use super::sweep::Rod;
-use crate::analysis::fit::{least_squares, power_law, slide_law, LinearFit};
+use crate::analysis::fit::{power_law, slide_law, LinearFit};
 use crate::experiment::model::SweepSpec;
 use crate::experiment::table::Row;
 use crate::models::rod::bounds::{stick_lower, stick_upper, SlideBoundConstants};
@@ -10,20 +12,6 @@ use serde::Serialize;
 
 /// Points with κ at or below this are the asymptotic range of the fits.
 pub const ASYMPTOTIC_KAPPA_MAX: f64 = 1e-6;
-
-/// A measured quantity against its κ → 0 limit.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Convergence {
-    /// Name of the normalised quantity (e.g. `T_stick/sqrt(kappa)`).
-    pub quantity: &'static str,
-    pub limit: f64,
-    /// (κ, value, relative error) at the smallest κ that ran.
-    pub smallest_kappa: f64,
-    pub value: f64,
-    pub relative_error: f64,
-    /// |relative error| ~ κ^rate over the asymptotic range (log–log fit of the error).
-    pub rate: Option<LinearFit>,
-}
 
 /// One point against one bound.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -67,7 +55,8 @@ pub struct IntegratorAnalysis {
     pub reverse_slip_exponent: Option<LinearFit>,
     /// T_slide = √κ (a ln(1/√κ) + b) over the asymptotic range.
     pub slide_law: Option<LinearFit>,
-    pub convergence: Vec<Convergence>,
+    /// Each quantity of [`RodQuantity::ALL`] extrapolated over the whole ladder.
+    pub convergence: Vec<QuantityConvergence>,
     pub bounds: Vec<BoundCheck>,
 }
 
@@ -102,35 +91,6 @@ fn exponent(rows: &[&Row], column: &str) -> Option<LinearFit> {
     let (k, v) = series(rows, column);
     let (k, v) = asymptotic(&k, &v);
     power_law(&k, &v)
-}
-
-fn convergence(
-    rows: &[&Row],
-    quantity: &'static str,
-    limit: f64,
-    normalised: impl Fn(&Row) -> Option<f64>,
-) -> Option<Convergence> {
-    let mut pts: Vec<(f64, f64)> = rows
-        .iter()
-        .filter_map(|r| Some((r.number("kappa")?, normalised(r)?)))
-        .filter(|(_, v)| v.is_finite())
-        .collect();
-    pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let &(smallest_kappa, value) = pts.first()?;
-    let rel = |v: f64| (v - limit) / limit.abs();
-    let (x, y): (Vec<f64>, Vec<f64>) = pts
-        .iter()
-        .filter(|(k, v)| *k <= ASYMPTOTIC_KAPPA_MAX && rel(*v) != 0.0)
-        .map(|(k, v)| (k.ln(), rel(*v).abs().ln()))
-        .unzip();
-    Some(Convergence {
-        quantity,
-        limit,
-        smallest_kappa,
-        value,
-        relative_error: rel(value),
-        rate: least_squares(&x, &y),
-    })
 }
 
 /// A published bound on one measured column.
@@ -263,6 +223,11 @@ pub fn analyze(spec: &SweepSpec<Rod>, rows: &[Row]) -> SweepAnalysis {
     let impact = spec.impact(spec.sweep.kappa.min);
     let limit = RigidLimit::of(&impact);
     let constants = SlideBoundConstants::choose(&impact);
+    let ok_of = |kind: &str| -> Vec<&Row> {
+        rows.iter()
+            .filter(|r| r.text("integrator") == kind && r.text("status") == "ok")
+            .collect()
+    };
     let integrators = spec
         .solver
         .integrators
@@ -279,35 +244,20 @@ pub fn analyze(spec: &SweepSpec<Rod>, rows: &[Row]) -> SweepAnalysis {
                 .collect();
             let (ks, ts) = series(&ok, "t_slide");
             let (ks, ts) = asymptotic(&ks, &ts);
-            let mut conv = Vec::new();
-            if let Some(l) = &limit {
-                let sk = |r: &Row| r.number("kappa").map(f64::sqrt);
-                conv.extend(convergence(
-                    &ok,
-                    "T_stick/sqrt(kappa)",
-                    l.stick_duration_scaled,
-                    |r| Some(r.number("t_stick")? / sk(r)?),
-                ));
-                conv.extend(convergence(
-                    &ok,
-                    "T_reverse/kappa",
-                    l.reverse_slip_duration_scaled,
-                    |r| Some(r.number("t_reverse_slip")? / r.number("kappa")?),
-                ));
-                conv.extend(convergence(
-                    &ok,
-                    "T_slide / two-term prediction",
-                    1.0,
-                    |r| Some(r.number("t_slide")? / l.slide_duration(r.number("kappa")?)),
-                ));
-                conv.extend(convergence(&ok, "v_out", l.v_out, |r| r.number("v_out")));
-                conv.extend(convergence(&ok, "omega_out", l.omega_out, |r| {
-                    r.number("omega_out")
-                }));
-                conv.extend(convergence(&ok, "impulse_normal", l.impulse_total, |r| {
-                    r.number("impulse_normal")
-                }));
-            }
+            let others: Vec<Vec<&Row>> = spec
+                .solver
+                .integrators
+                .iter()
+                .filter(|o| *o != kind)
+                .map(|o| ok_of(o.name()))
+                .collect();
+            let conv: Vec<QuantityConvergence> = RodQuantity::ALL
+                .iter()
+                .filter_map(|q| {
+                    let accuracy = spread_accuracy(&ok, &others, *q, 0.0);
+                    quantity_convergence(&ok, *q, &impact, 0.0, accuracy)
+                })
+                .collect();
             let mut by_kappa = ok.clone();
             by_kappa.sort_by(|x, y| {
                 x.number("kappa")
@@ -402,12 +352,16 @@ atol = 1e-14
         assert!((rev.slope - 0.9).abs() < 1e-12 && rev.slope_ci95 < 1e-9);
         let law = i.slide_law.unwrap();
         assert!((law.slope - 1.5).abs() < 1e-9 && (law.intercept + 2.0).abs() < 1e-8);
+        // v_out = v_lim (1 + 5 κ^0.25) is a power law: extrapolated to v_lim, exponent 1/4.
         let v = i
             .convergence
             .iter()
-            .find(|c| c.quantity == "v_out")
+            .find(|c| c.quantity == RodQuantity::VOut)
             .unwrap();
-        assert!((v.rate.unwrap().slope - 0.25).abs() < 1e-9);
+        let e = v.extrapolation.as_ref().unwrap();
+        assert!(e.formula.starts_with("y₀ + c κ^p"), "{}", e.formula);
+        assert!((e.exponent.unwrap() - 0.25).abs() < 1e-6, "{e:?}");
+        assert!(v.extrapolation_error().unwrap().abs() < 1e-10 && v.covers_closed_form().unwrap());
         // Point 3 (T = 3.5√κ) breaks the upper stick bound π√κ and not the lower one.
         let bound = |name| i.bounds.iter().find(|b| b.bound == name).unwrap();
         let (lower, upper) = (bound(STICK_LOWER), bound(STICK_UPPER));

@@ -3,14 +3,16 @@
 //! extrapolated constants, and every published bound at every κ of the ladder.
 
 use super::analysis::{bound_checks, series, BoundCheck};
+use super::convergence::{quantity_convergence, QuantityConvergence, RodQuantity};
 use super::sweep::Rod;
-use crate::analysis::fit::{least_squares, slide_law};
+use crate::analysis::fit::slide_law;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::table::Row;
 use crate::models::rod::bounds::SlideBoundConstants;
 use crate::models::rod::limit::RigidLimit;
 use crate::models::rod::mechanics::painleve_theta_interval;
 use crate::models::rod::scenario::RodImpact;
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -47,8 +49,10 @@ pub struct StateAnalysis {
     pub err_reverse_scaled: Option<f64>,
     pub err_v_out: Option<f64>,
     pub err_omega_out: Option<f64>,
-    /// lim T_stick/√κ extrapolated: intercept of T_stick/√κ = c0 + c1 √κ over the ladder.
-    pub stick_scaled_extrapolated: Option<f64>,
+    /// T_stick/√κ and v_out extrapolated to κ → 0 over the ladder (`analysis::extrapolate`),
+    /// with the run tolerance as the values' relative accuracy.
+    pub stick_scaled: Option<QuantityConvergence>,
+    pub v_out: Option<QuantityConvergence>,
     /// a of T_slide = √κ (a ln(1/√κ) + b) over the ladder (prediction: 1/λ).
     pub slide_log_coefficient: Option<f64>,
     pub bounds: Vec<StateBound>,
@@ -96,8 +100,8 @@ fn relative(value: Option<f64>, limit: f64) -> Option<f64> {
     value.map(|v| (v - limit) / limit.abs())
 }
 
-/// Analyse one state's rows (its κ ladder, one integrator).
-fn analyze_state(impact: RodImpact, rows: &[&Row]) -> StateAnalysis {
+/// Analyse one state's rows (its κ ladder, one integrator at tolerance `rtol`).
+fn analyze_state(impact: RodImpact, rows: &[&Row], rtol: f64) -> StateAnalysis {
     let k = impact.slide_coefficients();
     let theta_fraction = painleve_theta_interval(impact.mu)
         .map_or(f64::NAN, |(lo, hi)| (impact.theta0 - lo) / (hi - lo));
@@ -132,9 +136,12 @@ fn analyze_state(impact: RodImpact, rows: &[&Row]) -> StateAnalysis {
         err_v = relative(at_smallest(&|r| r.number("v_out")), l.v_out);
         err_w = relative(at_smallest(&|r| r.number("omega_out")), l.omega_out);
     }
-    let (ks, stick) = series(&ok, "t_stick");
-    let sqrt_k: Vec<f64> = ks.iter().map(|k| k.sqrt()).collect();
-    let stick_scaled: Vec<f64> = stick.iter().zip(&sqrt_k).map(|(t, s)| t / s).collect();
+    // One integrator: its relative accuracy is taken as the tolerance (Tsit45's κ-independent
+    // error is 0.2 rtol at rtol 1e-10, docs/extrapolation.md §1.4).
+    let extrapolated = |q: RodQuantity| {
+        let at_smallest = smallest.and_then(|r| q.measured(r)).unwrap_or(0.0);
+        quantity_convergence(&ok, q, &impact, 0.0, rtol * at_smallest.abs())
+    };
     let (ks_slide, slide) = series(&ok, "t_slide");
     let mut by_kappa = ok.clone();
     by_kappa.sort_by(|a, b| {
@@ -166,18 +173,20 @@ fn analyze_state(impact: RodImpact, rows: &[&Row]) -> StateAnalysis {
         err_reverse_scaled: err_rev,
         err_v_out: err_v,
         err_omega_out: err_w,
-        stick_scaled_extrapolated: least_squares(&sqrt_k, &stick_scaled).map(|f| f.intercept),
+        stick_scaled: extrapolated(RodQuantity::StickScaled),
+        v_out: extrapolated(RodQuantity::VOut),
         slide_log_coefficient: slide_law(&ks_slide, &slide).map(|f| f.slope),
         bounds,
     }
 }
 
-/// Analyse the rows of an atlas experiment (the first integrator's runs).
-pub fn analyze_atlas(spec: &SweepSpec<Rod>, rows: &[Row]) -> AtlasAnalysis {
+/// The grid's initial states, the first integrator's rows of each, and that integrator's name.
+pub(crate) fn rows_by_state<'a>(
+    spec: &SweepSpec<Rod>,
+    rows: &'a [Row],
+) -> (Vec<RodImpact>, Vec<Vec<&'a Row>>, &'static str) {
     let grid = spec.configurations();
-    let kappas = spec.sweep.kappa.values();
-    let integrators = spec.solver.integrators.len();
-    let per_state_points = kappas.len() * integrators;
+    let per_state_points = spec.sweep.kappa.values().len() * spec.solver.integrators.len();
     let integrator = spec.solver.integrators[0].name();
     // Points are numbered state-major (spec.points()): state = point_id / per_state_points.
     let mut by_state: Vec<Vec<&Row>> = vec![Vec::new(); grid.kept.len()];
@@ -186,11 +195,18 @@ pub fn analyze_atlas(spec: &SweepSpec<Rod>, rows: &[Row]) -> AtlasAnalysis {
             v.push(r);
         }
     }
+    (grid.kept, by_state, integrator)
+}
+
+/// Analyse the rows of an atlas experiment (the first integrator's runs).
+pub fn analyze_atlas(spec: &SweepSpec<Rod>, rows: &[Row]) -> AtlasAnalysis {
+    let skipped = spec.configurations().skipped;
+    let kappas = spec.sweep.kappa.values();
+    let (grid, by_state, integrator) = rows_by_state(spec, rows);
     let per_state: Vec<StateAnalysis> = grid
-        .kept
-        .iter()
+        .par_iter()
         .zip(&by_state)
-        .map(|(imp, rows)| analyze_state(*imp, rows))
+        .map(|(imp, rows)| analyze_state(*imp, rows, spec.solver.rtol))
         .collect();
     let mut sequences = BTreeMap::new();
     for s in &per_state {
@@ -212,7 +228,7 @@ pub fn analyze_atlas(spec: &SweepSpec<Rod>, rows: &[Row]) -> AtlasAnalysis {
         experiment: spec.name.clone(),
         integrator: integrator.to_string(),
         states: per_state.len(),
-        skipped: grid.skipped,
+        skipped,
         runs: by_state.iter().map(Vec::len).sum(),
         failed_runs: per_state.iter().map(|s| s.failed).sum(),
         kappas,

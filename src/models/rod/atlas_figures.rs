@@ -120,7 +120,7 @@ pub fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), String> 
     );
     save_heatmap(&sequence, dir, "atlas_sequence")?;
     let stick = map(a, continuous("lim T_stick/√κ (extrapolated)"), &|s| {
-        s.stick_scaled_extrapolated
+        Some(s.stick_scaled.as_ref()?.extrapolation.as_ref()?.limit)
     });
     save_heatmap(&stick, dir, "atlas_stick_limit")?;
     let slide = map(

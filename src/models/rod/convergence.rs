@@ -158,25 +158,66 @@ impl QuantityConvergence {
     }
 }
 
-/// Extrapolate `quantity` over `rows` (one state's ladder, successful runs, any order) with
-/// κ ≥ `kappa_floor`.
-pub fn quantity_convergence(
-    rows: &[&Row],
-    quantity: RodQuantity,
-    impact: &RodImpact,
-    kappa_floor: f64,
-) -> Option<QuantityConvergence> {
+/// The values of `quantity` by κ (κ ≥ `kappa_floor`), κ ascending.
+fn ladder(rows: &[&Row], quantity: RodQuantity, kappa_floor: f64) -> Vec<(f64, f64)> {
     let mut pts: Vec<(f64, f64)> = rows
         .iter()
         .filter_map(|r| Some((r.number("kappa")?, quantity.measured(r)?)))
         .filter(|(k, _)| *k >= kappa_floor)
         .collect();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    pts
+}
+
+/// The accuracy of one integrator's values of `quantity`, from the others run on the same
+/// ladder: the largest, over the other integrators, of the median over the common κ of the
+/// absolute difference. An integrator's error at a fixed tolerance is nearly the same at every
+/// κ (the impact is self-similar in fast time), so the ladder alone cannot see it
+/// (docs/extrapolation.md §1.4). 0 without another integrator.
+pub fn spread_accuracy(
+    own: &[&Row],
+    others: &[Vec<&Row>],
+    quantity: RodQuantity,
+    kappa_floor: f64,
+) -> f64 {
+    let mine = ladder(own, quantity, kappa_floor);
+    others
+        .iter()
+        .filter_map(|o| {
+            let theirs = ladder(o, quantity, kappa_floor);
+            let mut d: Vec<f64> = mine
+                .iter()
+                .filter_map(|(k, v)| {
+                    let (_, w) = theirs.iter().find(|(kk, _)| kk == k)?;
+                    Some((v - w).abs())
+                })
+                .collect();
+            d.sort_by(f64::total_cmp);
+            d.get(d.len() / 2).copied()
+        })
+        .fold(0.0, f64::max)
+}
+
+/// Extrapolate `quantity` over `rows` (one state's ladder, successful runs, any order) with
+/// κ ≥ `kappa_floor`; `value_accuracy` is the values' own accuracy (absolute; see
+/// [`spread_accuracy`]).
+pub fn quantity_convergence(
+    rows: &[&Row],
+    quantity: RodQuantity,
+    impact: &RodImpact,
+    kappa_floor: f64,
+    value_accuracy: f64,
+) -> Option<QuantityConvergence> {
+    let pts = ladder(rows, quantity, kappa_floor);
     let &(smallest_kappa, value) = pts.first()?;
     let (k, v): (Vec<f64>, Vec<f64>) = pts.into_iter().unzip();
     let limit = RigidLimit::of(impact);
     let closed_form = limit.as_ref().map(|l| quantity.closed_form(l));
-    let result = extrapolate(&k, &v, &extrapolation_options(impact));
+    let opts = ExtrapolationOptions {
+        value_accuracy,
+        ..extrapolation_options(impact)
+    };
+    let result = extrapolate(&k, &v, &opts);
     Some(QuantityConvergence {
         quantity,
         symbol: quantity.symbol(),

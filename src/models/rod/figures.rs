@@ -1,6 +1,7 @@
 //! The κ-sweep figures of an experiment, from its rows and analysis.
 
 use super::analysis::SweepAnalysis;
+use super::convergence::RodQuantity;
 use crate::experiment::table::Row;
 use crate::models::rod::bounds::{stick_lower, stick_upper, SlideBoundConstants};
 use crate::plot::{save, Figure, Mark, Panel, Series};
@@ -236,15 +237,15 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
         .into_iter()
         .enumerate()
         {
-            let rate = first
+            let fitted = first
                 .convergence
                 .iter()
-                .find(|c| c.quantity == col)
-                .and_then(|c| c.rate)
-                .map(|f| format!(" (rate {:.3} ± {:.3})", f.slope, f.slope_ci95))
+                .find(|c| c.quantity.key() == col)
+                .and_then(|c| Some((c.fitted_log_coefficient()?, c.fitted_sqrt_coefficient()?)))
+                .map(|(b, c)| format!(" (√κ (b L + c): b = {b:.3}, c = {c:.3})"))
                 .unwrap_or_default();
             errors.series.push(series(
-                format!("{name}{rate}"),
+                format!("{name}{fitted}"),
                 column(rows, integ, |r| Some(((r.number(col)? - lim) / lim).abs())),
                 Mark::Markers,
                 i,
@@ -263,6 +264,100 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
         save(&post, dir, "post_impact")?;
     }
     Ok(())
+}
+
+/// convergence.png: for each post-impact quantity, |relative error| against κ on log–log axes
+/// — measured, the fitted error model, the interval's half-width and the extrapolated limit's
+/// own error against the closed form (relative to the extrapolated limit where there is none).
+pub fn write_convergence_figure(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Result<(), String> {
+    let Some(first) = a.integrators.first() else {
+        return Ok(());
+    };
+    let integ = first.integrator.as_str();
+    let mut panels = Vec::new();
+    for (i, q) in RodQuantity::POST_IMPACT.iter().enumerate() {
+        let Some(c) = first.convergence.iter().find(|c| c.quantity == *q) else {
+            continue;
+        };
+        let Some(e) = &c.extrapolation else {
+            continue;
+        };
+        let reference = c.closed_form.unwrap_or(e.limit);
+        let rel = |v: f64| ((v - reference) / reference).abs();
+        let measured = column(rows, integ, |r| q.measured(r));
+        let errors = measured.iter().map(|&(k, v)| (k, rel(v)));
+        let inside: Vec<(f64, f64)> = errors.clone().filter(|p| p.0 <= e.kappa_max).collect();
+        let outside: Vec<(f64, f64)> = errors.filter(|p| p.0 > e.kappa_max).collect();
+        let kappas: Vec<f64> = measured.iter().map(|p| p.0).collect();
+        let (k_lo, k_hi) = (kappas[0], kappas[kappas.len() - 1]);
+        // The model from a hundredth of the smallest κ (where it flattens onto the extrapolated
+        // limit's own error) up to the top of its window.
+        let dense: Vec<f64> = (0..=200)
+            .map(|j| (k_lo / 100.0) * (e.kappa_max / (k_lo / 100.0)).powf(f64::from(j) / 200.0))
+            .collect();
+        let span = [k_lo / 100.0, k_hi];
+        let title = match c.closed_form {
+            Some(l) => format!(
+                "{}: {:.10} ± {:.1e} (closed form {l:.10})",
+                q.symbol(),
+                e.limit,
+                e.half_width
+            ),
+            None => format!("{}: {:.10} ± {:.1e}", q.symbol(), e.limit, e.half_width),
+        };
+        let mut p = kappa_panel(
+            &title,
+            &format!("|relative error of {}|", q.symbol()),
+            true,
+            false,
+        );
+        p.series = vec![
+            series(
+                "measured (outside the fit window)",
+                outside,
+                Mark::Markers,
+                6,
+            ),
+            series(
+                format!("measured (fit window, {} points)", e.points),
+                inside,
+                Mark::Markers,
+                i,
+            ),
+            series(
+                format!("fitted {}", e.formula),
+                curve(&dense, |k| rel(e.limit + e.correction(k))),
+                Mark::Line,
+                i,
+            ),
+            series(
+                "95 % half-width of the extrapolated limit",
+                span.iter()
+                    .map(|&k| (k, e.half_width / reference.abs()))
+                    .collect(),
+                Mark::Dashed,
+                5,
+            ),
+        ];
+        if c.closed_form.is_some() {
+            p.series.push(series(
+                "|extrapolated − closed form|",
+                span.iter().map(|&k| (k, rel(e.limit))).collect(),
+                Mark::Line,
+                6,
+            ));
+        }
+        panels.push(p);
+    }
+    if panels.is_empty() {
+        return Ok(());
+    }
+    let fig = Figure {
+        panels,
+        columns: 2,
+        size: (1500, 1150),
+    };
+    save(&fig, dir, "convergence")
 }
 
 /// Figure (4): one impact's time history from `dir/history.csv`, phases shaded.

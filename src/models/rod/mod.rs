@@ -11,6 +11,8 @@ pub mod bounds;
 pub mod cli;
 pub mod columns;
 pub mod convergence;
+pub mod extrapolation_atlas;
+pub mod extrapolation_report;
 pub mod figures;
 pub mod history;
 pub mod limit;

@@ -20,12 +20,14 @@ use std::path::Path;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rod;
 
-/// What the report of a rod sweep is: one configuration against κ, or an atlas of many.
+/// What the report of a rod sweep is: one configuration against κ, an atlas of many, or the
+/// validation of the κ → 0 extrapolation over many (docs/extrapolation.md §3).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum AnalysisKind {
     Sweep,
     Atlas,
+    Extrapolation,
 }
 
 /// Fixed parameters of the rod impact. Each parameter is given here or swept in [`RodSweep`],

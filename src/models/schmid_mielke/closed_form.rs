@@ -269,7 +269,7 @@ impl Example {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::models::schmid_mielke::examples::{VaryingFriction, VaryingNormalForce};
 

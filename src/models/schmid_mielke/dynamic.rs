@@ -1,17 +1,214 @@
-//! The compliant dynamic model (docs/schmid_mielke.md, "The compliant model").
+//! One compliant run of a case (docs/schmid_mielke.md, "The compliant model"): the slowly
+//! loaded particle of [`super::mechanics`] with the penalty law F_n = δ/κ + c_d δ̇/√κ (c_d = 1)
+//! and exact Coulomb friction with μ(z₁), started at rest in the quasistatic penetration, run to
+//! fast time T/ε; measured in slow time s = εt against the closed form.
 
-use super::spec::{Case, CompliantSetting};
+use super::analysis::{crossing_time, sup_error};
+use super::examples::Example;
+use super::mechanics::SlowlyLoadedParticle;
+use super::plan::{cell, crossing_level};
+use super::spec::{Case, CompliantSetting, Setting};
+use crate::compliant::coulomb::Coulomb;
+use crate::compliant::normal::NormalCompliance;
+use crate::compliant::record::RunRecord;
+use crate::compliant::{simulate, ContactProblem, EndCondition, Event, SimulationOptions};
+use crate::error::SimError;
 use crate::integrate::SolverStats;
+use std::fmt::Write;
 
 type Cells = Vec<(&'static str, String)>;
 
-/// Run one compliant case.
-pub fn run_compliant(
-    _case: &Case,
-    _setting: &CompliantSetting,
-) -> Result<(Cells, SolverStats), String> {
-    Err("method = \"compliant\" is not available yet".into())
+/// The dashpot of the penalty law, c_d in F_n = δ/κ + c_d δ̇/√κ: the normal oscillation's
+/// damping ratio is c_d/2 at any κ.
+pub const CONTACT_DAMPING: f64 = 1.0;
+
+/// The particle of a case.
+pub fn particle(case: &Case, setting: &CompliantSetting) -> SlowlyLoadedParticle {
+    let problem = case.example.problem();
+    SlowlyLoadedParticle {
+        problem,
+        epsilon: setting.epsilon,
+        viscosity: SlowlyLoadedParticle::viscosity_for(&problem, setting.zeta),
+    }
 }
 
-/// Append the trajectories drawn for these cases to paths.csv.
-pub fn push_trajectories(_text: &mut String, _label: &str, _cases: &[Case]) {}
+/// Simulate a case from rest at z̃ with the quasistatic penetration, to slow time T.
+pub fn simulate_case(
+    case: &Case,
+    setting: &CompliantSetting,
+    record_trajectory: bool,
+) -> Result<RunRecord, SimError> {
+    let system = particle(case, setting);
+    let problem = ContactProblem {
+        system: &system,
+        compliance: NormalCompliance::spring_dashpot(setting.kappa, CONTACT_DAMPING),
+        friction: Coulomb::FROM_MECHANICS,
+    };
+    let mut options = SimulationOptions::new(setting.integrator, setting.rtol, setting.rtol);
+    options.end = EndCondition::Time(case.t_end / setting.epsilon);
+    options.record_trajectory = record_trajectory;
+    // A uniform grid in slow time where the integrator stops exactly: the sup norm and the
+    // crossing see the motion between long steps.
+    let t_end = case.t_end / setting.epsilon;
+    options.output_times = (1..=OUTPUT_POINTS)
+        .map(|j| t_end * j as f64 / OUTPUT_POINTS as f64)
+        .collect();
+    let z0 = system.rest_position(case.example.initial_position()[0], setting.kappa);
+    simulate(&problem, &z0, &[0.0, 0.0], &options)
+}
+
+/// The uniform output grid of a run: this many points in (0, T].
+pub const OUTPUT_POINTS: usize = 3000;
+
+/// A run's samples in slow time, in time order (the step ends and the output grid merged):
+/// s = εt, z, and dz₁/ds = ż₁/ε.
+pub struct SlowSamples {
+    pub s: Vec<f64>,
+    pub z: Vec<[f64; 2]>,
+    pub z1_rate: Vec<f64>,
+}
+
+pub fn slow_samples(record: &RunRecord, epsilon: f64) -> SlowSamples {
+    let mut samples: Vec<&crate::compliant::record::Sample> = record
+        .trajectory
+        .iter()
+        .flatten()
+        .chain(&record.outputs)
+        .collect();
+    samples.sort_by(|a, b| a.t.total_cmp(&b.t));
+    SlowSamples {
+        s: samples.iter().map(|p| epsilon * p.t).collect(),
+        z: samples.iter().map(|p| [p.q[0], p.q[1]]).collect(),
+        z1_rate: samples.iter().map(|p| p.qdot[0] / epsilon).collect(),
+    }
+}
+
+/// The μ₁ branch of §4.1, 1 + (as − σ*μ₁)/H₁₁: where the particle slides after the ramp.
+pub fn mu1_branch(example: &Example, s: f64) -> Option<f64> {
+    match example {
+        Example::VaryingFriction(p) => Some(1.0 + (p.load_rate * s - p.sigma_star * p.mu1) / p.h11),
+        Example::VaryingNormalForce(_) => None,
+    }
+}
+
+/// The measures of a compliant run (docs/schmid_mielke.md, "Measures").
+pub fn measure(case: &Case, setting: &CompliantSetting, record: &RunRecord) -> Cells {
+    let cf = case.closed_form();
+    let run = slow_samples(record, setting.epsilon);
+    let sign = match case.example {
+        Example::VaryingFriction(_) => 1.0,
+        Example::VaryingNormalForce(_) => -1.0,
+    };
+    let z1: Vec<f64> = run.z.iter().map(|z| z[0]).collect();
+    let crossing = crossing_time(
+        &run.s,
+        &z1,
+        &run.z1_rate,
+        crossing_level(&case.example),
+        sign,
+    );
+    // After t₂, the height above the μ₁ branch: the landing of the jump, or an overshoot.
+    let excursion = cf.breakpoints.get(1).and_then(|&t2| {
+        run.s
+            .iter()
+            .zip(&z1)
+            .filter(|(s, _)| **s > t2)
+            .filter_map(|(&s, &z)| Some(z - mu1_branch(&case.example, s)?))
+            .reduce(f64::max)
+    });
+    let after = crossing
+        .or(cf.jump.map(|j| j.time))
+        .unwrap_or(f64::INFINITY);
+    let recontacts = record
+        .events
+        .iter()
+        .filter(|e| e.event == Event::ContactCloses && setting.epsilon * e.t > after)
+        .count();
+    let e = &record.energy;
+    let opt = |v: Option<f64>| v.map(cell).unwrap_or_default();
+    vec![
+        ("sup_error", cell(sup_error(&cf, &run.s, &run.z))),
+        ("crossing_time", opt(crossing)),
+        ("excursion", opt(excursion)),
+        ("recontacts", recontacts.to_string()),
+        ("z1_end", cell(record.final_q[0])),
+        ("z2_end", cell(record.final_q[1])),
+        ("load_work", cell(e.load_work)),
+        ("friction_work", cell(e.friction_work)),
+        ("viscous_work", cell(e.viscous_work)),
+        ("dashpot_work", cell(e.damping_work)),
+        ("energy_balance_error", cell(e.balance_error)),
+    ]
+}
+
+/// Run one compliant case: its cells and work counters, or the error's text.
+pub fn run_compliant(
+    case: &Case,
+    setting: &CompliantSetting,
+) -> Result<(Cells, SolverStats), String> {
+    let record = simulate_case(case, setting, true).map_err(|e| e.to_string())?;
+    Ok((measure(case, setting, &record), record.stats))
+}
+
+/// Slow-time spacing of the samples written to paths.csv: T/800, and ε/2 (half a unit of fast
+/// time) within [`FAST_WINDOW`]·ε of the transition, where the fast-time figure looks.
+const PATH_SPACING: f64 = 1.0 / 800.0;
+const FAST_WINDOW: f64 = 150.0;
+
+/// Append to paths.csv the trajectories of the compliant cases drawn in the figures: at the
+/// smallest κ, the ε of the first ζ of the grid that are powers of ten ("compliant ε=…"), and
+/// the smallest ε of every other ζ ("compliant ζ=… ε=…").
+pub fn push_trajectories(text: &mut String, label: &str, cases: &[Case]) {
+    let compliant: Vec<(Case, CompliantSetting)> = cases
+        .iter()
+        .filter_map(|c| match c.setting {
+            Setting::Compliant(s) => Some((*c, s)),
+            Setting::Incremental { .. } => None,
+        })
+        .collect();
+    let Some(kappa) = compliant.iter().map(|(_, s)| s.kappa).reduce(f64::min) else {
+        return;
+    };
+    let first_zeta = compliant[0].1.zeta;
+    let at_kappa: Vec<&(Case, CompliantSetting)> =
+        compliant.iter().filter(|(_, s)| s.kappa == kappa).collect();
+    for (case, setting) in &at_kappa {
+        let series = if setting.zeta == first_zeta {
+            // Decades only: a figure holds few curves.
+            let decade = setting.epsilon.log10();
+            if (decade - decade.round()).abs() > 1e-9 {
+                continue;
+            }
+            format!("compliant ε={}", setting.epsilon)
+        } else {
+            let smallest = at_kappa
+                .iter()
+                .filter(|(_, s)| s.zeta == setting.zeta)
+                .map(|(_, s)| s.epsilon)
+                .fold(f64::INFINITY, f64::min);
+            if setting.epsilon != smallest {
+                continue;
+            }
+            format!("compliant ζ={} ε={}", setting.zeta, setting.epsilon)
+        };
+        let Ok(record) = simulate_case(case, setting, true) else {
+            continue;
+        };
+        let run = slow_samples(&record, setting.epsilon);
+        let mid = case.closed_form().transition_midpoint_time().unwrap_or(0.0);
+        let eps = setting.epsilon;
+        let mut last = f64::NEG_INFINITY;
+        for (s, z) in run.s.iter().zip(&run.z) {
+            let spacing = if (s - mid).abs() < FAST_WINDOW * eps {
+                0.5 * eps
+            } else {
+                PATH_SPACING * case.t_end
+            };
+            if s - last < spacing {
+                continue;
+            }
+            last = *s;
+            let _ = writeln!(text, "{label},{series},{s:.8},{:.8},{:.8}", z[0], z[1]);
+        }
+    }
+}

@@ -1,18 +1,24 @@
 //! Schmid & Mielke (2007) §4 (`model = "schmid_mielke"`): a particle on the half-plane with
 //! friction μ(z₁), its rate-independent incremental problem, the closed forms of the two
 //! examples that jump when H₁₁ is below the threshold, and the slowly loaded compliant model
-//! that should converge to them (docs/schmid_mielke.md).
+//! that converges to them (docs/schmid_mielke.md).
 //!
-//! [`quasistatic`] (energy, σ, μ, one (IP) step by its KKT cases, the checks of each step),
-//! [`examples`] (§4.1 and §4.2 as data), [`closed_form`] (their solutions), [`analysis`] (the
-//! measures of a path), [`spec`] (experiment files), [`plan`] (rows), [`paths`] and
-//! [`report`] (figures, summary.md), [`dynamic`] (the compliant model).
+//! The rate-independent side: [`quasistatic`] (energy, σ, μ, one (IP) step by its KKT cases,
+//! the checks of each step), [`examples`] (§4.1 and §4.2 as data), [`closed_form`] (their
+//! solutions and the energy of a jump). The dynamic side: [`mechanics`] (the particle as a
+//! `PlanarContactSystem` with μ(z₁) and drag), [`dynamic`] (one compliant run and its
+//! measures), [`jump`] (the ε → 0 jump at frozen load, in closed form). The harness:
+//! [`analysis`] (the measures of a sampled path), [`spec`] (experiment files), [`plan`] (rows),
+//! [`paths`] (paths.csv), [`report`] and its compliant section (summary.md, figures).
 
 pub mod analysis;
 pub mod closed_form;
 pub mod dynamic;
+mod dynamic_figures;
 mod dynamic_report;
 pub mod examples;
+pub mod jump;
+pub mod mechanics;
 pub mod paths;
 pub mod plan;
 pub mod quasistatic;

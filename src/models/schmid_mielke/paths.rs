@@ -35,7 +35,7 @@ pub fn distinct_examples(spec: &SmSpec) -> Vec<(Example, f64)> {
 }
 
 fn push(text: &mut String, case: &str, series: &str, t: f64, z: [f64; 2]) {
-    let _ = writeln!(text, "{case},{series},{t},{},{}", z[0], z[1]);
+    let _ = writeln!(text, "{case},{series},{t:.8},{:.8},{:.8}", z[0], z[1]);
 }
 
 /// Write `dir/paths.csv`.
@@ -45,16 +45,20 @@ pub fn write_paths(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
     for (example, t_end) in distinct_examples(spec) {
         let label = case_label(&example);
         let cf = example.closed_form();
-        let samples = 1500;
-        for i in 0..=samples {
-            let t = t_end * i as f64 / samples as f64;
-            let after = cf.jump.is_some_and(|j| t >= j.time);
-            let series = if after { "exact after jump" } else { "exact" };
-            push(&mut text, &label, series, t, cf.at(t));
+        // In time order, the jump's two ends closing and opening the two series.
+        let samples = 600;
+        let times = (0..=samples).map(|i| t_end * i as f64 / samples as f64);
+        let (before, after): (Vec<f64>, Vec<f64>) =
+            times.partition(|&t| cf.jump.is_none_or(|j| t < j.time));
+        for &t in &before {
+            push(&mut text, &label, "exact", t, cf.at(t));
         }
         if let Some(j) = cf.jump {
             push(&mut text, &label, "exact", j.time, j.from);
             push(&mut text, &label, "exact after jump", j.time, j.to);
+        }
+        for &t in &after {
+            push(&mut text, &label, "exact after jump", t, cf.at(t));
         }
         let cases: Vec<Case> = points
             .iter()
@@ -66,7 +70,16 @@ pub fn write_paths(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
                 .iter()
                 .any(|c| c.setting == Setting::Incremental { steps: n })
         };
-        for n in DRAWN_STEPS.into_iter().filter(|&n| has_steps(n)) {
+        // A compliant run is compared with (IP) too: at N = 256 when the grid has no (IP) row.
+        let incremental = cases
+            .iter()
+            .any(|c| matches!(c.setting, Setting::Incremental { .. }));
+        let drawn: Vec<usize> = if incremental {
+            DRAWN_STEPS.into_iter().filter(|&n| has_steps(n)).collect()
+        } else {
+            vec![DRAWN_STEPS[2]]
+        };
+        for n in drawn {
             let times = uniform_partition(t_end, n);
             if let Ok(path) = example
                 .problem()

@@ -141,13 +141,13 @@ fn incremental_fits(c: &CaseRows) -> Option<IncrementalFits> {
     })
 }
 
-fn fmt_fit(f: &Option<LinearFit>) -> String {
+pub(crate) fn fmt_fit(f: &Option<LinearFit>) -> String {
     f.as_ref()
         .map(|f| format!("{:.3} ± {:.3}", f.slope, f.slope_ci95))
         .unwrap_or_else(|| "—".into())
 }
 
-fn fmt_opt(v: Option<f64>, digits: usize) -> String {
+pub(crate) fn fmt_opt(v: Option<f64>, digits: usize) -> String {
     // A rounding residue prints as 0, not −0.
     v.map(|v| if v.abs() < 1e-12 { 0.0 } else { v })
         .map(|v| format!("{v:.digits$}"))
@@ -306,11 +306,13 @@ pub(crate) fn panel(title: &str, x: &str, y: &str, log: bool) -> Panel {
     }
 }
 
-/// z₁(t) of the closed form against the drawn series whose name starts with `prefix`.
+/// z₁ of the closed form against the drawn series whose names start with one of `prefixes`,
+/// in a window (before, after) around each case's transition; one panel per case that has such
+/// series.
 pub(crate) fn path_figure(
-    cases: &[CaseRows],
+    cases: &[&CaseRows],
     paths: &[(String, String, f64, f64)],
-    prefix: &str,
+    prefixes: &[&str],
     x_label: &str,
     window: (f64, f64),
     dir: &Path,
@@ -324,6 +326,9 @@ pub(crate) fn path_figure(
             "z₁",
             false,
         );
+        // The legend goes where the path is not: below it when z₁ falls.
+        let t = c.example.closed_form().transition;
+        p.legend_lower = t.z1_to < t.z1_from;
         // A window around the transition, where the descriptions differ.
         let mid = c
             .example
@@ -338,17 +343,17 @@ pub(crate) fn path_figure(
                 .map(|(_, _, t, z)| (*t, *z))
                 .collect()
         };
-        let mut names: Vec<String> = paths
-            .iter()
-            .filter(|(case, s, _, _)| *case == c.label && s.starts_with(prefix))
-            .map(|(_, s, _, _)| s.clone())
-            .collect();
-        names.dedup();
+        let mut names: Vec<String> = Vec::new();
+        for (case, s, _, _) in paths {
+            if *case == c.label && prefixes.iter().any(|p| s.starts_with(p)) && !names.contains(s) {
+                names.push(s.clone());
+            }
+        }
         if names.is_empty() {
             continue;
         }
         for (i, name) in names.iter().enumerate() {
-            let mark = if prefix == "IP" {
+            let mark = if name.starts_with("IP") {
                 Mark::Markers
             } else {
                 Mark::Line
@@ -365,14 +370,24 @@ pub(crate) fn path_figure(
     if panels.is_empty() {
         return Ok(false);
     }
+    save_grid(panels, (1400, 420), dir, stem)?;
+    Ok(true)
+}
+
+/// Save panels two to a row, each row `size.1` pixels high, as `dir/stem.{svg,png}`.
+pub(crate) fn save_grid(
+    panels: Vec<Panel>,
+    size: (u32, u32),
+    dir: &Path,
+    stem: &str,
+) -> Result<(), String> {
     let rows = panels.len().div_ceil(2) as u32;
     let fig = Figure {
         panels,
         columns: 2,
-        size: (1400, 420 * rows),
+        size: (size.0, size.1 * rows),
     };
-    save(&fig, dir, stem)?;
-    Ok(true)
+    save(&fig, dir, stem)
 }
 
 /// Errors below this are drawn at it (an exact 0 has no place on a log axis).
@@ -384,13 +399,13 @@ fn convergence_figure(cases: &[CaseRows], dir: &Path) -> Result<bool, String> {
     for (ex, name) in [(1, "§4.1"), (2, "§4.2")] {
         let mut sup = panel(
             &format!("{name}: sup error"),
-            "steps N",
+            "steps N (time step τ = T/N)",
             "sup_k ‖z_k − z(t_k)‖ (0 drawn at 1e-16)",
             true,
         );
         let mut node = panel(
             &format!("{name}: jump node time"),
-            "steps N",
+            "steps N (time step τ = T/N)",
             "|t_node − t_exact|",
             true,
         );
@@ -430,22 +445,14 @@ fn convergence_figure(cases: &[CaseRows], dir: &Path) -> Result<bool, String> {
     if panels.is_empty() {
         return Ok(false);
     }
-    let rows = panels.len().div_ceil(2) as u32;
-    save(
-        &Figure {
-            panels,
-            columns: 2,
-            size: (1300, 480 * rows),
-        },
-        dir,
-        "ip_convergence",
-    )?;
+    save_grid(panels, (1300, 480), dir, "ip_convergence")?;
     Ok(true)
 }
 
 #[derive(Serialize)]
 struct Analysis {
     incremental: Vec<IncrementalFits>,
+    compliant: Option<super::dynamic_report::CompliantAnalysis>,
 }
 
 /// Write summary.md, analysis.json and the figures of the run in `dir`.
@@ -480,9 +487,10 @@ pub fn write_report(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
          E(t_j, z⁻) − E(t_j, z⁺); Coulomb: the friction work along the contact path at frozen \
          load; their difference is what (E) leaves unaccounted.\n"
     );
+    let all: Vec<&CaseRows> = cases.iter().collect();
     if !fits.is_empty() {
         incremental_section(&mut s, &cases, &fits);
-        if path_figure(&cases, &paths, "IP", "t", (0.6, 0.6), dir, "ip_paths").map_err(fig_err)? {
+        if path_figure(&all, &paths, &["IP"], "t", (0.6, 0.6), dir, "ip_paths").map_err(fig_err)? {
             let _ = writeln!(
                 s,
                 "![z₁(t) around the transition: closed form and (IP) at N = 16, 64, 256](ip_paths.png)\n"
@@ -495,9 +503,13 @@ pub fn write_report(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
             );
         }
     }
-    super::dynamic_report::write_section(&mut s, spec, &cases, &paths, dir).map_err(fig_err)?;
+    let compliant =
+        super::dynamic_report::write_section(&mut s, &cases, &paths, dir).map_err(fig_err)?;
     write_atomically(&dir.join("summary.md"), &s)?;
-    let analysis = Analysis { incremental: fits };
+    let analysis = Analysis {
+        incremental: fits,
+        compliant,
+    };
     write_atomically(
         &dir.join("analysis.json"),
         &(serde_json::to_string_pretty(&analysis).unwrap_or_default() + "\n"),

@@ -128,7 +128,7 @@ impl Key {
 }
 
 /// The default relative tolerance of a compliant run.
-pub const DEFAULT_RTOL: f64 = 1e-8;
+pub const DEFAULT_RTOL: f64 = 1e-10;
 /// The default integrator of a compliant run.
 pub const DEFAULT_INTEGRATOR: IntegratorKind = IntegratorKind::Radau5;
 
@@ -239,13 +239,6 @@ impl SmSpec {
                 "model",
                 &self.model,
                 &format!("this file is read as a {NAME} experiment"),
-            ));
-        }
-        if self.params.method == Method::Compliant {
-            return Err(SimError::invalid(
-                "params.method",
-                "compliant",
-                "the compliant model is not available yet; use method = \"incremental\"",
             ));
         }
         if self.params.method == Method::Rigid {
