@@ -20,7 +20,7 @@ pub enum SimError {
         message: String,
     },
     /// Too many events: Zeno behaviour or chattering.
-    #[error("event storm: {count} events by t = {time:.6e} (mode {mode}); last events: {last}. Raise max_events if this is real, or check the contact parameters")]
+    #[error("event storm: {count} events by t = {time:.6e} (mode {mode}); last events: {last}. If this is real, raise the event limit (simulate --max-events, max_events in the experiment file), or check the contact parameters")]
     EventStorm {
         count: usize,
         time: f64,
@@ -28,7 +28,7 @@ pub enum SimError {
         last: String,
     },
     /// Too many steps.
-    #[error("step limit: {steps} steps by t = {time:.6e} in mode {mode} (last events: {last}); loosen the tolerances or raise max_steps")]
+    #[error("step limit: {steps} steps by t = {time:.6e} in mode {mode} (last events: {last}); loosen the tolerances or raise the step limit (simulate --max-steps, max_steps in the experiment file)")]
     StepLimit {
         steps: usize,
         time: f64,
@@ -58,6 +58,9 @@ pub enum SimError {
         mode: &'static str,
         what: String,
     },
+    /// A run to separation whose contact was open from the start and never closed.
+    #[error("no separation: the contact was open from t = 0 (the initial state moves or accelerates away from the surface, so there is no impact) and did not close before t = {t_max}; start pressed into the surface, or run to a fixed time with --t-end")]
+    NoContact { t_max: f64 },
     /// The run ended at its time limit without the contact opening.
     #[error("no separation before t = {t_max} (mode {mode} at the limit): raise --t-max, or run to a fixed time with --t-end")]
     NoSeparation { t_max: f64, mode: &'static str },
@@ -133,6 +136,14 @@ pub fn require_rtol(field: &str, value: f64) -> Result<f64, SimError> {
         ));
     }
     Ok(value)
+}
+
+/// Checks an optional run guard (a step or event limit) is at least 1.
+pub fn require_guard(field: &str, value: Option<usize>) -> Result<(), SimError> {
+    match value {
+        Some(0) => Err(SimError::invalid(field, 0, "must be >= 1")),
+        _ => Ok(()),
+    }
 }
 
 /// Checks a parameter is finite and ≥ 0.

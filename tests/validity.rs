@@ -236,10 +236,7 @@ fn kappa_below_the_resolution_limit_is_refused_with_the_reason() {
         !ok && stderr.contains("--kappa = 1e-320") && stderr.contains("1e-24"),
         "{stderr}"
     );
-    let toml = "name = \"tiny\"\nmodel = \"rod\"\n[params]\nmu = 2.0\ntheta0 = 1.3\nu0 = -1.0\n\
-                [sweep]\nkappa = { min = 1e-30, max = 1e-6, per_decade = 1 }\n\
-                [solver]\nintegrators = [\"bdf\"]\nrtol = 1e-10\natol = 1e-12\n";
-    let err = refusal(toml);
+    let err = refusal(&rod_sweep("1e-30", "rtol = 1e-10"));
     assert!(err.to_string().contains("sweep.kappa.min"), "{err}");
 }
 
@@ -253,10 +250,7 @@ fn rtol_of_a_tenth_or_more_is_refused() {
             "{stderr}"
         );
     }
-    let toml = "name = \"loose\"\nmodel = \"rod\"\n[params]\nmu = 2.0\ntheta0 = 1.3\nu0 = -1.0\n\
-                [sweep]\nkappa = { min = 1e-8, max = 1e-6, per_decade = 1 }\n\
-                [solver]\nintegrators = [\"bdf\"]\nrtol = 0.5\natol = 1e-12\n";
-    let err = refusal(toml);
+    let err = refusal(&rod_sweep("1e-8", "rtol = 0.5"));
     assert!(err.to_string().contains("solver.rtol"), "{err}");
     let options = SimulationOptions::new(IntegratorKind::Bdf, 0.2, 1e-12);
     assert!(matches!(
@@ -300,5 +294,131 @@ fn refusal(toml: &str) -> String {
     match rigid_limit::models::Experiment::parse(toml) {
         Ok(_) => panic!("accepted:\n{toml}"),
         Err(e) => e.to_string(),
+    }
+}
+
+/// Zhao–Liu's impact as a κ sweep from `kappa_min` to 1e-6 (BDF, atol 1e-12), with `solver`
+/// lines added to `[solver]`.
+fn rod_sweep(kappa_min: &str, solver: &str) -> String {
+    format!(
+        "name = \"probe\"\nmodel = \"rod\"\n[params]\nmu = 2.0\ntheta0 = 1.3\nu0 = -1.0\n\
+         [sweep]\nkappa = {{ min = {kappa_min}, max = 1e-6, per_decade = 1 }}\n\
+         [solver]\nintegrators = [\"bdf\"]\natol = 1e-12\n{solver}\n"
+    )
+}
+
+/// The sustained scenario's rejection names the condition that failed and the parameter that
+/// sets it: B > 0 from θ̇0 (it used to blame A and θ0), A < 0 from θ0 and μ, and in stick the
+/// pressing condition from θ̇0.
+#[test]
+fn a_sustained_start_is_refused_for_the_condition_that_fails() {
+    let sustained = |mu, theta0, omega0, u0| Scenario::Sustained {
+        rod: rod(1e-6, mu, theta0, omega0, u0),
+        t_end: 1.0,
+    };
+    for (scenario, field, says) in [
+        (
+            sustained(0.8, 1.0, 1.5, -1.0),
+            "omega0",
+            "B = θ̇0² sin θ0 − 1 < 0; here B = 0.8933",
+        ),
+        (
+            sustained(2.0, 1.3, 0.0, -1.0),
+            "theta0",
+            "A > 0; here A = -0.3318",
+        ),
+        (sustained(0.8, 1.0, 2.0, 0.0), "omega0", "in stick"),
+    ] {
+        match scenario.validate(|name| format!("--{name}")) {
+            Err(SimError::InvalidInput {
+                field: f,
+                requirement,
+                ..
+            }) => {
+                assert_eq!(f, format!("--{field}"), "{requirement}");
+                assert!(requirement.contains(says), "{requirement}");
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+    // The issue's B: θ̇0 = 1.5 at θ0 = 1 gives B = 2.25 sin 1 − 1.
+    assert!((1.5f64.powi(2) * 1f64.sin() - 1.0 - 0.8933).abs() < 1e-4);
+}
+
+/// A run to separation that lifts off at t = 0 (B > 0) and does not land before t_max says
+/// so, instead of "no separation … raise --t-max".
+#[test]
+fn lifting_off_at_the_start_is_not_reported_as_a_missing_separation() {
+    let mut options = SimulationOptions::new(IntegratorKind::Bdf, 1e-10, 1e-12);
+    options.t_max = 0.5;
+    match rod(1e-8, 2.0, 1.3, 1.2, -1.0).simulate(&options) {
+        Err(e @ SimError::NoContact { .. }) => {
+            assert!(e.to_string().contains("open from t = 0"), "{e}")
+        }
+        other => panic!("expected no contact, got {other:?}"),
+    }
+}
+
+/// The step and event guards are settable where their errors say: `--max-steps`,
+/// `--max-events` and `[solver] max_steps`, `max_events`; 0 is refused.
+#[test]
+fn the_guards_can_be_raised_where_the_errors_say() {
+    use rigid_limit::experiment::Plan;
+    let (ok, _, stderr) = cli(&["simulate", "--kappa", "1e-6", "--max-steps", "20"]);
+    assert!(!ok && stderr.contains("step limit: 21 steps"), "{stderr}");
+    assert!(
+        stderr.contains("--max-steps") && stderr.contains("max_steps"),
+        "{stderr}"
+    );
+    let (ok, _, stderr) = cli(&["simulate", "--kappa", "1e-6", "--max-events", "1"]);
+    assert!(!ok && stderr.contains("event storm: 2 events"), "{stderr}");
+    assert!(stderr.contains("--max-events"), "{stderr}");
+    let (ok, _, stderr) = cli(&["simulate", "--kappa", "1e-6", "--max-steps", "1000000"]);
+    assert!(ok, "{stderr}");
+
+    let rigid_limit::models::Experiment::Rod(spec) =
+        rigid_limit::models::Experiment::parse(&rod_sweep("1e-6", "rtol = 1e-10\nmax_steps = 20"))
+            .unwrap()
+    else {
+        panic!("a rod sweep")
+    };
+    let point = &spec.points()[0];
+    let row = spec.run_point(point);
+    assert!(
+        row.text("error").contains("step limit: 21 steps"),
+        "{}",
+        row.text("error")
+    );
+    for key in ["max_steps", "max_events"] {
+        let err = refusal(&rod_sweep("1e-6", &format!("rtol = 1e-10\n{key} = 0")));
+        assert!(err.contains(&format!("solver.{key}")), "{err}");
+    }
+}
+
+/// Trap 1 inside a contact phase: the rod put down at δ = δ̇ = 0 on an undamped spring makes δ
+/// oscillate back down to about zero; at t = 6.67e-3 (κ = 1e-6, μ = 0.5, θ0 = 1.2) the contact
+/// opens for a flight of 3.8e-6, δ dipping 1.8e-12 below zero, which fits inside one 5e-6 scan
+/// segment of Radau5's steps. Radau5 used to see 449 events where Tsit45 sees 451; the
+/// parabola through three samples now flags the dip and the dense output confirms it.
+///
+/// At κ = 1e-8 the dips are 4e-8 long and 4e-16 deep, and the first one lies in the last
+/// segment of a Radau5 step (found from the rate at the step's end): 2833 events against 2839.
+#[test]
+fn a_dip_between_two_scan_points_is_seen() {
+    let events = |kappa, kind| {
+        let mut options = SimulationOptions::new(kind, 1e-12, 1e-12);
+        options.end = EndCondition::Time(1.0);
+        options.max_events = 100_000;
+        let r = rod(kappa, 0.5, 1.2, 0.0, -0.5).simulate(&options).unwrap();
+        (r.events.len(), r.events[0].t)
+    };
+    for (kappa, count, first_opening) in [(1e-6, 451, 6.668e-3), (1e-8, 2839, 6.670e-4)] {
+        let (n_ref, first_ref) = events(kappa, IntegratorKind::Tsit45);
+        let (n, first) = events(kappa, IntegratorKind::Radau5);
+        assert_eq!((n, n_ref), (count, count), "κ = {kappa}");
+        assert!(
+            (first - first_ref).abs() < 1e-9 && (first / first_opening - 1.0).abs() < 1e-3,
+            "κ = {kappa}: first opening {first}"
+        );
     }
 }

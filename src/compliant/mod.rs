@@ -34,7 +34,9 @@ pub mod outcome;
 pub mod record;
 mod simulate;
 
-pub use simulate::{simulate, EndCondition, SimulationOptions};
+pub use simulate::{
+    simulate, EndCondition, SimulationOptions, DEFAULT_MAX_EVENTS, DEFAULT_MAX_STEPS,
+};
 
 use crate::hybrid::{Crossing, HybridSystem, Named};
 use crate::model::{

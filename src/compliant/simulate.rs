@@ -20,6 +20,11 @@ pub enum EndCondition {
     Time(f64),
 }
 
+/// The default step guard of a run.
+pub const DEFAULT_MAX_STEPS: usize = 2_000_000;
+/// The default event guard of a run.
+pub const DEFAULT_MAX_EVENTS: usize = 1000;
+
 /// How to run one simulation.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimulationOptions {
@@ -52,10 +57,32 @@ impl SimulationOptions {
             t_max: 10.0,
             record_trajectory: false,
             output_times: Vec::new(),
-            max_events: 1000,
-            max_steps: 2_000_000,
+            max_events: DEFAULT_MAX_EVENTS,
+            max_steps: DEFAULT_MAX_STEPS,
             fast_tolerances: false,
         }
+    }
+}
+
+impl SimulationOptions {
+    /// The options with the guards an experiment file or the command line set (`None`: keep
+    /// the default).
+    pub fn with_guards(
+        mut self,
+        t_max: Option<f64>,
+        max_steps: Option<usize>,
+        max_events: Option<usize>,
+    ) -> Self {
+        if let Some(t) = t_max {
+            self.t_max = t;
+        }
+        if let Some(n) = max_steps {
+            self.max_steps = n;
+        }
+        if let Some(n) = max_events {
+            self.max_events = n;
+        }
+        self
     }
 }
 
@@ -111,6 +138,11 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
         &mut recorder,
     )?;
     if options.end == EndCondition::Separation && !trace.stopped {
+        if trace.phases.iter().all(|p| p.mode == Mode::Free) {
+            return Err(SimError::NoContact {
+                t_max: options.t_max,
+            });
+        }
         return Err(SimError::NoSeparation {
             t_max: options.t_max,
             mode: crate::hybrid::Named::name(&trace.mode_end),

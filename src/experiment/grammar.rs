@@ -191,6 +191,12 @@ pub struct SolverSpec {
     /// `window_scaled·√κ`); models without a fast-time analysis refuse it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_scaled: Option<f64>,
+    /// Step guard of each run (default 2,000,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<usize>,
+    /// Event guard of each run (default 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_events: Option<usize>,
 }
 
 impl SolverSpec {

@@ -37,6 +37,10 @@ pub struct ScanBuffers {
     /// Whether each watched function starts the phase on its surface, moving toward its start
     /// side ([`ScanBuffers::at_phase_start`]); only in the phase's first segment.
     on_surface: Vec<bool>,
+    /// The sample before the current segment's start (NaN in the phase's first segment), for
+    /// [`dip_vertex`].
+    t_before: f64,
+    g_before: Vec<f64>,
     /// The domain margins, likewise.
     m_start: Vec<f64>,
     m_scan: Vec<f64>,
@@ -95,6 +99,8 @@ impl ScanBuffers {
             g_start,
             start_side,
             on_surface,
+            t_before: f64::NAN,
+            g_before: vec![f64::NAN; watched.len()],
             m_start: (0..margins).map(|i| sys.domain_margin(i, y0)).collect(),
             m_scan: vec![0.0; margins],
         }
@@ -143,6 +149,8 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         g_scan,
         start_side,
         on_surface,
+        t_before,
+        g_before,
         m_start,
         m_scan,
     } = buffers;
@@ -150,6 +158,7 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     let mut switch: Option<(H::Event, f64)> = None;
     let mut exit: Option<(usize, f64)> = None;
     let mut extrema = Vec::new();
+    let mut end_flow: Option<Vec<f64>> = None;
     let interpolated = |t: f64| -> Result<Vec<f64>, SimError> {
         let mut y = vec![0.0; n];
         st.interpolate(t, &mut y).map_err(|m| failed(t, m))?;
@@ -166,10 +175,45 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         };
         for (j, &(event, crossing)) in watched.iter().enumerate() {
             g_scan[j] = sys.event_value(mode, event, y_scan);
+            let g_of = |t: f64| Ok(sys.event_value(mode, event, &interpolated(t)?));
             if !crossing.reached(g_scan[j]) {
+                // Trap 1: a dip past zero and back between two samples.
+                if !(sys.is_switching(event) && start_side[j]) {
+                    continue;
+                }
+                let (before, start, end) = (
+                    (*t_before, g_before[j]),
+                    (seg_start, g_start[j]),
+                    (seg_end, g_scan[j]),
+                );
+                let mut dip = find_dip(g_of, crossing, [before, start, end], t_prev)?;
+                // At the step's end the next sample is not there yet: a closest approach in
+                // the last segment shows as the function moving away from zero again.
+                if dip.is_none() && k == SCAN_POINTS + 1 && end.1.abs() < start.1.abs() {
+                    let flow = end_flow.get_or_insert_with(|| {
+                        let mut f = vec![0.0; n];
+                        sys.field(mode, y_scan, &mut f);
+                        f
+                    });
+                    let rate = sys.event_rate(mode, event, y_scan, flow);
+                    if let Some(t_v) = turning_point(crossing, start, end, rate) {
+                        let g_v = g_of(t_v)?;
+                        dip = if crossing.reached(g_v) {
+                            Some((start, (t_v, g_v)))
+                        } else {
+                            find_dip(g_of, crossing, [start, (t_v, g_v), end], t_prev)?
+                        };
+                    }
+                }
+                let Some((from, (t_dip, g_dip))) = dip else {
+                    continue;
+                };
+                let t_root = locate_root(g_of, from.0, t_dip, from.1, g_dip)?;
+                if switch.is_none_or(|(_, ts)| t_root < ts) {
+                    switch = Some((event, t_root));
+                }
                 continue;
             }
-            let g_of = |t: f64| Ok(sys.event_value(mode, event, &interpolated(t)?));
             let from = if start_side[j] {
                 (seg_start, g_start[j])
             } else if on_surface[j] {
@@ -203,6 +247,8 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         if switch.is_some() || exit.is_some() {
             break;
         }
+        *t_before = seg_start;
+        g_before.copy_from_slice(g_start);
         seg_start = seg_end;
         std::mem::swap(g_start, g_scan);
         std::mem::swap(m_start, m_scan);
@@ -218,6 +264,98 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         extrema,
         exit,
     })
+}
+
+/// Refinements of a suspected dip ([`find_dip`]).
+const DIP_REFINEMENTS: usize = 8;
+
+/// Trap 1 (docs/tolerances.md): a switching function that dips past zero and back between two
+/// samples, such as the undamped contact's δ returning to zero tangentially (a 3.8e-6 flight
+/// inside one 5e-6 segment of Radau5's steps). `samples` are three consecutive samples `(t, g)`
+/// on the crossing's start side. If the middle one is the closest to zero and the parabola
+/// through them comes much closer to zero (or past it), successive parabolic interpolation on
+/// the dense output looks for the dip's bottom, at most [`DIP_REFINEMENTS`] evaluations, never
+/// before `t_min` (the step's start, where the dense output ends). Returns the last sample on
+/// the start side before a point past zero, and that point: a bracket of the crossing.
+#[allow(clippy::type_complexity)]
+fn find_dip(
+    g: impl Fn(f64) -> Result<f64, SimError>,
+    crossing: super::Crossing,
+    samples: [(f64, f64); 3],
+    t_min: f64,
+) -> Result<Option<((f64, f64), (f64, f64))>, SimError> {
+    let mut s = samples;
+    let Some((mut t_v, g_v)) = parabola_vertex(crossing, s) else {
+        return Ok(None);
+    };
+    if !(crossing.reached(g_v) || g_v.abs() < 0.5 * s[1].1.abs()) {
+        return Ok(None);
+    }
+    for _ in 0..DIP_REFINEMENTS {
+        if t_v < t_min {
+            return Ok(None);
+        }
+        let g_t = g(t_v)?;
+        if crossing.reached(g_t) {
+            let from = if t_v > s[1].0 { s[1] } else { s[0] };
+            return Ok((from.0 >= t_min).then_some((from, (t_v, g_t))));
+        }
+        // Keep the three points around the one closest to zero.
+        s = match (t_v < s[1].0, g_t.abs() < s[1].1.abs()) {
+            (true, true) => [s[0], (t_v, g_t), s[1]],
+            (true, false) => [(t_v, g_t), s[1], s[2]],
+            (false, true) => [s[1], (t_v, g_t), s[2]],
+            (false, false) => [s[0], s[1], (t_v, g_t)],
+        };
+        match parabola_vertex(crossing, s) {
+            Some((t, _)) => t_v = t,
+            None => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+/// Where a function that approached zero over the segment from `start` to `end` and moves
+/// away from it again at `end` (rate `rate`) came closest: the vertex of the parabola through
+/// both samples with that slope at `end`, inside the segment. `None` when it still approaches.
+fn turning_point(
+    crossing: super::Crossing,
+    start: (f64, f64),
+    end: (f64, f64),
+    rate: f64,
+) -> Option<f64> {
+    let ((t0, g0), (t1, g1)) = (start, end);
+    if !(crossing.is_start_side(rate) && crossing.is_start_side(g1) && t0 < t1) {
+        return None;
+    }
+    // p(t) = g1 + rate (t − t1) + c (t − t1)², with p(t0) = g0.
+    let c = (g0 - g1 - rate * (t0 - t1)) / ((t0 - t1) * (t0 - t1));
+    if c == 0.0 || !c.is_finite() {
+        return None;
+    }
+    let t_v = t1 - rate / (2.0 * c);
+    (t_v > t0 && t_v < t1).then_some(t_v)
+}
+
+/// The vertex `(t, g)` of the parabola through three samples on the crossing's start side
+/// whose middle one is the closest to zero; `None` when they show no extremum toward zero.
+fn parabola_vertex(crossing: super::Crossing, samples: [(f64, f64); 3]) -> Option<(f64, f64)> {
+    let [(t0, g0), (t1, g1), (t2, g2)] = samples;
+    let start_side = samples.iter().all(|&(_, g)| crossing.is_start_side(g));
+    let toward_zero = g1.abs() <= g0.abs() && g1.abs() <= g2.abs();
+    if !(start_side && toward_zero && t0 < t1 && t1 < t2) {
+        return None;
+    }
+    // Newton form p(t) = g0 + d01 (t − t0) + c (t − t0)(t − t1).
+    let d01 = (g1 - g0) / (t1 - t0);
+    let d12 = (g2 - g1) / (t2 - t1);
+    let c = (d12 - d01) / (t2 - t0);
+    if c == 0.0 || !c.is_finite() {
+        return None;
+    }
+    let t_v = 0.5 * (t0 + t1) - d01 / (2.0 * c);
+    let g_v = g0 + d01 * (t_v - t0) + c * (t_v - t0) * (t_v - t1);
+    (t_v > t0 && t_v < t2).then_some((t_v, g_v))
 }
 
 /// Halvings of the first segment searched for an excursion ([`excursion`]): down to 2⁻⁶⁴ of it.
@@ -355,6 +493,30 @@ pub fn locate_root(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A function peaking past zero between three start-side samples is a dip, found on the
+    /// function itself even where the parabola through the samples misses it (a quartic peak);
+    /// one peaking short of zero, or samples whose middle is not the closest, are not.
+    #[test]
+    fn find_dip_finds_a_peak_past_zero_between_samples() {
+        use crate::hybrid::Crossing;
+        let dip = |peak: f64, ts: [f64; 3], g: fn(f64, f64) -> f64| {
+            let samples = ts.map(|t| (t, g(t, peak)));
+            find_dip(|t| Ok(g(t, peak)), Crossing::Rising, samples, 0.0).unwrap()
+        };
+        let quadratic = |t: f64, peak: f64| peak - (t - 1.0) * (t - 1.0);
+        let quartic = |t: f64, peak: f64| peak - 20.0 * (t - 1.0).powi(4);
+        let ts = [0.85, 1.12, 1.5];
+        let ((t_from, g_from), (t_past, g_past)) = dip(0.01, ts, quadratic).unwrap();
+        assert!(
+            g_from < 0.0 && g_past >= 0.0 && t_from < t_past,
+            "{t_from} {t_past}"
+        );
+        assert!((t_past - 1.0).abs() < 0.1, "{t_past}");
+        assert!(dip(1e-4, ts, quartic).is_some());
+        assert!(dip(-0.001, ts, quadratic).is_none());
+        assert!(dip(0.01, [0.5, 0.85, 1.12], quadratic).is_none());
+    }
 
     #[test]
     fn illinois_finds_a_root_to_machine_precision() {

@@ -216,7 +216,11 @@ impl<Sys> FastRun<'_, Sys> {
     where
         Sys: PlanarContactSystem<N>,
     {
-        let mut options = SimulationOptions::new(integrator, solver.rtol, solver.atol);
+        let mut options = SimulationOptions::new(integrator, solver.rtol, solver.atol).with_guards(
+            None,
+            solver.max_steps,
+            solver.max_events,
+        );
         options.end = end;
         options.t_max = self.window_scaled * kappa.sqrt();
         options.fast_tolerances = true;

@@ -54,6 +54,12 @@ pub struct SimulateArgs {
     /// Time limit when running until separation.
     #[arg(long, allow_hyphen_values = true, default_value_t = 10.0)]
     t_max: f64,
+    /// Step guard: the run fails after this many steps.
+    #[arg(long, default_value_t = crate::compliant::DEFAULT_MAX_STEPS)]
+    max_steps: usize,
+    /// Event guard: the run fails after this many events (Zeno behaviour, chattering).
+    #[arg(long, default_value_t = crate::compliant::DEFAULT_MAX_EVENTS)]
+    max_events: usize,
     /// Print one JSON object instead of the summary.
     #[arg(long)]
     json: bool,
@@ -110,8 +116,14 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
     for (name, v) in [("--atol", args.atol), ("--t-max", args.t_max)] {
         crate::error::require_positive(name, v).map_err(|e| e.to_string())?;
     }
-    let mut options = SimulationOptions::new(integrator, args.rtol, args.atol);
-    options.t_max = args.t_max;
+    crate::error::require_guard("--max-steps", Some(args.max_steps)).map_err(|e| e.to_string())?;
+    crate::error::require_guard("--max-events", Some(args.max_events))
+        .map_err(|e| e.to_string())?;
+    let mut options = SimulationOptions::new(integrator, args.rtol, args.atol).with_guards(
+        Some(args.t_max),
+        Some(args.max_steps),
+        Some(args.max_events),
+    );
     options.record_trajectory = args.trajectory;
     if let Some(t_end) = args.t_end {
         crate::error::require_positive("--t-end", t_end).map_err(|e| e.to_string())?;

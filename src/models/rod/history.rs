@@ -20,15 +20,13 @@ pub fn write_history(spec: &SweepSpec<Rod>, dir: &Path) -> Result<(), RunError> 
     else {
         return Ok(());
     };
-    let mut options = SimulationOptions::new(
-        spec.solver.integrators[0],
-        spec.solver.rtol,
-        spec.solver.atol,
+    let s = &spec.solver;
+    let mut options = SimulationOptions::new(s.integrators[0], s.rtol, s.atol).with_guards(
+        s.t_max,
+        s.max_steps,
+        s.max_events,
     );
     options.record_trajectory = true;
-    if let Some(t) = spec.solver.t_max {
-        options.t_max = t;
-    }
     let mut text = String::from("kappa,t,mode,penetration,normal_force,u,omega\n");
     if let Ok(record) = spec.impact(kappa).simulate(&options) {
         for s in record.trajectory.unwrap_or_default() {

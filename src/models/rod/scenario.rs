@@ -235,18 +235,7 @@ impl Scenario {
         match self {
             Scenario::Impact(_) => {}
             Scenario::Sustained { .. } => {
-                let force = quasi_static_normal_force(rod, &q, &qdot).ok_or_else(|| {
-                    SimError::invalid(
-                        "theta0",
-                        rod.theta0,
-                        &format!(
-                            "a sustained contact needs a pressing, consistent start (Zhao–Liu A > 0, B < 0); here {}, B = {:.4}: choose θ0, μ (or θ̇0) with A > 0",
-                            rod.case().describe(),
-                            rod.slide_coefficients().b
-                        ),
-                    )
-                })?;
-                q[Y_A] = -rod.kappa * force;
+                q[Y_A] = -rod.kappa * quasi_static_normal_force(rod, &q, &qdot)?;
             }
             Scenario::Drop { height, .. } => q[Y_A] = *height,
         }
@@ -277,17 +266,76 @@ impl Scenario {
 
 /// The normal force that makes the normal acceleration zero at (q, q̇) with the contact closed:
 /// `b + B λ_T + C λ_N = 0` (C–V eq. (3.3)) with λ_T = ∓μ λ_N in slip (direction of u), or the
-/// stick force when u = 0. `None` unless it is positive and finite (a pressing, consistent
-/// configuration: in slip the denominator is Zhao–Liu's A).
-pub fn quasi_static_normal_force(rod: &RodImpact, q: &[f64; 3], qdot: &[f64; 3]) -> Option<f64> {
+/// stick force when u = 0. In slip the numerator and denominator are Zhao–Liu's B and A in the
+/// direction of u (eq. (11)); the force must be that of a pressing (B < 0), consistent (A > 0)
+/// start, and the error names the condition that fails and the parameter that sets it (in stick
+/// the denominator C − B²/A is always positive: only the pressing condition can fail).
+pub fn quasi_static_normal_force(
+    rod: &RodImpact,
+    q: &[f64; 3],
+    qdot: &[f64; 3],
+) -> Result<f64, SimError> {
     let p = ProjectedDynamics::at(&rod.body(), q, qdot);
-    let force = if p.u != 0.0 {
+    let (pressing, mobility) = if p.u != 0.0 {
         let slip = -p.u.signum() * rod.mu;
-        -p.free_normal_accel / (p.normal_mobility + slip * p.cross_mobility)
+        (
+            p.free_normal_accel,
+            p.normal_mobility + slip * p.cross_mobility,
+        )
     } else {
-        let b_eff = p.free_normal_accel
-            - p.cross_mobility * p.free_tangential_accel / p.tangential_mobility;
-        -b_eff / (p.normal_mobility - p.cross_mobility * p.cross_mobility / p.tangential_mobility)
+        (
+            p.free_normal_accel
+                - p.cross_mobility * p.free_tangential_accel / p.tangential_mobility,
+            p.normal_mobility - p.cross_mobility * p.cross_mobility / p.tangential_mobility,
+        )
     };
-    (force.is_finite() && force > 0.0).then_some(force)
+    // Written so that NaN fails too.
+    let (pressed, consistent) = (pressing < 0.0, mobility > 0.0);
+    if !pressed {
+        let (condition, limit) = if p.u != 0.0 {
+            (
+                format!("Zhao–Liu B = θ̇0² sin θ0 − 1 < 0; here B = {pressing:.4}"),
+                format!(
+                    "lower |θ̇0| below 1/√(sin θ0) = {:.4}",
+                    1.0 / rod.theta0.sin().sqrt()
+                ),
+            )
+        } else {
+            (
+                format!("in stick the normal acceleration without contact force, b − B a/A (C–V eqs. (3.2)–(3.3) at u̇ = 0), < 0; here it is {pressing:.4}"),
+                "lower |θ̇0|".to_string(),
+            )
+        };
+        return Err(SimError::invalid(
+            "omega0",
+            rod.omega0,
+            &format!("a sustained contact needs the rod pressed into the ground, {condition}: the rod lifts off; {limit}"),
+        ));
+    }
+    if !consistent {
+        let interval = match rod.body().painleve_theta_interval(rod.mu) {
+            Some((lo, hi)) if rod.u0 < 0.0 => {
+                format!(
+                    "choose θ0 outside ({lo:.4}, {hi:.4}) for μ = {}, or a smaller μ",
+                    rod.mu
+                )
+            }
+            _ => "choose θ0 or μ with A > 0".to_string(),
+        };
+        return Err(SimError::invalid(
+            "theta0",
+            rod.theta0,
+            &format!("a sustained slide needs consistent slip, Zhao–Liu A > 0; here A = {mobility:.4} (the Painlevé paradox): {interval}"),
+        ));
+    }
+    let force = -pressing / mobility;
+    if force.is_finite() {
+        Ok(force)
+    } else {
+        Err(SimError::invalid(
+            "omega0",
+            rod.omega0,
+            "the quasi-static normal force overflows; choose a smaller |θ̇0|",
+        ))
+    }
 }

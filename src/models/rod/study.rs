@@ -42,6 +42,12 @@ pub struct StudySpec {
     /// `[[scenario]]` tables.
     #[serde(rename = "scenario")]
     pub scenarios: Vec<ScenarioSpec>,
+    /// Step guard of each run (default 2,000,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_steps: Option<usize>,
+    /// Event guard of each run (default 1000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_events: Option<usize>,
 }
 
 fn one() -> f64 {
@@ -310,6 +316,8 @@ impl StudySpec {
             ));
         }
         require_positive("atol_per_rtol", self.atol_per_rtol)?;
+        crate::error::require_guard("max_steps", self.max_steps)?;
+        crate::error::require_guard("max_events", self.max_events)?;
         if self.repeats == 0 {
             return Err(SimError::invalid("repeats", 0, "must be >= 1"));
         }
@@ -417,7 +425,11 @@ impl Plan for StudySpec {
 
     fn run_point(&self, p: &StudyPoint) -> Row {
         let spec = &self.scenarios[p.scenario_index];
-        let mut options = SimulationOptions::new(p.integrator, p.rtol, p.atol);
+        let mut options = SimulationOptions::new(p.integrator, p.rtol, p.atol).with_guards(
+            None,
+            self.max_steps,
+            self.max_events,
+        );
         options.output_times = spec.output_times.clone();
         let mut row = study_row_inputs(self, p);
         let first = p.scenario.simulate(&options);

@@ -478,10 +478,12 @@ impl Model for Rod {
         kappa: f64,
         integrator: IntegratorKind,
     ) -> Result<(Cells, SolverStats), String> {
-        let mut o = SimulationOptions::new(integrator, spec.solver.rtol, spec.solver.atol);
-        if let Some(t) = spec.solver.t_max {
-            o.t_max = t;
-        }
+        let s = &spec.solver;
+        let o = SimulationOptions::new(integrator, s.rtol, s.atol).with_guards(
+            s.t_max,
+            s.max_steps,
+            s.max_events,
+        );
         let record = RodImpact { kappa, ..*config }
             .simulate(&o)
             .map_err(|e| e.to_string())?;

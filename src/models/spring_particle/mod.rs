@@ -5,6 +5,7 @@
 
 pub mod mechanics;
 
+use crate::analysis::extrapolate::{extrapolate, ExtrapolationOptions};
 use crate::analysis::fit::power_law;
 use crate::compliant::coulomb::Coulomb;
 use crate::compliant::normal::{require_resolvable_kappa, NormalCompliance};
@@ -170,7 +171,12 @@ impl Model for SpringParticle {
                 mu_s: p.mu,
             },
         };
-        let mut options = SimulationOptions::new(integrator, spec.solver.rtol, spec.solver.atol);
+        let s = &spec.solver;
+        let mut options = SimulationOptions::new(integrator, s.rtol, s.atol).with_guards(
+            None,
+            s.max_steps,
+            s.max_events,
+        );
         options.end = EndCondition::Time(p.t_end);
         let (q0, qdot0) = initial_state(p, kappa);
         let r = simulate(&problem, &q0, &qdot0, &options).map_err(|e| e.to_string())?;
@@ -199,7 +205,7 @@ impl Model for SpringParticle {
 }
 
 /// summary.md: the slip onset against its closed form and its rigid limit, per integrator, with
-/// the fitted rate of convergence to the rigid limit.
+/// the fitted rate of convergence to the rigid limit and the limit extrapolated from the ladder.
 fn render_summary(spec: &SweepSpec<SpringParticle>, rows: &[Row]) -> String {
     let p = &spec.params;
     let mut s = String::new();
@@ -276,6 +282,37 @@ fn render_summary(spec: &SweepSpec<SpringParticle>, rows: &[Row]) -> String {
             None => {
                 let _ = writeln!(s, "- {kind}: too few successful runs to fit a rate.");
             }
+        }
+        // The limit itself, extrapolated from the ladder without using the closed form
+        // (docs/extrapolation.md §1), against the rigid onset.
+        let (kappa, onset): (Vec<f64>, Vec<f64>) = rows
+            .iter()
+            .filter(|r| r.text("integrator") == kind.name())
+            .filter_map(|r| Some((r.number("kappa")?, r.number("t_slip_onset")?)))
+            .unzip();
+        let rigid = rows.iter().find_map(|r| r.number("t_slip_onset_rigid"));
+        match (
+            extrapolate(&kappa, &onset, &ExtrapolationOptions::default()),
+            rigid,
+        ) {
+            (Ok(e), Some(t_rigid)) => {
+                let _ = writeln!(
+                    s,
+                    "  t₁ extrapolated to κ → 0: {:.12} ± {:.1e} ({}{}, {} points), rigid limit {:.12}: difference {:.1e}, {} the interval.",
+                    e.limit,
+                    e.half_width,
+                    e.formula,
+                    e.exponent.map(|p| format!(", p = {p:.4}")).unwrap_or_default(),
+                    e.points,
+                    t_rigid,
+                    e.limit - t_rigid,
+                    if e.covers(t_rigid) { "inside" } else { "outside" }
+                );
+            }
+            (Err(r), _) => {
+                let _ = writeln!(s, "  t₁ extrapolated to κ → 0: refused ({r}).");
+            }
+            (Ok(_), None) => {}
         }
     }
     s
