@@ -47,9 +47,8 @@ impl<T: PlanarContactSystem<N>, const N: usize> ContactSystem<N, 1, 1> for T {
 /// `(k, 1..=D)` its tangents.
 #[derive(Clone, Debug)]
 pub struct Delassus<S, const D: usize, const K: usize> {
-    /// Contact-point accelerations with no contact force: `J M⁻¹ (f + F) + J̇ q̇`.
-    pub free: [[S; 2]; K],
-    /// `free` for every direction: `[k][0]` normal, `[k][1 + j]` tangent j.
+    /// Contact-point accelerations with no contact force, `J M⁻¹ (f + F) + J̇ q̇`, in the row
+    /// order above.
     pub free_all: Vec<S>,
     /// `W = J M⁻¹ Jᵀ`, (K(1+D))², row-major in the order above.
     pub w: Vec<S>,
@@ -88,11 +87,7 @@ impl<S: Real, const D: usize, const K: usize> Delassus<S, D, K> {
             .iter()
             .flat_map(|(r, _)| per_force.iter().map(move |m| dot(r, m)))
             .collect();
-        let mut free = [[S::zero(); 2]; K];
-        for (k, pair) in free.iter_mut().enumerate() {
-            *pair = [free_all[k * (1 + D)], free_all[k * (1 + D) + 1.min(D)]];
-        }
-        Delassus { free, free_all, w }
+        Delassus { free_all, w }
     }
 
     /// `W[(k, a), (l, b)]`, a, b = 0 for the normal and 1 + j for tangent j.
@@ -148,8 +143,8 @@ mod tests {
         let p = ProjectedDynamics::at(&Tilted, &q, &qdot);
         let d: Delassus<f64, 1, 1> = Delassus::at_time(&Tilted, 0.0, &q, &qdot);
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-15 * a.abs().max(1.0);
-        assert!(close(d.free[0][0], p.free_normal_accel));
-        assert!(close(d.free[0][1], p.free_tangential_accel));
+        assert!(close(d.free_all[0], p.free_normal_accel));
+        assert!(close(d.free_all[1], p.free_tangential_accel));
         assert!(close(d.entry(0, 0, 0, 0), p.normal_mobility));
         assert!(close(d.entry(0, 1, 0, 1), p.tangential_mobility));
         assert!(close(d.entry(0, 0, 0, 1), p.cross_mobility));
