@@ -1,7 +1,7 @@
 //! Wall time of one simulation per (scenario, integrator) at rtol = atol = 1e-6.
 //!
-//! Run all: `cargo bench --bench integrators`; a subset by filter (a regex on the id
-//! `scenario/integrator`): `cargo bench --bench integrators -- sustained/` or `-- /radau5`.
+//! Run all: `cargo bench --features bench --bench integrators`; a subset by filter (a regex on the id
+//! `scenario/integrator`): `cargo bench --features bench --bench integrators -- sustained/` or `-- /radau5`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use rigid_limit::compliant::SimulationOptions;
