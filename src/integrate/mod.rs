@@ -101,6 +101,20 @@ impl IntegratorKind {
         }
     }
 
+    /// One line on what the method is (for `rigid-limit list`).
+    pub fn describe(&self) -> &'static str {
+        match self {
+            IntegratorKind::Bdf => "diffsol's variable-order BDF (orders 1–5), stiff, implicit",
+            IntegratorKind::TrBdf2 => "diffsol's TR-BDF2 ESDIRK (order 2), stiff, implicit",
+            IntegratorKind::Esdirk34 => "diffsol's ESDIRK34 (order 3(4)), stiff, implicit",
+            IntegratorKind::Tsit45 => "diffsol's Tsitouras 5(4), explicit",
+            IntegratorKind::Radau5 => {
+                "Radau IIA, 3 stages, order 5 (Hairer–Wanner), stiff, implicit"
+            }
+            IntegratorKind::Rodas4 => "RODAS4 Rosenbrock, order 4(3), L-stable, linearly implicit",
+        }
+    }
+
     pub fn is_implicit(&self) -> bool {
         !matches!(self, IntegratorKind::Tsit45)
     }
