@@ -62,7 +62,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    // Bad flags are one line and exit 1, like every other error (README, "Errors"); help and
+    // Bad flags are one line and exit 1, like every other error (README, "Command-line reference"); help and
     // version print as clap writes them.
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

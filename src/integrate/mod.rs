@@ -8,7 +8,7 @@
 //! Two families sit behind it: diffsol's solvers ([`diffsol`]: BDF, TR-BDF2, ESDIRK34, Tsit45)
 //! and the methods written here on the same contract ([`native`]: Radau IIA of order 5 and the
 //! Rosenbrock method RODAS4, on one engine), because no maintained crate offers them with a
-//! saveable state, step-by-step stepping to a stop time and dense output (README, "Integrators").
+//! saveable state, step-by-step stepping to a stop time and dense output (docs/integrators.md).
 
 pub mod diffsol;
 pub mod native;

@@ -33,7 +33,7 @@ pub struct StudySpec {
     pub integrators: Vec<IntegratorKind>,
     /// The tolerance ladder (loosest first).
     pub rtol: LogGrid,
-    /// atol = atol_per_rtol × rtol, on the contact-scaled state (README, "Tolerances").
+    /// atol = atol_per_rtol × rtol, on the contact-scaled state (docs/tolerances.md).
     #[serde(default = "one")]
     pub atol_per_rtol: f64,
     /// At most this many runs per point (see [`REPEAT_BUDGET_S`]).
