@@ -136,6 +136,23 @@ pub fn format_number(v: f64, decimals: usize) -> String {
     }
 }
 
+/// A parameter value as a person writes it, with its shortest digits: 2, 1.3, −1, 10⁻⁶,
+/// 3.2×10⁻⁴.
+pub fn format_value(v: f64) -> String {
+    let a = v.abs();
+    if v == 0.0 || !v.is_finite() || (1e-3..1e4).contains(&a) {
+        return format!("{v}").replacen('-', "−", 1);
+    }
+    let s = format!("{v:e}");
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let e: i64 = e.parse().unwrap_or(0);
+    match m {
+        "1" => format!("10{}", superscript(e)),
+        "-1" => format!("−10{}", superscript(e)),
+        m => format!("{}×10{}", m.replacen('-', "−", 1), superscript(e)),
+    }
+}
+
 /// Ticks of a log axis over log10 values [lo, hi]: (log10 value, label). Decades as 10ⁿ (every
 /// k-th decade when there are many); within less than two decades also 2 and 5 × 10ⁿ.
 pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
@@ -215,6 +232,9 @@ mod tests {
         assert_eq!(format_number(3.2e-4, 1), "3.2×10⁻⁴");
         assert_eq!(format_number(-0.25, 2), "−0.25");
         assert_eq!(format_number(79.0, 0), "79");
+        assert_eq!(format_value(1e-10), "10⁻¹⁰");
+        assert_eq!(format_value(-3.2e-4), "−3.2×10⁻⁴");
+        assert_eq!(format_value(1.3), "1.3");
     }
 
     #[test]
