@@ -318,7 +318,7 @@ pub fn write_report(
         let figure = Figure {
             panels: vec![Panel {
                 title: format!("{title}: boundary − stable manifold"),
-                x_label: "κ".into(),
+                x_label: "compliance κ".into(),
                 y_label: "|Δt|: boundary − manifold (t = Y0 or V0)".into(),
                 log_x: true,
                 log_y: true,

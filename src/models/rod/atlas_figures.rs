@@ -1,8 +1,9 @@
 //! The atlas heatmaps over (θ0, μ): one panel per (θ̇0, c_d), the curves A = 0 drawn, the states
-//! where a published bound fails marked.
+//! where a published bound fails in a map of their own (atlas_bounds).
 
 use crate::models::rod::atlas::{AtlasAnalysis, StateAnalysis, STANDARD_SEQUENCE};
-use crate::plot::heatmap::{save_heatmap, Cell, ColorScale, HeatMap, HeatPanel};
+use crate::plot::heatmap::{save_heatmap_captioned, Cell, ColorScale, HeatMap, HeatPanel};
+use crate::plot::style::format_value;
 use std::path::Path;
 
 /// Half the spacing to the nearest neighbour along one axis, per value (grids are regular in
@@ -55,19 +56,18 @@ fn panels(a: &AtlasAnalysis, value: &dyn Fn(&StateAnalysis) -> Option<f64>) -> V
                     value: value(s),
                 })
                 .collect();
-            let marks = states
-                .iter()
-                .filter(|s| s.bounds.iter().any(|b| !b.holds_at_every_kappa))
-                .map(|s| (s.impact.theta0, s.impact.mu))
-                .collect();
             HeatPanel {
-                // DejaVu has no combining dot: θ̇0 is written ω0.
-                title: format!("ω0 = {w}, c_d = {c}"),
+                title: format!(
+                    "θ̇₀ = {}, damping c_d = {}",
+                    format_value(w),
+                    format_value(c)
+                ),
                 cells,
                 curves: a.a_zero_curves.to_vec(),
                 curve_label: "A = 0 (eq. 18)".into(),
-                marks,
-                mark_label: "a bound fails at some κ".into(),
+                // Colours are not hatched over: atlas_bounds shows where bounds fail.
+                marks: Vec::new(),
+                mark_label: String::new(),
             }
         })
         .collect()
@@ -81,8 +81,8 @@ fn map(
     HeatMap {
         panels: panels(a, value),
         columns: 2,
-        x_label: "initial angle θ0".into(),
-        y_label: "friction μ".into(),
+        x_label: "initial angle θ₀".into(),
+        y_label: "friction coefficient μ".into(),
         scale,
         size: (1300, 1000),
     }
@@ -94,11 +94,36 @@ fn continuous(label: &str) -> ColorScale {
     }
 }
 
+fn log_continuous(label: &str) -> ColorScale {
+    ColorScale::LogContinuous {
+        label: label.into(),
+    }
+}
+
 /// Write the atlas heatmaps (SVG + PNG) into `dir`.
 pub fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), String> {
     if a.per_state.is_empty() {
         return Ok(());
     }
+    let kappas = |k: &[f64]| -> String {
+        let lo = k.iter().copied().fold(f64::MAX, f64::min);
+        let hi = k.iter().copied().fold(f64::MIN, f64::max);
+        format!(
+            "κ = {} … {} ({} values)",
+            format_value(lo),
+            format_value(hi),
+            k.len()
+        )
+    };
+    let caption = format!(
+        "{} · {} · {} · {} initial states (u₀ < 0, A < 0, B < 0); grey: no value",
+        a.experiment,
+        a.integrator,
+        kappas(&a.kappas),
+        a.states
+    );
+    let save_heatmap =
+        |m: &HeatMap, dir: &Path, stem: &str| save_heatmap_captioned(m, &caption, dir, stem);
     let sequence = map(
         a,
         ColorScale::Categories {
@@ -125,20 +150,21 @@ pub fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), String> 
     save_heatmap(&stick, dir, "atlas_stick_limit")?;
     let slide = map(
         a,
-        continuous("slide log-coefficient a·λ (fit / predicted)"),
+        continuous("slide log-coefficient a·λ (fitted / predicted)"),
         &|s| Some(s.slide_log_coefficient? * s.limit?.slide_rate),
     );
     save_heatmap(&slide, dir, "atlas_slide_coefficient")?;
+    // An error of exactly 0 has no place on the log scale: drawn as "no value" (grey).
     let v_err = map(
         a,
-        continuous("log10 |v_out rel. error| at smallest κ"),
-        &|s| s.err_v_out.map(|e| e.abs().max(1e-16).log10()),
+        log_continuous("|relative error of v_out| at the smallest κ"),
+        &|s| s.err_v_out.map(f64::abs),
     );
     save_heatmap(&v_err, dir, "atlas_v_out_error")?;
     let stick_err = map(
         a,
-        continuous("log10 |T_stick/√κ rel. error| at smallest κ"),
-        &|s| s.err_stick_scaled.map(|e| e.abs().max(1e-16).log10()),
+        log_continuous("|relative error of T_stick/√κ| at the smallest κ"),
+        &|s| s.err_stick_scaled.map(f64::abs),
     );
     save_heatmap(&stick_err, dir, "atlas_stick_error")?;
     // Which bounds fail (at some κ), as categories ordered by how many states they cover.
@@ -170,7 +196,7 @@ pub fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), String> 
     }
     counts.sort_by_key(|c| std::cmp::Reverse(c.1));
     let names: Vec<String> = counts.into_iter().map(|(n, _)| n).collect();
-    let mut bounds = map(
+    let bounds = map(
         a,
         ColorScale::Categories {
             names: names.clone(),
@@ -180,8 +206,5 @@ pub fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), String> 
             names.iter().position(|n| *n == f).map(|i| i as f64)
         },
     );
-    for p in &mut bounds.panels {
-        p.marks.clear();
-    }
     save_heatmap(&bounds, dir, "atlas_bounds")
 }

@@ -319,12 +319,7 @@ pub fn write_extrapolation_figures(a: &ExtrapolationAtlas, dir: &Path) -> Result
                 .collect();
             let pts: Vec<(f64, f64)> = mine
                 .iter()
-                .filter_map(|c| {
-                    Some((
-                        c.relative_half_width()?,
-                        c.extrapolation_error()?.abs().max(1e-16),
-                    ))
-                })
+                .filter_map(|c| Some((c.relative_half_width()?, c.extrapolation_error()?.abs())))
                 .collect();
             for p in &pts {
                 lo = lo.min(p.0.min(p.1));

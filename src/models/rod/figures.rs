@@ -1,10 +1,12 @@
 //! The κ-sweep figures of an experiment, from its rows and analysis.
 
-use super::analysis::SweepAnalysis;
+use super::analysis::{SweepAnalysis, ASYMPTOTIC_KAPPA_MAX};
 use super::convergence::RodQuantity;
+use crate::analysis::fit::LinearFit;
 use crate::experiment::table::Row;
 use crate::models::rod::bounds::{stick_lower, stick_upper, SlideBoundConstants};
-use crate::plot::{save, Figure, Mark, Panel, Series};
+use crate::plot::style::format_value;
+use crate::plot::{save_captioned, Figure, Mark, Panel, Series, REFERENCE};
 use std::path::Path;
 
 /// (κ, value) of a column for one integrator's successful rows, κ ascending.
@@ -45,6 +47,73 @@ fn curve(kappas: &[f64], f: impl Fn(f64) -> f64) -> Vec<(f64, f64)> {
     kappas.iter().map(|&k| (k, f(k))).collect()
 }
 
+/// `per_decade` log-spaced κ from `lo` to `hi`.
+fn dense(lo: f64, hi: f64, per_decade: usize) -> Vec<f64> {
+    let n = ((hi / lo).log10() * per_decade as f64).ceil().max(1.0) as usize;
+    (0..=n)
+        .map(|j| lo * (hi / lo).powf(j as f64 / n as f64))
+        .collect()
+}
+
+/// The caption line of a sweep's figures: experiment, integrator and tolerances, κ ladder,
+/// initial state.
+pub(crate) fn sweep_caption(experiment: &str, rows: &[Row], integrator: &str) -> String {
+    let mine: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.text("integrator") == integrator)
+        .collect();
+    let Some(r) = mine.first() else {
+        return experiment.to_string();
+    };
+    let num = |c: &str| r.number(c).map(format_value).unwrap_or_default();
+    let kappas: Vec<f64> = mine.iter().filter_map(|r| r.number("kappa")).collect();
+    let (lo, hi) = kappas
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &k| (a.min(k), b.max(k)));
+    format!(
+        "{experiment} · {integrator}, rtol {}, atol {} · κ = {} … {} ({} values) · μ = {}, θ₀ = {}, θ̇₀ = {}, u₀ = {}, damping c_d = {}",
+        num("rtol"),
+        num("atol"),
+        format_value(lo),
+        format_value(hi),
+        kappas.len(),
+        num("mu"),
+        num("theta0"),
+        num("omega0"),
+        num("u0"),
+        num("damping")
+    )
+}
+
+/// A fitted power law T = e^b κ^p (fit of ln T on ln κ) over the asymptotic range.
+fn power_law_line(fit: &LinearFit, kappas: &[f64]) -> Vec<(f64, f64)> {
+    kappas
+        .iter()
+        .filter(|&&k| k <= ASYMPTOTIC_KAPPA_MAX)
+        .map(|&k| (k, (fit.intercept + fit.slope * k.ln()).exp()))
+        .collect()
+}
+
+/// Eq. (33) on a dense κ grid, drawn from small κ while its log–log slope stays above 0.2 (its
+/// trend is ½; past its maximum it plunges to 0, a vertical line that would hide the data), and
+/// the smallest κ where it is ≤ 0 (vacuous).
+fn slide_lower_curve(c: &SlideBoundConstants, lo: f64, hi: f64) -> (Vec<(f64, f64)>, Option<f64>) {
+    let ks = dense(lo, hi, 20);
+    let mut drawn = Vec::new();
+    for w in ks.windows(2) {
+        let (a, b) = (c.slide_lower(w[0]), c.slide_lower(w[1]));
+        if drawn.is_empty() && a > 0.0 {
+            drawn.push((w[0], a));
+        }
+        if a <= 0.0 || b <= 0.0 || (b / a).ln() / (w[1] / w[0]).ln() < 0.2 {
+            break;
+        }
+        drawn.push((w[1], b));
+    }
+    let vacuous = ks.iter().copied().find(|&k| c.slide_lower(k) <= 0.0);
+    (drawn, vacuous)
+}
+
 /// Write durations, normalised_durations and post_impact figures (SVG + PNG) into `dir`.
 pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Result<(), String> {
     let Some(first) = a.integrators.first() else {
@@ -58,93 +127,109 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
     if kappas.is_empty() {
         return Ok(());
     }
-    let num = |c: &'static str| move |r: &Row| r.number(c).filter(|v| *v > 0.0);
-    // (1) Phase durations, log–log, with the stated stick bounds and reference slopes.
-    let k_ref = kappas[kappas.len() / 2];
-    let t_ref = |col: &'static str| {
-        column(rows, integ, num(col))
-            .iter()
-            .min_by(|a, b| {
-                (a.0 / k_ref)
-                    .ln()
-                    .abs()
-                    .total_cmp(&(b.0 / k_ref).ln().abs())
-            })
-            .map(|p| p.1)
-            .unwrap_or(1.0)
-    };
-    let (stick_ref, rev_ref) = (t_ref("t_stick"), t_ref("t_reverse_slip"));
-    // A bound curve where it is not vacuous (> 0); empty without constants.
-    let slide_bound = |f: fn(&SlideBoundConstants, f64) -> f64| -> Vec<(f64, f64)> {
-        a.slide_bound_constants
-            .as_ref()
-            .map(|c| curve(&kappas, |k| f(c, k)))
+    let caption = sweep_caption(&a.experiment, rows, integ);
+    let (k_lo, k_hi) = (kappas[0], kappas[kappas.len() - 1]);
+    let smooth = dense(k_lo, k_hi, 10);
+    // (1) Phase durations, log–log: measured (a duration of 0 sits on the axis, hollow), the
+    // fitted power laws, the stated bounds (lower dashed, upper dotted, in the phase's colour).
+    let slope = |f: &Option<LinearFit>| {
+        f.as_ref()
+            .map(|f| format!(", fitted slope {:.3}", f.slope))
             .unwrap_or_default()
-            .into_iter()
-            .filter(|p| p.1 > 0.0)
-            .collect()
     };
+    let mut s = vec![
+        series(
+            format!("slide T_slide{}", slope(&first.slide_exponent)),
+            column(rows, integ, |r| r.number("t_slide")),
+            Mark::Markers,
+            0,
+        ),
+        series(
+            format!("stick T_stick{}", slope(&first.stick_exponent)),
+            column(rows, integ, |r| r.number("t_stick")),
+            Mark::Markers,
+            1,
+        ),
+        series(
+            format!("reverse slip T_rev{}", slope(&first.reverse_slip_exponent)),
+            column(rows, integ, |r| r.number("t_reverse_slip")),
+            Mark::Markers,
+            2,
+        ),
+    ];
+    for (fit, color) in [
+        (&first.slide_exponent, 0),
+        (&first.stick_exponent, 1),
+        (&first.reverse_slip_exponent, 2),
+    ] {
+        if let Some(f) = fit {
+            s.push(series("", power_law_line(f, &smooth), Mark::Line, color));
+        }
+    }
+    if [
+        &first.slide_exponent,
+        &first.stick_exponent,
+        &first.reverse_slip_exponent,
+    ]
+    .iter()
+    .any(|f| f.is_some())
+    {
+        s.push(series(
+            format!(
+                "power-law fits over κ ≤ {} (solid, phase colour)",
+                format_value(ASYMPTOTIC_KAPPA_MAX)
+            ),
+            Vec::new(),
+            Mark::Line,
+            REFERENCE,
+        ));
+    }
+    s.push(series(
+        "stick lower bound π√κ/2 (eqs. 58/61)",
+        curve(&smooth, stick_lower),
+        Mark::Dashed,
+        1,
+    ));
+    s.push(series(
+        "stick upper bound π√κ (eqs. 58/61)",
+        curve(&smooth, stick_upper),
+        Mark::Dotted,
+        1,
+    ));
+    if let Some(c) = &a.slide_bound_constants {
+        let (lower, vacuous) = slide_lower_curve(c, k_lo, k_hi);
+        let note = vacuous
+            .map(|k| format!("; ≤ 0 (vacuous) for κ ≥ {}", format_value_1(k)))
+            .unwrap_or_default();
+        s.push(series(
+            format!("slide lower bound (33){note}"),
+            lower,
+            Mark::Dashed,
+            0,
+        ));
+        s.push(series(
+            "slide upper bound (31)",
+            curve(&smooth, |k| c.slide_upper(k)),
+            Mark::Dotted,
+            0,
+        ));
+    }
+    let mut panel = kappa_panel(
+        "phase durations",
+        "duration T (nondimensional time)",
+        true,
+        true,
+    );
+    panel.series = s;
     let durations = Figure {
-        panels: vec![Panel {
-            series: vec![
-                series(
-                    "T_slide",
-                    column(rows, integ, num("t_slide")),
-                    Mark::Markers,
-                    0,
-                ),
-                series(
-                    "T_stick",
-                    column(rows, integ, num("t_stick")),
-                    Mark::Markers,
-                    1,
-                ),
-                series(
-                    "T_reverse slip",
-                    column(rows, integ, num("t_reverse_slip")),
-                    Mark::Markers,
-                    2,
-                ),
-                series(
-                    "π√κ and π/2·√κ (stick bounds, eqs. 58/61)",
-                    curve(&kappas, stick_upper),
-                    Mark::Dashed,
-                    1,
-                ),
-                series("", curve(&kappas, stick_lower), Mark::Dashed, 1),
-                series(
-                    "Zhao–Liu slide bounds (33) and (31)",
-                    slide_bound(|c, k| c.slide_lower(k)),
-                    Mark::Dashed,
-                    0,
-                ),
-                series("", slide_bound(|c, k| c.slide_upper(k)), Mark::Dashed, 0),
-                series(
-                    "slope 1/2",
-                    curve(&kappas, |k| 0.3 * stick_ref * (k / k_ref).sqrt()),
-                    Mark::Line,
-                    6,
-                ),
-                series(
-                    "slope 1",
-                    curve(&kappas, |k| 0.3 * rev_ref * k / k_ref),
-                    Mark::Line,
-                    5,
-                ),
-            ],
-            ..kappa_panel(
-                &format!("{}: phase durations ({integ})", a.experiment),
-                "duration (nondimensional time)",
-                true,
-                false,
-            )
-        }],
+        panels: vec![panel],
         columns: 1,
-        size: (1000, 700),
+        size: (1050, 760),
     };
-    save(&durations, dir, "durations")?;
+    save_captioned(&durations, &caption, dir, "durations")?;
 
-    // (2) Normalised durations with the predicted limits.
+    // (2) Normalised durations: the slide against its two-term prediction (→ 1), stick and
+    // reverse slip against their scaling (→ the predicted limits).
     let measured = |title: &str,
                     y_label: &str,
                     legend_lower: bool,
@@ -159,59 +244,74 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
         ));
         p
     };
-    let mut panels = vec![
-        measured("slide", "T_slide / (√κ ln(1/√κ))", true, 0, &|r| {
-            let k = r.number("kappa")?;
-            Some(r.number("t_slide")? / (k.sqrt() * (1.0 / k.sqrt()).ln()))
-        }),
-        measured("stick", "T_stick / √κ", false, 1, &|r| {
-            Some(r.number("t_stick")? / r.number("kappa")?.sqrt())
-        }),
-        measured("reverse slip", "T_reverse / κ", true, 2, &|r| {
-            Some(r.number("t_reverse_slip")? / r.number("kappa")?)
-        }),
-    ];
+    let mut panels = Vec::new();
     if let Some(l) = &a.limit {
-        // The two-term law is asymptotic: drawn where it applies (κ ≤ 1e-4).
-        let small: Vec<f64> = kappas.iter().copied().filter(|&k| k <= 1e-4).collect();
-        panels[0].series.push(series(
-            "two-term prediction √κ(ln(1/√κ) + c)/λ",
-            curve(&small, |k| {
-                l.slide_duration(k) / (k.sqrt() * (1.0 / k.sqrt()).ln())
-            }),
-            Mark::Line,
-            6,
-        ));
-        panels[0].series.push(series(
-            "limit 1/λ",
-            curve(&kappas, |_| 1.0 / l.slide_rate),
+        // The two-term law is asymptotic: compared where it applies.
+        const APPLIES: f64 = 1e-4;
+        let mut slide = measured(
+            &format!(
+                "slide: measured / two-term prediction (κ ≤ {})",
+                format_value(APPLIES)
+            ),
+            "T_slide / [√κ (ln(1/√κ) + c) / λ]",
+            true,
+            0,
+            &|r| {
+                let k = r.number("kappa").filter(|k| *k <= APPLIES)?;
+                Some(r.number("t_slide")? / l.slide_duration(k))
+            },
+        );
+        let small: Vec<f64> = smooth.iter().copied().filter(|k| *k <= APPLIES).collect();
+        slide.series.push(series(
+            "limit 1",
+            curve(&small, |_| 1.0),
             Mark::Dashed,
-            6,
+            REFERENCE,
         ));
+        panels.push(slide);
+    } else {
+        panels.push(measured(
+            "slide",
+            "T_slide / (√κ ln(1/√κ))",
+            true,
+            0,
+            &|r| {
+                let k = r.number("kappa")?;
+                Some(r.number("t_slide")? / (k.sqrt() * (1.0 / k.sqrt()).ln()))
+            },
+        ));
+    }
+    panels.push(measured("stick", "T_stick / √κ", false, 1, &|r| {
+        Some(r.number("t_stick")? / r.number("kappa")?.sqrt())
+    }));
+    panels.push(measured("reverse slip", "T_rev / κ", true, 2, &|r| {
+        Some(r.number("t_reverse_slip")? / r.number("kappa")?)
+    }));
+    if let Some(l) = &a.limit {
         panels[1].series.push(series(
-            "limit",
-            curve(&kappas, |_| l.stick_duration_scaled),
+            format!("limit {:.4}", l.stick_duration_scaled),
+            curve(&smooth, |_| l.stick_duration_scaled),
             Mark::Dashed,
-            6,
+            REFERENCE,
         ));
         panels[2].series.push(series(
-            "limit",
-            curve(&kappas, |_| l.reverse_slip_duration_scaled),
+            format!("limit {:.4}", l.reverse_slip_duration_scaled),
+            curve(&smooth, |_| l.reverse_slip_duration_scaled),
             Mark::Dashed,
-            6,
+            REFERENCE,
         ));
     }
     let normalised = Figure {
         panels,
         columns: 3,
-        size: (1500, 520),
+        size: (1500, 540),
     };
-    save(&normalised, dir, "normalised_durations")?;
+    save_captioned(&normalised, &caption, dir, "normalised_durations")?;
 
-    // (3) Post-impact state and its error against the limit.
+    // (3) Post-impact state and its error against the limit, with the fitted error models.
     if let Some(l) = &a.limit {
-        let state = |col: &'static str, label: &str, lim: f64, color: usize| {
-            let mut p = kappa_panel(&format!("post-impact {label}"), label, false, false);
+        let state = |col: &'static str, title: &str, symbol: &str, lim: f64, color: usize| {
+            let mut p = kappa_panel(title, symbol, false, false);
             p.series = vec![
                 series(
                     "measured",
@@ -219,49 +319,75 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
                     Mark::Markers,
                     color,
                 ),
-                series("rigid limit", curve(&kappas, |_| lim), Mark::Dashed, 6),
+                series(
+                    "rigid limit",
+                    curve(&smooth, |_| lim),
+                    Mark::Dashed,
+                    REFERENCE,
+                ),
             ];
             p
         };
         let mut errors = kappa_panel(
-            "relative error vs the rigid limit",
+            "relative error against the rigid limit",
             "|relative error|",
             true,
-            false,
+            true,
         );
-        for (i, (col, name, lim)) in [
-            ("v_out", "v_out", l.v_out),
-            ("omega_out", "θ̇_out", l.omega_out),
-            ("impulse_normal", "normal impulse", l.impulse_total),
+        for (i, (q, lim)) in [
+            (RodQuantity::VOut, l.v_out),
+            (RodQuantity::OmegaOut, l.omega_out),
+            (RodQuantity::ImpulseNormal, l.impulse_total),
         ]
         .into_iter()
         .enumerate()
         {
-            let fitted = first
-                .convergence
-                .iter()
-                .find(|c| c.quantity.key() == col)
-                .and_then(|c| Some((c.fitted_log_coefficient()?, c.fitted_sqrt_coefficient()?)))
-                .map(|(b, c)| format!(" (√κ (b L + c): b = {b:.3}, c = {c:.3})"))
-                .unwrap_or_default();
+            let col = q.key();
             errors.series.push(series(
-                format!("{name}{fitted}"),
+                q.symbol(),
                 column(rows, integ, |r| Some(((r.number(col)? - lim) / lim).abs())),
                 Mark::Markers,
                 i,
             ));
+            let fit = first
+                .convergence
+                .iter()
+                .find(|c| c.quantity == q)
+                .and_then(|c| {
+                    Some((
+                        c.extrapolation.as_ref()?,
+                        c.fitted_log_coefficient()?,
+                        c.fitted_sqrt_coefficient()?,
+                    ))
+                });
+            if let Some((e, b, c)) = fit {
+                errors.series.push(series(
+                    format!("fit √κ (b ln(1/κ) + c) + …: b = {b:.3}, c = {c:.3}"),
+                    curve(&dense(k_lo, e.kappa_max, 10), |k| {
+                        ((e.limit + e.correction(k) - lim) / lim).abs()
+                    }),
+                    Mark::Line,
+                    i,
+                ));
+            }
         }
         let post = Figure {
             panels: vec![
-                state("u_out", "u (tangential)", 0.0, 0),
-                state("v_out", "v (normal, away)", l.v_out, 1),
-                state("omega_out", "θ̇", l.omega_out, 2),
+                state("u_out", "post-impact slip velocity", "u_out", 0.0, 0),
+                state("v_out", "post-impact normal velocity", "v_out", l.v_out, 1),
+                state(
+                    "omega_out",
+                    "post-impact angular velocity",
+                    "θ̇_out",
+                    l.omega_out,
+                    2,
+                ),
                 errors,
             ],
             columns: 2,
-            size: (1300, 1000),
+            size: (1400, 1050),
         };
-        save(&post, dir, "post_impact")?;
+        save_captioned(&post, &caption, dir, "post_impact")?;
     }
     Ok(())
 }
@@ -292,31 +418,34 @@ pub fn write_convergence_figure(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> 
         let (k_lo, k_hi) = (kappas[0], kappas[kappas.len() - 1]);
         // The model from a hundredth of the smallest κ (where it flattens onto the extrapolated
         // limit's own error) up to the top of its window.
-        let dense: Vec<f64> = (0..=200)
-            .map(|j| (k_lo / 100.0) * (e.kappa_max / (k_lo / 100.0)).powf(f64::from(j) / 200.0))
-            .collect();
+        let model = dense(k_lo / 100.0, e.kappa_max, 40);
         let span = [k_lo / 100.0, k_hi];
         let title = match c.closed_form {
             Some(l) => format!(
-                "{}: {:.10} ± {:.1e} (closed form {l:.10})",
+                "{}: {:.10} ± {} (closed form {l:.10})",
                 q.symbol(),
                 e.limit,
-                e.half_width
+                format_value_1(e.half_width)
             ),
-            None => format!("{}: {:.10} ± {:.1e}", q.symbol(), e.limit, e.half_width),
+            None => format!(
+                "{}: {:.10} ± {}",
+                q.symbol(),
+                e.limit,
+                format_value_1(e.half_width)
+            ),
         };
         let mut p = kappa_panel(
             &title,
             &format!("|relative error of {}|", q.symbol()),
             true,
-            false,
+            true,
         );
         p.series = vec![
             series(
                 "measured (outside the fit window)",
                 outside,
                 Mark::Markers,
-                6,
+                REFERENCE,
             ),
             series(
                 format!("measured (fit window, {} points)", e.points),
@@ -326,7 +455,7 @@ pub fn write_convergence_figure(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> 
             ),
             series(
                 format!("fitted {}", e.formula),
-                curve(&dense, |k| rel(e.limit + e.correction(k))),
+                curve(&model, |k| rel(e.limit + e.correction(k))),
                 Mark::Line,
                 i,
             ),
@@ -336,15 +465,15 @@ pub fn write_convergence_figure(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> 
                     .map(|&k| (k, e.half_width / reference.abs()))
                     .collect(),
                 Mark::Dashed,
-                5,
+                REFERENCE,
             ),
         ];
         if c.closed_form.is_some() {
             p.series.push(series(
                 "|extrapolated − closed form|",
                 span.iter().map(|&k| (k, rel(e.limit))).collect(),
-                Mark::Line,
-                6,
+                Mark::Dotted,
+                REFERENCE,
             ));
         }
         panels.push(p);
@@ -355,9 +484,24 @@ pub fn write_convergence_figure(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> 
     let fig = Figure {
         panels,
         columns: 2,
-        size: (1500, 1150),
+        size: (1500, 1200),
     };
-    save(&fig, dir, "convergence")
+    save_captioned(
+        &fig,
+        &sweep_caption(&a.experiment, rows, integ),
+        dir,
+        "convergence",
+    )
+}
+
+/// A value with two significant digits: 0.036, 3.2×10⁻⁴.
+fn format_value_1(v: f64) -> String {
+    if v != 0.0 && (1e-3..1e4).contains(&v.abs()) {
+        let decimals = (1.0 - v.abs().log10().floor()).max(0.0) as usize;
+        format!("{v:.decimals$}")
+    } else {
+        crate::plot::style::format_number(v, 1)
+    }
 }
 
 /// Figure (4): one impact's time history from `dir/history.csv`, phases shaded.
@@ -393,55 +537,73 @@ pub fn write_history_figure(dir: &Path) -> Result<(), String> {
         return Ok(());
     }
     // Phase intervals: consecutive samples of one mode.
+    const PHASES: [(&str, &str, usize); 3] = [
+        ("slide_left", "slide (u < 0)", 0),
+        ("stick", "stick (u = 0)", 1),
+        ("slide_right", "reverse slip (u > 0)", 2),
+    ];
+    let color_of = |m: &str| PHASES.iter().find(|p| p.0 == m).map_or(REFERENCE, |p| p.2);
     let mut bands: Vec<(f64, f64, usize)> = Vec::new();
-    let color_of = |m: &str| match m {
-        "slide_left" => 0,
-        "stick" => 1,
-        "slide_right" => 2,
-        _ => 6,
-    };
     let mut start = 0;
     for i in 1..=samples.len() {
         if i == samples.len() || samples[i].mode != samples[start].mode {
-            let end = samples[(i).min(samples.len() - 1)].t;
+            let end = samples[i.min(samples.len() - 1)].t;
             bands.push((samples[start].t, end, color_of(&samples[start].mode)));
             start = i;
         }
     }
+    // A legend swatch for each phase that has a visible band.
+    let t_span = samples[samples.len() - 1].t - samples[0].t;
+    let swatches: Vec<Series> = PHASES
+        .iter()
+        .filter(|p| {
+            bands
+                .iter()
+                .any(|b| b.2 == p.2 && b.1 - b.0 > 2e-3 * t_span)
+        })
+        .map(|p| series(p.1, Vec::new(), Mark::Swatch, p.2))
+        .collect();
     let names = [
-        "penetration δ/√κ",
-        "normal force √κ F_n",
-        "slip velocity u",
-        "angular velocity θ̇",
+        ("penetration", "δ / √κ"),
+        ("normal force", "√κ F_n"),
+        ("slip velocity", "u"),
+        ("angular velocity", "θ̇"),
     ];
     let panels = names
         .iter()
         .enumerate()
-        .map(|(j, name)| Panel {
-            title: name.to_string(),
-            x_label: "t / √κ".into(),
-            y_label: name.to_string(),
-            log_x: false,
-            log_y: false,
-            legend_lower: j == 2,
-            series: vec![series(
-                if j == 0 {
-                    "shaded: slide left (blue), stick (orange), slide right (green)".to_string()
-                } else {
-                    String::new()
-                },
-                samples.iter().map(|s| (s.t, s.values[j])).collect(),
+        .map(|(j, (title, symbol))| {
+            let mut s = swatches.clone();
+            s.push(series(
+                "",
+                samples.iter().map(|x| (x.t, x.values[j])).collect(),
                 Mark::Line,
-                6,
-            )],
-            bands: bands.clone(),
+                REFERENCE,
+            ));
+            Panel {
+                title: title.to_string(),
+                x_label: "t / √κ".into(),
+                y_label: symbol.to_string(),
+                log_x: false,
+                log_y: false,
+                legend_lower: j == 2,
+                series: s,
+                bands: bands.clone(),
+            }
         })
         .collect();
     let fig = Figure {
         panels,
         columns: 2,
-        size: (1300, 900),
+        size: (1300, 950),
     };
-    let _ = kappa;
-    save(&fig, dir, "history")
+    let experiment = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let caption = format!(
+        "{experiment} · one impact at κ = {} · t and δ divided by √κ, F_n multiplied by √κ",
+        format_value(kappa)
+    );
+    save_captioned(&fig, &caption, dir, "history")
 }

@@ -1,9 +1,12 @@
 //! Figures of an integrator study: work–precision diagrams (error vs wall time and vs RHS
-//! evaluations, one panel per quantity, one line per integrator) and cost vs κ.
+//! evaluations, one line per integrator) and cost vs κ. An integrator has the same colour and
+//! marker in every figure (its place in [`IntegratorKind::ALL`]).
 
 use super::figures::kappa_panel;
-use crate::models::rod::study_analysis::{ConfigAnalysis, StudyAnalysis};
-use crate::plot::{save, Figure, Mark, Panel, Series};
+use crate::integrate::IntegratorKind;
+use crate::models::rod::study_analysis::{quantities, ConfigAnalysis, ErrorKind, StudyAnalysis};
+use crate::plot::style::format_value;
+use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use std::path::Path;
 
 /// A file-name stem for a configuration: `impact_1e-6_0`.
@@ -21,48 +24,97 @@ fn integrators_of(c: &ConfigAnalysis) -> Vec<&str> {
     out
 }
 
-/// Work–precision figure of one configuration, against wall time (`by_rhs` false) or RHS
-/// evaluations.
+/// The palette and marker index of an integrator: the same in every figure.
+fn integrator_index(name: &str) -> usize {
+    IntegratorKind::ALL
+        .iter()
+        .position(|k| k.name() == name)
+        .unwrap_or(IntegratorKind::ALL.len())
+}
+
+/// A quantity's symbol and whether its error is relative.
+fn quantity_label(kind: &str, q: &str) -> String {
+    let symbol = match q {
+        "t_slide" => "T_slide",
+        "t_stick" => "T_stick",
+        "t_reverse_slip" => "T_rev",
+        "omega_out" => "θ̇_out",
+        "q(t_k)" => "q(t_k), max over output times",
+        "qdot(t_k)" => "q̇(t_k), max over output times",
+        other => other,
+    };
+    let relative = quantities(kind)
+        .iter()
+        .any(|(name, k)| *name == q && matches!(k, ErrorKind::Relative));
+    if relative {
+        format!("{symbol} (relative error)")
+    } else {
+        format!("{symbol} (absolute error)")
+    }
+}
+
+fn x_label(by_rhs: bool) -> String {
+    if by_rhs {
+        "right-hand-side evaluations".into()
+    } else {
+        "wall time (s, median of repeats)".into()
+    }
+}
+
+/// A run's plotted error from its per-quantity errors and its largest error.
+type ErrorOf<'a> = dyn Fn(&[Option<f64>], Option<f64>) -> Option<f64> + 'a;
+
+/// One line per integrator: (cost, error) over its tolerances; an error of exactly 0
+/// (agreement to the last bit) is drawn hollow on the axis.
+fn integrator_series(c: &ConfigAnalysis, by_rhs: bool, error: &ErrorOf) -> Vec<Series> {
+    let mut names = integrators_of(c);
+    names.sort_by_key(|n| integrator_index(n));
+    names
+        .iter()
+        .map(|&i| Series {
+            label: i.to_string(),
+            points: c
+                .runs
+                .iter()
+                .filter(|r| r.integrator == i)
+                .filter_map(|r| {
+                    let x = if by_rhs { r.rhs_evals? } else { r.wall_time_s? };
+                    Some((x, error(&r.errors, r.max_error)?))
+                })
+                .collect(),
+            mark: Mark::LineMarkers,
+            color: integrator_index(i),
+        })
+        .collect()
+}
+
+fn wp_panel(title: String, by_rhs: bool, y_label: String, series: Vec<Series>) -> Panel {
+    Panel {
+        title,
+        x_label: x_label(by_rhs),
+        y_label,
+        log_x: true,
+        log_y: true,
+        legend_lower: true,
+        series,
+        bands: Vec::new(),
+    }
+}
+
+/// Work–precision figure of one configuration, one panel per quantity, against wall time
+/// (`by_rhs` false) or RHS evaluations.
 fn work_precision(c: &ConfigAnalysis, by_rhs: bool) -> Figure {
-    let integrators = integrators_of(c);
     let panels = c
         .quantities
         .iter()
         .enumerate()
-        .map(|(q, name)| Panel {
-            title: format!("{name} — {}", c.label()),
-            x_label: if by_rhs {
-                "RHS evaluations".into()
-            } else {
-                "wall time (s, median)".into()
-            },
-            y_label: "error vs reference".into(),
-            log_x: true,
-            log_y: true,
-            legend_lower: true,
-            series: integrators
-                .iter()
-                .enumerate()
-                .map(|(k, &i)| {
-                    let points = c
-                        .runs
-                        .iter()
-                        .filter(|r| r.integrator == i)
-                        .filter_map(|r| {
-                            let x = if by_rhs { r.rhs_evals? } else { r.wall_time_s? };
-                            // A zero error (agreement to the last bit) is drawn at 1e-16.
-                            Some((x, r.errors[q]?.max(1e-16)))
-                        })
-                        .collect();
-                    Series {
-                        label: i.to_string(),
-                        points,
-                        mark: Mark::LineMarkers,
-                        color: k,
-                    }
-                })
-                .collect(),
-            bands: Vec::new(),
+        .map(|(q, name)| {
+            wp_panel(
+                quantity_label(&c.kind, name),
+                by_rhs,
+                "error against the reference".into(),
+                integrator_series(c, by_rhs, &move |e, _| e[q]),
+            )
         })
         .collect::<Vec<_>>();
     let columns = if panels.len() > 2 { 3 } else { panels.len() };
@@ -70,41 +122,68 @@ fn work_precision(c: &ConfigAnalysis, by_rhs: bool) -> Figure {
     Figure {
         panels,
         columns,
-        size: (560 * columns as u32, 440 * rows),
+        size: (520 * columns as u32, 420 * rows + 70),
     }
+}
+
+/// All configurations of a scenario in one figure, one panel per κ: the largest error over
+/// the quantities against cost.
+fn work_precision_by_kappa(configs: &[&ConfigAnalysis], by_rhs: bool) -> Figure {
+    let panels: Vec<Panel> = configs
+        .iter()
+        .map(|c| {
+            wp_panel(
+                format!(
+                    "κ = {}, damping c_d = {}",
+                    format_value(c.kappa),
+                    format_value(c.damping)
+                ),
+                by_rhs,
+                "largest error (q, q̇ over output times)".into(),
+                integrator_series(c, by_rhs, &|_, max| max),
+            )
+        })
+        .collect();
+    let columns = 3.min(panels.len()).max(1);
+    let rows = panels.len().div_ceil(columns) as u32;
+    Figure {
+        panels,
+        columns,
+        size: (520 * columns as u32, 400 * rows + 70),
+    }
+}
+
+fn study_caption(what: &str) -> String {
+    format!("integrators · {what} · errors against the reference integrators at tight tolerance")
 }
 
 /// Cost vs κ at the study's cost tolerance, one panel per measure, with the fitted exponents.
 fn cost_figure(a: &StudyAnalysis, scenario: &str) -> Figure {
     let measures = [
-        ("rhs_evals", "RHS evaluations"),
+        ("rhs_evals", "right-hand-side evaluations"),
         ("lu_factorisations", "LU factorisations"),
         ("wall_time_s", "wall time (s)"),
     ];
     let panels = measures
         .iter()
         .map(|&(m, label)| {
-            let mut p = kappa_panel(
-                &format!("{scenario}: {label} at rtol {:.0e}", a.cost_rtol),
-                label,
-                true,
-                true,
-            );
-            for (k, e) in a
+            let mut p = kappa_panel(label, label, true, true);
+            let mut rows: Vec<_> = a
                 .cost_exponents
                 .iter()
                 .filter(|e| e.scenario == scenario && e.measure == m)
-                .enumerate()
-            {
+                .collect();
+            rows.sort_by_key(|e| integrator_index(&e.integrator));
+            for e in rows {
                 let fit = e
                     .fit
-                    .map(|f| format!(" (p = {:.2})", f.slope))
+                    .map(|f| format!(", cost ∝ κ^p, p = {:.2}", f.slope))
                     .unwrap_or_default();
                 p.series.push(Series {
                     label: format!("{}{fit}", e.integrator),
                     points: e.points.clone(),
                     mark: Mark::LineMarkers,
-                    color: k,
+                    color: integrator_index(&e.integrator),
                 });
             }
             p
@@ -113,15 +192,43 @@ fn cost_figure(a: &StudyAnalysis, scenario: &str) -> Figure {
     Figure {
         panels,
         columns: 3,
-        size: (1680, 480),
+        size: (1700, 560),
     }
 }
 
 pub fn write_study_figures(a: &StudyAnalysis, dir: &Path) -> Result<(), String> {
-    for c in &a.configs {
+    // Sustained contact: one figure over κ; other scenarios: one figure per configuration.
+    let sustained: Vec<&ConfigAnalysis> = a
+        .configs
+        .iter()
+        .filter(|c| c.scenario == "sustained")
+        .collect();
+    for c in a.configs.iter().filter(|c| c.scenario != "sustained") {
         let stem = config_stem(c);
-        save(&work_precision(c, false), dir, &format!("wp_{stem}_time"))?;
-        save(&work_precision(c, true), dir, &format!("wp_{stem}_rhs"))?;
+        let what = format!(
+            "{} scenario, κ = {}, damping c_d = {}",
+            c.scenario,
+            format_value(c.kappa),
+            format_value(c.damping)
+        );
+        for (by_rhs, suffix) in [(false, "time"), (true, "rhs")] {
+            save_captioned(
+                &work_precision(c, by_rhs),
+                &study_caption(&what),
+                dir,
+                &format!("wp_{stem}_{suffix}"),
+            )?;
+        }
+    }
+    if !sustained.is_empty() {
+        for (by_rhs, suffix) in [(false, "time"), (true, "rhs")] {
+            save_captioned(
+                &work_precision_by_kappa(&sustained, by_rhs),
+                &study_caption("sustained-contact scenario"),
+                dir,
+                &format!("wp_sustained_{suffix}"),
+            )?;
+        }
     }
     let mut scenarios: Vec<&str> = Vec::new();
     for e in &a.cost_exponents {
@@ -130,7 +237,15 @@ pub fn write_study_figures(a: &StudyAnalysis, dir: &Path) -> Result<(), String> 
         }
     }
     for s in scenarios {
-        save(&cost_figure(a, s), dir, &format!("cost_vs_kappa_{s}"))?;
+        save_captioned(
+            &cost_figure(a, s),
+            &study_caption(&format!(
+                "{s} scenario, cost at rtol {}",
+                format_value(a.cost_rtol)
+            )),
+            dir,
+            &format!("cost_vs_kappa_{s}"),
+        )?;
     }
     Ok(())
 }

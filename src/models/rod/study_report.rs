@@ -319,7 +319,8 @@ pub fn render_study_summary(spec: &StudySpec, a: &StudyAnalysis) -> String {
     let _ = writeln!(
         s,
         "\nFigures: `wp_<scenario>_<κ>_<c_d>_{{time,rhs}}.png` (error vs wall time / RHS \
-         evaluations, one panel per quantity), `cost_vs_kappa_<scenario>.png`. Tidy data: \
+         evaluations, one panel per quantity; sustained contact: `wp_sustained_{{time,rhs}}.png`, \
+         one panel per κ), `cost_vs_kappa_<scenario>.png`. Tidy data: \
          `errors.csv` (one row per run and quantity), `runs.csv`."
     );
     s

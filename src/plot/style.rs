@@ -1,0 +1,261 @@
+//! The one figure style: palette, markers, line patterns, font sizes, tick positions and tick
+//! labels. Every figure (line panels and heat maps) is drawn with these.
+
+use plotters::prelude::RGBColor;
+
+/// Okabe & Ito's colour-blind-safe palette ("Color Universal Design", 2008), ordered so that
+/// neighbouring indices differ most; index [`REFERENCE`] (black) is for references and limits.
+pub(crate) const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),   // blue
+    RGBColor(230, 159, 0),   // orange
+    RGBColor(0, 158, 115),   // bluish green
+    RGBColor(213, 94, 0),    // vermillion
+    RGBColor(204, 121, 167), // reddish purple
+    RGBColor(86, 180, 233),  // sky blue
+    RGBColor(0, 0, 0),       // black: references
+    RGBColor(240, 228, 66),  // yellow (weak on white: last)
+];
+
+/// The palette index of reference curves (limits, bounds, guides).
+pub const REFERENCE: usize = 6;
+
+pub(crate) fn colour(index: usize) -> RGBColor {
+    PALETTE[index % PALETTE.len()]
+}
+
+/// Marker shapes; series `i` has colour `i` and marker `i`, so series stay apart in grey print
+/// and for readers who confuse the palette's blue/sky-blue or orange/vermillion.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Shape {
+    Circle,
+    Square,
+    TriangleUp,
+    Diamond,
+    TriangleDown,
+    Pentagon,
+    Hexagon,
+    Star,
+}
+
+pub(crate) fn shape(index: usize) -> Shape {
+    const SHAPES: [Shape; 8] = [
+        Shape::Circle,
+        Shape::Square,
+        Shape::TriangleUp,
+        Shape::Diamond,
+        Shape::TriangleDown,
+        Shape::Pentagon,
+        Shape::Hexagon,
+        Shape::Star,
+    ];
+    SHAPES[index % SHAPES.len()]
+}
+
+/// Vertices of a marker of radius `r` around the origin (y down), `None` for a circle.
+pub(crate) fn shape_vertices(shape: Shape, r: f64) -> Option<Vec<(f64, f64)>> {
+    let polygon = |n: usize, start: f64, radius: &dyn Fn(usize) -> f64| -> Vec<(f64, f64)> {
+        (0..n)
+            .map(|k| {
+                let a = start + std::f64::consts::TAU * k as f64 / n as f64;
+                (radius(k) * a.cos(), radius(k) * a.sin())
+            })
+            .collect()
+    };
+    let up = -std::f64::consts::FRAC_PI_2;
+    Some(match shape {
+        Shape::Circle => return None,
+        Shape::Square => polygon(4, std::f64::consts::FRAC_PI_4, &|_| r * 1.2),
+        Shape::Diamond => polygon(4, up, &|_| r * 1.35),
+        Shape::TriangleUp => polygon(3, up, &|_| r * 1.4),
+        Shape::TriangleDown => polygon(3, -up, &|_| r * 1.4),
+        Shape::Pentagon => polygon(5, up, &|_| r * 1.2),
+        Shape::Hexagon => polygon(6, 0.0, &|_| r * 1.15),
+        Shape::Star => polygon(10, up, &|k| if k % 2 == 0 { r * 1.6 } else { r * 0.7 }),
+    })
+}
+
+/// Sizes in figure pixels.
+pub(crate) mod size {
+    pub const TITLE: f64 = 17.0;
+    pub const AXIS_LABEL: f64 = 15.0;
+    pub const TICK: f64 = 13.0;
+    pub const LEGEND: f64 = 13.0;
+    pub const CAPTION: f64 = 13.0;
+    pub const LINE: f64 = 2.0;
+    pub const MARKER: f64 = 3.6;
+    pub const TICK_LENGTH: f64 = 5.0;
+}
+
+/// Dash pattern (on, off, … in figure pixels) of a line style; empty: solid.
+pub(crate) fn dash_pattern(mark: super::Mark) -> &'static [f64] {
+    use super::Mark;
+    match mark {
+        Mark::Dashed => &[7.0, 4.0],
+        Mark::Dotted => &[2.0, 3.0],
+        Mark::DashDot => &[8.0, 3.0, 2.0, 3.0],
+        _ => &[],
+    }
+}
+
+const SUPERSCRIPT_DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+
+/// `n` in superscript digits, with a superscript minus: −6 → "⁻⁶".
+pub fn superscript(n: i64) -> String {
+    let mut s = String::new();
+    if n < 0 {
+        s.push('⁻');
+    }
+    for d in n.unsigned_abs().to_string().bytes() {
+        s.push(SUPERSCRIPT_DIGITS[usize::from(d - b'0')]);
+    }
+    s
+}
+
+/// A number for a tick or a legend: plain between 10⁻³ and 10⁴, `m×10ⁿ` outside, with a true
+/// minus sign; `decimals` digits after the point (plain form) or in the mantissa.
+pub fn format_number(v: f64, decimals: usize) -> String {
+    let minus = |s: String| s.replacen('-', "−", 1);
+    let a = v.abs();
+    if v == 0.0 || (1e-3..1e4).contains(&a) {
+        return minus(format!("{v:.decimals$}"));
+    }
+    let e = a.log10().floor() as i64;
+    let m = v / 10f64.powi(e as i32);
+    let mantissa = format!("{m:.decimals$}");
+    let trimmed = if mantissa.contains('.') {
+        mantissa.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &mantissa
+    };
+    if trimmed == "1" {
+        format!("10{}", superscript(e))
+    } else if trimmed == "-1" {
+        format!("−10{}", superscript(e))
+    } else {
+        minus(format!("{trimmed}×10{}", superscript(e)))
+    }
+}
+
+/// A parameter value as a person writes it, with its shortest digits: 2, 1.3, −1, 10⁻⁶,
+/// 3.2×10⁻⁴.
+pub fn format_value(v: f64) -> String {
+    let a = v.abs();
+    if v == 0.0 || !v.is_finite() || (1e-3..1e4).contains(&a) {
+        return format!("{v}").replacen('-', "−", 1);
+    }
+    let s = format!("{v:e}");
+    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let e: i64 = e.parse().unwrap_or(0);
+    match m {
+        "1" => format!("10{}", superscript(e)),
+        "-1" => format!("−10{}", superscript(e)),
+        m => format!("{}×10{}", m.replacen('-', "−", 1), superscript(e)),
+    }
+}
+
+/// Ticks of a log axis over log10 values [lo, hi]: (log10 value, label). Decades as 10ⁿ (every
+/// k-th decade when there are many); within less than two decades also 2 and 5 × 10ⁿ.
+pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
+    let (first, last) = (lo.ceil() as i64, hi.floor() as i64);
+    let decades = last - first + 1;
+    if decades >= 2 {
+        let step = [1, 2, 3, 4, 5, 10, 20]
+            .into_iter()
+            .find(|s| decades / s <= 7)
+            .unwrap_or(50);
+        return (first..=last)
+            .filter(|e| e.rem_euclid(step) == 0)
+            .map(|e| (e as f64, format!("10{}", superscript(e))))
+            .collect();
+    }
+    for mantissas in [
+        &[1.0, 2.0, 5.0][..],
+        &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
+    ] {
+        let ticks: Vec<(f64, String)> = (lo.floor() as i64..=hi.ceil() as i64)
+            .flat_map(|e| mantissas.iter().map(move |m| m * 10f64.powi(e as i32)))
+            .filter(|v| (lo..=hi).contains(&v.log10()))
+            .map(|v| (v.log10(), format_number(v, 0)))
+            .collect();
+        if ticks.len() >= 3 || mantissas.len() == 9 {
+            return ticks;
+        }
+    }
+    Vec::new()
+}
+
+/// Ticks of a linear axis: 4–8 values at a step of 1, 2 or 5 × 10ⁿ, labelled with the digits
+/// the step needs.
+pub(crate) fn linear_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
+    if hi <= lo || hi.is_nan() || lo.is_nan() {
+        return Vec::new();
+    }
+    let raw = (hi - lo) / 6.0;
+    let e = raw.log10().floor();
+    let unit = 10f64.powf(e);
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * unit)
+        .find(|s| (hi - lo) / s <= 8.0)
+        .unwrap_or(10.0 * unit);
+    let decimals = (-(step.log10() - 1e-9).floor()).max(0.0) as usize;
+    let magnitude = lo.abs().max(hi.abs());
+    let scientific = !(1e-3..1e4).contains(&magnitude);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last)
+        .map(|k| {
+            let v = k as f64 * step;
+            let label = if k == 0 {
+                "0".to_string()
+            } else if scientific {
+                // Mantissa digits: those the step needs relative to the value's own decade.
+                let digits = (v.abs().log10().floor() - step.log10().floor()).max(0.0) as usize;
+                format_number(v, digits)
+            } else {
+                format!("{v:.decimals$}").replacen('-', "−", 1)
+            };
+            (v, label)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn powers_of_ten_are_superscripts() {
+        assert_eq!(superscript(-6), "⁻⁶");
+        assert_eq!(superscript(12), "¹²");
+        assert_eq!(format_number(1e-6, 1), "10⁻⁶");
+        assert_eq!(format_number(3.2e-4, 1), "3.2×10⁻⁴");
+        assert_eq!(format_number(-0.25, 2), "−0.25");
+        assert_eq!(format_number(79.0, 0), "79");
+        assert_eq!(format_value(1e-10), "10⁻¹⁰");
+        assert_eq!(format_value(-3.2e-4), "−3.2×10⁻⁴");
+        assert_eq!(format_value(1.3), "1.3");
+    }
+
+    #[test]
+    fn log_ticks_are_decades_or_mantissas_within_range() {
+        let t = log_ticks(-12.3, -0.7);
+        assert!(t.len() <= 8 && t.len() >= 3, "{t:?}");
+        assert!(t
+            .iter()
+            .all(|(v, l)| *v == v.round() && l.starts_with("10")));
+        let t = log_ticks(-3.2, -2.5);
+        assert!(t.len() >= 2, "{t:?}");
+        assert!(t.iter().all(|(v, _)| (-3.2..=-2.5).contains(v)));
+    }
+
+    #[test]
+    fn linear_ticks_cover_the_range_with_a_round_step() {
+        let t = linear_ticks(0.62, 1.78);
+        assert!((4..=8).contains(&t.len()), "{t:?}");
+        assert_eq!(t[0].1, "0.8");
+        let t = linear_ticks(-2e-6, 3e-6);
+        assert!(t.iter().any(|(_, l)| l == "0"));
+        assert!(t.iter().any(|(_, l)| l.contains("×10⁻⁶")), "{t:?}");
+    }
+}
