@@ -36,7 +36,7 @@ pub enum SimError {
         last: String,
     },
     /// The initial state lies outside the model's domain of validity.
-    #[error("the initial state is outside the model's domain: {quantity} = {value:e}, must be > 0 ({meaning}); choose an initial state inside it")]
+    #[error("the initial state is outside the model's domain: {quantity} = {}, must be > 0 ({meaning}); choose an initial state inside it", number_text(*.value))]
     OutsideDomain {
         quantity: &'static str,
         meaning: &'static str,
@@ -131,7 +131,7 @@ pub fn require_rtol(field: &str, value: f64) -> Result<f64, SimError> {
     if value >= LARGEST_RTOL {
         return Err(SimError::invalid(
             field,
-            format!("{value:e}"),
+            number_text(value),
             "must be < 0.1: a relative error of 10% or more is no measurement (at rtol 0.1 the rod's v_out is already 14% off, and beyond it the error control stops acting); see docs/tolerances.md, \"Resolution limits\"",
         ));
     }

@@ -25,7 +25,7 @@ pub fn require_resolvable_kappa(field: &str, value: f64) -> Result<f64, SimError
     if value < SMALLEST_KAPPA {
         return Err(SimError::invalid(
             field,
-            format!("{value:e}"),
+            crate::error::number_text(value),
             &format!(
                 "must be >= {SMALLEST_KAPPA:e}: below it double precision cannot resolve the contact's shortest phase, which lasts O(κ) and starts at an event of one lasting O(√κ) (the rod's reverse slip, 0.158 κ after a stick of 2.02 √κ, is off by 3e-3 at κ = 1e-26 and vanishes at 1e-30); see docs/tolerances.md, \"Resolution limits\""
             ),
