@@ -142,7 +142,7 @@ impl HeatMap {
             for (i, n) in names.iter().enumerate() {
                 out.push(Entry {
                     label: n.clone(),
-                    mark: Mark::Swatch,
+                    mark: Mark::Tile,
                     colour: i,
                     hollow: false,
                 });

@@ -31,8 +31,12 @@ pub enum Mark {
     Dotted,
     /// Dash–dot: with `Dashed` and `Dotted` a third style, e.g. for the other bound of a pair.
     DashDot,
-    /// Nothing in the panel, a filled square in the legend: names the colour of a shaded band.
+    /// Nothing in the panel, a filled square in the legend: names the colour of a shaded band
+    /// (drawn with the band's transparency).
     Swatch,
+    /// Nothing in the panel, an opaque filled square in the legend: names a category's colour
+    /// in a heatmap, drawn as opaque as its cells.
+    Tile,
 }
 
 #[derive(Clone, Debug)]

@@ -99,11 +99,12 @@ where
     let c = style::colour(e.colour);
     let (x, y) = at;
     let mid = (x + SAMPLE_W / 2.0, y);
-    if e.mark == Mark::Swatch {
+    if matches!(e.mark, Mark::Swatch | Mark::Tile) {
+        let alpha = if e.mark == Mark::Swatch { BAND_ALPHA } else { 1.0 };
         return cv.rect(
             (x + 2.0, y - 6.0),
             (x + SAMPLE_W - 2.0, y + 6.0),
-            c.mix(BAND_ALPHA).filled(),
+            c.mix(alpha).filled(),
         );
     }
     if !matches!(e.mark, Mark::Markers) {
