@@ -5,6 +5,7 @@
 //! [`Model`] and one variant below (README, "Adding a mechanical system").
 
 pub mod basin;
+pub mod klarbring;
 pub mod mode_table;
 pub mod planar;
 pub mod rod;
@@ -34,6 +35,7 @@ pub enum Experiment {
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<SweepSpec<spring_particle::SpringParticle>>),
     SchmidMielke(Box<schmid_mielke::spec::SmSpec>),
+    Klarbring(Box<klarbring::KlarbringPlan>),
 }
 
 /// Apply `$body` to the experiment's plan, whatever its type.
@@ -48,13 +50,15 @@ macro_rules! with_plan {
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
             Experiment::SchmidMielke($plan) => $body,
+            Experiment::Klarbring($plan) => $body,
         }
     };
 }
 
 /// The names `model = …` accepts.
-const MODEL_NAMES: [&str; 4] = [
+const MODEL_NAMES: [&str; 5] = [
     rod::sweep::Rod::NAME,
+    klarbring::Klarbring::NAME,
     spring_particle::SpringParticle::NAME,
     schmid_mielke::spec::NAME,
     planar::Planar::NAME,
@@ -112,6 +116,9 @@ impl Experiment {
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
                 SweepSpec::parse(text).map(|s| Experiment::SpringParticle(Box::new(s)))
             }
+            Some(toml::Value::String(name)) if name == klarbring::Klarbring::NAME => {
+                klarbring::KlarbringPlan::parse(text).map(|s| Experiment::Klarbring(Box::new(s)))
+            }
             Some(toml::Value::String(name)) if name == schmid_mielke::spec::NAME => {
                 schmid_mielke::spec::SmSpec::parse(text)
                     .map(|s| Experiment::SchmidMielke(Box::new(s)))
@@ -149,6 +156,7 @@ impl Experiment {
             }
             Experiment::SpringParticle(spec) => report_sweep(spec, dir),
             Experiment::SchmidMielke(spec) => schmid_mielke::report::write_report(spec, dir),
+            Experiment::Klarbring(plan) => report_sweep(&plan.spec, dir),
         }
     }
 }
