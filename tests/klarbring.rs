@@ -3,7 +3,10 @@
 //! klarbring_2d/3d, with agreement between tolerances (docs/klarbring.md).
 
 use rigid_limit::compliant::cone::ConeMode;
-use rigid_limit::compliant::spatial::{RunSettings, SpatialRun};
+use rigid_limit::compliant::normal::NormalCompliance;
+use rigid_limit::compliant::spatial::{
+    simulate_spatial, RunSettings, SpatialContactProblem, SpatialEvent, SpatialRun,
+};
 use rigid_limit::hybrid::Named;
 use rigid_limit::integrate::{IntegratorKind, Tolerances};
 use rigid_limit::model::ContactSystem;
@@ -301,4 +304,61 @@ fn klarbring_3d_rigid_sequence() {
             "slip", "stop", "slip", "liftoff", "impact", "impact", "impact",
         ],
     );
+}
+
+/// The compliant spatial formulation on the slide → lift-off case, 2D and on a line in 3D, at
+/// κ = 1e-6 from the quasi-static penetration: its lift-off within 10κ of the closed form.
+#[test]
+fn compliant_slide_lifts_off_within_ten_kappa_of_the_rigid_time() {
+    let kappa = 1e-6;
+    let kk: f64 = 0.14;
+    let t_lift = (1.0 + 1.25 / (0.4 / kk)).acosh() / kk.sqrt();
+    let k2 = KlarbringParticle::new(
+        [[2.0, 0.8], [0.8, 0.5]],
+        [constant(1.0), constant(1.2)],
+        "K",
+    )
+    .unwrap();
+    let p2 = SpatialContactProblem::<_, 2, 1> {
+        system: &k2,
+        compliance: NormalCompliance::linear_spring(kappa),
+        mu: 0.8,
+    };
+    let y0 = p2.initial_state(&[1.0 / (2.0 + 1.0 / kappa), 0.0], &[0.0; 2]);
+    let r = simulate_spatial(&p2, &y0, &settings(6.0, 1e-10, vec![]), None).unwrap();
+    let lift = r
+        .events
+        .iter()
+        .find(|e| e.event == SpatialEvent::ContactOpens)
+        .unwrap();
+    assert!(
+        (lift.t - t_lift).abs() < 10.0 * kappa,
+        "2D: {}",
+        lift.t - t_lift
+    );
+    let k3 = KlarbringParticle::new(
+        [[2.0, 0.8, 0.0], [0.8, 0.5, 0.0], [0.0, 0.0, 1.0]],
+        [constant(1.0), constant(1.2), constant(0.0)],
+        "K",
+    )
+    .unwrap();
+    let p3 = SpatialContactProblem::<_, 3, 2> {
+        system: &k3,
+        compliance: NormalCompliance::linear_spring(kappa),
+        mu: 0.8,
+    };
+    let y0 = p3.initial_state(&[1.0 / (2.0 + 1.0 / kappa), 0.0, 0.0], &[0.0; 3]);
+    let r = simulate_spatial(&p3, &y0, &settings(6.0, 1e-10, vec![]), None).unwrap();
+    let lift = r
+        .events
+        .iter()
+        .find(|e| e.event == SpatialEvent::ContactOpens)
+        .unwrap();
+    // The 3D slide starts at |V_T| = 1e-9 (cone::SLIP_SEED): a shift far below 10κ.
+    assert!(
+        (lift.t - t_lift).abs() < 10.0 * kappa,
+        "3D: {}",
+        lift.t - t_lift
+    );
+    assert!(lift.y_before[2].abs() < 1e-12, "off the line");
 }

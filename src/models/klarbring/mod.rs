@@ -257,25 +257,29 @@ impl Plan for KlarbringPlan {
     fn spec_json(&self) -> serde_json::Value {
         self.spec.spec_json()
     }
-    /// paths.csv: the rigid path and the compliant one at the largest κ, for the figures.
+    /// paths.csv: the rigid path and the compliant one at the largest κ whose run completes,
+    /// for the figures.
     fn after_run(&self, dir: &Path) -> Result<(), RunError> {
         let Some(&integrator) = self.spec.solver.integrators.first() else {
             return Ok(());
         };
-        let kappa = (self.spec.params.method == Method::Compliant)
-            .then(|| self.spec.sweep.kappa.values()[0]);
         let tolerances = Tolerances {
             rtol: self.spec.solver.rtol,
             atol: self.spec.solver.atol,
         };
-        let text = run::paths_csv(
-            &self.spec.params,
-            kappa,
-            integrator,
-            tolerances,
-            guards(&self.spec),
-        )
-        .map_err(|e| RunError::Io {
+        let p = &self.spec.params;
+        let ladder = match p.method {
+            Method::Compliant => self.spec.sweep.kappa.values(),
+            _ => Vec::new(),
+        };
+        let mut result = Err(SimError::invalid("paths", "", "no run"));
+        for kappa in ladder.into_iter().map(Some).chain([None]) {
+            result = run::paths_csv(p, kappa, integrator, tolerances, guards(&self.spec));
+            if result.is_ok() {
+                break;
+            }
+        }
+        let text = result.map_err(|e| RunError::Io {
             path: dir.join("paths.csv").display().to_string(),
             source: std::io::Error::other(e.to_string()),
         })?;
