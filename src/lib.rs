@@ -21,3 +21,4 @@ pub mod model;
 pub mod models;
 pub mod output;
 pub mod plot;
+pub mod rigid;

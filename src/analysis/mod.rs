@@ -4,3 +4,4 @@
 
 pub mod extrapolate;
 pub mod fit;
+pub mod trajectory;

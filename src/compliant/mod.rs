@@ -28,11 +28,13 @@
 //! ([`PlanarContactSystem::validity_margins`]) are the formulation's domain: the first to fall
 //! to zero ends the run with an error.
 
+pub mod cone;
 pub mod coulomb;
 pub mod normal;
 pub mod outcome;
 pub mod record;
 mod simulate;
+pub mod spatial;
 
 pub use simulate::{
     simulate, EndCondition, SimulationOptions, DEFAULT_MAX_EVENTS, DEFAULT_MAX_STEPS,
@@ -224,17 +226,13 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
     /// `atol` for every component, times κ for the coordinates along the contact normal (and
     /// the tangent, if `tangential`) and √κ for their rates.
     fn contact_scaled_tolerances(&self, atol: f64, tangential: bool) -> Vec<f64> {
-        let mut out = vec![atol; self.state_len()];
-        for i in 0..N {
-            let mut e = [0.0; N];
-            e[i] = 1.0;
-            let k = self.system.contact_kinematics(&e, &[0.0; N]);
-            if k.normal[i] != 0.0 || (tangential && k.tangential[i] != 0.0) {
-                out[i] *= self.compliance.kappa.min(1.0);
-                out[N + i] *= self.compliance.time_scale().min(1.0);
-            }
-        }
-        out
+        self.compliance
+            .contact_scaled_tolerances::<N>(atol, self.state_len(), |i| {
+                let mut e = [0.0; N];
+                e[i] = 1.0;
+                let k = self.system.contact_kinematics(&e, &[0.0; N]);
+                k.normal[i] != 0.0 || (tangential && k.tangential[i] != 0.0)
+            })
     }
 
     /// Forces of `mode` at state `y`.

@@ -81,6 +81,24 @@ impl NormalCompliance {
         penetration + penetration_rate.scale(self.damping * self.kappa.sqrt())
     }
 
+    /// Absolute tolerances of a state `[q (N), q̇ (N), …]` of length `len`: `atol` for every
+    /// component, times min(κ, 1) for the coordinates `q_i` with `scaled(i)` (those along the
+    /// contact normal) and min(√κ, 1) for their rates: an impact grows from a seed δ ~ κ,
+    /// δ̇ ~ √κ (docs/tolerances.md, "How the harness scales atol").
+    pub fn contact_scaled_tolerances<const N: usize>(
+        &self,
+        atol: f64,
+        len: usize,
+        scaled: impl Fn(usize) -> bool,
+    ) -> Vec<f64> {
+        let mut out = vec![atol; len];
+        for i in (0..N).filter(|&i| scaled(i)) {
+            out[i] *= self.kappa.min(1.0);
+            out[N + i] *= self.time_scale().min(1.0);
+        }
+        out
+    }
+
     /// Elastic energy δ²/(2κ) stored in the spring.
     pub fn elastic_energy(&self, penetration: f64) -> f64 {
         penetration * penetration / (2.0 * self.kappa)

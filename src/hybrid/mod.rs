@@ -172,6 +172,42 @@ pub trait Observer<H: HybridSystem> {
 
 impl<H: HybridSystem> Observer<H> for () {}
 
+/// An observer that keeps the states at the output times and the state before every
+/// transition (its reset not applied): what a comparison of trajectories needs.
+#[derive(Clone, Debug)]
+pub struct Recording<M, E> {
+    /// (t, mode, y) at each of [`RunControl::output_times`] reached.
+    pub outputs: Vec<(f64, M, Vec<f64>)>,
+    /// (t, event, y before the reset) at each switching event.
+    pub transitions: Vec<(f64, E, Vec<f64>)>,
+}
+
+impl<M, E> Default for Recording<M, E> {
+    fn default() -> Self {
+        Recording {
+            outputs: Vec::new(),
+            transitions: Vec::new(),
+        }
+    }
+}
+
+impl<H: HybridSystem> Observer<H> for Recording<H::Mode, H::Event> {
+    fn output(&mut self, _sys: &H, t: f64, mode: H::Mode, y: &[f64]) {
+        self.outputs.push((t, mode, y.to_vec()));
+    }
+    fn transition(
+        &mut self,
+        _sys: &H,
+        t: f64,
+        _from: H::Mode,
+        event: H::Event,
+        _to: H::Mode,
+        y: &[f64],
+    ) {
+        self.transitions.push((t, event, y.to_vec()));
+    }
+}
+
 /// When a run ends.
 #[derive(Clone, Copy, Debug)]
 pub enum Until<M> {

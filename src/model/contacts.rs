@@ -97,6 +97,40 @@ impl<S: Real, const D: usize, const K: usize> Delassus<S, D, K> {
     }
 }
 
+/// The generalised acceleration `q̈ = M⁻¹(f + F(t) + Jᵀλ)` under the contact forces `λ`, given
+/// in the row order of [`Delassus`] (contact k's normal, then its D tangents).
+pub fn generalized_accel<
+    S: Real,
+    Sys: ContactSystem<N, D, K>,
+    const N: usize,
+    const D: usize,
+    const K: usize,
+>(
+    sys: &Sys,
+    t: S,
+    q: &[S; N],
+    qdot: &[S; N],
+    forces: &[S],
+) -> [S; N] {
+    let mut f = sys.generalized_force(q, qdot);
+    if !sys.is_autonomous() {
+        for (fi, li) in f.iter_mut().zip(sys.external_load(t)) {
+            *fi = *fi + li;
+        }
+    }
+    for (k, fr) in sys.contact_frames(q, qdot).iter().enumerate() {
+        let base = k * (1 + D);
+        for (i, fi) in f.iter_mut().enumerate() {
+            let mut total = forces[base] * fr.normal[i];
+            for j in 0..D {
+                total = total + forces[base + 1 + j] * fr.tangents[j][i];
+            }
+            *fi = *fi + total;
+        }
+    }
+    cholesky_solve(&cholesky(&sys.mass_matrix(q)), &f)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

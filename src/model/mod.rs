@@ -20,9 +20,10 @@
 pub mod consistency;
 pub mod contacts;
 pub mod iwc;
+pub mod jet;
 pub mod scalar;
 
-pub use contacts::{ContactFrame, ContactSystem, Delassus};
+pub use contacts::{generalized_accel, ContactFrame, ContactSystem, Delassus};
 pub use scalar::{Dual, Real};
 
 /// Where the contact point is and how it moves, at one configuration.

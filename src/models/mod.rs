@@ -5,6 +5,7 @@
 //! [`Model`] and one variant below (README, "Adding a mechanical system").
 
 pub mod basin;
+pub mod klarbring;
 pub mod mode_table;
 pub mod planar;
 pub mod rod;
@@ -34,6 +35,7 @@ pub enum Experiment {
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<SweepSpec<spring_particle::SpringParticle>>),
     SchmidMielke(Box<schmid_mielke::spec::SmSpec>),
+    Klarbring(Box<klarbring::KlarbringPlan>),
 }
 
 /// Apply `$body` to the experiment's plan, whatever its type.
@@ -48,16 +50,22 @@ macro_rules! with_plan {
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
             Experiment::SchmidMielke($plan) => $body,
+            Experiment::Klarbring($plan) => $body,
         }
     };
 }
 
 /// The names `model = …` accepts, with what each system is (for `rigid-limit list`).
-pub const MODELS: [(&str, &str); 4] = [
+pub const MODELS: [(&str, &str); 5] = [
     (
         rod::sweep::Rod::NAME,
         "the Painlevé rod on a compliant contact (Zhao–Liu–Chen–Brogliato 2015); analyses \
          mode_table and liftoff_iwc_basin (Champneys–Várkonyi 2016)",
+    ),
+    (
+        klarbring::Klarbring::NAME,
+        "Klarbring's particle in 2D/3D with spatial Coulomb contact (Ballard–Basseville 2005): \
+         compliant or the rigid event-driven reference (impacts as resets)",
     ),
     (
         spring_particle::SpringParticle::NAME,
@@ -127,6 +135,9 @@ impl Experiment {
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
                 SweepSpec::parse(text).map(|s| Experiment::SpringParticle(Box::new(s)))
             }
+            Some(toml::Value::String(name)) if name == klarbring::Klarbring::NAME => {
+                klarbring::KlarbringPlan::parse(text).map(|s| Experiment::Klarbring(Box::new(s)))
+            }
             Some(toml::Value::String(name)) if name == schmid_mielke::spec::NAME => {
                 schmid_mielke::spec::SmSpec::parse(text)
                     .map(|s| Experiment::SchmidMielke(Box::new(s)))
@@ -164,6 +175,7 @@ impl Experiment {
             }
             Experiment::SpringParticle(spec) => report_sweep(spec, dir),
             Experiment::SchmidMielke(spec) => schmid_mielke::report::write_report(spec, dir),
+            Experiment::Klarbring(plan) => report_sweep(&plan.spec, dir),
         }
     }
 }

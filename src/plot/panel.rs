@@ -100,7 +100,11 @@ where
     let (x, y) = at;
     let mid = (x + SAMPLE_W / 2.0, y);
     if matches!(e.mark, Mark::Swatch | Mark::Tile) {
-        let alpha = if e.mark == Mark::Swatch { BAND_ALPHA } else { 1.0 };
+        let alpha = if e.mark == Mark::Swatch {
+            BAND_ALPHA
+        } else {
+            1.0
+        };
         return cv.rect(
             (x + 2.0, y - 6.0),
             (x + SAMPLE_W - 2.0, y + 6.0),

@@ -1,0 +1,498 @@
+//! Spatial Coulomb contact, compliant: the penalty normal law of [`super::normal`] with exact
+//! Coulomb friction in D = 1 or 2 tangential directions, on any [`ContactSystem`] with one
+//! contact, beside the planar formulation of [`super::ContactProblem`] (docs/klarbring.md,
+//! "Compliant spatial formulation").
+//!
+//! ODE state (length 2N + 1 + D): `[q (N), q̇ (N), τ, ê (D)]`: global time τ (the load F(τ))
+//! and the stored slip direction ê ([`super::cone`]).
+//!
+//! | mode  | forces                                                   | events (crossing)                          |
+//! |-------|----------------------------------------------------------|--------------------------------------------|
+//! | free  | none                                                     | contact closes: min(δ, κF_n) ↑ 0           |
+//! | stick | F_n = δ/κ + c_d δ̇/√κ; λ_T from W_TT λ_T = −(a_T + W_TN F_n) | opens: κF_n ↓ 0; stick breaks: μ²F_n² − ‖λ_T‖² ↓ 0 |
+//! | slide | F_n as above; λ_T = −μ F_n V̂_T                           | opens: κF_n ↓ 0; slip stops (cone::stop_function) ↓ 0 |
+//!
+//! The normal law is never adhesive: the contact opens when F_n reaches 0. Transitions: opens →
+//! free; closes → a slide along V̂_T, or the mode at rest when V_T = 0; stick breaks → slide
+//! along g_T/|g_T| = −λ_T/|λ_T| at the onset instant; slip stops → V_T = 0 (a tangential
+//! impulse of size |ṙ|τ_stop, see cone::STOP_LEAD_TIME) and the mode at rest
+//! ([`super::cone::mode_at_rest`]).
+
+use super::cone::{self, ConeMode};
+use super::normal::NormalCompliance;
+use crate::error::SimError;
+use crate::hybrid::{
+    check_tolerances, run_hybrid, Crossing, HybridSystem, Named, Recording, RunControl, Trace,
+    Until,
+};
+use crate::integrate::{IntegratorKind, Tolerances};
+use crate::model::{cholesky, cholesky_solve, generalized_accel, ContactSystem, Delassus, Real};
+use serde::Serialize;
+
+/// Events of the compliant spatial contact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SpatialEvent {
+    ContactOpens,
+    ContactCloses,
+    StickBreaks,
+    SlipStops,
+}
+
+impl Named for SpatialEvent {
+    fn name(&self) -> &'static str {
+        match self {
+            SpatialEvent::ContactOpens => "contact_opens",
+            SpatialEvent::ContactCloses => "contact_closes",
+            SpatialEvent::StickBreaks => "slip",
+            SpatialEvent::SlipStops => "stop",
+        }
+    }
+}
+
+/// Offset of the global time τ in a spatial state `[q, q̇, τ, ê]`.
+pub const fn time_index(n: usize) -> usize {
+    2 * n
+}
+/// Offset of the stored slip direction ê.
+pub const fn direction_index(n: usize) -> usize {
+    2 * n + 1
+}
+
+/// A contact system with one compliant frictional contact of D tangents.
+pub struct SpatialContactProblem<'a, Sys, const N: usize, const D: usize> {
+    pub system: &'a Sys,
+    pub compliance: NormalCompliance,
+    /// Coulomb coefficient μ ≥ 0 (static = kinetic).
+    pub mu: f64,
+}
+
+/// What the spatial formulations share: their states `[q, q̇, τ, ê]` and the time from a
+/// located stop to r = 0.
+pub trait SpatialFormulation: HybridSystem<Mode = ConeMode> {
+    /// The time from the located `event` at `y` (before its reset) to the instant it stands
+    /// for: r/(−ṙ) for a two-tangent stop (cone::stop_delay), else 0.
+    fn event_delay(&self, event: Self::Event, y: &[f64]) -> f64;
+}
+
+fn split<S: Real, const N: usize>(y: &[S]) -> ([S; N], [S; N]) {
+    (
+        std::array::from_fn(|i| y[i]),
+        std::array::from_fn(|i| y[N + i]),
+    )
+}
+
+/// The stored slip direction of `y`, as plain numbers (its derivative is zero in every mode).
+pub fn stored_direction<S: Real, const N: usize, const D: usize>(y: &[S]) -> [f64; D] {
+    std::array::from_fn(|j| y[direction_index(N) + j].value())
+}
+
+/// Gap, gap rate and tangential velocities of the single contact of `sys` at `y`.
+pub fn contact_velocities<S: Real, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>(
+    sys: &Sys,
+    y: &[S],
+) -> (S, S, [S; D]) {
+    let (q, qdot) = split::<S, N>(y);
+    let [fr] = sys.contact_frames(&q, &qdot);
+    let dot = |a: &[S; N]| (0..N).fold(S::zero(), |s, i| s + a[i] * qdot[i]);
+    (
+        fr.gap,
+        dot(&fr.normal),
+        std::array::from_fn(|j| dot(&fr.tangents[j])),
+    )
+}
+
+/// q̇ += M⁻¹ Jᵀ P for the contact impulse `impulse = [P_N, P_T…]` (computed as M⁻¹(JᵀP)
+/// itself, so that a particle's V_T = 0 after [`clear_tangential_velocity`] is exactly 0).
+pub fn apply_impulse<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>(
+    sys: &Sys,
+    y: &mut [f64],
+    impulse: &[f64],
+) {
+    let (q, qdot) = split::<f64, N>(y);
+    let [fr] = sys.contact_frames(&q, &qdot);
+    let jtp: [f64; N] = std::array::from_fn(|i| {
+        impulse[0] * fr.normal[i]
+            + (0..D)
+                .map(|j| impulse[1 + j] * fr.tangents[j][i])
+                .sum::<f64>()
+    });
+    let dqdot = cholesky_solve(&cholesky(&sys.mass_matrix(&q)), &jtp);
+    for i in 0..N {
+        y[N + i] += dqdot[i];
+    }
+}
+
+/// Set V_T = 0 by the tangential impulse −W_TT⁻¹ V_T (diagonal W_TT: the decoupled frames of
+/// a particle).
+pub fn clear_tangential_velocity<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>(
+    sys: &Sys,
+    y: &mut [f64],
+) {
+    let (_, _, v) = contact_velocities::<f64, Sys, N, D>(sys, y);
+    let (q, qdot) = split::<f64, N>(y);
+    let d: Delassus<f64, D, 1> = Delassus::at_time(sys, y[time_index(N)], &q, &qdot);
+    let mut impulse = vec![0.0; 1 + D];
+    for j in 0..D {
+        impulse[1 + j] = -v[j] / d.entry(0, 1 + j, 0, 1 + j);
+    }
+    apply_impulse(sys, y, &impulse);
+}
+
+/// Start a slide from V_T = 0 along `e`: V_T = [`cone::SLIP_SEED`]·ê with two tangents (a
+/// tangential impulse; diagonal W_TT), nothing with one.
+pub fn seed_slip<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>(
+    sys: &Sys,
+    y: &mut [f64],
+    e: &[f64; D],
+) {
+    if D == 1 {
+        return;
+    }
+    let (q, qdot) = split::<f64, N>(y);
+    let d: Delassus<f64, D, 1> = Delassus::at_time(sys, y[time_index(N)], &q, &qdot);
+    let mut impulse = vec![0.0; 1 + D];
+    for j in 0..D {
+        impulse[1 + j] = cone::SLIP_SEED * e[j] / d.entry(0, 1 + j, 0, 1 + j);
+    }
+    apply_impulse(sys, y, &impulse);
+}
+
+impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
+    SpatialContactProblem<'a, Sys, N, D>
+{
+    /// Length of the ODE state.
+    pub fn state_len(&self) -> usize {
+        2 * N + 1 + D
+    }
+
+    /// Penetration δ = −gap and its rate.
+    fn penetration<S: Real>(&self, y: &[S]) -> (S, S) {
+        let (gap, rate, _) = contact_velocities::<S, Sys, N, D>(self.system, y);
+        (-gap, -rate)
+    }
+
+    /// The contact forces `[F_n, λ_T…]` of `mode` at `y`, and the tangential accelerations.
+    pub fn contact_forces<S: Real>(&self, mode: ConeMode, y: &[S]) -> (Vec<S>, [S; D]) {
+        let (q, qdot) = split::<S, N>(y);
+        let d: Delassus<S, D, 1> = Delassus::at_time(self.system, y[time_index(N)], &q, &qdot);
+        let (delta, rate) = self.penetration(y);
+        let normal = match mode {
+            ConeMode::Free => S::zero(),
+            _ => self.compliance.closed_contact_force(delta, rate),
+        };
+        let mut forces = vec![normal];
+        match mode {
+            ConeMode::Free => forces.extend((0..D).map(|_| S::zero())),
+            ConeMode::Stick => {
+                // W_TT λ_T = −(a_T + W_TN F_n): the tangential accelerations vanish.
+                let w: Vec<S> = (0..D)
+                    .flat_map(|a| (0..D).map(move |b| (a, b)))
+                    .map(|(a, b)| d.entry(0, 1 + a, 0, 1 + b))
+                    .collect();
+                let rhs: Vec<S> = (0..D)
+                    .map(|a| -(d.free_all[1 + a] + d.entry(0, 1 + a, 0, 0) * normal))
+                    .collect();
+                forces.extend(cone::solve_spd(&w, &rhs));
+            }
+            ConeMode::Slide => {
+                let (_, _, v) = contact_velocities::<S, Sys, N, D>(self.system, y);
+                let e = cone::slip_unit(&v, &stored_direction::<S, N, D>(y));
+                forces.extend(e.iter().map(|&ej| -(normal * ej).scale(self.mu)));
+            }
+        }
+        let accel = std::array::from_fn(|j| {
+            (0..=D).fold(d.free_all[1 + j], |s, b| {
+                s + d.entry(0, 1 + j, 0, b) * forces[b]
+            })
+        });
+        (forces, accel)
+    }
+
+    /// The vector field of `mode`.
+    pub fn vector_field<S: Real>(&self, mode: ConeMode, y: &[S], dy: &mut [S]) {
+        let (q, qdot) = split::<S, N>(y);
+        let (forces, _) = self.contact_forces(mode, y);
+        let accel = generalized_accel(self.system, y[time_index(N)], &q, &qdot, &forces);
+        dy[..N].copy_from_slice(&qdot);
+        dy[N..2 * N].copy_from_slice(&accel);
+        dy[time_index(N)] = S::cst(1.0);
+        for j in 0..D {
+            dy[direction_index(N) + j] = S::zero();
+        }
+    }
+
+    /// The slide's stop function at `y`, with r and ṙ.
+    pub fn slip_stop<S: Real>(&self, y: &[S]) -> (S, S, S) {
+        let (_, _, v) = contact_velocities::<S, Sys, N, D>(self.system, y);
+        let e = stored_direction::<S, N, D>(y);
+        let speed = cone::slip_speed(&v, &e);
+        let (_, accel) = self.contact_forces(ConeMode::Slide, y);
+        let unit = cone::slip_unit(&v, &e);
+        let rate = (0..D).fold(S::zero(), |s, j| s + unit[j] * accel[j]);
+        (cone::stop_function::<S, D>(speed, rate), speed, rate)
+    }
+
+    /// The value of `event`'s function at `y`.
+    pub fn event_value<S: Real>(&self, event: SpatialEvent, y: &[S]) -> S {
+        let (delta, rate) = self.penetration(y);
+        match event {
+            SpatialEvent::ContactOpens => self.compliance.release_function(delta, rate),
+            SpatialEvent::ContactCloses => {
+                // The contact is closed iff δ > 0 and F_n > 0.
+                let release = self.compliance.release_function(delta, rate);
+                if release.value() < delta.value() {
+                    release
+                } else {
+                    delta
+                }
+            }
+            SpatialEvent::StickBreaks => {
+                let (f, _) = self.contact_forces(ConeMode::Stick, y);
+                cone::cone_margin(self.mu, &f)
+            }
+            SpatialEvent::SlipStops => self.slip_stop(y).0,
+        }
+    }
+
+    /// The mode of a closed contact with V_T = 0 at `y` ([`cone::mode_at_rest`]).
+    pub fn mode_at_rest(&self, y: &[f64]) -> (ConeMode, [f64; D]) {
+        cone::mode_at_rest(
+            y,
+            self.mu,
+            |yj, dyj| self.vector_field(ConeMode::Stick, yj, dyj),
+            |yj| self.contact_forces(ConeMode::Stick, yj).0,
+            stored_direction::<f64, N, D>(y),
+        )
+    }
+
+    /// The mode at `y` and its slip direction: free unless the contact is closed (δ > 0 and
+    /// F_n > 0, or δ = 0 and moving in), then a slide along V̂_T or the mode at rest.
+    fn start(&self, y: &[f64]) -> (ConeMode, [f64; D]) {
+        let (delta, rate) = self.penetration(y);
+        let closed = if delta > 0.0 {
+            self.compliance.closed_contact_force(delta, rate) > 0.0
+        } else {
+            delta == 0.0 && rate > 0.0
+        };
+        if !closed {
+            return (ConeMode::Free, stored_direction::<f64, N, D>(y));
+        }
+        let (_, _, v) = contact_velocities::<f64, Sys, N, D>(self.system, y);
+        match cone::unit(&v) {
+            Some(e) => (ConeMode::Slide, e),
+            None => {
+                let (mode, e) = self.mode_at_rest(y);
+                // A closed contact stays closed: "free" at rest means the stick force is not
+                // pulling yet (F_n > 0 here), so the contact sticks.
+                (
+                    if mode == ConeMode::Free {
+                        ConeMode::Stick
+                    } else {
+                        mode
+                    },
+                    e,
+                )
+            }
+        }
+    }
+
+    /// The initial state `[q0, q̇0, 0, ê]`, ê set for a start in a slide.
+    pub fn initial_state(&self, q0: &[f64; N], qdot0: &[f64; N]) -> Vec<f64> {
+        let mut y = vec![0.0; self.state_len()];
+        y[..N].copy_from_slice(q0);
+        y[N..2 * N].copy_from_slice(qdot0);
+        y[direction_index(N)] = 1.0;
+        let (mode, e) = self.start(&y);
+        y[direction_index(N)..].copy_from_slice(&e);
+        let (_, _, v) = contact_velocities::<f64, Sys, N, D>(self.system, &y);
+        if mode == ConeMode::Slide && starting_from_rest(&v) {
+            seed_slip(self.system, &mut y, &e);
+        }
+        y
+    }
+
+    /// The mode after `event`, with its reset of `y`.
+    pub fn next_mode(&self, event: SpatialEvent, y: &mut [f64]) -> ConeMode {
+        let keep = stored_direction::<f64, N, D>(y);
+        let (mode, e) = match event {
+            SpatialEvent::ContactOpens => (ConeMode::Free, keep),
+            SpatialEvent::ContactCloses => self.start(y),
+            SpatialEvent::StickBreaks => {
+                let (f, _) = self.contact_forces(ConeMode::Stick, y);
+                let g: [f64; D] = std::array::from_fn(|j| -f[1 + j]);
+                (ConeMode::Slide, cone::unit(&g).unwrap_or(keep))
+            }
+            SpatialEvent::SlipStops => {
+                clear_tangential_velocity(self.system, y);
+                let (mode, e) = self.mode_at_rest(y);
+                (
+                    if mode == ConeMode::Free {
+                        ConeMode::Stick
+                    } else {
+                        mode
+                    },
+                    e,
+                )
+            }
+        };
+        y[direction_index(N)..direction_index(N) + D].copy_from_slice(&e);
+        let (_, _, v) = contact_velocities::<f64, Sys, N, D>(self.system, y);
+        if mode == ConeMode::Slide && starting_from_rest(&v) {
+            seed_slip(self.system, y, &e);
+        }
+        mode
+    }
+}
+
+/// Whether a slide starts with V_T = 0 (after a stick-break, a stop or a start at rest).
+pub fn starting_from_rest<const D: usize>(v: &[f64; D]) -> bool {
+    v.iter().all(|&x| x == 0.0)
+}
+
+fn watched(mode: ConeMode) -> &'static [(SpatialEvent, Crossing)] {
+    use Crossing::{Falling, Rising};
+    match mode {
+        ConeMode::Free => &[(SpatialEvent::ContactCloses, Rising)],
+        ConeMode::Stick => &[
+            (SpatialEvent::ContactOpens, Falling),
+            (SpatialEvent::StickBreaks, Falling),
+        ],
+        ConeMode::Slide => &[
+            (SpatialEvent::ContactOpens, Falling),
+            (SpatialEvent::SlipStops, Falling),
+        ],
+    }
+}
+
+impl<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> HybridSystem
+    for SpatialContactProblem<'_, Sys, N, D>
+{
+    type Mode = ConeMode;
+    type Event = SpatialEvent;
+
+    fn dim(&self) -> usize {
+        self.state_len()
+    }
+    /// The gap's absolute tolerance in units of κ and the normal velocity's in units of √κ
+    /// (docs/tolerances.md), as the planar formulation's.
+    fn absolute_tolerances(&self, atol: f64) -> Vec<f64> {
+        self.compliance
+            .contact_scaled_tolerances::<N>(atol, self.state_len(), |i| {
+                let mut e = [0.0; N];
+                e[i] = 1.0;
+                let [fr] = self.system.contact_frames(&e, &[0.0; N]);
+                fr.normal[i] != 0.0
+            })
+    }
+    fn min_step(&self) -> f64 {
+        1e-8 * self.compliance.kappa.min(1.0)
+    }
+    fn initial_mode(&self, y: &[f64]) -> ConeMode {
+        self.start(y).0
+    }
+    fn field<S: Real>(&self, mode: ConeMode, y: &[S], dy: &mut [S]) {
+        self.vector_field(mode, y, dy)
+    }
+    fn watched(&self, mode: ConeMode) -> &[(SpatialEvent, Crossing)] {
+        watched(mode)
+    }
+    fn is_switching(&self, _event: SpatialEvent) -> bool {
+        true
+    }
+    fn event_value<S: Real>(&self, _mode: ConeMode, event: SpatialEvent, y: &[S]) -> S {
+        SpatialContactProblem::event_value(self, event, y)
+    }
+    fn transition(&self, _mode: ConeMode, event: SpatialEvent, y: &mut [f64]) -> ConeMode {
+        self.next_mode(event, y)
+    }
+}
+
+impl<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> SpatialFormulation
+    for SpatialContactProblem<'_, Sys, N, D>
+{
+    fn event_delay(&self, event: SpatialEvent, y: &[f64]) -> f64 {
+        if event == SpatialEvent::SlipStops {
+            let (_, speed, rate) = self.slip_stop(y);
+            cone::stop_delay::<D>(speed, rate)
+        } else {
+            0.0
+        }
+    }
+}
+
+/// A located event of a run: its time (a two-tangent stop at its extrapolated instant), kind
+/// and the state before its reset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocatedEvent<E> {
+    pub t: f64,
+    pub event: E,
+    pub y_before: Vec<f64>,
+}
+
+/// What a run of a spatial formulation (rigid or compliant) measured.
+#[derive(Clone, Debug)]
+pub struct SpatialRun<E> {
+    pub trace: Trace<ConeMode, E>,
+    /// (t, mode, y) at the requested output times.
+    pub outputs: Vec<(f64, ConeMode, Vec<f64>)>,
+    pub events: Vec<LocatedEvent<E>>,
+}
+
+/// How to run a spatial formulation.
+#[derive(Clone, Debug)]
+pub struct RunSettings {
+    pub integrator: IntegratorKind,
+    pub tolerances: Tolerances,
+    pub t_end: f64,
+    /// Increasing times in (0, t_end] at which the state is recorded exactly.
+    pub output_times: Vec<f64>,
+    pub max_steps: usize,
+    pub max_events: usize,
+}
+
+/// Run `problem` from `y0` to `settings.t_end` (or to the first `stop` transition).
+pub fn simulate_spatial<H: SpatialFormulation>(
+    problem: &H,
+    y0: &[f64],
+    settings: &RunSettings,
+    stop: Option<fn(ConeMode, ConeMode) -> bool>,
+) -> Result<SpatialRun<H::Event>, SimError> {
+    check_tolerances(&settings.tolerances)?;
+    let control = RunControl {
+        until: match stop {
+            None => Until::Time(settings.t_end),
+            Some(stop) => Until::Transition {
+                t_max: settings.t_end,
+                stop,
+            },
+        },
+        output_times: settings.output_times.clone(),
+        max_events: settings.max_events,
+        max_steps: settings.max_steps,
+        absolute_tolerances: None,
+    };
+    let mut recording = Recording::default();
+    let trace = run_hybrid(
+        problem,
+        settings.integrator,
+        settings.tolerances,
+        y0,
+        &control,
+        &mut recording,
+    )?;
+    let events = recording
+        .transitions
+        .into_iter()
+        .map(|(t, event, y)| LocatedEvent {
+            t: t + problem.event_delay(event, &y),
+            event,
+            y_before: y,
+        })
+        .collect();
+    Ok(SpatialRun {
+        trace,
+        outputs: recording.outputs,
+        events,
+    })
+}

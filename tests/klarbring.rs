@@ -1,0 +1,364 @@
+//! Klarbring's particle, rigid reference: closed forms (free flight, a persistent slide and its
+//! stop, slide → lift-off, a 3D slide on a line) and the sequences of the experiments
+//! klarbring_2d/3d, with agreement between tolerances (docs/klarbring.md).
+
+use rigid_limit::compliant::cone::ConeMode;
+use rigid_limit::compliant::normal::NormalCompliance;
+use rigid_limit::compliant::spatial::{
+    simulate_spatial, RunSettings, SpatialContactProblem, SpatialEvent, SpatialRun,
+};
+use rigid_limit::hybrid::Named;
+use rigid_limit::integrate::{IntegratorKind, Tolerances};
+use rigid_limit::model::ContactSystem;
+use rigid_limit::models::klarbring::mechanics::{KlarbringParticle, LoadComponent};
+use rigid_limit::rigid::simulate::simulate_rigid;
+use rigid_limit::rigid::{RigidEvent, RigidProblem};
+
+fn constant(c: f64) -> LoadComponent {
+    LoadComponent {
+        constant: c,
+        ..Default::default()
+    }
+}
+
+fn sine(b: f64, w: f64) -> LoadComponent {
+    LoadComponent {
+        sin: b,
+        frequency: w,
+        ..Default::default()
+    }
+}
+
+fn settings(t_end: f64, rtol: f64, outputs: Vec<f64>) -> RunSettings {
+    RunSettings {
+        integrator: IntegratorKind::Tsit45,
+        tolerances: Tolerances { rtol, atol: 1e-14 },
+        t_end,
+        output_times: outputs,
+        max_steps: 2_000_000,
+        max_events: 1000,
+    }
+}
+
+fn run<const N: usize, const D: usize>(
+    k: &KlarbringParticle<N>,
+    mu: f64,
+    e: f64,
+    u0: [f64; N],
+    v0: [f64; N],
+    s: &RunSettings,
+) -> SpatialRun<RigidEvent>
+where
+    KlarbringParticle<N>: ContactSystem<N, D, 1>,
+{
+    let problem = RigidProblem::<_, N, D>::new(k, mu, e, &u0).unwrap();
+    simulate_rigid(&problem, &u0, &v0, s).unwrap()
+}
+
+fn kinds(run: &SpatialRun<RigidEvent>) -> Vec<&'static str> {
+    run.events.iter().map(|e| e.event.name()).collect()
+}
+
+/// Free flight away from the wall: Ü + KU = F, constant F, against the modal solution.
+#[test]
+fn free_flight_matches_the_modal_solution() {
+    let kmat = [[2.0, 0.8], [0.8, 1.0]];
+    let k = KlarbringParticle::new(kmat, [constant(-1.0), constant(0.3)], "K").unwrap();
+    let (u0, v0) = ([-0.1, 0.2], [-0.5, 0.1]);
+    let times = vec![0.25, 0.5, 0.75, 1.0];
+    let r = run::<2, 1>(&k, 0.8, 1.0, u0, v0, &settings(1.0, 1e-12, times.clone()));
+    assert!(r.events.is_empty());
+    // Eigen-decomposition of the symmetric 2×2 K.
+    let (a, b, c) = (kmat[0][0], kmat[0][1], kmat[1][1]);
+    let m = 0.5 * (a + c);
+    let d = (0.25 * (a - c) * (a - c) + b * b).sqrt();
+    let lams = [m + d, m - d];
+    let vecs: Vec<[f64; 2]> = lams
+        .iter()
+        .map(|&l| {
+            let v = [b, l - a];
+            let n = (v[0] * v[0] + v[1] * v[1]).sqrt();
+            [v[0] / n, v[1] / n]
+        })
+        .collect();
+    let det = a * c - b * b;
+    let f = [-1.0, 0.3];
+    let ubar = [(c * f[0] - b * f[1]) / det, (a * f[1] - b * f[0]) / det];
+    for (t, _, y) in &r.outputs {
+        let mut u = ubar;
+        for (l, v) in lams.iter().zip(&vecs) {
+            let w = l.sqrt();
+            let p0 = v[0] * (u0[0] - ubar[0]) + v[1] * (u0[1] - ubar[1]);
+            let pv = v[0] * v0[0] + v[1] * v0[1];
+            let p = p0 * (w * t).cos() + pv / w * (w * t).sin();
+            u[0] += p * v[0];
+            u[1] += p * v[1];
+        }
+        assert!(
+            (y[0] - u[0]).abs() < 1e-9 && (y[1] - u[1]).abs() < 1e-9,
+            "t = {t}"
+        );
+    }
+}
+
+/// W = 0, F_T = 0: a slide from V_T = 0.3 decelerates, U_T = −μN/k_T + A cos t + B sin t, and
+/// stops at tan t_s = B/A, then sticks (|k_T U_T| < μN).
+#[test]
+fn persistent_slide_stops_at_its_closed_form_time() {
+    let k = KlarbringParticle::new(
+        [[2.0, 0.0], [0.0, 1.0]],
+        [constant(1.0), constant(0.0)],
+        "K",
+    )
+    .unwrap();
+    let (mu, n, v0) = (0.5, 1.0, 0.3);
+    let r = run::<2, 1>(
+        &k,
+        mu,
+        1.0,
+        [0.0, 0.0],
+        [0.0, v0],
+        &settings(2.0, 1e-12, vec![2.0]),
+    );
+    let (a, b) = (mu * n, v0);
+    let t_stop = b.atan2(a);
+    assert_eq!(kinds(&r), ["stop"]);
+    assert!(
+        (r.events[0].t - t_stop).abs() < 1e-9,
+        "{}",
+        r.events[0].t - t_stop
+    );
+    let u_stop = -a + a * t_stop.cos() + b * t_stop.sin();
+    assert!((r.outputs[0].2[1] - u_stop).abs() < 1e-9);
+    assert_eq!(r.trace.mode_end, ConeMode::Stick);
+}
+
+/// The slide → lift-off: K = [[2, .8], [.8, .5]], μ = .8, F = (1, 1.2) from rest:
+/// Ü_T = .4 + .14 U_T, U_T = A(cosh √k t − 1), A = .4/k, lift-off at .8 U_T = 1.
+#[test]
+fn slide_lifts_off_at_the_closed_form_time() {
+    let k = KlarbringParticle::new(
+        [[2.0, 0.8], [0.8, 0.5]],
+        [constant(1.0), constant(1.2)],
+        "K",
+    )
+    .unwrap();
+    let r = run::<2, 1>(
+        &k,
+        0.8,
+        1.0,
+        [0.0, 0.0],
+        [0.0, 0.0],
+        &settings(6.0, 1e-12, vec![2.0]),
+    );
+    let kk: f64 = 0.14;
+    let a = 0.4 / kk;
+    let t_lift = (1.0 + 1.25 / a).acosh() / kk.sqrt();
+    assert_eq!(kinds(&r)[0], "liftoff");
+    assert!(
+        (r.events[0].t - t_lift).abs() < 1e-9,
+        "{}",
+        r.events[0].t - t_lift
+    );
+    let u2 = a * ((kk.sqrt() * 2.0).cosh() - 1.0);
+    assert!((r.outputs[0].2[1] - u2).abs() < 1e-9);
+}
+
+/// A 3D slide that stays on a line: W and F_T along T1, K_T diagonal, V0 along T1: U_T2 ≡ 0
+/// and U_T1 = A(cosh √k t − 1) + (v0/√k) sinh √k t, lift-off at .8 U_T1 = 1.
+#[test]
+fn spatial_slide_on_a_line_matches_the_planar_closed_form() {
+    let k = KlarbringParticle::new(
+        [[2.0, 0.8, 0.0], [0.8, 0.5, 0.0], [0.0, 0.0, 1.0]],
+        [constant(1.0), constant(1.2), constant(0.0)],
+        "K",
+    )
+    .unwrap();
+    let v0 = 0.5;
+    let r = run::<3, 2>(
+        &k,
+        0.8,
+        1.0,
+        [0.0; 3],
+        [0.0, v0, 0.0],
+        &settings(4.0, 1e-12, vec![0.5, 1.0]),
+    );
+    let kk: f64 = 0.14;
+    let w = kk.sqrt();
+    let u = |t: f64| 0.4 / kk * ((w * t).cosh() - 1.0) + v0 / w * (w * t).sinh();
+    let (mut lo, mut hi) = (0.0, 4.0);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if 0.8 * u(mid) < 1.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    assert_eq!(kinds(&r)[0], "liftoff");
+    assert!((r.events[0].t - lo).abs() < 1e-9, "{}", r.events[0].t - lo);
+    for (t, _, y) in &r.outputs {
+        assert!((y[1] - u(*t)).abs() < 1e-9, "t = {t}");
+        assert!(y[2].abs() < 1e-12, "off the line: {}", y[2]);
+    }
+}
+
+fn klarbring_2d() -> KlarbringParticle<2> {
+    KlarbringParticle::new(
+        [[2.0, 0.8], [0.8, 1.0]],
+        [constant(1.0), sine(1.5, 1.0)],
+        "K",
+    )
+    .unwrap()
+}
+
+fn klarbring_3d() -> KlarbringParticle<3> {
+    KlarbringParticle::new(
+        [[2.5, 0.8, -0.3], [0.8, 1.0, 0.3], [-0.3, 0.3, 1.5]],
+        [constant(1.0), sine(1.5, 1.0), sine(0.6, 0.5)],
+        "K",
+    )
+    .unwrap()
+}
+
+/// The experiments' rigid sequences, the second impact sticking (V_T⁺ = 0), and runs at
+/// rtol 1e-10 and 1e-12 agreeing to 1e-9 in every event time and the checkpoint states.
+fn check_sequence<const N: usize, const D: usize>(
+    k: &KlarbringParticle<N>,
+    t_end: f64,
+    modes: &str,
+    events: &[&str],
+) where
+    KlarbringParticle<N>: ContactSystem<N, D, 1>,
+{
+    let checkpoints = vec![2.0, 5.0, 8.0, 11.0, t_end];
+    let runs: Vec<_> = [1e-10, 1e-12]
+        .iter()
+        .map(|&rtol| {
+            run::<N, D>(
+                k,
+                0.8,
+                1.0,
+                [0.0; N],
+                [0.0; N],
+                &settings(t_end, rtol, checkpoints.clone()),
+            )
+        })
+        .collect();
+    for r in &runs {
+        let names: Vec<&str> = r.trace.phases.iter().map(|p| p.mode.name()).collect();
+        assert_eq!(names.join(" "), modes);
+        assert_eq!(kinds(r), events);
+        // The second impact stops the slip: the tangential impulse reaches μ(1+e)|V_N⁻|.
+        let second = r
+            .events
+            .iter()
+            .filter(|e| e.event == RigidEvent::Impact)
+            .nth(1)
+            .unwrap();
+        let vn = second.y_before[N];
+        let vt: f64 = (1..N)
+            .map(|i| second.y_before[N + i].powi(2))
+            .sum::<f64>()
+            .sqrt();
+        assert!(
+            vt < 0.8 * 2.0 * vn.abs(),
+            "second impact slips: |V_T| = {vt}, V_N = {vn}"
+        );
+    }
+    for (a, b) in runs[0].events.iter().zip(&runs[1].events) {
+        assert!(
+            (a.t - b.t).abs() < 1e-9,
+            "{:?} at {} vs {}",
+            a.event,
+            a.t,
+            b.t
+        );
+    }
+    for (a, b) in runs[0].outputs.iter().zip(&runs[1].outputs) {
+        for (x, y) in a.2[..2 * N].iter().zip(&b.2[..2 * N]) {
+            assert!((x - y).abs() < 1e-9, "state at t = {}: {x} vs {y}", a.0);
+        }
+    }
+}
+
+#[test]
+fn klarbring_2d_rigid_sequence() {
+    check_sequence::<2, 1>(
+        &klarbring_2d(),
+        13.5,
+        "stick slide slide stick slide free free free free",
+        &[
+            "slip", "stop", "stop", "slip", "liftoff", "impact", "impact", "impact",
+        ],
+    );
+}
+
+#[test]
+fn klarbring_3d_rigid_sequence() {
+    check_sequence::<3, 2>(
+        &klarbring_3d(),
+        14.0,
+        "stick slide stick slide free free free free",
+        &[
+            "slip", "stop", "slip", "liftoff", "impact", "impact", "impact",
+        ],
+    );
+}
+
+/// The compliant spatial formulation on the slide → lift-off case, 2D and on a line in 3D, at
+/// κ = 1e-6 from the quasi-static penetration: its lift-off within 10κ of the closed form.
+#[test]
+fn compliant_slide_lifts_off_within_ten_kappa_of_the_rigid_time() {
+    let kappa = 1e-6;
+    let kk: f64 = 0.14;
+    let t_lift = (1.0 + 1.25 / (0.4 / kk)).acosh() / kk.sqrt();
+    let k2 = KlarbringParticle::new(
+        [[2.0, 0.8], [0.8, 0.5]],
+        [constant(1.0), constant(1.2)],
+        "K",
+    )
+    .unwrap();
+    let p2 = SpatialContactProblem::<_, 2, 1> {
+        system: &k2,
+        compliance: NormalCompliance::linear_spring(kappa),
+        mu: 0.8,
+    };
+    let y0 = p2.initial_state(&[1.0 / (2.0 + 1.0 / kappa), 0.0], &[0.0; 2]);
+    let r = simulate_spatial(&p2, &y0, &settings(6.0, 1e-10, vec![]), None).unwrap();
+    let lift = r
+        .events
+        .iter()
+        .find(|e| e.event == SpatialEvent::ContactOpens)
+        .unwrap();
+    assert!(
+        (lift.t - t_lift).abs() < 10.0 * kappa,
+        "2D: {}",
+        lift.t - t_lift
+    );
+    let k3 = KlarbringParticle::new(
+        [[2.0, 0.8, 0.0], [0.8, 0.5, 0.0], [0.0, 0.0, 1.0]],
+        [constant(1.0), constant(1.2), constant(0.0)],
+        "K",
+    )
+    .unwrap();
+    let p3 = SpatialContactProblem::<_, 3, 2> {
+        system: &k3,
+        compliance: NormalCompliance::linear_spring(kappa),
+        mu: 0.8,
+    };
+    let y0 = p3.initial_state(&[1.0 / (2.0 + 1.0 / kappa), 0.0, 0.0], &[0.0; 3]);
+    let r = simulate_spatial(&p3, &y0, &settings(6.0, 1e-10, vec![]), None).unwrap();
+    let lift = r
+        .events
+        .iter()
+        .find(|e| e.event == SpatialEvent::ContactOpens)
+        .unwrap();
+    // The 3D slide starts at |V_T| = 1e-9 (cone::SLIP_SEED): a shift far below 10κ.
+    assert!(
+        (lift.t - t_lift).abs() < 10.0 * kappa,
+        "3D: {}",
+        lift.t - t_lift
+    );
+    assert!(lift.y_before[2].abs() < 1e-12, "off the line");
+}
