@@ -5,6 +5,7 @@
 //! [`Model`] and one variant below (README, "Adding a mechanical system").
 
 pub mod basin;
+pub mod dance;
 pub mod mode_table;
 pub mod planar;
 pub mod rod;
