@@ -108,3 +108,39 @@ fn optimal_truncation_error_is_half_the_smallest_term() {
         );
     }
 }
+
+/// The experiment file's errors name the key and the fix.
+#[test]
+fn experiment_file_errors_name_the_key() {
+    use rigid_limit::models::Experiment;
+    let base = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/experiments/dance_start_slide.toml"
+    ))
+    .unwrap();
+    assert!(Experiment::parse(&base).is_ok());
+    for (from, to, key) in [
+        (
+            "method = \"rigid\"",
+            "method = \"compliant\"",
+            "params.method",
+        ),
+        ("mu = [1.0, 0.5]", "mu = [1.5]", "sweep.mu"),
+        (
+            "mu = [1.0, 0.5]",
+            "mu = [1.0]\nkappa = { min = 1e-8, max = 1e-4, per_decade = 1 }",
+            "sweep.kappa",
+        ),
+        (
+            "series_degree = 1001",
+            "series_degree = 7",
+            "params.series_degree",
+        ),
+        ("t_series = 0.25", "t_series = 0.7", "params.t_series"),
+    ] {
+        let text = base.replace(from, to);
+        assert_ne!(text, base, "{from}");
+        let e = Experiment::parse(&text).unwrap_err().to_string();
+        assert!(e.contains(key), "{key}: {e}");
+    }
+}

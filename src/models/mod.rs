@@ -34,6 +34,7 @@ pub enum Experiment {
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<SweepSpec<spring_particle::SpringParticle>>),
+    Dance(Box<SweepSpec<dance::Dance>>),
     SchmidMielke(Box<schmid_mielke::spec::SmSpec>),
 }
 
@@ -48,15 +49,17 @@ macro_rules! with_plan {
             Experiment::RodBasin($plan) => $body,
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
+            Experiment::Dance($plan) => $body,
             Experiment::SchmidMielke($plan) => $body,
         }
     };
 }
 
 /// The names `model = …` accepts.
-const MODEL_NAMES: [&str; 4] = [
+const MODEL_NAMES: [&str; 5] = [
     rod::sweep::Rod::NAME,
     spring_particle::SpringParticle::NAME,
+    dance::Dance::NAME,
     schmid_mielke::spec::NAME,
     planar::Planar::NAME,
 ];
@@ -113,6 +116,9 @@ impl Experiment {
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
                 SweepSpec::parse(text).map(|s| Experiment::SpringParticle(Box::new(s)))
             }
+            Some(toml::Value::String(name)) if name == dance::Dance::NAME => {
+                SweepSpec::parse(text).map(|s| Experiment::Dance(Box::new(s)))
+            }
             Some(toml::Value::String(name)) if name == schmid_mielke::spec::NAME => {
                 schmid_mielke::spec::SmSpec::parse(text)
                     .map(|s| Experiment::SchmidMielke(Box::new(s)))
@@ -149,6 +155,7 @@ impl Experiment {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }
             Experiment::SpringParticle(spec) => report_sweep(spec, dir),
+            Experiment::Dance(spec) => report_sweep(spec, dir),
             Experiment::SchmidMielke(spec) => schmid_mielke::report::write_report(spec, dir),
         }
     }
