@@ -44,6 +44,12 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// List the experiment files, the mechanical systems (`model = …`) and the integrators.
+    List {
+        /// Directory of the experiment files (*.toml).
+        #[arg(long, default_value = "experiments")]
+        experiments: PathBuf,
+    },
     /// Run every experiment in experiments/ from scratch and regenerate results/.
     Reproduce {
         /// Directory of the experiment files (*.toml); all are validated before any runs.
@@ -56,7 +62,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    // Bad flags are one line and exit 1, like every other error (README, "Errors"); help and
+    // Bad flags are one line and exit 1, like every other error (README, "Command-line reference"); help and
     // version print as clap writes them.
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -88,6 +94,7 @@ fn main() -> ExitCode {
             experiments,
             results,
         } => reproduce(&experiments, &results),
+        Command::List { experiments } => list(&experiments),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -160,19 +167,86 @@ fn merge(path: &Path, out: Option<PathBuf>) -> Result<(), String> {
     Ok(())
 }
 
-fn reproduce(experiments: &Path, results: &Path) -> Result<(), String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(experiments)
-        .map_err(|e| format!("{}: {e}", experiments.display()))?
+/// The `*.toml` files of `dir`, sorted.
+fn experiment_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     files.sort();
     if files.is_empty() {
-        return Err(format!(
-            "no *.toml experiments in {}",
-            experiments.display()
-        ));
+        return Err(format!("no *.toml experiments in {}", dir.display()));
     }
+    Ok(files)
+}
+
+/// The first sentence of a file's leading comment block (what the experiment is for), cut to
+/// about 120 characters.
+fn first_comment_sentence(text: &str) -> String {
+    let comment: Vec<&str> = text
+        .lines()
+        .take_while(|l| l.starts_with('#'))
+        .map(|l| l.trim_start_matches('#').trim())
+        .collect();
+    let joined = comment.join(" ");
+    // A sentence ends at ". " or "? " after a word longer than an abbreviation ("eq.", "Def.").
+    let end = joined
+        .match_indices(['.', '?'])
+        .map(|(i, _)| i)
+        .find(|&i| {
+            let word = joined[..i].rsplit(' ').next().unwrap_or("");
+            joined[i + 1..].starts_with(' ') && word.chars().count() > 3
+        })
+        .map_or(joined.len(), |i| i + 1);
+    let sentence = &joined[..end];
+    if sentence.chars().count() <= 120 {
+        return sentence.to_string();
+    }
+    let cut: String = sentence.chars().take(117).collect();
+    format!(
+        "{}…",
+        cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head)
+    )
+}
+
+fn list(experiments: &Path) -> Result<(), String> {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Experiments ({}; run one with `rigid-limit run FILE`):",
+        experiments.display()
+    );
+    for path in experiment_files(experiments)? {
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let name = match Experiment::parse(&text) {
+            Ok(e) => e.name().to_string(),
+            Err(e) => format!("(invalid: {e})"),
+        };
+        let _ = writeln!(
+            out,
+            "  {:<26} {}\n  {:<26} {}",
+            name,
+            path.display(),
+            "",
+            first_comment_sentence(&text)
+        );
+    }
+    let _ = writeln!(out, "\nModels (model = \"...\" in an experiment file):");
+    for (name, what) in rigid_limit::models::MODELS {
+        let _ = writeln!(out, "  {name:<16} {what}");
+    }
+    let _ = writeln!(out, "\nIntegrators (integrator = \"...\", --integrator):");
+    for kind in rigid_limit::integrate::IntegratorKind::ALL {
+        let _ = writeln!(out, "  {:<10} {}", kind.name(), kind.describe());
+    }
+    write_stdout(&out)
+}
+
+fn reproduce(experiments: &Path, results: &Path) -> Result<(), String> {
+    let files = experiment_files(experiments)?;
     let start = std::time::Instant::now();
     // Every file is read and validated before anything runs; two experiments may not share a
     // name (they would write into one directory).

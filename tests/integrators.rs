@@ -208,6 +208,27 @@ fn study_file_errors_name_the_key() {
             "scenario[1].theta0",
         ),
         (TINY_STUDY.replace("repeats = 2", "repeat = 2"), "repeat"),
+        (
+            TINY_STUDY.replace(
+                "repeats = 2",
+                "repeats = 2\ntime_per_work_ns = { bdf = 1000 }",
+            ),
+            "give radau5 too",
+        ),
+        (
+            TINY_STUDY.replace(
+                "repeats = 2",
+                "repeats = 2\ntime_per_work_ns = { bdf = 1000, radau5 = 400, tsit45 = 300 }",
+            ),
+            "time_per_work_ns.tsit45",
+        ),
+        (
+            TINY_STUDY.replace(
+                "repeats = 2",
+                "repeats = 2\ntime_per_work_ns = { bdf = 1000, radau5 = -4 }",
+            ),
+            "time_per_work_ns.radau5",
+        ),
     ];
     for (text, key) in cases {
         let e = Experiment::parse(&text).unwrap_err().to_string();
@@ -255,4 +276,55 @@ fn a_small_study_runs_and_reports() {
         .iter()
         .any(|e| e.scenario == "sustained" && e.fit.is_some()));
     assert!(dir.join("cost_vs_kappa_sustained.png").exists());
+}
+
+/// The recommendation table of the committed study is unchanged when every run's wall time is
+/// disturbed by −20 … +25 % (a deterministic pseudo-random factor per run, about the drift of
+/// one run's time between two reruns): the choice rests on the deterministic work counts costed
+/// with the experiment file's calibration. The negative control, the fastest single measured
+/// run (how the study used to rank), does flip under the same disturbance.
+#[test]
+fn recommendations_survive_disturbed_wall_times() {
+    use rigid_limit::experiment::table::parse_rows;
+    use rigid_limit::models::rod::study::{StudySpec, STUDY_COLUMNS};
+    use rigid_limit::models::rod::study_analysis::{analyze_study, StudyAnalysis};
+
+    let spec = StudySpec::parse(include_str!("../experiments/integrators.toml")).unwrap();
+    let rows = parse_rows(
+        &std::fs::read_to_string("results/integrators/runs.csv").unwrap(),
+        STUDY_COLUMNS,
+    );
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut disturbed = rows.clone();
+    for row in &mut disturbed {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let factor = 0.8 + 0.45 * (state >> 11) as f64 / (1u64 << 53) as f64;
+        for column in ["wall_time_s", "wall_time_min_s"] {
+            if let Some(t) = row.number(column) {
+                row.fields.insert(column, (t * factor).to_string());
+            }
+        }
+    }
+    let choices = |a: &StudyAnalysis| -> Vec<String> {
+        a.recommendations
+            .iter()
+            .map(|r| format!("{} {} {:?}", r.config, r.target, r.tied))
+            .collect()
+    };
+    let (a, b) = (
+        analyze_study(&spec, &rows),
+        analyze_study(&spec, &disturbed),
+    );
+    assert!(a.recommendations.iter().any(|r| r.integrator.is_some()));
+    assert_eq!(choices(&a), choices(&b));
+    // Negative control: the fastest single measured run flips somewhere.
+    let fastest = |a: &StudyAnalysis| -> Vec<Option<String>> {
+        a.recommendations
+            .iter()
+            .map(|r| r.fastest_measured.as_ref().map(|f| f.0.clone()))
+            .collect()
+    };
+    assert_ne!(fastest(&a), fastest(&b));
 }

@@ -11,7 +11,7 @@
 //! - The minimum step is set from the contact time scale (the default absolute 1e-13 is longer
 //!   than the reverse-slip phase at κ = 1e-12).
 //! - Dense matrices: nalgebra (`NalgebraMat`, `NalgebraLU`); for our 10 states it was faster than
-//!   faer with the same steps (README, "Linear algebra backend").
+//!   faer with the same steps (docs/integrators.md, "Linear algebra backend").
 
 use super::{FactoryUser, IntegratorKind, OdeSetup, SolverStats, Stepper, StepperFactory};
 use diffsol::{

@@ -8,7 +8,7 @@
 //! Two families sit behind it: diffsol's solvers ([`diffsol`]: BDF, TR-BDF2, ESDIRK34, Tsit45)
 //! and the methods written here on the same contract ([`native`]: Radau IIA of order 5 and the
 //! Rosenbrock method RODAS4, on one engine), because no maintained crate offers them with a
-//! saveable state, step-by-step stepping to a stop time and dense output (README, "Integrators").
+//! saveable state, step-by-step stepping to a stop time and dense output (docs/integrators.md).
 
 pub mod diffsol;
 pub mod native;
@@ -98,6 +98,20 @@ impl IntegratorKind {
             IntegratorKind::Tsit45 => "tsit45",
             IntegratorKind::Radau5 => "radau5",
             IntegratorKind::Rodas4 => "rodas4",
+        }
+    }
+
+    /// One line on what the method is (for `rigid-limit list`).
+    pub fn describe(&self) -> &'static str {
+        match self {
+            IntegratorKind::Bdf => "diffsol's variable-order BDF (orders 1–5), stiff, implicit",
+            IntegratorKind::TrBdf2 => "diffsol's TR-BDF2 ESDIRK (order 2), stiff, implicit",
+            IntegratorKind::Esdirk34 => "diffsol's ESDIRK34 (order 3(4)), stiff, implicit",
+            IntegratorKind::Tsit45 => "diffsol's Tsitouras 5(4), explicit",
+            IntegratorKind::Radau5 => {
+                "Radau IIA, 3 stages, order 5 (Hairer–Wanner), stiff, implicit"
+            }
+            IntegratorKind::Rodas4 => "RODAS4 Rosenbrock, order 4(3), L-stable, linearly implicit",
         }
     }
 

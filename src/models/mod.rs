@@ -55,13 +55,32 @@ macro_rules! with_plan {
     };
 }
 
-/// The names `model = …` accepts.
-const MODEL_NAMES: [&str; 5] = [
-    rod::sweep::Rod::NAME,
-    spring_particle::SpringParticle::NAME,
-    dance::Dance::NAME,
-    schmid_mielke::spec::NAME,
-    planar::Planar::NAME,
+/// The names `model = …` accepts, with what each system is (for `rigid-limit list`).
+pub const MODELS: [(&str, &str); 5] = [
+    (
+        rod::sweep::Rod::NAME,
+        "the Painlevé rod on a compliant contact (Zhao–Liu–Chen–Brogliato 2015); analyses \
+         mode_table and liftoff_iwc_basin (Champneys–Várkonyi 2016)",
+    ),
+    (
+        spring_particle::SpringParticle::NAME,
+        "a spring-loaded particle that sticks, then slides: the smallest model folder",
+    ),
+    (
+        dance::Dance::NAME,
+        "Dance's particle starting to slide under the force (1, t) (Dance 2024): the formal \
+         series (divergent for μ = 1), its optimal truncation and the rigid slide",
+    ),
+    (
+        schmid_mielke::spec::NAME,
+        "a particle on a half-plane with friction μ(z₁) (Schmid–Mielke 2007): incremental or \
+         compliant",
+    ),
+    (
+        planar::Planar::NAME,
+        "Champneys–Várkonyi's planar single contact with constant data; analyses mode_table \
+         and liftoff_iwc_basin",
+    ),
 ];
 
 impl Experiment {
@@ -91,7 +110,7 @@ impl Experiment {
                 value,
                 &format!(
                     "name the mechanical system, one of {}",
-                    MODEL_NAMES.join(", ")
+                    MODELS.map(|(name, _)| name).join(", ")
                 ),
             ),
         };

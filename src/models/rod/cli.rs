@@ -12,7 +12,7 @@ use crate::output::write_stdout;
 #[command(allow_negative_numbers = true)]
 pub struct SimulateArgs {
     /// Compliance κ > 0 (contact stiffness 1/κ, nondimensional).
-    #[arg(long, allow_hyphen_values = true, default_value_t = 1e-8)]
+    #[arg(long, allow_hyphen_values = true, default_value = "1e-8")]
     kappa: f64,
     /// Kinetic friction coefficient μ > 0.
     #[arg(long, allow_hyphen_values = true, default_value_t = 2.0)]
@@ -42,11 +42,12 @@ pub struct SimulateArgs {
     /// Integrator: bdf, tr-bdf2, esdirk34, tsit45, radau5 or rodas4.
     #[arg(long, default_value = "bdf")]
     integrator: String,
-    /// Relative tolerance.
-    #[arg(long, allow_hyphen_values = true, default_value_t = 1e-10)]
+    /// Relative tolerance, 0 < rtol < 0.1.
+    #[arg(long, allow_hyphen_values = true, default_value = "1e-10")]
     rtol: f64,
-    /// Absolute tolerance (gap in units of √κ).
-    #[arg(long, allow_hyphen_values = true, default_value_t = 1e-12)]
+    /// Absolute tolerance; the harness scales it by min(κ, 1) on the gap and by min(√κ, 1) on
+    /// the normal velocity (docs/tolerances.md).
+    #[arg(long, allow_hyphen_values = true, default_value = "1e-12")]
     atol: f64,
     /// Run to this time instead of stopping at separation.
     #[arg(long, allow_hyphen_values = true)]
@@ -66,7 +67,25 @@ pub struct SimulateArgs {
     /// Include the sampled trajectory (step ends and events) in the JSON.
     #[arg(long)]
     trajectory: bool,
+    /// Print the sampled trajectory (step ends and events) as CSV instead of the summary:
+    /// t, mode, x_A, y_A, θ, their rates, F_n, F_t.
+    #[arg(long, conflicts_with = "json")]
+    csv: bool,
 }
+
+/// The columns of `simulate --csv`.
+pub const TRAJECTORY_CSV_COLUMNS: [&str; 10] = [
+    "t",
+    "mode",
+    "x_A",
+    "y_A",
+    "theta",
+    "xdot_A",
+    "ydot_A",
+    "thetadot",
+    "normal_force",
+    "tangential_force",
+];
 
 /// The CLI flag for a parameter name.
 fn flag(name: &str) -> String {
@@ -124,7 +143,7 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         Some(args.max_steps),
         Some(args.max_events),
     );
-    options.record_trajectory = args.trajectory;
+    options.record_trajectory = args.trajectory || args.csv;
     if let Some(t_end) = args.t_end {
         crate::error::require_positive("--t-end", t_end).map_err(|e| e.to_string())?;
         options.end = EndCondition::Time(t_end);
@@ -151,16 +170,35 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
             "energy": &record.energy,
             "stats": &record.stats,
             "final_state": {"t": record.final_time, "q": &record.final_q, "qdot": &record.final_qdot},
-            "rigid_limit": RigidLimit::of(&impact),
+            // The rigid limit of Zhao–Liu's impact; null for the other scenarios.
+            "rigid_limit": matches!(scenario, Scenario::Impact(_)).then(|| RigidLimit::of(&impact)).flatten(),
         });
         if let Some(tr) = &record.trajectory {
             json["trajectory"] = serde_json::to_value(tr).map_err(|e| e.to_string())?;
         }
         let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
         write_stdout(&(text + "\n"))
+    } else if args.csv {
+        write_stdout(&trajectory_csv(
+            record.trajectory.as_deref().unwrap_or_default(),
+        ))
     } else {
-        write_stdout(&summary_text(&impact, &record, &args))
+        write_stdout(&summary_text(&scenario, &impact, &record, &args))
     }
+}
+
+/// The trajectory as CSV, one line per sample, numbers in shortest round-trip form.
+fn trajectory_csv(samples: &[crate::compliant::record::Sample]) -> String {
+    let mut out = TRAJECTORY_CSV_COLUMNS.join(",") + "\n";
+    for p in samples {
+        let number = |x: &f64| crate::error::number_text(*x);
+        let mut cells = vec![number(&p.t), p.mode.name().to_string()];
+        cells.extend(p.q.iter().chain(&p.qdot).map(number));
+        cells.extend([number(&p.normal_force), number(&p.tangential_force)]);
+        out += &cells.join(",");
+        out.push('\n');
+    }
+    out
 }
 
 fn post_impact_json(record: &RunRecord) -> serde_json::Value {
@@ -171,7 +209,12 @@ fn post_impact_json(record: &RunRecord) -> serde_json::Value {
 }
 
 /// The human-readable summary of one run.
-fn summary_text(imp: &RodImpact, r: &RunRecord, args: &SimulateArgs) -> String {
+fn summary_text(
+    scenario: &Scenario,
+    imp: &RodImpact,
+    r: &RunRecord,
+    args: &SimulateArgs,
+) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let k = imp.slide_coefficients();
@@ -180,10 +223,18 @@ fn summary_text(imp: &RodImpact, r: &RunRecord, args: &SimulateArgs) -> String {
         "Painlevé rod, compliant contact: κ = {:e}, μ = {}, μ_s = {}, c_d = {}",
         imp.kappa, imp.mu, imp.mu_s, imp.damping
     );
+    let contact = match scenario {
+        Scenario::Impact(_) => "put down at δ = δ̇ = 0".to_string(),
+        Scenario::Sustained { .. } => "started at the quasi-static penetration".to_string(),
+        Scenario::Drop { height, .. } => format!("contact point dropped from height {height}"),
+    };
     let _ = writeln!(
         out,
-        "initial state: θ0 = {}, θ̇0 = {}, u0 = {}, δ = δ̇ = 0",
-        imp.theta0, imp.omega0, imp.u0
+        "initial state ({}): θ0 = {}, θ̇0 = {}, u0 = {}, {contact}",
+        scenario.name(),
+        imp.theta0,
+        imp.omega0,
+        imp.u0
     );
     let _ = writeln!(
         out,
@@ -214,19 +265,23 @@ fn summary_text(imp: &RodImpact, r: &RunRecord, args: &SimulateArgs) -> String {
     }
     let d = &r.durations;
     let sk = imp.kappa.sqrt();
+    let is_impact = matches!(scenario, Scenario::Impact(_));
     out.push('\n');
     let _ = writeln!(
         out,
         "durations: slide {:.12e}  stick {:.12e}  reverse slip {:.12e}",
         d.slide, d.stick, d.reverse_slip
     );
-    let _ = writeln!(
-        out,
-        "scaled:    T_slide/(√κ ln(1/√κ)) {:.9}  T_stick/√κ {:.9}  T_rev/κ {:.9}",
-        d.slide / (sk * (1.0 / sk).ln()),
-        d.stick / sk,
-        d.reverse_slip / imp.kappa
-    );
+    if is_impact {
+        // Zhao–Liu's scalings of one impact's phases (docs/model.md).
+        let _ = writeln!(
+            out,
+            "scaled:    T_slide/(√κ ln(1/√κ)) {:.9}  T_stick/√κ {:.9}  T_rev/κ {:.9}",
+            d.slide / (sk * (1.0 / sk).ln()),
+            d.stick / sk,
+            d.reverse_slip / imp.kappa
+        );
+    }
     if let Some(p) = &r.post_impact {
         let _ = writeln!(
             out,
@@ -245,7 +300,7 @@ fn summary_text(imp: &RodImpact, r: &RunRecord, args: &SimulateArgs) -> String {
     let e = &r.energy;
     let _ = writeln!(
         out,"energy: initial {:.12}  final {:.12}  friction work {:.9}  damping work {:.9}  balance error {:.2e}", e.initial_total, e.final_total, e.friction_work, e.damping_work, e.balance_error);
-    if let Some(l) = RigidLimit::of(imp) {
+    if let Some(l) = RigidLimit::of(imp).filter(|_| is_impact) {
         let _ = writeln!(
         out,"rigid limit (doc formulas): T_stick/√κ → {:.9}  T_rev/κ → {:.9}  v_out → {:.9}  θ̇_out → {:.9}", l.stick_duration_scaled, l.reverse_slip_duration_scaled, l.v_out, l.omega_out);
     }

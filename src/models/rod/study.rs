@@ -33,7 +33,7 @@ pub struct StudySpec {
     pub integrators: Vec<IntegratorKind>,
     /// The tolerance ladder (loosest first).
     pub rtol: LogGrid,
-    /// atol = atol_per_rtol × rtol, on the contact-scaled state (README, "Tolerances").
+    /// atol = atol_per_rtol × rtol, on the contact-scaled state (docs/tolerances.md).
     #[serde(default = "one")]
     pub atol_per_rtol: f64,
     /// At most this many runs per point (see [`REPEAT_BUDGET_S`]).
@@ -48,6 +48,12 @@ pub struct StudySpec {
     /// Event guard of each run (default 1000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_events: Option<usize>,
+    /// Committed calibration of the recommendation's cost model: each integrator's wall time
+    /// per unit of work (RHS + JVP + LU counts), in ns, as measured by an earlier run of the
+    /// study (its "time per work unit" table). With it the recommendation is a function of the
+    /// deterministic counts alone; without it, this run's own measurement is used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_per_work_ns: Option<std::collections::BTreeMap<String, f64>>,
 }
 
 fn one() -> f64 {
@@ -320,6 +326,36 @@ impl StudySpec {
         crate::error::require_guard("max_events", self.max_events)?;
         if self.repeats == 0 {
             return Err(SimError::invalid("repeats", 0, "must be >= 1"));
+        }
+        if let Some(calibration) = &self.time_per_work_ns {
+            for (name, &ns) in calibration {
+                let key = format!("time_per_work_ns.{name}");
+                let known = name
+                    .parse::<IntegratorKind>()
+                    .is_ok_and(|k| self.integrators.contains(&k));
+                if !known {
+                    return Err(SimError::invalid(
+                        &key,
+                        ns,
+                        "name an integrator of `integrators`",
+                    ));
+                }
+                require_positive(&key, ns)?;
+            }
+            if let Some(missing) = self
+                .integrators
+                .iter()
+                .find(|k| !calibration.contains_key(&k.to_string()))
+            {
+                return Err(SimError::invalid(
+                    "time_per_work_ns",
+                    crate::error::as_written(&calibration.keys().collect::<Vec<_>>()),
+                    &format!(
+                        "give {missing} too (copy the \"time per work unit\" table of a run \
+                         without time_per_work_ns)"
+                    ),
+                ));
+            }
         }
         let r = &self.reference;
         if r.integrators.len() != 2 || r.integrators[0] == r.integrators[1] {

@@ -9,6 +9,10 @@ use serde::Serialize;
 /// Accuracy targets of the recommendation table (the largest error over the measured
 /// quantities of a run).
 pub const TARGETS: [f64; 3] = [1e-3, 1e-6, 1e-9];
+/// Two integrators whose modelled costs differ by less than this fraction tie: the
+/// recommendation names both rather than a winner by a few percent of a calibration
+/// (docs/integrators.md, "Recommendations").
+pub const TIE_MARGIN: f64 = 0.25;
 /// The cost measures fitted against κ.
 pub const COST_MEASURES: [&str; 4] = ["rhs_evals", "lu_factorisations", "steps", "wall_time_s"];
 
@@ -89,10 +93,23 @@ pub struct RunErrors {
     pub sequence_matches: bool,
     pub n_contacts: Option<f64>,
     pub wall_time_s: Option<f64>,
+    /// The smallest wall time over the run's repeats: the least disturbed by other load.
+    pub wall_time_min_s: Option<f64>,
     pub rhs_evals: Option<f64>,
     pub lu_factorisations: Option<f64>,
     pub steps: Option<f64>,
+    /// The run's work: RHS evaluations + Jacobian–vector products + LU factorisations, each
+    /// counted once ([`work`]). Deterministic, unlike the wall time.
+    pub work: Option<f64>,
     pub error_message: String,
+}
+
+/// The work of a run from its counters: RHS evaluations, Jacobian–vector products and LU
+/// factorisations, each counted as one unit. The counts do not depend on the machine or the
+/// day; each integrator's time per unit of work (its implementation's overhead included) comes
+/// from the study's committed calibration, so the ranking does not either.
+pub fn work(rhs_evals: f64, jvp_evals: f64, lu_factorisations: f64) -> f64 {
+    rhs_evals + jvp_evals + lu_factorisations
 }
 
 /// One configuration (scenario, κ, c_d): its reference and its ladder.
@@ -139,9 +156,18 @@ pub struct Recommendation {
     pub rtol: Option<f64>,
     pub wall_time_s: Option<f64>,
     pub rhs_evals: Option<f64>,
+    pub work: Option<f64>,
+    /// Modelled cost of the winning run: work × the integrator's time per work unit (s).
+    pub modelled_s: Option<f64>,
     pub achieved: Option<f64>,
-    /// Runner-up (second-cheapest integrator) and its wall time, for the ratio.
+    /// Integrators whose cheapest qualifying run's modelled cost is within [`TIE_MARGIN`] of
+    /// the winner's, with that run's tolerance (the winner first): a tie when more than one.
+    pub tied: Vec<(String, f64)>,
+    /// Runner-up outside the tie (next-cheapest integrator) and its modelled cost (s).
     pub runner_up: Option<(String, f64)>,
+    /// The integrator with the smallest wall time (minimum over repeats) among the qualifying
+    /// runs, and that time: measured, so it can differ between reruns.
+    pub fastest_measured: Option<(String, f64)>,
     pub note: String,
 }
 
@@ -162,6 +188,14 @@ pub struct CostExponent {
 pub struct StudyAnalysis {
     pub configs: Vec<ConfigAnalysis>,
     pub recommendations: Vec<Recommendation>,
+    /// Per integrator: the median, over its successful ladder runs, of the wall time (minimum
+    /// over repeats) per unit of [`work`], in seconds, measured on this run.
+    pub time_per_work: Vec<(String, f64)>,
+    /// The time per work unit the recommendation costs with (s): the study's committed
+    /// calibration (`time_per_work_ns`) if it has one, else [`Self::time_per_work`].
+    pub cost_model: Vec<(String, f64)>,
+    /// Whether [`Self::cost_model`] is the committed calibration.
+    pub cost_model_calibrated: bool,
     pub cost_exponents: Vec<CostExponent>,
     /// The ladder tolerance of the cost fits (the ladder value nearest 1e-6).
     pub cost_rtol: f64,
@@ -225,9 +259,19 @@ pub fn analyze_study(spec: &StudySpec, rows: &[Row]) -> StudyAnalysis {
                         && ref0.is_some_and(|f| f.text("mode_sequence") == r.text("mode_sequence")),
                     n_contacts: r.number("n_contacts"),
                     wall_time_s: r.number("wall_time_s"),
+                    wall_time_min_s: r.number("wall_time_min_s"),
                     rhs_evals: r.number("rhs_evals"),
                     lu_factorisations: r.number("lu_factorisations"),
                     steps: r.number("steps"),
+                    work: ok
+                        .then(|| {
+                            Some(work(
+                                r.number("rhs_evals")?,
+                                r.number("jvp_evals")?,
+                                r.number("lu_factorisations")?,
+                            ))
+                        })
+                        .flatten(),
                     error_message: r.text("error").to_string(),
                 }
             })
@@ -250,9 +294,17 @@ pub fn analyze_study(spec: &StudySpec, rows: &[Row]) -> StudyAnalysis {
             runs,
         });
     }
+    let time_per_work = time_per_work(&configs);
+    let cost_model: Vec<(String, f64)> = match &spec.time_per_work_ns {
+        Some(calibration) => calibration
+            .iter()
+            .map(|(n, ns)| (n.clone(), ns * 1e-9))
+            .collect(),
+        None => time_per_work.clone(),
+    };
     let recommendations = configs
         .iter()
-        .flat_map(|c| TARGETS.iter().map(move |&t| recommend(c, t)))
+        .flat_map(|c| TARGETS.iter().map(|&t| recommend(c, t, &cost_model)))
         .collect();
     let ladder = spec.rtol.values();
     let cost_rtol = ladder
@@ -266,15 +318,49 @@ pub fn analyze_study(spec: &StudySpec, rows: &[Row]) -> StudyAnalysis {
         n_failed: rows.iter().filter(|r| r.text("status") != "ok").count(),
         configs,
         recommendations,
+        time_per_work,
+        cost_model,
+        cost_model_calibrated: spec.time_per_work_ns.is_some(),
         cost_exponents,
         cost_rtol,
     }
 }
 
-/// The cheapest (median wall time) run whose largest error is ≤ `target` and whose mode
-/// sequence is the reference's. A target within 10× of the reference's own disagreement is not
+/// Per integrator, the median over its successful ladder runs of wall time per unit of work.
+fn time_per_work(configs: &[ConfigAnalysis]) -> Vec<(String, f64)> {
+    let mut samples: Vec<(String, Vec<f64>)> = Vec::new();
+    for r in configs.iter().flat_map(|c| &c.runs) {
+        let (Some(w), Some(t)) = (r.work, r.wall_time_min_s) else {
+            continue;
+        };
+        if w <= 0.0 {
+            continue;
+        }
+        match samples.iter_mut().find(|(n, _)| *n == r.integrator) {
+            Some((_, v)) => v.push(t / w),
+            None => samples.push((r.integrator.clone(), vec![t / w])),
+        }
+    }
+    samples
+        .into_iter()
+        .map(|(n, mut v)| {
+            v.sort_by(f64::total_cmp);
+            let m = v.len() / 2;
+            let median = if v.len() % 2 == 1 {
+                v[m]
+            } else {
+                0.5 * (v[m - 1] + v[m])
+            };
+            (n, median)
+        })
+        .collect()
+}
+
+/// The cheapest run by modelled cost (work × the integrator's time per work unit) whose largest
+/// error is ≤ `target` and whose mode sequence is the reference's; integrators within
+/// [`TIE_MARGIN`] of it tie. A target within 10× of the reference's own disagreement is not
 /// certified.
-fn recommend(c: &ConfigAnalysis, target: f64) -> Recommendation {
+fn recommend(c: &ConfigAnalysis, target: f64, time_per_work: &[(String, f64)]) -> Recommendation {
     let mut rec = Recommendation {
         config: c.label(),
         target,
@@ -282,8 +368,12 @@ fn recommend(c: &ConfigAnalysis, target: f64) -> Recommendation {
         rtol: None,
         wall_time_s: None,
         rhs_evals: None,
+        work: None,
+        modelled_s: None,
         achieved: None,
+        tied: Vec::new(),
         runner_up: None,
+        fastest_measured: None,
         note: String::new(),
     };
     let Some(ref_err) = c.reference_error() else {
@@ -294,39 +384,57 @@ fn recommend(c: &ConfigAnalysis, target: f64) -> Recommendation {
         rec.note = format!("reference agreement {ref_err:.1e} cannot certify this target");
         return rec;
     }
-    // Cheapest qualifying run per integrator, then sorted by wall time.
-    let mut best: Vec<&RunErrors> = Vec::new();
-    for r in &c.runs {
-        let qualifies = r.sequence_matches
-            && r.max_error.is_some_and(|e| e <= target)
-            && r.wall_time_s.is_some();
-        if !qualifies {
-            continue;
-        }
-        match best.iter_mut().find(|b| b.integrator == r.integrator) {
-            Some(b) if b.wall_time_s > r.wall_time_s => *b = r,
+    let qualifying: Vec<&RunErrors> = c
+        .runs
+        .iter()
+        .filter(|r| r.sequence_matches && r.max_error.is_some_and(|e| e <= target))
+        .collect();
+    // Least-work qualifying run per integrator (equal work: the looser tolerance), so the run
+    // chosen is a function of the deterministic counts alone.
+    let mut best: Vec<(&RunErrors, f64)> = Vec::new();
+    for r in &qualifying {
+        let Some(w) = r.work else { continue };
+        match best.iter_mut().find(|(b, _)| b.integrator == r.integrator) {
+            Some(b) if w < b.1 || (w == b.1 && r.rtol > b.0.rtol) => *b = (r, w),
             Some(_) => {}
-            None => best.push(r),
+            None => best.push((r, w)),
         }
     }
-    best.sort_by(|a, b| {
-        a.wall_time_s
-            .unwrap_or(f64::MAX)
-            .total_cmp(&b.wall_time_s.unwrap_or(f64::MAX))
-    });
-    match best.first() {
-        None => rec.note = "no integrator reached it on this ladder".into(),
-        Some(b) => {
-            rec.integrator = Some(b.integrator.clone());
-            rec.rtol = Some(b.rtol);
-            rec.wall_time_s = b.wall_time_s;
-            rec.rhs_evals = b.rhs_evals;
-            rec.achieved = b.max_error;
-            rec.runner_up = best
-                .get(1)
-                .and_then(|r| Some((r.integrator.clone(), r.wall_time_s?)));
-        }
-    }
+    let mut costed: Vec<(&RunErrors, f64)> = best
+        .iter()
+        .filter_map(|&(r, w)| {
+            let per = time_per_work.iter().find(|(n, _)| *n == r.integrator)?.1;
+            Some((r, w * per))
+        })
+        .collect();
+    costed.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let Some(&(winner, winner_cost)) = costed.first() else {
+        rec.note = "no integrator reached it on this ladder".into();
+        return rec;
+    };
+    rec.integrator = Some(winner.integrator.clone());
+    rec.rtol = Some(winner.rtol);
+    rec.wall_time_s = winner.wall_time_min_s;
+    rec.rhs_evals = winner.rhs_evals;
+    rec.work = winner.work;
+    rec.modelled_s = Some(winner_cost);
+    rec.achieved = winner.max_error;
+    let limit = winner_cost * (1.0 + TIE_MARGIN);
+    rec.tied = costed
+        .iter()
+        .take_while(|(_, cost)| *cost <= limit)
+        .map(|(r, _)| (r.integrator.clone(), r.rtol))
+        .collect();
+    // Named in a fixed order, so that the cell's text does not depend on the order of costs
+    // that are within the margin of each other.
+    rec.tied.sort_by(|a, b| a.0.cmp(&b.0));
+    rec.runner_up = costed
+        .get(rec.tied.len())
+        .map(|(r, cost)| (r.integrator.clone(), *cost));
+    rec.fastest_measured = qualifying
+        .iter()
+        .filter_map(|r| Some((r.integrator.clone(), r.wall_time_min_s?)))
+        .min_by(|a, b| a.1.total_cmp(&b.1));
     rec
 }
 

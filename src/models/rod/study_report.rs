@@ -2,7 +2,7 @@
 //! figures, from runs.csv.
 
 use super::report::{figure_error, ANALYSIS_JSON, SUMMARY_MD};
-use super::study_analysis::{analyze_study, StudyAnalysis, TARGETS};
+use super::study_analysis::{analyze_study, Recommendation, StudyAnalysis, TARGETS, TIE_MARGIN};
 use crate::experiment::runner::{write_atomically, RunError, RUNS_CSV};
 use crate::experiment::table::parse_rows;
 use crate::models::rod::study::{StudySpec, STUDY_COLUMNS};
@@ -108,47 +108,79 @@ pub fn render_study_summary(spec: &StudySpec, a: &StudyAnalysis) -> String {
     );
     let _ = writeln!(
         s,
-        "Cheapest median wall time among runs with largest error ≤ target and the reference's \
-         mode sequence; a target within 10× of the reference's own disagreement is not certified.\n"
+        "Among runs with largest error ≤ target and the reference's mode sequence, each \
+         integrator's least-work run (work = RHS evaluations + Jacobian–vector products + LU \
+         factorisations, counts that are the same on every rerun), costed at that integrator's \
+         time per work unit (the calibration in the table below, not this run's timings); integrators within {:.0} % of the cheapest tie and are \
+         all named. A target within 10× of the reference's own disagreement is not certified.\n",
+        TIE_MARGIN * 100.0
     );
+    recommendation_table(&mut s, a, |r| {
+        let named: Vec<String> = r
+            .tied
+            .iter()
+            .map(|(n, rtol)| format!("**{n}** rtol {rtol:.0e}"))
+            .collect();
+        if named.len() > 1 {
+            format!("tie: {}", named.join(", "))
+        } else {
+            named.join("")
+        }
+    });
     let _ = writeln!(
         s,
-        "| configuration | {} |",
-        TARGETS.map(|t| format!("≤ {t:.0e}")).join(" | ")
+        "\nThe numbers behind it, measured on this run (they vary between reruns; the choice \
+         above does not, as it uses only the counts and the calibration): modelled cost of the choice, its \
+         ratio to the next integrator outside the tie, the choice's measured wall time (minimum \
+         over repeats), and the qualifying run with the smallest measured wall time.\n"
     );
-    let _ = writeln!(s, "|---|{}", "---|".repeat(TARGETS.len()));
-    for c in &a.configs {
-        let cells: Vec<String> = TARGETS
-            .iter()
-            .map(|&t| {
-                let r = a
-                    .recommendations
-                    .iter()
-                    .find(|r| r.config == c.label() && r.target == t);
-                match r {
-                    Some(r) if r.integrator.is_some() => {
-                        let ratio = r
-                            .runner_up
-                            .as_ref()
-                            .map(|(n, w)| {
-                                format!(", next {n} ×{:.1}", w / r.wall_time_s.unwrap_or(f64::NAN))
-                            })
-                            .unwrap_or_default();
-                        format!(
-                            "**{}** rtol {:.0e}: {:.3} ms, {:.0} RHS{}",
-                            r.integrator.as_deref().unwrap_or(""),
-                            r.rtol.unwrap_or(f64::NAN),
-                            r.wall_time_s.unwrap_or(f64::NAN) * 1e3,
-                            r.rhs_evals.unwrap_or(f64::NAN),
-                            ratio
-                        )
-                    }
-                    Some(r) => format!("— ({})", r.note),
-                    None => "—".into(),
-                }
-            })
-            .collect();
-        let _ = writeln!(s, "| {} | {} |", c.label(), cells.join(" | "));
+    recommendation_table(&mut s, a, |r| {
+        let next = r
+            .runner_up
+            .as_ref()
+            .map(|(n, c)| format!(" (next {n} ×{:.1})", c / r.modelled_s.unwrap_or(f64::NAN)))
+            .unwrap_or_default();
+        let fastest = r
+            .fastest_measured
+            .as_ref()
+            .map(|(n, t)| format!("; fastest {n} {:.3} ms", t * 1e3))
+            .unwrap_or_default();
+        format!(
+            "{}: {:.0} work, {:.3} ms modelled{next}, {:.3} ms measured{fastest}",
+            r.integrator.as_deref().unwrap_or(""),
+            r.work.unwrap_or(f64::NAN),
+            r.modelled_s.unwrap_or(f64::NAN) * 1e3,
+            r.wall_time_s.unwrap_or(f64::NAN) * 1e3
+        )
+    });
+    let _ = writeln!(
+        s,
+        "\nTime per work unit: the cost model ({}), and this run's measurement (median over each \
+         integrator's successful ladder runs of the minimum wall time over repeats, divided by \
+         the work). A ratio outside [0.75, 1.33] means the calibration no longer describes this \
+         build or machine: copy the measured column into `time_per_work_ns`.\n\n\
+         | integrator | cost model (ns) | measured (ns) | measured / model |\n|---|---|---|---|",
+        if a.cost_model_calibrated {
+            "`time_per_work_ns` of the experiment file"
+        } else {
+            "no `time_per_work_ns` in the experiment file: this run's measurement"
+        }
+    );
+    for (n, measured) in &a.time_per_work {
+        let model = a.cost_model.iter().find(|(m, _)| m == n).map(|(_, t)| *t);
+        let ratio = model.map(|m| measured / m);
+        let flag = if ratio.is_some_and(|r| !(0.75..=1.0 / 0.75).contains(&r)) {
+            " (stale)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            s,
+            "| {n} | {} | {:.0} | {}{flag} |",
+            model.map_or("—".into(), |m| format!("{:.0}", m * 1e9)),
+            measured * 1e9,
+            ratio.map_or("—".into(), |r| format!("{r:.2}"))
+        );
     }
 
     let _ = writeln!(
@@ -291,4 +323,36 @@ pub fn render_study_summary(spec: &StudySpec, a: &StudyAnalysis) -> String {
          `errors.csv` (one row per run and quantity), `runs.csv`."
     );
     s
+}
+
+/// One row per configuration, one cell per target: `cell` for a recommendation with a choice,
+/// the reason otherwise.
+fn recommendation_table(
+    s: &mut String,
+    a: &StudyAnalysis,
+    cell: impl Fn(&Recommendation) -> String,
+) {
+    let _ = writeln!(
+        s,
+        "| configuration | {} |",
+        TARGETS.map(|t| format!("≤ {t:.0e}")).join(" | ")
+    );
+    let _ = writeln!(s, "|---|{}", "---|".repeat(TARGETS.len()));
+    for c in &a.configs {
+        let cells: Vec<String> = TARGETS
+            .iter()
+            .map(|&t| {
+                match a
+                    .recommendations
+                    .iter()
+                    .find(|r| r.config == c.label() && r.target == t)
+                {
+                    Some(r) if r.integrator.is_some() => cell(r),
+                    Some(r) => format!("— ({})", r.note),
+                    None => "—".into(),
+                }
+            })
+            .collect();
+        let _ = writeln!(s, "| {} | {} |", c.label(), cells.join(" | "));
+    }
 }
