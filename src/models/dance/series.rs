@@ -161,23 +161,23 @@ mod tests {
     /// w = t − t³/6 + 23t⁵/120.
     #[test]
     fn counterexample_series_starts_as_derived() {
-        let s = FormalSeries::<Rational>::new(1.0, 9).unwrap();
+        let s = FormalSeries::<Rational>::new(1.0, 15).unwrap();
         let text: Vec<String> = s.parallel_velocity.iter().map(|c| c.to_string()).collect();
-        assert_eq!(
-            text,
-            [
-                "0",
-                "0",
-                "0",
-                "1/6",
-                "0",
-                "-13/120",
-                "0",
-                "79/720",
-                "0",
-                "-7439/51840"
-            ]
-        );
+        let odd: Vec<&str> = text.iter().skip(1).step_by(2).map(String::as_str).collect();
+        // To t¹⁵: substituted into the sliding law with sympy's series arithmetic (not this
+        // recurrence), these leave no residual through t¹² (docs/dance.md, "Independent checks").
+        let expected = [
+            "0",
+            "1/6",
+            "-13/120",
+            "79/720",
+            "-7439/51840",
+            "1289987/5702400",
+            "-370576091/889574400",
+            "23522881633/26687232000",
+        ];
+        assert_eq!(odd, expected);
+        assert!(text.iter().step_by(2).all(|c| c == "0"));
         let w: Vec<String> = s.direction_ratio.iter().map(|c| c.to_string()).collect();
         assert_eq!(&w[..6], ["0", "1", "0", "-1/6", "0", "23/120"]);
         // v^⊥ = v^∥ w = t⁴/6 − (1/36 + 13/120) t⁶ + …
