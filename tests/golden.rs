@@ -218,3 +218,11 @@ fn simulate_json_keys_are_frozen() {
     );
     assert_eq!(keys(&json["slide_coefficients"]), "a,b,c,d,p");
 }
+
+#[test]
+fn dance_start_slide_reproduces_every_committed_row() {
+    let Experiment::Dance(spec) = load("dance_start_slide") else {
+        panic!("dance_start_slide is a dance sweep")
+    };
+    assert_eq!(check(spec.as_ref(), "dance_start_slide", |_| true), 4);
+}

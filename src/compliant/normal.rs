@@ -110,6 +110,38 @@ impl NormalCompliance {
     }
 }
 
+/// The restitution coefficient e = −δ̇⁺/δ̇⁻ of one impact of the spring–dashpot law
+/// `F_n = δ/κ + c_d δ̇/√κ` on a unit normal mass with no other force, the contact released where
+/// `F_n` falls to 0 (not where δ does). It does not depend on κ, so it is also the rigid limit's
+/// impact law. With ζ = c_d/2 (docs/restitution.md, eqs. (R4)–(R6)):
+///
+/// ```text
+///   ζ < 1:  e = exp(−ζ (π − atan2(2ζω, 1 − 2ζ²)) / ω) = exp(−2ζ acos ζ / ω),  ω = √(1 − ζ²)
+///   ζ = 1:  e = exp(−2)
+///   ζ > 1:  e = exp(−2ζ acosh ζ / ν),  ν = √(ζ² − 1)
+/// ```
+///
+/// e > 0 for every c_d: even an overdamped dashpot releases the particle with a velocity, since
+/// F_n = 0 is reached at δ > 0. `damping` must be finite and ≥ 0.
+pub fn restitution_unit_normal_mass(damping: f64) -> Result<f64, SimError> {
+    crate::error::require_non_negative("damping", damping)?;
+    let zeta = 0.5 * damping;
+    // Near ζ = 1 both branches are 0/0; x acos(x)/√(1−x²) and x acosh(x)/√(x²−1) are the same
+    // analytic function of ζ, equal to 1 + 2(ζ−1)/3 − (ζ−1)²/5 + … there (docs/restitution.md,
+    // (R7)).
+    let half_exponent = if (zeta - 1.0).abs() < 1e-6 {
+        let h = zeta - 1.0;
+        1.0 + h * (2.0 / 3.0 - h / 5.0)
+    } else if zeta < 1.0 {
+        let omega = (1.0 - zeta * zeta).sqrt();
+        zeta * (std::f64::consts::PI - (2.0 * zeta * omega).atan2(1.0 - 2.0 * zeta * zeta))
+            / (2.0 * omega)
+    } else {
+        zeta * zeta.acosh() / (zeta * zeta - 1.0).sqrt()
+    };
+    Ok((-2.0 * half_exponent).exp())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +158,40 @@ mod tests {
             NormalCompliance::linear_spring(1e-4).closed_contact_force(1e-5, 3.0),
             0.1
         );
+    }
+
+    /// The closed form's branches: no damping is elastic, ζ = 1 is exp(−2) from both sides
+    /// (continuity of the analytic continuation), and large ζ tends to 1/(4ζ²) (acosh ζ ≈
+    /// ln 2ζ), so e stays positive.
+    #[test]
+    fn restitution_branches_join() {
+        assert_eq!(restitution_unit_normal_mass(0.0).unwrap(), 1.0);
+        let at_one = (-2.0f64).exp();
+        for c_d in [2.0 - 1e-3, 2.0 - 1e-7, 2.0, 2.0 + 1e-7, 2.0 + 1e-3] {
+            let e = restitution_unit_normal_mass(c_d).unwrap();
+            assert!((e - at_one).abs() < 2e-4, "c_d {c_d}: {e}");
+        }
+        // Across the cut-over at |ζ − 1| = 1e-6 (ζ moves by 2e-9, e by ~4e-10) the closed
+        // forms and the series agree: no jump on either side.
+        for side in [-1.0, 1.0] {
+            let outside = restitution_unit_normal_mass(2.0 + side * 2.002e-6).unwrap();
+            let inside = restitution_unit_normal_mass(2.0 + side * 1.998e-6).unwrap();
+            assert!((outside - inside).abs() < 1e-9, "{outside} {inside}");
+        }
+        let zeta: f64 = 1e4;
+        let e = restitution_unit_normal_mass(2.0 * zeta).unwrap();
+        assert!(
+            (e * 4.0 * zeta * zeta).ln().abs() < 2.0 * (2.0 * zeta).ln() / zeta,
+            "{e}"
+        );
+        assert!(restitution_unit_normal_mass(-0.1).is_err());
+        assert!(restitution_unit_normal_mass(f64::NAN).is_err());
+        // Monotone: more damping, less rebound.
+        let mut last = 1.0;
+        for i in 1..60 {
+            let e = restitution_unit_normal_mass(0.1 * f64::from(i)).unwrap();
+            assert!(e < last, "c_d {}", 0.1 * f64::from(i));
+            last = e;
+        }
     }
 }

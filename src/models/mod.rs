@@ -5,6 +5,7 @@
 //! [`Model`] and one variant below (README, "Adding a mechanical system").
 
 pub mod basin;
+pub mod dance;
 pub mod klarbring;
 pub mod mode_table;
 pub mod planar;
@@ -34,6 +35,7 @@ pub enum Experiment {
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<SweepSpec<spring_particle::SpringParticle>>),
+    Dance(Box<SweepSpec<dance::Dance>>),
     SchmidMielke(Box<schmid_mielke::spec::SmSpec>),
     Klarbring(Box<klarbring::KlarbringPlan>),
 }
@@ -49,6 +51,7 @@ macro_rules! with_plan {
             Experiment::RodBasin($plan) => $body,
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
+            Experiment::Dance($plan) => $body,
             Experiment::SchmidMielke($plan) => $body,
             Experiment::Klarbring($plan) => $body,
         }
@@ -56,7 +59,7 @@ macro_rules! with_plan {
 }
 
 /// The names `model = …` accepts, with what each system is (for `rigid-limit list`).
-pub const MODELS: [(&str, &str); 5] = [
+pub const MODELS: [(&str, &str); 6] = [
     (
         rod::sweep::Rod::NAME,
         "the Painlevé rod on a compliant contact (Zhao–Liu–Chen–Brogliato 2015); analyses \
@@ -70,6 +73,11 @@ pub const MODELS: [(&str, &str); 5] = [
     (
         spring_particle::SpringParticle::NAME,
         "a spring-loaded particle that sticks, then slides: the smallest model folder",
+    ),
+    (
+        dance::Dance::NAME,
+        "Dance's particle starting to slide under the force (1, t) (Dance 2024): the formal \
+         series (divergent for μ = 1), its optimal truncation and the rigid slide",
     ),
     (
         schmid_mielke::spec::NAME,
@@ -138,6 +146,9 @@ impl Experiment {
             Some(toml::Value::String(name)) if name == klarbring::Klarbring::NAME => {
                 klarbring::KlarbringPlan::parse(text).map(|s| Experiment::Klarbring(Box::new(s)))
             }
+            Some(toml::Value::String(name)) if name == dance::Dance::NAME => {
+                SweepSpec::parse(text).map(|s| Experiment::Dance(Box::new(s)))
+            }
             Some(toml::Value::String(name)) if name == schmid_mielke::spec::NAME => {
                 schmid_mielke::spec::SmSpec::parse(text)
                     .map(|s| Experiment::SchmidMielke(Box::new(s)))
@@ -174,6 +185,7 @@ impl Experiment {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }
             Experiment::SpringParticle(spec) => report_sweep(spec, dir),
+            Experiment::Dance(spec) => report_sweep(spec, dir),
             Experiment::SchmidMielke(spec) => schmid_mielke::report::write_report(spec, dir),
             Experiment::Klarbring(plan) => report_sweep(&plan.spec, dir),
         }

@@ -1,0 +1,321 @@
+//! Dance's particle starting to slide (`model = "dance"`; Dance 2024, §3; docs/dance.md): the
+//! formal series of the sliding velocity ([`series`], in the number types of [`precision`]), its
+//! growth and truncation ([`truncation`]), the rigid slide integrated from the series
+//! ([`rigid`]), one μ's study ([`study`]) and the report ([`report`]).
+//!
+//! `method = "rigid"` runs now; `method = "compliant"` needs the spatial Coulomb formulation
+//! (issue 18, item 1) and is refused with that reason.
+
+pub mod precision;
+pub mod report;
+pub mod rigid;
+pub mod series;
+pub mod study;
+pub mod truncation;
+
+use crate::error::SimError;
+use crate::experiment::grammar::{LogGrid, Method};
+use crate::experiment::model::{Cells, Model, SweepSpec};
+use crate::experiment::runner::RunError;
+use crate::experiment::table::Row;
+use crate::integrate::{IntegratorKind, SolverStats, Tolerances};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// Dance's particle as a model of the harness.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Dance;
+
+/// `[params]`.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// `rigid` (the series, then the rigid slide) or `compliant` (not yet: item 1 of issue 18).
+    pub method: Method,
+    /// End of each run.
+    pub t_end: f64,
+    /// Highest power of t in the formal series.
+    pub series_degree: usize,
+    /// t₀: the series below it, the rigid numerics from its optimal truncation there on.
+    #[serde(default = "default_t_series")]
+    pub t_series: f64,
+}
+
+fn default_t_series() -> f64 {
+    0.25
+}
+
+/// `[sweep]`: the friction coefficients (each in (0, 1]), and the κ ladder of a compliant run.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Sweep {
+    pub mu: Vec<f64>,
+    #[serde(default)]
+    pub kappa: Option<LogGrid>,
+}
+
+/// The one report of this model.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum Analysis {
+    StartSlide,
+}
+
+/// One row's configuration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Config {
+    pub mu: f64,
+    pub params: Params,
+}
+
+/// A rigid run has no compliance: its rows stand on this one-point ladder, and their `kappa`
+/// cell (1) is a placeholder that the `method` column marks as such.
+const RIGID_LADDER: LogGrid = LogGrid {
+    min: 1.0,
+    max: 1.0,
+    per_decade: 1,
+};
+
+/// The velocities reported in the table (issue 18: v(.5), v(1), v(2)).
+pub const REPORTED_TIMES: [f64; 3] = [0.5, 1.0, 2.0];
+
+/// The degree of the partial sum compared with the numerics at t = .5.
+pub const PARTIAL_SUM_DEGREE: usize = 41;
+
+impl Model for Dance {
+    const NAME: &'static str = "dance";
+    type Params = Params;
+    type Sweep = Sweep;
+    type Analysis = Analysis;
+    type Config = Config;
+    const INPUT_COLUMNS: &'static [&'static str] =
+        &["mu", "method", "series_degree", "t_series", "t_end"];
+    const MEASURE_COLUMNS: &'static [&'static str] = &[
+        "mode_sequence",
+        "event_times",
+        "event_kinds",
+        "U_end",
+        "V_end",
+        "v_at_half",
+        "v_at_1",
+        "v_at_2",
+        "v_rtol_change",
+        "series_digits",
+        "series_kind",
+        "growth_A",
+        "growth_beta",
+        "growth_ln_K",
+        "growth_A_spread",
+        "growth_beta_spread",
+        "radius_t",
+        "radius_t_spread",
+        "start_smallest_term",
+        "truncation_ratio_min",
+        "truncation_ratio_max",
+        "partial_sum_gap_half",
+    ];
+
+    fn kappa(sweep: &Sweep) -> &LogGrid {
+        sweep.kappa.as_ref().unwrap_or(&RIGID_LADDER)
+    }
+
+    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
+        let p = &spec.params;
+        match p.method {
+            Method::Rigid => {}
+            Method::Compliant => {
+                return Err(SimError::invalid(
+                    "params.method",
+                    "compliant",
+                    "the compliant Dance runs need the spatial Coulomb formulation (issue 18, \
+                     item 1), not in this build; use method = \"rigid\"",
+                ))
+            }
+            Method::Incremental => {
+                return Err(SimError::invalid(
+                    "params.method",
+                    "incremental",
+                    "Dance's particle is dynamic; use method = \"rigid\"",
+                ))
+            }
+        }
+        if spec.sweep.kappa.is_some() {
+            return Err(SimError::invalid(
+                "sweep.kappa",
+                "a ladder",
+                "a rigid run has no compliance; remove sweep.kappa",
+            ));
+        }
+        if spec.sweep.mu.is_empty() {
+            return Err(SimError::invalid("sweep.mu", "[]", "list at least one μ"));
+        }
+        for &mu in &spec.sweep.mu {
+            series::require_sliding_mu("sweep.mu", mu)?;
+        }
+        if !(41..=4001).contains(&p.series_degree) {
+            return Err(SimError::invalid(
+                "params.series_degree",
+                p.series_degree,
+                "must be between 41 (the growth fit needs 16 odd ratios past n/4) and 4001 (cost \
+                 grows as degree²)",
+            ));
+        }
+        crate::error::require_positive("params.t_series", p.t_series)?;
+        if !(p.t_end > 2.0 && p.t_end <= 100.0) {
+            return Err(SimError::invalid(
+                "params.t_end",
+                crate::error::number_text(p.t_end),
+                "must be in (2, 100]: the table reports v(2)",
+            ));
+        }
+        if p.t_series >= REPORTED_TIMES[0] {
+            return Err(SimError::invalid(
+                "params.t_series",
+                crate::error::number_text(p.t_series),
+                "must be below .5, the first reported time",
+            ));
+        }
+        Ok(())
+    }
+
+    fn grid_size(spec: &SweepSpec<Self>) -> u128 {
+        spec.sweep.mu.len() as u128
+    }
+
+    fn configurations(spec: &SweepSpec<Self>) -> Vec<Config> {
+        spec.sweep
+            .mu
+            .iter()
+            .map(|&mu| Config {
+                mu,
+                params: spec.params,
+            })
+            .collect()
+    }
+
+    fn inputs(c: &Config) -> Cells {
+        vec![
+            ("mu", c.mu.to_string()),
+            ("method", c.params.method.name().to_string()),
+            ("series_degree", c.params.series_degree.to_string()),
+            ("t_series", c.params.t_series.to_string()),
+            ("t_end", c.params.t_end.to_string()),
+        ]
+    }
+
+    fn run(
+        spec: &SweepSpec<Self>,
+        c: &Config,
+        _kappa: f64,
+        integrator: IntegratorKind,
+    ) -> Result<(Cells, SolverStats), String> {
+        run_rigid(spec, c, integrator).map_err(|e| e.to_string())
+    }
+
+    fn after_run(spec: &SweepSpec<Self>, dir: &Path) -> Result<(), RunError> {
+        report::write_tables(spec, dir)
+    }
+
+    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+        report::write_report(spec, rows, dir)
+    }
+}
+
+fn pair(v: [f64; 2]) -> String {
+    format!("{} {}", v[0], v[1])
+}
+
+/// One rigid row: the series' facts, the slide at the solver's tolerances and at rtol/10.
+fn run_rigid(
+    spec: &SweepSpec<Dance>,
+    c: &Config,
+    integrator: IntegratorKind,
+) -> Result<(Cells, SolverStats), SimError> {
+    let started = std::time::Instant::now();
+    let p = &c.params;
+    let facts = study::SeriesFacts::compute(c.mu, p.series_degree)?;
+    let mut times: Vec<f64> = study::truncation_times();
+    times.extend(REPORTED_TIMES.iter().filter(|&&t| t > 0.6));
+    times.push(p.t_end);
+    times.retain(|&t| t > p.t_series);
+    times.dedup();
+    let tol = Tolerances {
+        rtol: spec.solver.rtol,
+        atol: spec.solver.atol,
+    };
+    let finer = Tolerances {
+        rtol: tol.rtol / 10.0,
+        atol: tol.atol / 10.0,
+    };
+    let (states, mut stats) =
+        study::rigid_from_series(c.mu, &facts.logs, p.t_series, &times, integrator, tol)?;
+    let (refined, _) =
+        study::rigid_from_series(c.mu, &facts.logs, p.t_series, &times, integrator, finer)?;
+    let at = |t: f64| {
+        states
+            .iter()
+            .find(|s| (s.t - t).abs() < 1e-12)
+            .copied()
+            .ok_or_else(|| SimError::invalid("output times", t, "not reached"))
+    };
+    let rtol_change = states
+        .iter()
+        .zip(&refined)
+        .map(|(a, b)| (a.v[0] - b.v[0]).abs().max((a.v[1] - b.v[1]).abs()))
+        .fold(0.0, f64::max);
+    let end = at(p.t_end)?;
+    let half = at(0.5)?;
+    // The optimal truncation against the numerics on [.35, .6] (only a divergent series has a
+    // smallest term before its last coefficient).
+    let ratios: Vec<f64> = states
+        .iter()
+        .filter(|s| s.t <= 0.6 + 1e-12)
+        .filter_map(|s| {
+            let o = facts.logs.state_at(s.t).parallel_velocity;
+            (!o.at_last_coefficient).then(|| (o.value - s.v[0]).abs() / o.smallest_term)
+        })
+        .collect();
+    let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
+    let min_ratio = ratios.iter().copied().reduce(f64::min);
+    let max_ratio = ratios.iter().copied().reduce(f64::max);
+    let partial_gap = study::partial_sum_gaps(&facts.logs, 0.5, half.v[0], PARTIAL_SUM_DEGREE)
+        .last()
+        .map(|&(_, g)| g);
+    let (kind, growth, radius) = match (facts.growth, facts.radius) {
+        (Some(g), _) => ("divergent", Some(g), None),
+        (None, Some(r)) => ("convergent", None, Some(r)),
+        (None, None) => ("undetermined", None, None),
+    };
+    let cells = vec![
+        ("mode_sequence", "slide".to_string()),
+        ("event_times", String::new()),
+        ("event_kinds", String::new()),
+        ("U_end", pair(end.u)),
+        ("V_end", pair(end.v)),
+        ("v_at_half", pair(half.v)),
+        ("v_at_1", pair(at(1.0)?.v)),
+        ("v_at_2", pair(at(2.0)?.v)),
+        ("v_rtol_change", rtol_change.to_string()),
+        ("series_digits", format!("{:.1}", facts.agreeing_digits)),
+        ("series_kind", kind.to_string()),
+        ("growth_A", opt(growth.map(|g| g.a))),
+        ("growth_beta", opt(growth.map(|g| g.beta))),
+        ("growth_ln_K", opt(growth.map(|g| g.ln_k))),
+        ("growth_A_spread", opt(growth.map(|g| g.a_spread))),
+        ("growth_beta_spread", opt(growth.map(|g| g.beta_spread))),
+        ("radius_t", opt(radius.map(|r| r.radius.sqrt()))),
+        (
+            "radius_t_spread",
+            opt(radius.map(|r| r.radius_spread / (2.0 * r.radius.sqrt()))),
+        ),
+        (
+            "start_smallest_term",
+            facts.logs.state_at(p.t_series).smallest_term.to_string(),
+        ),
+        ("truncation_ratio_min", opt(min_ratio)),
+        ("truncation_ratio_max", opt(max_ratio)),
+        ("partial_sum_gap_half", opt(partial_gap)),
+    ];
+    stats.wall_time_s = started.elapsed().as_secs_f64();
+    Ok((cells, stats))
+}
