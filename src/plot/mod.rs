@@ -52,7 +52,7 @@ pub struct Figure {
     pub size: (u32, u32),
 }
 
-pub(crate) const PALETTE: [RGBColor; 7] = [
+pub(crate) const PALETTE: [RGBColor; 8] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -60,6 +60,8 @@ pub(crate) const PALETTE: [RGBColor; 7] = [
     RGBColor(86, 180, 233),
     RGBColor(230, 159, 0),
     RGBColor(80, 80, 80),
+    // An eighth series (the integrator study's eight methods): Tol's wine.
+    RGBColor(136, 34, 85),
 ];
 
 pub(crate) fn register_fonts() {
