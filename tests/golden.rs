@@ -131,7 +131,8 @@ fn integrator_study_reproduces_its_committed_rows() {
     let n = check(spec.as_ref(), "integrators", |row| {
         row["scenario"] == "impact" || row["kappa"].parse::<f64>() == Ok(1e-6)
     });
-    assert_eq!(n, 4 * 62 + 2 * 62);
+    // 6 configurations × (10 tolerances × 8 integrators + 2 references).
+    assert_eq!(n, 6 * (10 * 8 + 2));
 }
 
 #[test]

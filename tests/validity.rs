@@ -414,11 +414,27 @@ fn a_dip_between_two_scan_points_is_seen() {
     };
     for (kappa, count, first_opening) in [(1e-6, 451, 6.668e-3), (1e-8, 2839, 6.670e-4)] {
         let (n_ref, first_ref) = events(kappa, IntegratorKind::Tsit45);
-        let (n, first) = events(kappa, IntegratorKind::Radau5);
-        assert_eq!((n, n_ref), (count, count), "κ = {kappa}");
-        assert!(
-            (first - first_ref).abs() < 1e-9 && (first / first_opening - 1.0).abs() < 1e-3,
-            "κ = {kappa}: first opening {first}"
-        );
+        // DOP853's steps are the longest: at κ = 1e-6 it sees every dip too. At κ = 1e-8 it
+        // sees 2840 events: at t = 0.7292 a slide right starts from stick with u ≈ 0 and lasts
+        // 1.7e-6 for the others, u never above ~1e-21 (far below atol); DOP853's first step
+        // is long and its dense output shows no excursion to u > 0, so the slip stop is
+        // missed and the slide goes on with u < 0 (docs/performance.md, "Known limit").
+        let kinds: &[IntegratorKind] = if kappa == 1e-6 {
+            &[
+                IntegratorKind::Radau5,
+                IntegratorKind::Tsit5,
+                IntegratorKind::Dop853,
+            ]
+        } else {
+            &[IntegratorKind::Radau5, IntegratorKind::Tsit5]
+        };
+        for &kind in kinds {
+            let (n, first) = events(kappa, kind);
+            assert_eq!((n, n_ref), (count, count), "{kind} at κ = {kappa}");
+            assert!(
+                (first - first_ref).abs() < 1e-9 && (first / first_opening - 1.0).abs() < 1e-3,
+                "{kind} at κ = {kappa}: first opening {first}"
+            );
+        }
     }
 }

@@ -42,7 +42,8 @@ pub use simulate::{
 
 use crate::hybrid::{Crossing, HybridSystem, Named};
 use crate::model::{
-    dot, kinetic_energy, PlanarContactSystem, ProjectedDynamics, Real, ValidityMargin,
+    dot, kinetic_energy, ContactKinematics, PlanarContactSystem, ProjectedDynamics, Real,
+    ValidityMargin,
 };
 use coulomb::{Coulomb, Mode};
 use normal::NormalCompliance;
@@ -124,6 +125,51 @@ pub struct ContactState<S, const N: usize> {
     pub penetration_rate: S,
     pub normal_force: S,
     pub tangential_force: S,
+}
+
+/// One state's inputs of the event functions, each computed on first use and kept: the
+/// events of a mode share one contact kinematics and one contact state.
+struct EventInputs<'y, S, const N: usize> {
+    y: &'y [S],
+    q: [S; N],
+    qdot: [S; N],
+    kinematics: Option<ContactKinematics<S, N>>,
+    state: Option<ContactState<S, N>>,
+}
+
+impl<'y, S: Real, const N: usize> EventInputs<'y, S, N> {
+    fn new(y: &'y [S]) -> Self {
+        let mut q = [S::zero(); N];
+        let mut qdot = [S::zero(); N];
+        q.copy_from_slice(&y[..N]);
+        qdot.copy_from_slice(&y[N..2 * N]);
+        EventInputs {
+            y,
+            q,
+            qdot,
+            kinematics: None,
+            state: None,
+        }
+    }
+
+    fn kinematics<Sys: PlanarContactSystem<N>>(&mut self, system: &Sys) -> ContactKinematics<S, N> {
+        let (q, qdot) = (&self.q, &self.qdot);
+        *self
+            .kinematics
+            .get_or_insert_with(|| system.contact_kinematics(q, qdot))
+    }
+
+    /// The contact state of `mode` (one state is asked in one mode only).
+    fn contact_state<Sys: PlanarContactSystem<N>>(
+        &mut self,
+        problem: &ContactProblem<'_, Sys, N>,
+        mode: Mode,
+    ) -> ContactState<S, N> {
+        let y = self.y;
+        *self
+            .state
+            .get_or_insert_with(|| problem.contact_state(mode, y))
+    }
 }
 
 /// A mechanical system with a compliant frictional contact: everything the mode machine needs.
@@ -294,10 +340,21 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
 
     /// The value of an event function at state `y` in `mode`.
     pub fn event_value<S: Real>(&self, mode: Mode, event: Event, y: &[S]) -> S {
+        self.event_value_at(mode, event, &mut EventInputs::new(y))
+    }
+
+    /// The value of `event`'s function from the inputs at one state: the contact kinematics
+    /// and the contact state are computed at most once per state however many events ask.
+    fn event_value_at<S: Real>(
+        &self,
+        mode: Mode,
+        event: Event,
+        at: &mut EventInputs<'_, S, N>,
+    ) -> S {
         match event {
             Event::ContactOpens | Event::MaxPenetration | Event::ContactCloses => {
-                let (q, qdot) = Self::split(y);
-                let k = self.system.contact_kinematics(&q, &qdot);
+                let qdot = at.qdot;
+                let k = at.kinematics(self.system);
                 let penetration = -k.gap;
                 let rate = -dot(&k.normal, &qdot);
                 match event {
@@ -315,21 +372,21 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
                 }
             }
             Event::SlipStops => {
-                let (q, qdot) = Self::split(y);
-                let k = self.system.contact_kinematics(&q, &qdot);
+                let qdot = at.qdot;
+                let k = at.kinematics(self.system);
                 dot(&k.tangential, &qdot)
             }
             Event::StickBreaksRight => {
-                let cs = self.contact_state(mode, y);
-                cs.tangential_force + self.static_limit(&Self::split(y).0, cs.normal_force)
+                let cs = at.contact_state(self, mode);
+                cs.tangential_force + self.static_limit(&at.q, cs.normal_force)
             }
             Event::StickBreaksLeft => {
-                let cs = self.contact_state(mode, y);
-                self.static_limit(&Self::split(y).0, cs.normal_force) - cs.tangential_force
+                let cs = at.contact_state(self, mode);
+                self.static_limit(&at.q, cs.normal_force) - cs.tangential_force
             }
             Event::PeakNormalForce => {
                 // κ dF_n/dt = δ̇ + c_d √κ δ̈, with δ̈ = −v̇.
-                let cs = self.contact_state(mode, y);
+                let cs = at.contact_state(self, mode);
                 let accel = cs
                     .projected
                     .normal_accel(cs.normal_force, cs.tangential_force);
@@ -451,6 +508,15 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
 
     fn event_value<S: Real>(&self, mode: Mode, event: Event, y: &[S]) -> S {
         ContactProblem::event_value(self, mode, event, y)
+    }
+
+    /// One contact state (one projection: the rod's sin, cos and M⁻¹) for all of `mode`'s
+    /// events at `y`, the same arithmetic as one [`ContactProblem::event_value`] each.
+    fn event_values(&self, mode: Mode, events: &[(Event, Crossing)], y: &[f64], out: &mut [f64]) {
+        let mut at = EventInputs::new(y);
+        for (o, &(event, _)) in out.iter_mut().zip(events) {
+            *o = self.event_value_at(mode, event, &mut at);
+        }
     }
 
     fn transition(&self, _mode: Mode, event: Event, y: &mut [f64]) -> Mode {

@@ -27,6 +27,10 @@ pub struct Scan<E> {
 /// The scan's state within a phase, allocated once per phase and reused by every step.
 pub struct ScanBuffers {
     y: Vec<f64>,
+    /// A state interpolated while a root is solved for (Illinois, dips, excursions, margins).
+    y_probe: Vec<f64>,
+    /// The vector field at the step's end, when a turning point asks for it.
+    flow: Vec<f64>,
     /// The watched functions at the start of the current segment; after a scan without a
     /// switch, at the end of the step (the start of the next).
     g_start: Vec<f64>,
@@ -70,10 +74,8 @@ impl ScanBuffers {
         let watched = sys.watched(mode);
         let margins = sys.domain().len();
         let mut flow: Option<Vec<f64>> = None;
-        let g_start: Vec<f64> = watched
-            .iter()
-            .map(|&(e, _)| sys.event_value(mode, e, y0))
-            .collect();
+        let mut g_start = vec![0.0; watched.len()];
+        sys.event_values(mode, watched, y0, &mut g_start);
         let start_side: Vec<bool> = watched
             .iter()
             .zip(&g_start)
@@ -95,6 +97,8 @@ impl ScanBuffers {
         }
         ScanBuffers {
             y: vec![0.0; n],
+            y_probe: vec![0.0; n],
+            flow: vec![0.0; n],
             g_scan: vec![0.0; watched.len()],
             g_start,
             start_side,
@@ -145,6 +149,8 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     let n = sys.dim();
     let ScanBuffers {
         y: y_scan,
+        y_probe,
+        flow: end_flow,
         g_start,
         g_scan,
         start_side,
@@ -158,12 +164,7 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     let mut switch: Option<(H::Event, f64)> = None;
     let mut exit: Option<(usize, f64)> = None;
     let mut extrema = Vec::new();
-    let mut end_flow: Option<Vec<f64>> = None;
-    let interpolated = |t: f64| -> Result<Vec<f64>, SimError> {
-        let mut y = vec![0.0; n];
-        st.interpolate(t, &mut y).map_err(|m| failed(t, m))?;
-        Ok(y)
-    };
+    let mut end_flow_ready = false;
     for k in 1..=SCAN_POINTS + 1 {
         let seg_end = if k == SCAN_POINTS + 1 {
             st.state(y_scan);
@@ -173,9 +174,13 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
             st.interpolate(ts, y_scan).map_err(|m| failed(ts, m))?;
             ts
         };
+        sys.event_values(mode, watched, y_scan, g_scan);
         for (j, &(event, crossing)) in watched.iter().enumerate() {
-            g_scan[j] = sys.event_value(mode, event, y_scan);
-            let g_of = |t: f64| Ok(sys.event_value(mode, event, &interpolated(t)?));
+            // The function on the dense output, interpolated into the one probe buffer.
+            let mut g_of = |t: f64| -> Result<f64, SimError> {
+                st.interpolate(t, y_probe).map_err(|m| failed(t, m))?;
+                Ok(sys.event_value(mode, event, y_probe))
+            };
             if !crossing.reached(g_scan[j]) {
                 // Trap 1: a dip past zero and back between two samples.
                 if !(sys.is_switching(event) && start_side[j]) {
@@ -186,29 +191,28 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                     (seg_start, g_start[j]),
                     (seg_end, g_scan[j]),
                 );
-                let mut dip = find_dip(g_of, crossing, [before, start, end], t_prev)?;
+                let mut dip = find_dip(&mut g_of, crossing, [before, start, end], t_prev)?;
                 // At the step's end the next sample is not there yet: a closest approach in
                 // the last segment shows as the function moving away from zero again.
                 if dip.is_none() && k == SCAN_POINTS + 1 && end.1.abs() < start.1.abs() {
-                    let flow = end_flow.get_or_insert_with(|| {
-                        let mut f = vec![0.0; n];
-                        sys.field(mode, y_scan, &mut f);
-                        f
-                    });
-                    let rate = sys.event_rate(mode, event, y_scan, flow);
+                    if !end_flow_ready {
+                        sys.field(mode, y_scan, end_flow);
+                        end_flow_ready = true;
+                    }
+                    let rate = sys.event_rate(mode, event, y_scan, end_flow);
                     if let Some(t_v) = turning_point(crossing, start, end, rate) {
                         let g_v = g_of(t_v)?;
                         dip = if crossing.reached(g_v) {
                             Some((start, (t_v, g_v)))
                         } else {
-                            find_dip(g_of, crossing, [start, (t_v, g_v), end], t_prev)?
+                            find_dip(&mut g_of, crossing, [start, (t_v, g_v), end], t_prev)?
                         };
                     }
                 }
                 let Some((from, (t_dip, g_dip))) = dip else {
                     continue;
                 };
-                let t_root = locate_root(g_of, from.0, t_dip, from.1, g_dip)?;
+                let t_root = locate_root(&mut g_of, from.0, t_dip, from.1, g_dip)?;
                 if switch.is_none_or(|(_, ts)| t_root < ts) {
                     switch = Some((event, t_root));
                 }
@@ -217,19 +221,23 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
             let from = if start_side[j] {
                 (seg_start, g_start[j])
             } else if on_surface[j] {
-                match excursion(g_of, crossing, seg_start, seg_end)? {
+                match excursion(&mut g_of, crossing, seg_start, seg_end)? {
                     Some(from) => from,
                     None => continue,
                 }
             } else {
                 continue;
             };
-            let t_root = locate_root(g_of, from.0, seg_end, from.1, g_scan[j])?;
+            let t_root = locate_root(&mut g_of, from.0, seg_end, from.1, g_scan[j])?;
             if switch.is_none_or(|(_, ts)| t_root < ts) {
                 if sys.is_switching(event) {
                     switch = Some((event, t_root));
                 } else {
-                    extrema.push((event, t_root, interpolated(t_root)?));
+                    // The observer keeps this state: an allocation per extremum, not per step.
+                    let mut y = vec![0.0; n];
+                    st.interpolate(t_root, &mut y)
+                        .map_err(|m| failed(t_root, m))?;
+                    extrema.push((event, t_root, y));
                 }
             }
         }
@@ -238,7 +246,10 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
             if !(m_start[i] > 0.0 && m_scan[i] <= 0.0) {
                 continue;
             }
-            let m_of = |t: f64| Ok(sys.domain_margin(i, &interpolated(t)?));
+            let m_of = |t: f64| -> Result<f64, SimError> {
+                st.interpolate(t, y_probe).map_err(|m| failed(t, m))?;
+                Ok(sys.domain_margin(i, y_probe))
+            };
             let t_exit = locate_root(m_of, seg_start, seg_end, m_start[i], m_scan[i])?;
             if exit.is_none_or(|(_, te)| t_exit < te) {
                 exit = Some((i, t_exit));
@@ -279,7 +290,7 @@ const DIP_REFINEMENTS: usize = 8;
 /// the start side before a point past zero, and that point: a bracket of the crossing.
 #[allow(clippy::type_complexity)]
 fn find_dip(
-    g: impl Fn(f64) -> Result<f64, SimError>,
+    mut g: impl FnMut(f64) -> Result<f64, SimError>,
     crossing: super::Crossing,
     samples: [(f64, f64); 3],
     t_min: f64,
@@ -370,7 +381,7 @@ const EXCURSION_PROBES: usize = 64;
 /// overcoming, such as a slip velocity of −1.5e-17 at the start of a reverse slip that grows
 /// from zero acceleration).
 fn excursion(
-    g: impl Fn(f64) -> Result<f64, SimError>,
+    mut g: impl FnMut(f64) -> Result<f64, SimError>,
     crossing: super::Crossing,
     a: f64,
     b: f64,

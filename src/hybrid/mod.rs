@@ -85,6 +85,20 @@ pub trait HybridSystem: Sync {
     fn is_switching(&self, event: Self::Event) -> bool;
     /// The value of `event`'s function at `y` in `mode`.
     fn event_value<S: Real>(&self, mode: Self::Mode, event: Self::Event, y: &[S]) -> S;
+    /// The values of all `events` at `y` in `mode` (`out[j]` for `events[j]`), as
+    /// [`HybridSystem::event_value`] gives them; a formulation whose events share work (one
+    /// contact state) overrides it to do that work once. The scan calls it at every sample.
+    fn event_values(
+        &self,
+        mode: Self::Mode,
+        events: &[(Self::Event, Crossing)],
+        y: &[f64],
+        out: &mut [f64],
+    ) {
+        for (o, &(event, _)) in out.iter_mut().zip(events) {
+            *o = self.event_value(mode, event, y);
+        }
+    }
     /// The mode after the switching `event` at `y`; a transition with a reset map (an impact
     /// law) changes `y` in place.
     fn transition(&self, mode: Self::Mode, event: Self::Event, y: &mut [f64]) -> Self::Mode;

@@ -108,8 +108,10 @@ where
         self.start.mode.set(mode);
         self.start.y.borrow_mut().copy_from_slice(y0);
         let solver = (self.make)().map_err(|e| format!("starting the integrator failed: {e}"))?;
+        let dense = RefCell::new(solver.state().y.clone());
         Ok(DiffsolStepper {
             solver,
+            dense,
             _eqn: PhantomData,
         })
     }
@@ -126,8 +128,11 @@ where
 }
 
 /// One diffsol solver driven as a [`Stepper`].
-pub struct DiffsolStepper<'p, Eqn, S> {
+pub struct DiffsolStepper<'p, Eqn: OdeEquations, S> {
     solver: S,
+    /// The dense output's vector, reused by every interpolation (diffsol's `interpolate`
+    /// allocates one per call).
+    dense: RefCell<Eqn::V>,
     _eqn: PhantomData<&'p Eqn>,
 }
 
@@ -173,8 +178,11 @@ where
     }
 
     fn interpolate(&self, t: f64, out: &mut [f64]) -> Result<(), String> {
-        let y = self.solver.interpolate(t).map_err(|e| e.to_string())?;
-        copy_out(&y, out);
+        let mut y = self.dense.borrow_mut();
+        self.solver
+            .interpolate_inplace(t, &mut y)
+            .map_err(|e| e.to_string())?;
+        copy_out(&*y, out);
         Ok(())
     }
 

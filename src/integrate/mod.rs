@@ -7,8 +7,11 @@
 //!
 //! Two families sit behind it: diffsol's solvers ([`diffsol`]: BDF, TR-BDF2, ESDIRK34, Tsit45)
 //! and the methods written here on the same contract ([`native`]: Radau IIA of order 5 and the
-//! Rosenbrock method RODAS4, on one engine), because no maintained crate offers them with a
-//! saveable state, step-by-step stepping to a stop time and dense output (docs/integrators.md).
+//! Rosenbrock method RODAS4 on one engine, Tsitouras 5(4) and DOP853 on a stack-array explicit
+//! one), because no maintained crate offers them with a saveable state, step-by-step stepping
+//! to a stop time and dense output (docs/integrators.md); the explicit pairs also because a
+//! fixed-size stepper with a copy-only save is 2–4× faster per impact than diffsol's
+//! (docs/performance.md).
 
 pub mod diffsol;
 pub mod native;
@@ -51,7 +54,10 @@ where
     U: FactoryUser<M>,
 {
     match setup.kind {
-        IntegratorKind::Radau5 | IntegratorKind::Rodas4 => native::run_with_native(setup, user),
+        IntegratorKind::Radau5
+        | IntegratorKind::Rodas4
+        | IntegratorKind::Tsit5
+        | IntegratorKind::Dop853 => native::run_with_native(setup, user),
         _ => diffsol::run_with_diffsol(setup, user),
     }
 }
@@ -78,16 +84,26 @@ pub enum IntegratorKind {
     /// implicit: one LU per step, no Newton iteration.
     #[serde(rename = "rodas4")]
     Rodas4,
+    /// Tsitouras 5(4) written here on stack arrays (the same pair as diffsol's `tsit45`, with
+    /// DOPRI5's controller): explicit, non-stiff.
+    #[serde(rename = "tsit5")]
+    Tsit5,
+    /// DOP853 (Dormand–Prince order 8, Hairer's 5/3 error estimate and 7th-order dense output),
+    /// written here on stack arrays: explicit, non-stiff, for tight tolerances.
+    #[serde(rename = "dop853")]
+    Dop853,
 }
 
 impl IntegratorKind {
-    pub const ALL: [IntegratorKind; 6] = [
+    pub const ALL: [IntegratorKind; 8] = [
         IntegratorKind::Bdf,
         IntegratorKind::TrBdf2,
         IntegratorKind::Esdirk34,
         IntegratorKind::Tsit45,
         IntegratorKind::Radau5,
         IntegratorKind::Rodas4,
+        IntegratorKind::Tsit5,
+        IntegratorKind::Dop853,
     ];
 
     pub fn name(&self) -> &'static str {
@@ -98,6 +114,8 @@ impl IntegratorKind {
             IntegratorKind::Tsit45 => "tsit45",
             IntegratorKind::Radau5 => "radau5",
             IntegratorKind::Rodas4 => "rodas4",
+            IntegratorKind::Tsit5 => "tsit5",
+            IntegratorKind::Dop853 => "dop853",
         }
     }
 
@@ -112,11 +130,16 @@ impl IntegratorKind {
                 "Radau IIA, 3 stages, order 5 (Hairer–Wanner), stiff, implicit"
             }
             IntegratorKind::Rodas4 => "RODAS4 Rosenbrock, order 4(3), L-stable, linearly implicit",
+            IntegratorKind::Tsit5 => "Tsitouras 5(4) on stack arrays (written here), explicit",
+            IntegratorKind::Dop853 => "DOP853, order 8(5,3) with 7th-order dense output, explicit",
         }
     }
 
     pub fn is_implicit(&self) -> bool {
-        !matches!(self, IntegratorKind::Tsit45)
+        !matches!(
+            self,
+            IntegratorKind::Tsit45 | IntegratorKind::Tsit5 | IntegratorKind::Dop853
+        )
     }
 }
 

@@ -114,6 +114,22 @@ pub trait PlanarContactSystem<const N: usize>: Mechanics<N> {
     fn friction_coefficient<S: Real>(&self, _q: &[S; N]) -> Option<S> {
         None
     }
+    /// The dynamics projected onto the contact directions at time `t` and `(q, q̇)`: M⁻¹f,
+    /// M⁻¹c, M⁻¹d and C–V's scalars. The default solves with the Cholesky factor of `M(q)`
+    /// ([`ProjectedDynamics::by_cholesky`]); a system whose M⁻¹ has a closed form (the rod's
+    /// 3×3, docs/projection.md) overrides it — it is on the path of every right-hand side and
+    /// event function — and must agree with the default to rounding (its tests check that).
+    fn projected_dynamics<S: Real>(
+        &self,
+        t: S,
+        q: &[S; N],
+        qdot: &[S; N],
+    ) -> ProjectedDynamics<S, N>
+    where
+        Self: Sized,
+    {
+        ProjectedDynamics::by_cholesky(self, t, q, qdot)
+    }
 }
 
 /// The dynamics projected onto the contact directions at one state (C–V §3, eqs. (3.2)–(3.3)).
@@ -153,8 +169,20 @@ impl<S: Real, const N: usize> ProjectedDynamics<S, N> {
     }
 
     /// Project the system at time `t` and `(q, q̇)` (the time only enters the external load of
-    /// a non-autonomous system).
+    /// a non-autonomous system), the system's way
+    /// ([`PlanarContactSystem::projected_dynamics`]).
     pub fn at_time<Sys: PlanarContactSystem<N>>(
+        sys: &Sys,
+        t: S,
+        q: &[S; N],
+        qdot: &[S; N],
+    ) -> Self {
+        sys.projected_dynamics(t, q, qdot)
+    }
+
+    /// The generic projection: `M(q)`'s Cholesky factor solved against f (plus the load at
+    /// `t`), c and d, then C–V's scalars (eqs. (3.2)–(3.3)).
+    pub fn by_cholesky<Sys: PlanarContactSystem<N>>(
         sys: &Sys,
         t: S,
         q: &[S; N],

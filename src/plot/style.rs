@@ -13,7 +13,7 @@ pub(crate) const PALETTE: [RGBColor; 8] = [
     RGBColor(204, 121, 167), // reddish purple
     RGBColor(86, 180, 233),  // sky blue
     RGBColor(0, 0, 0),       // black: references
-    RGBColor(240, 228, 66),  // yellow (weak on white: last)
+    RGBColor(136, 34, 85),   // Tol's wine (Okabe–Ito's yellow is too weak on white)
 ];
 
 /// The palette index of reference curves (limits, bounds, guides).

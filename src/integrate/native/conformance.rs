@@ -1,5 +1,5 @@
 //! The checks every integrator must pass: the [`Stepper`] contract the mode machine relies on
-//! (run here on all six integrators, through the same factory the mode machine uses, with
+//! (run here on all eight integrators, through the same factory the mode machine uses, with
 //! diffsol's known departures declared and checked), and the checks of each method written
 //! here: orders of the local error and of the dense output, a stiff problem, the global error
 //! against the tolerance, a blow-up, a start from zeros with tiny absolute tolerances.
@@ -9,7 +9,9 @@ use super::super::{
     StepperFactory, Tolerances, VectorField,
 };
 use super::core::{Native, OneStepMethod};
+use super::explicit::{Explicit, ExplicitPair};
 use super::test_models::{BlowUp, Kepler, Oscillator, StiffCosine};
+use super::NativeMethod;
 
 pub fn control(rtol: f64, atol: f64, n: usize) -> StepControl {
     StepControl {
@@ -38,18 +40,43 @@ fn interp<S: Stepper>(st: &S, t: f64, n: usize) -> Vec<f64> {
     y
 }
 
-fn start<M: OneStepMethod, F: VectorField>(f: F, y0: &[f64], control: StepControl) -> Native<F, M> {
-    Native::new(f, y0, control).unwrap()
+fn start<M: NativeMethod, F: VectorField>(f: F, y0: &[f64], control: StepControl) -> M::Stepper<F> {
+    M::start(f, y0, control).unwrap()
 }
 
+/// A stepper that can take one step of exactly `h`, accepted whatever its error estimate (for
+/// the order tests).
+pub trait ForceStep {
+    fn force_step(&mut self, h: f64);
+}
+
+impl<F: VectorField, M: OneStepMethod> ForceStep for Native<F, M> {
+    fn force_step(&mut self, h: f64) {
+        Native::force_step(self, h)
+    }
+}
+
+impl<F: VectorField, P: ExplicitPair> ForceStep for Explicit<F, P> {
+    fn force_step(&mut self, h: f64) {
+        Explicit::force_step(self, h)
+    }
+}
+
+/// Step sizes of the order tests: small enough for the asymptotic regime, large enough that
+/// the errors stay far above rounding (an 8th-order method needs larger ones).
+pub const ORDER_STEPS: [f64; 3] = [0.2, 0.1, 0.05];
+
 /// Observed orders `log(e_k/e_{k+1}) / log(h_k/h_{k+1})` of the errors `e_k` of one step of
-/// each size `h_k` = 0.2, 0.1, 0.05 from the exact initial value on Kepler's problem, accepted
+/// each size `h_k` of `hs` from the exact initial value on Kepler's problem, accepted
 /// whatever its error estimate; `error` measures a step.
-fn orders_on_kepler<M: OneStepMethod>(
+fn orders_on_kepler<M: NativeMethod>(
     tight: &StepControl,
-    error: impl Fn(&Native<Kepler, M>, f64) -> f64,
-) -> Vec<f64> {
-    let hs = [0.2, 0.1, 0.05];
+    hs: [f64; 3],
+    error: impl Fn(&M::Stepper<Kepler>, f64) -> f64,
+) -> Vec<f64>
+where
+    M::Stepper<Kepler>: ForceStep,
+{
     let errs: Vec<f64> = hs
         .iter()
         .map(|&h| {
@@ -68,8 +95,11 @@ fn orders_on_kepler<M: OneStepMethod>(
 }
 
 /// The local error of one step is O(h^`order`) (`order` = the method's order + 1).
-pub fn check_local_error_order<M: OneStepMethod>(tight: StepControl, order: f64) {
-    let orders = orders_on_kepler::<M>(&tight, |st, h| {
+pub fn check_local_error_order<M: NativeMethod>(tight: StepControl, hs: [f64; 3], order: f64)
+where
+    M::Stepper<Kepler>: ForceStep,
+{
+    let orders = orders_on_kepler::<M>(&tight, hs, |st, h| {
         max_abs_diff(&state_of(st, 4), &Kepler::exact(h))
     });
     for p in orders {
@@ -78,8 +108,11 @@ pub fn check_local_error_order<M: OneStepMethod>(tight: StepControl, order: f64)
 }
 
 /// The dense output inside one step (at nine interior points) is O(h^`order`).
-pub fn check_dense_output_order<M: OneStepMethod>(tight: StepControl, order: f64) {
-    let orders = orders_on_kepler::<M>(&tight, |st, h| {
+pub fn check_dense_output_order<M: NativeMethod>(tight: StepControl, hs: [f64; 3], order: f64)
+where
+    M::Stepper<Kepler>: ForceStep,
+{
+    let orders = orders_on_kepler::<M>(&tight, hs, |st, h| {
         (1..10)
             .map(|k| {
                 let t = h * k as f64 / 10.0;
@@ -94,7 +127,7 @@ pub fn check_dense_output_order<M: OneStepMethod>(tight: StepControl, order: f64
 
 /// λ = 1e6 over [0, 1] at rtol = atol = 1e-6, on the slow solution and through an initial
 /// transient: few steps (an explicit method needs ~1e6), error at the tolerance level.
-pub fn check_stiff_problem<M: OneStepMethod>() {
+pub fn check_stiff_problem<M: NativeMethod>() {
     for y0 in [1.0, 2.0] {
         let problem = StiffCosine { lambda: 1e6 };
         let exact = problem.exact(y0, 1.0);
@@ -117,7 +150,7 @@ pub fn check_stiff_problem<M: OneStepMethod>() {
 
 /// The global error on the harmonic oscillator over [0, 10] (largest at the step ends) falls
 /// with rtol and stays within 100·rtol.
-pub fn check_global_error<M: OneStepMethod>() {
+pub fn check_global_error<M: NativeMethod>() {
     let mut last = f64::INFINITY;
     for rtol in [1e-4, 1e-8, 1e-11] {
         let mut st = start::<M, _>(Oscillator, &Oscillator::exact(0.0), control(rtol, rtol, 2));
@@ -147,7 +180,7 @@ pub fn check_global_error<M: OneStepMethod>() {
 
 /// A run into a blow-up ends in an error of the method that names the minimum step (or a
 /// non-finite value), never in a panic or an endless loop.
-pub fn check_blow_up_is_reported<M: OneStepMethod>() {
+pub fn check_blow_up_is_reported<M: NativeMethod>() {
     let mut st = start::<M, _>(BlowUp, &[1.0], control(1e-6, 1e-6, 1));
     st.set_stop_time(2.0).unwrap();
     for _ in 0..100_000 {
@@ -165,7 +198,7 @@ pub fn check_blow_up_is_reported<M: OneStepMethod>() {
 }
 
 /// An impact-like start: zeros in some components, absolute tolerances down to 1e-26.
-pub fn check_start_from_zeros<M: OneStepMethod>() {
+pub fn check_start_from_zeros<M: NativeMethod>() {
     let y0 = [1.0, 0.0, 0.0, 1.0];
     let mut c = control(1e-6, 1e-26, 4);
     c.atol[0] = 1e-8;
@@ -392,4 +425,14 @@ fn radau5_keeps_the_stepper_contract() {
 #[test]
 fn rodas4_keeps_the_stepper_contract() {
     check_contract_of(IntegratorKind::Rodas4, Departures::default());
+}
+
+#[test]
+fn tsit5_keeps_the_stepper_contract() {
+    check_contract_of(IntegratorKind::Tsit5, Departures::default());
+}
+
+#[test]
+fn dop853_keeps_the_stepper_contract() {
+    check_contract_of(IntegratorKind::Dop853, Departures::default());
 }

@@ -228,11 +228,28 @@ impl StepCore {
 /// The step to try from `t` when `h` is proposed and the run stops at `t_stop`: `h` itself,
 /// or the distance to `t_stop` when `t + h` would reach it or come within [`STOP_STRETCH`] of
 /// it (then `true`: the step ends exactly at the stop time).
-fn clip_to_stop(t: f64, h: f64, t_stop: f64) -> (f64, bool) {
+pub(super) fn clip_to_stop(t: f64, h: f64, t_stop: f64) -> (f64, bool) {
     if t + STOP_STRETCH * h >= t_stop {
         (t_stop - t, true)
     } else {
         (h, false)
+    }
+}
+
+/// Refuse an interpolation time outside the last step `[t_prev, t_now]` (up to round-off).
+pub(super) fn check_inside_last_step(
+    name: &str,
+    t: f64,
+    t_prev: f64,
+    t_now: f64,
+) -> Result<(), String> {
+    let slack = 100.0 * f64::EPSILON * (t_now.abs() + (t_now - t_prev).abs());
+    if t >= t_prev - slack && t <= t_now + slack {
+        Ok(())
+    } else {
+        Err(format!(
+            "{name}: interpolation time {t:e} lies outside the last step [{t_prev:e}, {t_now:e}]"
+        ))
     }
 }
 
@@ -461,16 +478,7 @@ impl<F: VectorField, M: OneStepMethod> Stepper for Native<F, M> {
 
     fn interpolate(&self, t: f64, out: &mut [f64]) -> Result<(), String> {
         let core = &self.core;
-        let (t_prev, t_now) = (core.t_prev, core.t);
-        // `t` must lie in the last step up to round-off.
-        let slack = 100.0 * f64::EPSILON * (t_now.abs() + (t_now - t_prev).abs());
-        let inside = t >= t_prev - slack && t <= t_now + slack;
-        if !inside {
-            return Err(format!(
-                "{}: interpolation time {t:e} lies outside the last step [{t_prev:e}, {t_now:e}]",
-                M::NAME
-            ));
-        }
+        check_inside_last_step(M::NAME, t, core.t_prev, core.t)?;
         if core.h_last == 0.0 {
             self.state(out);
         } else {

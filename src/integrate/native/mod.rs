@@ -1,15 +1,20 @@
-//! The integrators written here: one engine ([`core`]: step-size control, stop times, failures,
-//! save and restore) and two methods on it, Radau IIA of order 5 ([`radau5`]) and RODAS4
-//! ([`rodas4`]); their shared numerics ([`numerics`]); and the factory that starts a fresh
-//! stepper per phase, on that phase's vector field, with the run's error control.
+//! The integrators written here: two engines, one for the implicit methods ([`core`]:
+//! step-size control, stop times, failures, save and restore) with Radau IIA of order 5
+//! ([`radau5`]) and RODAS4 ([`rodas4`]) on it, and one for explicit Runge–Kutta pairs on stack
+//! arrays ([`explicit`]) with Tsitouras 5(4) ([`tsit5`]) and DOP853 ([`dop853`]) on it; their
+//! shared numerics ([`numerics`]); and the factory that starts a fresh stepper per phase, on
+//! that phase's vector field, with the run's error control.
 //!
 //! Every work counter of these integrators (steps, rejections, right-hand sides, Jacobian–vector
 //! products, Jacobians, LU factorisations, Newton iterations) is kept by the stepper itself.
 
 pub mod core;
+pub mod dop853;
+pub mod explicit;
 pub mod numerics;
 pub mod radau5;
 pub mod rodas4;
+pub mod tsit5;
 
 #[cfg(test)]
 mod conformance;
@@ -18,11 +23,65 @@ mod test_models;
 
 use self::core::{Native, OneStepMethod};
 use super::{
-    FactoryUser, IntegratorKind, OdeSetup, SolverStats, StepControl, StepperFactory, VectorField,
+    FactoryUser, IntegratorKind, OdeSetup, SolverStats, StepControl, Stepper, StepperFactory,
+    VectorField,
 };
+use dop853::Dop853;
+use explicit::{Explicit, ExplicitPair};
 use radau5::Radau5;
 use rodas4::Rodas4;
 use std::marker::PhantomData;
+use tsit5::Tsit5;
+
+/// A method written here, as the factory starts it: the stepper it runs on and how it starts
+/// on one vector field.
+pub trait NativeMethod {
+    /// Name in messages.
+    const NAME: &'static str;
+    type Stepper<F: VectorField>: Stepper;
+    /// A stepper at time 0 from `y0` with the error control `control`.
+    fn start<F: VectorField>(
+        f: F,
+        y0: &[f64],
+        control: StepControl,
+    ) -> Result<Self::Stepper<F>, String>;
+}
+
+impl<M: OneStepMethod> NativeMethod for M {
+    const NAME: &'static str = M::NAME;
+    type Stepper<F: VectorField> = Native<F, M>;
+    fn start<F: VectorField>(
+        f: F,
+        y0: &[f64],
+        control: StepControl,
+    ) -> Result<Native<F, M>, String> {
+        Native::new(f, y0, control)
+    }
+}
+
+impl NativeMethod for Tsit5 {
+    const NAME: &'static str = <Tsit5 as ExplicitPair>::NAME;
+    type Stepper<F: VectorField> = Explicit<F, Tsit5>;
+    fn start<F: VectorField>(
+        f: F,
+        y0: &[f64],
+        control: StepControl,
+    ) -> Result<Self::Stepper<F>, String> {
+        Explicit::new(f, y0, control)
+    }
+}
+
+impl NativeMethod for Dop853 {
+    const NAME: &'static str = <Dop853 as ExplicitPair>::NAME;
+    type Stepper<F: VectorField> = Explicit<F, Dop853>;
+    fn start<F: VectorField>(
+        f: F,
+        y0: &[f64],
+        control: StepControl,
+    ) -> Result<Self::Stepper<F>, String> {
+        Explicit::new(f, y0, control)
+    }
+}
 
 /// One mode's vector field, seen as an autonomous ODE.
 pub struct ModeField<'s, M, R, J> {
@@ -48,7 +107,7 @@ where
     }
 }
 
-/// Run `user` with a factory of `setup.kind` steppers (Radau5 or Rodas4).
+/// Run `user` with a factory of `setup.kind` steppers (Radau5, Rodas4, Tsit5 or DOP853).
 pub fn run_with_native<Md, R, J, U>(setup: OdeSetup<R, J>, user: U) -> Result<U::Output, String>
 where
     Md: Copy,
@@ -68,6 +127,12 @@ where
         }
         IntegratorKind::Rodas4 => {
             Ok(user.run(&mut NativeFactory::<_, _, Rodas4>::new(rhs, jvp, control)))
+        }
+        IntegratorKind::Tsit5 => {
+            Ok(user.run(&mut NativeFactory::<_, _, Tsit5>::new(rhs, jvp, control)))
+        }
+        IntegratorKind::Dop853 => {
+            Ok(user.run(&mut NativeFactory::<_, _, Dop853>::new(rhs, jvp, control)))
         }
         other => Err(format!(
             "{other} is not one of the integrators written here"
@@ -98,9 +163,9 @@ where
     Md: Copy,
     R: Fn(Md, &[f64], &mut [f64]),
     J: Fn(Md, &[f64], &[f64], &mut [f64]),
-    M: OneStepMethod,
+    M: NativeMethod,
 {
-    type Stepper = Native<ModeField<'s, Md, R, J>, M>;
+    type Stepper = M::Stepper<ModeField<'s, Md, R, J>>;
 
     fn start(&mut self, mode: Md, y0: &[f64]) -> Result<Self::Stepper, String> {
         let field = ModeField {
@@ -109,7 +174,7 @@ where
             rhs: self.rhs,
             jvp: self.jvp,
         };
-        Native::new(field, y0, self.control.clone())
+        M::start(field, y0, self.control.clone())
     }
 
     fn evaluation_counts(&self) -> SolverStats {

@@ -250,7 +250,7 @@ mod tests {
     use super::super::super::StepControl;
     use super::super::conformance::{
         check_blow_up_is_reported, check_dense_output_order, check_global_error,
-        check_local_error_order, check_start_from_zeros, check_stiff_problem, control,
+        check_local_error_order, check_start_from_zeros, check_stiff_problem, control, ORDER_STEPS,
     };
     use super::*;
     use nalgebra::DMatrix;
@@ -321,13 +321,13 @@ mod tests {
     /// Local error of one step from the exact initial value on Kepler's problem: O(h⁵).
     #[test]
     fn local_error_has_order_five() {
-        check_local_error_order::<Rodas4>(tight(), 5.0);
+        check_local_error_order::<Rodas4>(tight(), ORDER_STEPS, 5.0);
     }
 
     /// Dense output inside one step: error O(h⁴) (dense output of order 3).
     #[test]
     fn dense_output_has_order_three() {
-        check_dense_output_order::<Rodas4>(tight(), 4.0);
+        check_dense_output_order::<Rodas4>(tight(), ORDER_STEPS, 4.0);
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub struct SimulateArgs {
     /// Drop height of the contact point (scenario drop).
     #[arg(long, allow_hyphen_values = true, default_value_t = 0.5)]
     height: f64,
-    /// Integrator: bdf, tr-bdf2, esdirk34, tsit45, radau5 or rodas4.
+    /// Integrator: bdf, tr-bdf2, esdirk34, tsit45, radau5, rodas4, tsit5 or dop853.
     #[arg(long, default_value = "bdf")]
     integrator: String,
     /// Relative tolerance, 0 < rtol < 0.1.

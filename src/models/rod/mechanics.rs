@@ -27,7 +27,9 @@
 //! Zhao–Liu's `A` is the normal compliance in leftward slip, `C_CV + μ B_CV` — C–V's Painlevé
 //! parameter `p₋` up to the sign convention of the gap.
 
-use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real, ValidityMargin};
+use crate::model::{
+    ContactKinematics, Mechanics, PlanarContactSystem, ProjectedDynamics, Real, ValidityMargin,
+};
 use serde::{Deserialize, Serialize};
 
 /// The squared radius of gyration ρ = r²/l² of the uniform rod (J = m l²/3): Zhao–Liu's rod.
@@ -170,6 +172,48 @@ impl PlanarContactSystem<3> for PainleveRod {
             normal_drift: zero,
         }
     }
+
+    /// The projection in closed form (docs/projection.md): the Cholesky factor of this `M` is
+    /// `L = [[1, 0, 0], [0, 1, 0], [−s, c, ℓ]]` with `ℓ² = (1 + ρ) − s² − c²` (= ρ), so
+    /// `M⁻¹b = (b₀ + s x₂, b₁ − c x₂, x₂)` with `x₂ = (b₂ + s b₀ − c b₁)/ℓ/ℓ`, and C–V's
+    /// scalars are components (c = e_x, d = e_y, no drift): `a = (M⁻¹f)₀`, `b = (M⁻¹f)₁`,
+    /// `A = (M⁻¹c)₀`, `B = (M⁻¹d)₀`, `C = (M⁻¹d)₁`. The operations are those of the generic
+    /// solve ([`ProjectedDynamics::by_cholesky`]) without its multiplications by 0 and 1,
+    /// in the same order, so every number is bit for bit the generic one (committed results
+    /// unchanged; tested below). The algebraically simplest form (ℓ² = ρ, `M⁻¹f = (θ̇²c,
+    /// θ̇²s − 1, 0)`) rounds differently: docs/projection.md has what that moves.
+    fn projected_dynamics<S: Real>(
+        &self,
+        _t: S,
+        q: &[S; 3],
+        qdot: &[S; 3],
+    ) -> ProjectedDynamics<S, 3> {
+        let (s, c) = (q[THETA].sin(), q[THETA].cos());
+        let f = self.generalized_force(q, qdot);
+        // ℓ of the Cholesky factor, as the generic factorisation rounds it.
+        let l22 = (S::cst(1.0 + self.gyration_sq) - s * s - c * c).sqrt();
+        // M⁻¹(b₀, b₁, b₂) from x₂'s numerator, b₀ and b₁.
+        let solve = |numerator: S, b0: S, b1: S| {
+            let x2 = numerator / l22 / l22;
+            [b0 + s * x2, b1 - c * x2, x2]
+        };
+        let free_accel = solve(f[2] + s * f[0] - c * f[1], f[0], f[1]);
+        let accel_per_tangential = solve(s, S::cst(1.0), S::zero());
+        let accel_per_normal = solve(-c, S::zero(), S::cst(1.0));
+        ProjectedDynamics {
+            gap: q[Y_A],
+            u: qdot[X_A],
+            v: qdot[Y_A],
+            free_accel,
+            accel_per_tangential,
+            accel_per_normal,
+            free_tangential_accel: free_accel[X_A],
+            free_normal_accel: free_accel[Y_A],
+            tangential_mobility: accel_per_tangential[X_A],
+            cross_mobility: accel_per_normal[X_A],
+            normal_mobility: accel_per_normal[Y_A],
+        }
+    }
 }
 
 /// Zhao–Liu eq. (11): the coefficients of leftward slip (F_τ = +μ F_n).
@@ -254,8 +298,8 @@ mod tests {
     use super::*;
     use crate::model::ProjectedDynamics;
 
-    /// The generic C–V projection of the rod reproduces Zhao–Liu eq. (9) (with k = 1/ρ for its 3)
-    /// at arbitrary states.
+    /// The generic C–V projection of the rod, and the rod's closed form, reproduce Zhao–Liu
+    /// eq. (9) (with k = 1/ρ for its 3) at arbitrary states.
     #[test]
     fn projected_rod_reproduces_zhao_liu_eq_9() {
         for &(theta, omega, fn_, ft, gyration_sq) in &[
@@ -269,20 +313,111 @@ mod tests {
             let k3 = 1.0 / gyration_sq;
             let q = [0.3, -1e-3, theta];
             let qdot = [-1.0, 0.2, omega];
-            let pd = ProjectedDynamics::at(&rod, &q, &qdot);
-            let acc = pd.generalized_accel(fn_, ft);
-            let (s, c) = (f64::sin(theta), f64::cos(theta));
-            let yaa = (1.0 + k3 * c * c) * fn_ - k3 * s * c * ft + omega * omega * s - 1.0;
-            let xaa = -k3 * s * c * fn_ + (1.0 + k3 * s * s) * ft + omega * omega * c;
-            let thaa = k3 * (-c * fn_ + s * ft);
-            for (got, want) in [(acc[X_A], xaa), (acc[Y_A], yaa), (acc[THETA], thaa)] {
-                assert!(
-                    (got - want).abs() < 1e-12 * (1.0 + want.abs()),
-                    "{got} vs {want}"
-                );
+            for pd in [
+                ProjectedDynamics::at(&rod, &q, &qdot),
+                ProjectedDynamics::by_cholesky(&rod, 0.0, &q, &qdot),
+            ] {
+                let acc = pd.generalized_accel(fn_, ft);
+                let (s, c) = (f64::sin(theta), f64::cos(theta));
+                let yaa = (1.0 + k3 * c * c) * fn_ - k3 * s * c * ft + omega * omega * s - 1.0;
+                let xaa = -k3 * s * c * fn_ + (1.0 + k3 * s * s) * ft + omega * omega * c;
+                let thaa = k3 * (-c * fn_ + s * ft);
+                for (got, want) in [(acc[X_A], xaa), (acc[Y_A], yaa), (acc[THETA], thaa)] {
+                    assert!(
+                        (got - want).abs() < 1e-12 * (1.0 + want.abs()),
+                        "{got} vs {want}"
+                    );
+                }
+                assert!((pd.normal_accel(fn_, ft) - yaa).abs() < 1e-12 * (1.0 + yaa.abs()));
+                assert!((pd.tangential_accel(fn_, ft) - xaa).abs() < 1e-12 * (1.0 + xaa.abs()));
             }
-            assert!((pd.normal_accel(fn_, ft) - yaa).abs() < 1e-12 * (1.0 + yaa.abs()));
-            assert!((pd.tangential_accel(fn_, ft) - xaa).abs() < 1e-12 * (1.0 + xaa.abs()));
+        }
+    }
+
+    /// Every field of the rod's closed-form projection, and its exact derivative along a
+    /// direction (dual numbers: the Jacobian–vector products), equals the generic Cholesky
+    /// projection's to 1e-13 relative, over attitudes across (0, π), spins and inertias.
+    #[test]
+    fn closed_form_projection_equals_cholesky() {
+        use crate::model::Dual;
+        let fields = |p: &ProjectedDynamics<Dual, 3>| -> Vec<Dual> {
+            let mut v = vec![
+                p.gap,
+                p.u,
+                p.v,
+                p.free_tangential_accel,
+                p.free_normal_accel,
+                p.tangential_mobility,
+                p.cross_mobility,
+                p.normal_mobility,
+            ];
+            v.extend(p.free_accel);
+            v.extend(p.accel_per_tangential);
+            v.extend(p.accel_per_normal);
+            v
+        };
+        let mut checked = 0;
+        for gyration_sq in [UNIFORM_GYRATION_SQ, 0.05, 0.7, 2.0] {
+            let rod = PainleveRod::new(gyration_sq);
+            for i in 1..40 {
+                let theta = std::f64::consts::PI * i as f64 / 40.0;
+                let omega = -3.0 + 0.17 * i as f64;
+                let dir = [0.3, -0.7, 1.1, 0.5, -0.2, 0.9];
+                let q = [
+                    Dual::new(0.2, dir[0]),
+                    Dual::new(-1e-4, dir[1]),
+                    Dual::new(theta, dir[2]),
+                ];
+                let qdot = [
+                    Dual::new(-1.0, dir[3]),
+                    Dual::new(0.3, dir[4]),
+                    Dual::new(omega, dir[5]),
+                ];
+                let t = Dual::cst(0.0);
+                let closed = fields(&rod.projected_dynamics(t, &q, &qdot));
+                let generic = fields(&ProjectedDynamics::by_cholesky(&rod, t, &q, &qdot));
+                for (a, b) in closed.iter().zip(&generic) {
+                    for (x, y) in [(a.re, b.re), (a.eps, b.eps)] {
+                        let scale = x.abs().max(y.abs()).max(1.0);
+                        assert!(
+                            (x - y).abs() <= 1e-13 * scale,
+                            "rho = {gyration_sq}, theta = {theta}: {x} vs {y}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 4 * 39 * 17 * 2);
+    }
+
+    /// The closed form is M⁻¹ (independently of the Cholesky path): M times each solve gives
+    /// back f, c and d, and M⁻¹f is the algebraic (θ̇²c, θ̇²s − 1, 0) of docs/projection.md.
+    #[test]
+    fn closed_form_projection_inverts_the_mass_matrix() {
+        for gyration_sq in [UNIFORM_GYRATION_SQ, 0.05, 2.0] {
+            let rod = PainleveRod::new(gyration_sq);
+            for theta in [0.1, 0.9, 1.3, 2.0, 3.0] {
+                let (q, qdot) = ([0.2, -1e-4, theta], [-1.0, 0.3, 1.7]);
+                let p = rod.projected_dynamics(0.0, &q, &qdot);
+                let m = rod.mass_matrix(&q);
+                let f = rod.generalized_force(&q, &qdot);
+                let rhs = [f, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+                for (x, b) in [p.free_accel, p.accel_per_tangential, p.accel_per_normal]
+                    .iter()
+                    .zip(rhs)
+                {
+                    for i in 0..3 {
+                        let mx: f64 = (0..3).map(|j| m[i][j] * x[j]).sum();
+                        assert!((mx - b[i]).abs() < 1e-13 / gyration_sq, "{mx} vs {}", b[i]);
+                    }
+                }
+                let w2 = qdot[THETA] * qdot[THETA];
+                let algebraic = [theta.cos() * w2, theta.sin() * w2 - 1.0, 0.0];
+                for (x, a) in p.free_accel.iter().zip(algebraic) {
+                    assert!((x - a).abs() < 1e-13 / gyration_sq, "{x} vs {a}");
+                }
+            }
         }
     }
 

@@ -1,0 +1,75 @@
+//! Heap allocations per impact, counted by a counting global allocator.
+//!
+//! `cargo run --release --example allocations` prints, for every integrator, the allocations of
+//! one rod impact (Zhao–Liu's, κ = 1e-8, μ = 2, θ0 = 1.3) at rtol = atol = 1e-8 and 1e-10, the
+//! accepted steps of each, and the allocations per extra step between the two: 0 means the step
+//! loop (step, scan, save) allocates nothing and what remains is per phase and per event.
+//! `tests/allocations.rs` includes this file and checks that figure.
+
+use rigid_limit::compliant::SimulationOptions;
+use rigid_limit::integrate::IntegratorKind;
+use rigid_limit::models::rod::scenario::{RodImpact, Scenario};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The system allocator, counting the allocations (and reallocations) it serves.
+struct Counting;
+
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        System.alloc(layout)
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        System.alloc_zeroed(layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        System.realloc(ptr, layout, new_size)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+/// The impact of the measurements: Zhao–Liu's rod at κ = 1e-8 (μ = 2, θ0 = 1.3).
+pub fn impact() -> Scenario {
+    Scenario::Impact(RodImpact::zhao_liu(1e-8))
+}
+
+/// Accepted steps and heap allocations of one run of `scenario` with `kind` at
+/// rtol = atol = `tol` (counted on this thread's run; nothing else runs meanwhile).
+pub fn allocations(scenario: &Scenario, kind: IntegratorKind, tol: f64) -> (usize, usize) {
+    let options = SimulationOptions::new(kind, tol, tol);
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let record = scenario
+        .simulate(&options)
+        .unwrap_or_else(|e| panic!("{kind} at rtol {tol:e}: {e}"));
+    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    (record.stats.steps, after - before)
+}
+
+#[allow(dead_code)]
+fn main() {
+    let scenario = impact();
+    println!("one impact, kappa = 1e-8, mu = 2, theta0 = 1.3 (rtol = atol)");
+    println!(
+        "{:<10} {:>7} {:>8} {:>7} {:>8} {:>16}",
+        "method", "steps@8", "allocs@8", "steps@10", "allocs@10", "allocs/extra step"
+    );
+    for kind in IntegratorKind::ALL {
+        let (s8, a8) = allocations(&scenario, kind, 1e-8);
+        let (s10, a10) = allocations(&scenario, kind, 1e-10);
+        let per_step = (a10 as f64 - a8 as f64) / (s10 as f64 - s8 as f64);
+        println!(
+            "{:<10} {s8:>7} {a8:>8} {s10:>8} {a10:>9} {per_step:>16.2}",
+            kind.name()
+        );
+    }
+}

@@ -1,0 +1,585 @@
+//! DOP853: Dormand and Prince's explicit Runge–Kutta method of order 8 with Hairer's error
+//! estimate of orders 5 and 3 and a continuous extension of order 7, on the explicit engine
+//! ([`super::explicit`]).
+//!
+//! E. Hairer, S. P. Nørsett, G. Wanner, Solving Ordinary Differential Equations I, 2nd ed.,
+//! §II.5 and §II.10, and Hairer's code dop853.f. The coefficients are SciPy's
+//! `scipy/integrate/_ivp/dop853_coefficients.py` (a transcription of dop853.f's; each row of `A`
+//! sums to its node to 1e-15, and the error weights to 0), and the error norm and dense output
+//! follow SciPy's `DOP853` in `scipy/integrate/_ivp/rk.py` (`_estimate_error_norm`,
+//! `_dense_output_impl`, `Dop853DenseOutput`), which are dop853.f's ERR/DENOM and CONTD8.
+//! Twelve stages (the 13th at the new state is the next step's first), and three more for the
+//! dense output: 15 right-hand sides per accepted step, every step (the scan interpolates each).
+
+#[cfg(test)]
+use super::super::StepControl;
+use super::super::{SolverStats, VectorField};
+use super::explicit::{Dense, ErrorScale, ExplicitPair, Vector, MAX_STATE};
+use super::numerics::eval_rhs;
+
+/// Stage coefficients a_ij, rows 1–15 (row 12 is the solution weights b; rows 13–15 the
+/// three extra stages of the dense output), columns j < i.
+const A: [[f64; 15]; 16] = [
+    [
+        0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+    ],
+    [
+        0.05260015195876773,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.0197250569845379,
+        0.0591751709536137,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.02958758547680685,
+        0.0,
+        0.08876275643042054,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.2413651341592667,
+        0.0,
+        -0.8845494793282861,
+        0.924834003261792,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.037037037037037035,
+        0.0,
+        0.0,
+        0.17082860872947386,
+        0.12546768756682242,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.037109375,
+        0.0,
+        0.0,
+        0.17025221101954405,
+        0.06021653898045596,
+        -0.017578125,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.03709200011850479,
+        0.0,
+        0.0,
+        0.17038392571223998,
+        0.10726203044637328,
+        -0.015319437748624402,
+        0.008273789163814023,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.6241109587160757,
+        0.0,
+        0.0,
+        -3.3608926294469414,
+        -0.868219346841726,
+        27.59209969944671,
+        20.154067550477894,
+        -43.48988418106996,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.47766253643826434,
+        0.0,
+        0.0,
+        -2.4881146199716677,
+        -0.590290826836843,
+        21.230051448181193,
+        15.279233632882423,
+        -33.28821096898486,
+        -0.020331201708508627,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        -0.9371424300859873,
+        0.0,
+        0.0,
+        5.186372428844064,
+        1.0914373489967295,
+        -8.149787010746927,
+        -18.52006565999696,
+        22.739487099350505,
+        2.4936055526796523,
+        -3.0467644718982196,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        2.273310147516538,
+        0.0,
+        0.0,
+        -10.53449546673725,
+        -2.0008720582248625,
+        -17.9589318631188,
+        27.94888452941996,
+        -2.8589982771350235,
+        -8.87285693353063,
+        12.360567175794303,
+        0.6433927460157636,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.054293734116568765,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        4.450312892752409,
+        1.8915178993145003,
+        -5.801203960010585,
+        0.3111643669578199,
+        -0.1521609496625161,
+        0.20136540080403034,
+        0.04471061572777259,
+        0.0,
+        0.0,
+        0.0,
+    ],
+    [
+        0.056167502283047954,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.25350021021662483,
+        -0.2462390374708025,
+        -0.12419142326381637,
+        0.15329179827876568,
+        0.00820105229563469,
+        0.007567897660545699,
+        -0.008298,
+        0.0,
+        0.0,
+    ],
+    [
+        0.03183464816350214,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.028300909672366776,
+        0.053541988307438566,
+        -0.05492374857139099,
+        0.0,
+        0.0,
+        -0.00010834732869724932,
+        0.0003825710908356584,
+        -0.00034046500868740456,
+        0.1413124436746325,
+        0.0,
+    ],
+    [
+        -0.42889630158379194,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        -4.697621415361164,
+        7.683421196062599,
+        4.06898981839711,
+        0.3567271874552811,
+        0.0,
+        0.0,
+        0.0,
+        -0.0013990241651590145,
+        2.9475147891527724,
+        -9.15095847217987,
+    ],
+];
+/// Error weights of the 5th-order estimate (E5) and of the 3rd-order one (E3), stages 1–12.
+const E5: [f64; 12] = [
+    0.01312004499419488,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    -1.2251564463762044,
+    -0.4957589496572502,
+    1.6643771824549864,
+    -0.35032884874997366,
+    0.3341791187130175,
+    0.08192320648511571,
+    -0.022355307863886294,
+];
+const E3: [f64; 12] = [
+    -0.18980075407240762,
+    0.0,
+    0.0,
+    0.0,
+    0.0,
+    4.450312892752409,
+    1.8915178993145003,
+    -5.801203960010585,
+    -0.4226823213237919,
+    -0.1521609496625161,
+    0.20136540080403034,
+    0.02265179219836082,
+];
+/// The dense output's coefficients d_4 … d_7 over the 16 stages (CONTD8's D).
+const D: [[f64; 16]; 4] = [
+    [
+        -8.428938276109013,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        0.5667149535193777,
+        -3.0689499459498917,
+        2.38466765651207,
+        2.117034582445028,
+        -0.871391583777973,
+        2.2404374302607883,
+        0.6315787787694688,
+        -0.08899033645133331,
+        18.148505520854727,
+        -9.194632392478356,
+        -4.436036387594894,
+    ],
+    [
+        10.427508642579134,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        242.28349177525817,
+        165.20045171727028,
+        -374.5467547226902,
+        -22.113666853125306,
+        7.733432668472264,
+        -30.674084731089398,
+        -9.332130526430229,
+        15.697238121770845,
+        -31.139403219565178,
+        -9.35292435884448,
+        35.81684148639408,
+    ],
+    [
+        19.985053242002433,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        -387.0373087493518,
+        -189.17813819516758,
+        527.8081592054236,
+        -11.57390253995963,
+        6.8812326946963,
+        -1.0006050966910838,
+        0.7777137798053443,
+        -2.778205752353508,
+        -60.19669523126412,
+        84.32040550667716,
+        11.99229113618279,
+    ],
+    [
+        -25.69393346270375,
+        0.0,
+        0.0,
+        0.0,
+        0.0,
+        -154.18974869023643,
+        -231.5293791760455,
+        357.6391179106141,
+        93.40532418362432,
+        -37.45832313645163,
+        104.0996495089623,
+        29.8402934266605,
+        -43.53345659001114,
+        96.32455395918828,
+        -39.17726167561544,
+        -149.72683625798564,
+    ],
+];
+
+/// Stages of the method proper (the 13th is f at the new state).
+const STAGES: usize = 12;
+
+/// `out = y0 + h Σ_{j<s} a_sj k_j`: the argument of stage `s`.
+fn stage_state(n: usize, s: usize, h: f64, y0: &Vector, k: &[Vector; 16], out: &mut Vector) {
+    for i in 0..n {
+        let mut acc = 0.0;
+        for (a, kj) in A[s].iter().zip(k.iter()).take(s) {
+            acc += a * kj[i];
+        }
+        out[i] = y0[i] + h * acc;
+    }
+}
+
+/// DOP853 (the native `dop853`).
+pub struct Dop853;
+
+impl ExplicitPair for Dop853 {
+    const NAME: &'static str = "dop853";
+    const ORDER: u32 = 8;
+    /// dop853.f's EXPO1 = 1/8 − 0.2 β.
+    const EXPONENT: f64 = 0.125 - 0.2 * Self::BETA;
+    const BETA: f64 = 0.0;
+    const MIN_SHRINK: f64 = 0.333;
+    const MAX_GROWTH: f64 = 6.0;
+    /// k_1 … k_16: the 12 stages, f at the new state, the 3 stages of the dense output.
+    type Stages = [Vector; 16];
+
+    fn new_stages() -> Self::Stages {
+        [[0.0; MAX_STATE]; 16]
+    }
+
+    fn attempt<F: VectorField>(
+        f: &F,
+        n: usize,
+        h: f64,
+        y0: &Vector,
+        f0: &Vector,
+        tol: &ErrorScale,
+        k: &mut Self::Stages,
+        y1: &mut Vector,
+        f1: &mut Vector,
+        stats: &mut SolverStats,
+    ) -> f64 {
+        k[0] = *f0;
+        let mut stage = [0.0; MAX_STATE];
+        for s in 1..STAGES {
+            stage_state(n, s, h, y0, k, &mut stage);
+            eval_rhs(f, &stage[..n], &mut k[s][..n], stats);
+        }
+        stage_state(n, STAGES, h, y0, k, y1);
+        eval_rhs(f, &y1[..n], &mut f1[..n], stats);
+        // dop853.f: err = |h| Σ e5² / √(n (Σ e5² + 0.01 Σ e3²)) in the scaled components.
+        let (mut err5, mut err3) = (0.0, 0.0);
+        for i in 0..n {
+            let (mut e5, mut e3) = (0.0, 0.0);
+            for ((a5, a3), kj) in E5.iter().zip(&E3).zip(k.iter()) {
+                e5 += a5 * kj[i];
+                e3 += a3 * kj[i];
+            }
+            let sc = tol.of(i, y0, y1);
+            err5 += (e5 / sc) * (e5 / sc);
+            err3 += (e3 / sc) * (e3 / sc);
+        }
+        let denom = err5 + 0.01 * err3;
+        if denom == 0.0 {
+            return 0.0;
+        }
+        h.abs() * err5 / (denom * n as f64).sqrt()
+    }
+
+    /// dop853.f's CONTD8 coefficients: `dense[0] = Δy`, `dense[1] = h f0 − Δy`,
+    /// `dense[2] = 2Δy − h (f0 + f1)`, `dense[3 + r] = h Σ_j d_rj k_j` over the 16 stages.
+    #[allow(clippy::needless_range_loop)]
+    fn dense<F: VectorField>(
+        f: &F,
+        n: usize,
+        h: f64,
+        y0: &Vector,
+        y1: &Vector,
+        f1: &Vector,
+        k: &mut Self::Stages,
+        dense: &mut Dense,
+        stats: &mut SolverStats,
+    ) {
+        k[STAGES] = *f1;
+        let mut stage = [0.0; MAX_STATE];
+        for s in STAGES + 1..16 {
+            stage_state(n, s, h, y0, k, &mut stage);
+            eval_rhs(f, &stage[..n], &mut k[s][..n], stats);
+        }
+        for i in 0..n {
+            let dy = y1[i] - y0[i];
+            dense[0][i] = dy;
+            dense[1][i] = h * k[0][i] - dy;
+            dense[2][i] = 2.0 * dy - h * (f1[i] + k[0][i]);
+            for (r, d) in D.iter().enumerate() {
+                let mut acc = 0.0;
+                for (dj, kj) in d.iter().zip(k.iter()) {
+                    acc += dj * kj[i];
+                }
+                dense[3 + r][i] = h * acc;
+            }
+        }
+    }
+
+    /// `y0 + θ(F0 + (1−θ)(F1 + θ(F2 + (1−θ)(F3 + θ(F4 + (1−θ)(F5 + θ F6))))))` (CONTD8).
+    fn interpolate(n: usize, theta: f64, y0: &Vector, dense: &Dense, out: &mut [f64]) {
+        let rest = 1.0 - theta;
+        for i in 0..n {
+            let mut acc = dense[6][i];
+            for (r, d) in dense[..6].iter().enumerate().rev() {
+                acc = d[i] + if r % 2 == 0 { rest } else { theta } * acc;
+            }
+            out[i] = y0[i] + theta * acc;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::conformance::{
+        check_blow_up_is_reported, check_dense_output_order, check_global_error,
+        check_local_error_order, check_start_from_zeros, control,
+    };
+    use super::*;
+
+    /// The nodes of the transcribed tableau (dop853.f's C2 … C16, SciPy's `C` rounded to f64:
+    /// 1/3, 1/4, 4/13, 127/195, 3/5, 6/7, 1, 1, 1/10, 1/5, 7/9 from the sixth on), the row sums of `A` must
+    /// equal them, the weights sum to 1 and the error weights to 0: a transcription error in any
+    /// one coefficient breaks one of these.
+    #[test]
+    fn tableau_is_consistent() {
+        let c = [
+            0.0,
+            0.05260015195876773,
+            0.0789002279381516,
+            0.1183503419072274,
+            0.2816496580927726,
+            0.3333333333333333,
+            0.25,
+            0.3076923076923077,
+            0.6512820512820513,
+            0.6,
+            0.8571428571428571,
+            1.0,
+            1.0,
+            0.1,
+            0.2,
+            0.7777777777777778,
+        ];
+        for (s, row) in A.iter().enumerate().skip(1) {
+            let sum: f64 = row.iter().sum();
+            assert!((sum - c[s]).abs() < 1e-14, "row {s}: {sum} vs {}", c[s]);
+        }
+        assert!((A[STAGES].iter().sum::<f64>() - 1.0).abs() < 1e-14);
+        assert!(E5.iter().sum::<f64>().abs() < 1e-14);
+        assert!(E3.iter().sum::<f64>().abs() < 1e-14);
+        // Σ b_i c_i^(q−1) = 1/q for q = 2 … 8 (the bushy-tree conditions of order 8).
+        for q in 2..=8 {
+            let s: f64 = (0..STAGES).map(|i| A[STAGES][i] * c[i].powi(q - 1)).sum();
+            assert!((s - 1.0 / q as f64).abs() < 1e-14, "q = {q}: {s}");
+        }
+    }
+
+    fn tight() -> StepControl {
+        control(1e-13, 1e-13, 4)
+    }
+
+    /// An 8th-order method's errors at h = 0.05 are at rounding: larger steps.
+    const HS: [f64; 3] = [0.8, 0.4, 0.2];
+
+    /// Local error of one step from the exact initial value on Kepler's problem: O(h⁹).
+    #[test]
+    fn local_error_has_order_nine() {
+        check_local_error_order::<Dop853>(tight(), HS, 9.0);
+    }
+
+    /// Dense output inside one step: error O(h⁸) (continuous extension of order 7).
+    #[test]
+    fn dense_output_has_order_seven() {
+        check_dense_output_order::<Dop853>(tight(), HS, 8.0);
+    }
+
+    #[test]
+    fn global_error_follows_the_tolerance() {
+        check_global_error::<Dop853>();
+    }
+
+    #[test]
+    fn reports_a_blow_up() {
+        check_blow_up_is_reported::<Dop853>();
+    }
+
+    #[test]
+    fn starts_from_zeros_with_tiny_absolute_tolerances() {
+        check_start_from_zeros::<Dop853>();
+    }
+}

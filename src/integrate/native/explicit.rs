@@ -1,0 +1,393 @@
+//! The engine of the explicit Runge–Kutta pairs written here ([`super::tsit5`],
+//! [`super::dop853`]): one [`Stepper`] implementation, [`Explicit`], generic over the pair
+//! ([`ExplicitPair`]).
+//!
+//! Everything lives in fixed-size stack arrays ([`MAX_STATE`] components): the stages, the
+//! state, the dense output. Saving the stepper before a step (the mode machine does it before
+//! every step, to refine an event) is a copy, and no step allocates.
+//!
+//! What the engine does the same way for both pairs (E. Hairer, S. P. Nørsett, G. Wanner,
+//! Solving Ordinary Differential Equations I, 2nd ed., §II.4, and the codes DOPRI5 and DOP853):
+//! - the error test: a weighted RMS norm with scale `atol_i + rtol·max(|y0_i|, |y1_i|)` (the
+//!   pair may weigh its estimates differently: DOP853's, [`ExplicitPair::attempt`]);
+//! - the step-size controller with Lund's stabilisation (DOPRI5's and DOP853's code):
+//!   `fac = err^EXPONENT / err_old^BETA`, `h_new = h / clamp(fac/0.9, 1/MAX_GROWTH,
+//!   1/MIN_SHRINK)` ([`ExplicitPair`]'s constants), no growth right after a rejection;
+//! - shortening a step to land on the stop time (the implicit engine's [`super::core`] rule);
+//! - the failures: below the minimum step, a step that vanishes against `t`, repeatedly
+//!   non-finite values; interpolation bounds; the work counters.
+
+use super::super::{SolverStats, StepControl, Stepper, VectorField};
+use super::core::{check_inside_last_step, clip_to_stop};
+use super::numerics;
+
+/// Largest state the explicit steppers hold (the compliant formulation's states have 2N + 4 to
+/// 2N + 7 components: 10 for the rod).
+pub const MAX_STATE: usize = 16;
+
+/// One state-sized vector on the stack; components from the state's length on are unused.
+pub type Vector = [f64; MAX_STATE];
+
+/// Vectors of dense-output coefficients a pair keeps per step (DOP853's 7; Tsitouras's 4).
+pub const DENSE_VECTORS: usize = 7;
+
+/// The dense output of the last step: coefficient vectors in the pair's own form.
+pub type Dense = [Vector; DENSE_VECTORS];
+
+/// Safety factor of the step-size controller (DOPRI5's and DOP853's SAFE).
+const SAFETY: f64 = 0.9;
+
+/// Floor of the remembered error of Lund's stabilisation (DOPRI5's FACOLD floor).
+const ERR_OLD_FLOOR: f64 = 1e-4;
+
+/// Consecutive attempts with non-finite values before `step` gives up.
+const MAX_NONFINITE_FAILURES: usize = 10;
+
+/// An explicit embedded Runge–Kutta pair with a continuous extension.
+pub trait ExplicitPair {
+    /// Name in messages.
+    const NAME: &'static str;
+    /// Order of the propagated solution (the initial step choice).
+    const ORDER: u32;
+    /// The controller's exponent of the error, `1/(q + 1) − 0.75 β` for an estimate of order q
+    /// (DOPRI5's EXPO1; DOP853's `1/8 − 0.2 β`).
+    const EXPONENT: f64;
+    /// Lund's stabilisation β (DOPRI5: 0.04, DOP853: 0).
+    const BETA: f64;
+    /// Smallest `h_new/h` (DOPRI5's FAC1 = 0.2, DOP853's 0.333).
+    const MIN_SHRINK: f64;
+    /// Largest `h_new/h` (DOPRI5's FAC2 = 10, DOP853's 6).
+    const MAX_GROWTH: f64;
+    /// The stages of one attempt (scratch: never outlives a call of `step`).
+    type Stages;
+
+    fn new_stages() -> Self::Stages;
+
+    /// One attempt of a step of size `h` from `y0` (`f0 = f(y0)`, the first stage): the new
+    /// state `y1`, `f1 = f(y1)` (the first stage of the next step) and the error estimate in the
+    /// weighted norm of `tol` (accepted when ≤ 1). Components `n..` are left alone.
+    #[allow(clippy::too_many_arguments)]
+    fn attempt<F: VectorField>(
+        f: &F,
+        n: usize,
+        h: f64,
+        y0: &Vector,
+        f0: &Vector,
+        tol: &ErrorScale,
+        k: &mut Self::Stages,
+        y1: &mut Vector,
+        f1: &mut Vector,
+        stats: &mut SolverStats,
+    ) -> f64;
+
+    /// The dense output of the accepted step `y0 → y1` of size `h` whose stages are `k`.
+    #[allow(clippy::too_many_arguments)]
+    fn dense<F: VectorField>(
+        f: &F,
+        n: usize,
+        h: f64,
+        y0: &Vector,
+        y1: &Vector,
+        f1: &Vector,
+        k: &mut Self::Stages,
+        dense: &mut Dense,
+        stats: &mut SolverStats,
+    );
+
+    /// `y(t_prev + θ h)` from the dense output of the last step.
+    fn interpolate(n: usize, theta: f64, y0: &Vector, dense: &Dense, out: &mut [f64]);
+}
+
+/// The error control of a run: `atol_i + rtol·max(|y0_i|, |y1_i|)` per component.
+pub struct ErrorScale {
+    rtol: f64,
+    atol: Vector,
+}
+
+impl ErrorScale {
+    /// The scale of component `i` of the step `y0 → y1`.
+    #[inline]
+    pub fn of(&self, i: usize, y0: &Vector, y1: &Vector) -> f64 {
+        self.atol[i] + self.rtol * y0[i].abs().max(y1[i].abs())
+    }
+}
+
+/// Everything that determines the future steps: saved and restored by a copy.
+#[derive(Clone, Copy)]
+pub struct ExplicitState {
+    t: f64,
+    y: Vector,
+    /// `f(y)`: the first stage of the next step (first same as last).
+    f0: Vector,
+    /// Proposed size of the next step (before shortening to the stop time).
+    h: f64,
+    t_stop: f64,
+    /// The last accepted step `[t_prev, t]`, its length, its start and its dense output.
+    t_prev: f64,
+    h_last: f64,
+    y_prev: Vector,
+    dense: Dense,
+    /// Lund's stabilisation: the last accepted error (DOPRI5's FACOLD).
+    err_old: f64,
+    /// The last attempt was rejected: the next accepted step may not grow.
+    rejected: bool,
+    nonfinite_failures: usize,
+}
+
+/// A stepper for `y' = f(y)` with the explicit pair `P`.
+pub struct Explicit<F, P: ExplicitPair> {
+    f: F,
+    n: usize,
+    tol: ErrorScale,
+    min_step: f64,
+    state: ExplicitState,
+    stages: P::Stages,
+    y1: Vector,
+    f1: Vector,
+    stats: SolverStats,
+}
+
+fn vector_from(v: &[f64]) -> Vector {
+    let mut out = [0.0; MAX_STATE];
+    out[..v.len()].copy_from_slice(v);
+    out
+}
+
+impl<F: VectorField, P: ExplicitPair> Explicit<F, P> {
+    /// A stepper at time 0 from `y0`, with Hairer's automatic initial step.
+    pub fn new(f: F, y0: &[f64], control: StepControl) -> Result<Self, String> {
+        let name = P::NAME;
+        let n = f.dim();
+        if y0.len() != n {
+            return Err(format!(
+                "{name}: initial state of length {} for a vector field of dimension {n}",
+                y0.len()
+            ));
+        }
+        if n > MAX_STATE {
+            return Err(format!(
+                "{name}: a state of {n} components exceeds the {MAX_STATE} this stepper holds \
+                 on the stack; use tsit45 or an implicit integrator"
+            ));
+        }
+        let rtol = control.rtol;
+        if !(rtol.is_finite() && rtol > 0.0) {
+            return Err(format!(
+                "{name}: rtol = {rtol:e} must be finite and positive"
+            ));
+        }
+        if control.atol.len() != n {
+            return Err(format!(
+                "{name}: {} absolute tolerances for a state of length {n}",
+                control.atol.len()
+            ));
+        }
+        if let Some(a) = control.atol.iter().find(|a| !(a.is_finite() && **a > 0.0)) {
+            return Err(format!("{name}: absolute tolerance {a:e} must be positive"));
+        }
+        let mut stats = SolverStats::default();
+        let mut f0 = [0.0; MAX_STATE];
+        numerics::eval_rhs(&f, y0, &mut f0[..n], &mut stats);
+        if !(numerics::all_finite(y0) && numerics::all_finite(&f0[..n])) {
+            return Err(format!(
+                "{name}: the initial state or its derivative is not finite"
+            ));
+        }
+        let h0 =
+            numerics::initial_step(&f, y0, &f0[..n], &control.atol, rtol, P::ORDER, &mut stats)
+                .max(control.min_step);
+        let y = vector_from(y0);
+        Ok(Explicit {
+            f,
+            n,
+            tol: ErrorScale {
+                rtol,
+                atol: vector_from(&control.atol),
+            },
+            min_step: control.min_step,
+            state: ExplicitState {
+                t: 0.0,
+                y,
+                f0,
+                h: h0,
+                t_stop: f64::INFINITY,
+                t_prev: 0.0,
+                h_last: 0.0,
+                y_prev: y,
+                dense: [[0.0; MAX_STATE]; DENSE_VECTORS],
+                err_old: ERR_OLD_FLOOR,
+                rejected: false,
+                nonfinite_failures: 0,
+            },
+            stages: P::new_stages(),
+            y1: [0.0; MAX_STATE],
+            f1: [0.0; MAX_STATE],
+            stats,
+        })
+    }
+
+    /// Accept the attempted step of size `h` (`last`: it ends at the stop time) whose
+    /// controller proposes `h_new`.
+    fn accept(&mut self, h: f64, last: bool, mut h_new: f64) {
+        let s = &mut self.state;
+        P::dense(
+            &self.f,
+            self.n,
+            h,
+            &s.y,
+            &self.y1,
+            &self.f1,
+            &mut self.stages,
+            &mut s.dense,
+            &mut self.stats,
+        );
+        if last && h < s.h {
+            // Shortened to land on the stop time: keep the earlier proposal, shrunk by the
+            // controller's factor if this step's error asks for a smaller one.
+            h_new = s.h * (h_new / h).min(1.0);
+        }
+        if s.rejected {
+            h_new = h_new.min(if last { s.h } else { h });
+        }
+        s.t_prev = s.t;
+        s.h_last = h;
+        s.t = if last { s.t_stop } else { s.t + h };
+        s.y_prev = s.y;
+        s.y = self.y1;
+        s.f0 = self.f1;
+        s.h = h_new;
+        s.rejected = false;
+        s.nonfinite_failures = 0;
+        self.stats.steps += 1;
+    }
+}
+
+#[cfg(test)]
+impl<F: VectorField, P: ExplicitPair> Explicit<F, P> {
+    /// One step of exactly `h`, accepted whatever its error estimate (for the order tests).
+    pub fn force_step(&mut self, h: f64) {
+        let s = &self.state;
+        P::attempt(
+            &self.f,
+            self.n,
+            h,
+            &s.y,
+            &s.f0,
+            &self.tol,
+            &mut self.stages,
+            &mut self.y1,
+            &mut self.f1,
+            &mut self.stats,
+        );
+        self.accept(h, false, h);
+    }
+}
+
+impl<F: VectorField, P: ExplicitPair> Stepper for Explicit<F, P> {
+    type Saved = ExplicitState;
+
+    fn time(&self) -> f64 {
+        self.state.t
+    }
+
+    fn state(&self, out: &mut [f64]) {
+        out.copy_from_slice(&self.state.y[..self.n]);
+    }
+
+    fn step(&mut self) -> Result<bool, String> {
+        let name = P::NAME;
+        loop {
+            let s = &self.state;
+            if s.h.is_nan() || s.h < self.min_step {
+                return Err(format!(
+                    "{name}: step size {:e} at t = {:e} fell below the minimum step {:e}",
+                    s.h, s.t, self.min_step
+                ));
+            }
+            let (h, last) = clip_to_stop(s.t, s.h, s.t_stop);
+            if !last && s.t + h == s.t {
+                return Err(format!(
+                    "{name}: step size {h:e} vanishes against t = {:e}",
+                    s.t
+                ));
+            }
+            let err = P::attempt(
+                &self.f,
+                self.n,
+                h,
+                &s.y,
+                &s.f0,
+                &self.tol,
+                &mut self.stages,
+                &mut self.y1,
+                &mut self.f1,
+                &mut self.stats,
+            );
+            let finite = err.is_finite() && numerics::all_finite(&self.f1[..self.n]);
+            if !finite {
+                let s = &mut self.state;
+                s.nonfinite_failures += 1;
+                self.stats.rejected_steps += 1;
+                if s.nonfinite_failures >= MAX_NONFINITE_FAILURES {
+                    return Err(format!(
+                        "{name}: non-finite values in {} consecutive attempts at t = {:e} (h = {h:e})",
+                        s.nonfinite_failures, s.t
+                    ));
+                }
+                s.rejected = true;
+                s.h = 0.5 * h;
+                continue;
+            }
+            // Hairer's controller with Lund's stabilisation (DOPRI5, DOP853).
+            let fac11 = err.powf(P::EXPONENT);
+            if err <= 1.0 {
+                let fac = (fac11 / self.state.err_old.powf(P::BETA) / SAFETY)
+                    .clamp(1.0 / P::MAX_GROWTH, 1.0 / P::MIN_SHRINK);
+                self.state.err_old = err.max(ERR_OLD_FLOOR);
+                self.accept(h, last, h / fac);
+                return Ok(last);
+            }
+            let s = &mut self.state;
+            self.stats.rejected_steps += 1;
+            s.rejected = true;
+            s.h = h / (fac11 / SAFETY).min(1.0 / P::MIN_SHRINK);
+        }
+    }
+
+    fn set_stop_time(&mut self, t: f64) -> Result<(), String> {
+        let now = self.state.t;
+        if t > now {
+            self.state.t_stop = t;
+            Ok(())
+        } else {
+            Err(format!(
+                "{}: stop time {t:e} is not later than the current time {now:e}",
+                P::NAME
+            ))
+        }
+    }
+
+    fn interpolate(&self, t: f64, out: &mut [f64]) -> Result<(), String> {
+        let s = &self.state;
+        check_inside_last_step(P::NAME, t, s.t_prev, s.t)?;
+        if s.h_last == 0.0 {
+            self.state(out);
+        } else {
+            let theta = (t - s.t_prev) / s.h_last;
+            P::interpolate(self.n, theta, &s.y_prev, &s.dense, out);
+        }
+        Ok(())
+    }
+
+    fn save(&self) -> Self::Saved {
+        self.state
+    }
+
+    fn restore(&mut self, saved: Self::Saved) {
+        self.state = saved;
+    }
+
+    fn stats(&self) -> SolverStats {
+        self.stats
+    }
+}
