@@ -364,8 +364,8 @@ fn figures(spec: &SweepSpec<Klarbring>, rows: &[Row], dir: &Path) -> Result<(), 
         }
         let mut normal = Panel {
             title: "Normal displacement".into(),
-            x_label: "t".into(),
-            y_label: "U_N".into(),
+            x_label: "time t".into(),
+            y_label: "normal displacement U_N".into(),
             log_x: false,
             log_y: false,
             legend_lower: true,
@@ -378,7 +378,13 @@ fn figures(spec: &SweepSpec<Klarbring>, rows: &[Row], dir: &Path) -> Result<(), 
                 label: if rigid {
                     "rigid".into()
                 } else {
-                    key.replace('_', " ")
+                    match key
+                        .strip_prefix("compliant_kappa_")
+                        .and_then(|k| k.parse::<f64>().ok())
+                    {
+                        Some(kappa) => format!("compliant κ = {kappa:.1e}"),
+                        None => key.replace('_', " "),
+                    }
                 },
                 points: path.iter().map(|p| (p.0, p.2[0])).collect(),
                 mark: if rigid { Mark::Line } else { Mark::Dashed },
@@ -404,8 +410,8 @@ fn figures(spec: &SweepSpec<Klarbring>, rows: &[Row], dir: &Path) -> Result<(), 
     }
     let mut dist = Panel {
         title: format!("Distances to the rigid limit ({kind}); lines: fits over [1e-8, 1e-4]"),
-        x_label: "κ".into(),
-        y_label: "distance".into(),
+        x_label: "compliance κ".into(),
+        y_label: "distance to the rigid motion".into(),
         log_x: true,
         log_y: true,
         legend_lower: false,
@@ -448,9 +454,9 @@ fn figures(spec: &SweepSpec<Klarbring>, rows: &[Row], dir: &Path) -> Result<(), 
     let kinds: Vec<&str> = rigid_kinds.split_whitespace().collect();
     let diffs = event_differences(&rows_k);
     let mut events = Panel {
-        title: "abs(Δt) of each event, compliant − rigid".into(),
-        x_label: "κ".into(),
-        y_label: "abs(Δt)".into(),
+        title: "|Δt| of each event, compliant − rigid".into(),
+        x_label: "compliance κ".into(),
+        y_label: "|Δt| (nondimensional time)".into(),
         log_x: true,
         log_y: true,
         legend_lower: false,
@@ -463,11 +469,17 @@ fn figures(spec: &SweepSpec<Klarbring>, rows: &[Row], dir: &Path) -> Result<(), 
             .filter_map(|(kappa, d)| Some((*kappa, d.get(i)?.abs())))
             .filter(|p| p.1 > 0.0)
             .collect();
+        // Seven colours (black is the 10κ reference's); later events repeat them dashed.
+        const COLOURS: [usize; 7] = [0, 1, 2, 3, 4, 5, 7];
         events.series.push(Series {
             label: format!("{} {k}", i + 1),
             points: pts,
-            mark: Mark::LineMarkers,
-            color: i % 7,
+            mark: if i < COLOURS.len() {
+                Mark::LineMarkers
+            } else {
+                Mark::DashDot
+            },
+            color: COLOURS[i % COLOURS.len()],
         });
     }
     let ks: Vec<f64> = diffs.iter().map(|d| d.0).collect();
