@@ -236,6 +236,17 @@ pub(super) fn clip_to_stop(t: f64, h: f64, t_stop: f64) -> (f64, bool) {
     }
 }
 
+/// A stop time for a stepper at `now`: it must lie ahead.
+pub(super) fn later_stop_time(name: &str, now: f64, t: f64) -> Result<f64, String> {
+    if t > now {
+        Ok(t)
+    } else {
+        Err(format!(
+            "{name}: stop time {t:e} is not later than the current time {now:e}"
+        ))
+    }
+}
+
 /// Refuse an interpolation time outside the last step `[t_prev, t_now]` (up to round-off).
 pub(super) fn check_inside_last_step(
     name: &str,
@@ -464,16 +475,8 @@ impl<F: VectorField, M: OneStepMethod> Stepper for Native<F, M> {
     }
 
     fn set_stop_time(&mut self, t: f64) -> Result<(), String> {
-        let now = self.core.t;
-        if t > now {
-            self.core.t_stop = t;
-            Ok(())
-        } else {
-            Err(format!(
-                "{}: stop time {t:e} is not later than the current time {now:e}",
-                M::NAME
-            ))
-        }
+        self.core.t_stop = later_stop_time(M::NAME, self.core.t, t)?;
+        Ok(())
     }
 
     fn interpolate(&self, t: f64, out: &mut [f64]) -> Result<(), String> {

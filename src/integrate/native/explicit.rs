@@ -18,7 +18,7 @@
 //!   non-finite values; interpolation bounds; the work counters.
 
 use super::super::{SolverStats, StepControl, Stepper, VectorField};
-use super::core::{check_inside_last_step, clip_to_stop};
+use super::core::{check_inside_last_step, clip_to_stop, later_stop_time};
 use super::numerics;
 
 /// Largest state the explicit steppers hold (the compliant formulation's states have 2N + 4 to
@@ -355,16 +355,8 @@ impl<F: VectorField, P: ExplicitPair> Stepper for Explicit<F, P> {
     }
 
     fn set_stop_time(&mut self, t: f64) -> Result<(), String> {
-        let now = self.state.t;
-        if t > now {
-            self.state.t_stop = t;
-            Ok(())
-        } else {
-            Err(format!(
-                "{}: stop time {t:e} is not later than the current time {now:e}",
-                P::NAME
-            ))
-        }
+        self.state.t_stop = later_stop_time(P::NAME, self.state.t, t)?;
+        Ok(())
     }
 
     fn interpolate(&self, t: f64, out: &mut [f64]) -> Result<(), String> {
