@@ -344,7 +344,7 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
         {
             let col = q.key();
             errors.series.push(series(
-                q.symbol(),
+                q.axis_label(),
                 column(rows, integ, |r| Some(((r.number(col)? - lim) / lim).abs())),
                 Mark::Markers,
                 i,
@@ -373,12 +373,12 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
         }
         let post = Figure {
             panels: vec![
-                state("u_out", "post-impact slip velocity", "u_out", 0.0, 0),
-                state("v_out", "post-impact normal velocity", "v_out", l.v_out, 1),
+                state("u_out", "post-impact slip velocity", "u", 0.0, 0),
+                state("v_out", "post-impact normal velocity", "v", l.v_out, 1),
                 state(
                     "omega_out",
                     "post-impact angular velocity",
-                    "θ̇_out",
+                    "θ̇",
                     l.omega_out,
                     2,
                 ),
@@ -423,20 +423,20 @@ pub fn write_convergence_figure(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> 
         let title = match c.closed_form {
             Some(l) => format!(
                 "{}: {:.10} ± {} (closed form {l:.10})",
-                q.symbol(),
+                q.axis_label(),
                 e.limit,
                 format_value_1(e.half_width)
             ),
             None => format!(
                 "{}: {:.10} ± {}",
-                q.symbol(),
+                q.axis_label(),
                 e.limit,
                 format_value_1(e.half_width)
             ),
         };
         let mut p = kappa_panel(
             &title,
-            &format!("|relative error of {}|", q.symbol()),
+            &format!("|relative error of {}|", q.axis_label()),
             true,
             true,
         );

@@ -64,8 +64,8 @@ pub(crate) fn jump_figure(
         };
         let drawn = drawn_series(paths, &c.label);
         let mut by_eps = panel(
-            &format!("{}: z₁ in fast time", c.label),
-            "(s − t_jump)/ε",
+            &format!("{}: z₁ in fast time", c.title),
+            "(s − jump time)/ε",
             "z₁",
             false,
         );
@@ -101,7 +101,7 @@ pub(crate) fn jump_figure(
             .filter(|d| d.zeta.is_some() || d.epsilon == smallest_first)
             .collect();
         let mut landing = panel(
-            &format!("{}: height above the μ₁ branch", c.label),
+            &format!("{}: height above the μ₁ branch", c.title),
             "(s − s at z₁ = 3)/ε",
             "z₁ − branch",
             false,
@@ -158,14 +158,14 @@ pub(crate) fn convergence_figure(
     let mut by_eps = panel(
         "sup error against ε",
         "ε",
-        "sup_s ‖z(s) − z_exact(s)‖",
+        "sup over s of ‖z(s) − exact z(s)‖",
         true,
     );
     by_eps.legend_lower = false;
     let mut by_kappa = panel(
         &format!("sup error against κ (ε = {KAPPA_CHECK_EPSILON}; colours as left)"),
         "compliance κ",
-        "sup_s ‖z(s) − z_exact(s)‖",
+        "sup over s of ‖z(s) − exact z(s)‖",
         true,
     );
     let mut delay = panel(
@@ -181,7 +181,7 @@ pub(crate) fn convergence_figure(
         .enumerate()
     {
         let rows = compliant(c);
-        let label = format!("{} ({})", c.label, c.example.regime().name());
+        let label = format!("{} ({})", c.title, c.example.regime().name());
         let lad = ladder(&rows, f.kappa, f.zeta);
         by_eps.series.push(series(
             &label,

@@ -3,7 +3,7 @@
 
 use super::closed_form::JumpEnergy;
 use super::examples::Example;
-use super::paths::{case_label, distinct_examples, PATHS_CSV};
+use super::paths::{case_label, case_title, distinct_examples, PATHS_CSV};
 use super::spec::{Setting, SmPoint, SmSpec};
 use crate::analysis::fit::{power_law, LinearFit};
 use crate::experiment::runner::{write_atomically, RunError, RUNS_CSV};
@@ -28,7 +28,10 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
 /// Rows with their points, for one (example, T).
 pub(crate) struct CaseRows<'a> {
     pub example: Example,
+    /// The key of the case in paths.csv and the tables.
     pub label: String,
+    /// The case in a figure.
+    pub title: String,
     pub rows: Vec<(&'a SmPoint, &'a Row)>,
 }
 
@@ -42,6 +45,7 @@ pub(crate) fn group<'a>(
         .map(|(example, t_end)| CaseRows {
             example,
             label: case_label(&example),
+            title: case_title(&example),
             rows: rows
                 .iter()
                 .filter_map(|r| points.get(r.point_id).map(|p| (p, r)))
@@ -321,7 +325,7 @@ pub(crate) fn path_figure(
     let mut panels = Vec::new();
     for c in cases {
         let mut p = panel(
-            &format!("{} ({})", c.label, c.example.regime().name()),
+            &format!("{} ({})", c.title, c.example.regime().name()),
             x_label,
             "z₁",
             false,
@@ -400,13 +404,13 @@ fn convergence_figure(cases: &[CaseRows], dir: &Path) -> Result<bool, String> {
         let mut sup = panel(
             &format!("{name}: sup error"),
             "steps N (time step τ = T/N)",
-            "sup_k ‖z_k − z(t_k)‖ (0 drawn at 1e-16)",
+            "max over nodes of ‖z_k − z(t_k)‖ (0 drawn at 10⁻¹⁶)",
             true,
         );
         let mut node = panel(
             &format!("{name}: jump node time"),
             "steps N (time step τ = T/N)",
-            "|t_node − t_exact|",
+            "|jump node time − exact jump time|",
             true,
         );
         for (i, c) in cases
