@@ -505,7 +505,7 @@ fn format_value_1(v: f64) -> String {
 }
 
 /// Figure (4): one impact's time history from `dir/history.csv`, phases shaded.
-pub fn write_history_figure(dir: &Path) -> Result<(), String> {
+pub fn write_history_figure(experiment: &str, dir: &Path) -> Result<(), String> {
     let Ok(text) = std::fs::read_to_string(dir.join(crate::experiment::runner::HISTORY_CSV)) else {
         return Ok(());
     };
@@ -597,10 +597,6 @@ pub fn write_history_figure(dir: &Path) -> Result<(), String> {
         columns: 2,
         size: (1300, 950),
     };
-    let experiment = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
     let caption = format!(
         "{experiment} · one impact at κ = {} · t and δ divided by √κ, F_n multiplied by √κ",
         format_value(kappa)
