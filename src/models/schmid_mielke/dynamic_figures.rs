@@ -6,9 +6,8 @@ use super::dynamic_report::{
     compliant, ladder, num, CompliantFits, JumpComparison, KAPPA_CHECK_EPSILON,
 };
 use super::examples::Regime;
-use super::report::{panel, save_grid, series, CaseRows};
+use super::report::{panel, save_grid, series, CaseRows, FigureTarget};
 use crate::plot::Mark;
-use std::path::Path;
 
 /// A drawn compliant series of paths.csv.
 struct Drawn<'a> {
@@ -55,7 +54,7 @@ pub(crate) fn jump_figure(
     cases: &[&CaseRows],
     paths: &[(String, String, f64, f64)],
     jumps: &[JumpComparison],
-    dir: &Path,
+    out: &FigureTarget,
 ) -> Result<bool, String> {
     let mut panels = Vec::new();
     for c in cases {
@@ -144,7 +143,7 @@ pub(crate) fn jump_figure(
     if panels.is_empty() {
         return Ok(false);
     }
-    save_grid(panels, (1400, 460), dir, "dyn_jump")?;
+    save_grid(panels, (1400, 460), out, "dyn_jump")?;
     Ok(true)
 }
 
@@ -153,7 +152,7 @@ pub(crate) fn convergence_figure(
     cases: &[CaseRows],
     fits: &[CompliantFits],
     jumps: &[JumpComparison],
-    dir: &Path,
+    out: &FigureTarget,
 ) -> Result<(), String> {
     let mut by_eps = panel(
         "sup error against ε",
@@ -255,5 +254,5 @@ pub(crate) fn convergence_figure(
     }
     let mut panels = vec![by_eps, by_kappa, delay, excursion];
     panels.retain(|p| p.series.iter().any(|s| !s.points.is_empty()));
-    save_grid(panels, (1300, 470), dir, "dyn_convergence")
+    save_grid(panels, (1300, 470), out, "dyn_convergence")
 }
