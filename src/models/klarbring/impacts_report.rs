@@ -9,7 +9,8 @@ use crate::analysis::fit::multiple_least_squares;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
-use crate::plot::{save, Figure, Mark, Panel, Series};
+use crate::plot::style::format_value;
+use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -41,7 +42,11 @@ impl Case<'_> {
         };
         format!(
             "V0 = ({}), c_d = {} ({regime})",
-            self.v0.split_whitespace().collect::<Vec<_>>().join(", "),
+            self.v0
+                .split_whitespace()
+                .map(|c| c.replacen('-', "−", 1))
+                .collect::<Vec<_>>()
+                .join(", "),
             self.damping
         )
     }
@@ -91,6 +96,15 @@ pub fn write_report(
     dir: &Path,
 ) -> Result<(), RunError> {
     let p = &spec.params;
+    let integrators: Vec<&str> = spec.solver.integrators.iter().map(|i| i.name()).collect();
+    let caption = format!(
+        "{} · {}, rtol {}, atol {} · μ = {}",
+        spec.name,
+        integrators.join(", "),
+        format_value(spec.solver.rtol),
+        format_value(spec.solver.atol),
+        format_value(p.mu)
+    );
     let mut s = String::new();
     let _ = writeln!(s, "# {}: one impact of Klarbring's particle\n", spec.name);
     let _ = writeln!(
@@ -111,12 +125,7 @@ pub fn write_report(
         p.force_frequency.clone().unwrap_or_default(),
         p.mu,
         p.u0,
-        spec.solver
-            .integrators
-            .iter()
-            .map(|i| i.name())
-            .collect::<Vec<_>>()
-            .join(", "),
+        integrators.join(", "),
         spec.solver.rtol,
         spec.solver.atol
     );
@@ -195,13 +204,13 @@ pub fn write_report(
         }
     }
     write_atomically(&dir.join("summary.md"), &s)?;
-    figure(&all, dir).map_err(|e| RunError::Io {
+    figure(&all, &caption, dir).map_err(|e| RunError::Io {
         path: dir.display().to_string(),
         source: std::io::Error::other(e),
     })
 }
 
-fn figure(all: &[Case], dir: &Path) -> Result<(), String> {
+fn figure(all: &[Case], caption: &str, dir: &Path) -> Result<(), String> {
     let log_panel = |title: &str, y_label: &str| Panel {
         title: title.into(),
         x_label: "compliance κ".into(),
@@ -213,10 +222,13 @@ fn figure(all: &[Case], dir: &Path) -> Result<(), String> {
         bands: Vec::new(),
     };
     let mut dist = log_panel(
-        "Post-impact velocity at the first opening; lines: fits over [1e-8, 1e-4]",
-        "‖V^κ(t_open) − V⁺‖",
+        "Post-impact velocity at the first opening; lines: fits over [10⁻⁸, 10⁻⁴]",
+        "‖V − V⁺‖ at the opening (V compliant, V⁺ rigid)",
     );
-    let mut rest = log_panel("Restitution measured at the opening", "|e^κ − e(c_d)|");
+    let mut rest = log_panel(
+        "Restitution measured at the opening",
+        "|e − e(c_d)|, e = −V_N(open)/V_N(close)",
+    );
     for (i, c) in all.iter().enumerate() {
         let ok = c.ok();
         let points = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<(f64, f64)> {
@@ -238,12 +250,13 @@ fn figure(all: &[Case], dir: &Path) -> Result<(), String> {
             color: i,
         });
     }
-    save(
+    save_captioned(
         &Figure {
             panels: vec![dist, rest],
             columns: 2,
-            size: (1400, 600),
+            size: (1400, 620),
         },
+        caption,
         dir,
         "post_impact",
     )
