@@ -231,3 +231,11 @@ fn dance_start_slide_reproduces_every_committed_row() {
     });
     assert_eq!(n, 4 + 6);
 }
+
+#[test]
+fn klarbring_impacts_reproduces_every_committed_row() {
+    let Experiment::KlarbringImpacts(spec) = load("klarbring_impacts") else {
+        panic!("klarbring_impacts is a klarbring_impacts sweep")
+    };
+    assert_eq!(check(spec.as_ref(), "klarbring_impacts", |_| true), 52);
+}

@@ -6,6 +6,9 @@
 //! x(t) = (t − t*)² − ε, watched for x falling through zero. Every method integrates the
 //! quadratic exactly, so the steps grow as fast as each controller allows and the dip, 2√ε
 //! long, falls inside one step. The crossing is at t* − √ε.
+//!
+//! The same system started on its surface (x a residue past zero) checks the phase-start rule
+//! (docs/tolerances.md, "A phase that starts on an event surface").
 
 use rigid_limit::hybrid::{run_hybrid, Crossing, HybridSystem, Named, RunControl, Until};
 use rigid_limit::integrate::{IntegratorKind, Tolerances};
@@ -36,8 +39,10 @@ impl Named for FallsThroughZero {
     }
 }
 
-/// x'' = 2 on the state (x, x').
-struct Parabola;
+/// x'' = `accel` on the state (x, x').
+struct Parabola {
+    accel: f64,
+}
 
 impl HybridSystem for Parabola {
     type Mode = Side;
@@ -57,7 +62,7 @@ impl HybridSystem for Parabola {
     }
     fn field<S: Real>(&self, _mode: Side, y: &[S], dy: &mut [S]) {
         dy[0] = y[1];
-        dy[1] = S::cst(2.0);
+        dy[1] = S::cst(self.accel);
     }
     fn watched(&self, mode: Side) -> &[(FallsThroughZero, Crossing)] {
         match mode {
@@ -76,28 +81,40 @@ impl HybridSystem for Parabola {
     }
 }
 
-#[test]
-fn a_dip_inside_one_long_step_is_located() {
-    let (t_star, depth) = (3.0, 1e-8);
-    let y0 = [t_star * t_star - depth, -2.0 * t_star];
-    let control = RunControl {
+/// Run until the first crossing, at the latest to `t_max`.
+fn until_first_crossing(t_max: f64) -> RunControl<Side> {
+    RunControl {
         until: Until::Transition {
-            t_max: 10.0,
+            t_max,
             stop: |_, _| true,
         },
         output_times: Vec::new(),
         max_events: 10,
         max_steps: 10_000,
         absolute_tolerances: None,
-    };
+    }
+}
+
+#[test]
+fn a_dip_inside_one_long_step_is_located() {
+    let (t_star, depth) = (3.0, 1e-8);
+    let y0 = [t_star * t_star - depth, -2.0 * t_star];
+    let control = until_first_crossing(10.0);
     let expected = t_star - depth.sqrt();
     for kind in IntegratorKind::ALL {
         let tolerances = Tolerances {
             rtol: 1e-12,
             atol: 1e-12,
         };
-        let trace = run_hybrid(&Parabola, kind, tolerances, &y0, &control, &mut ())
-            .unwrap_or_else(|e| panic!("{kind}: {e}"));
+        let trace = run_hybrid(
+            &Parabola { accel: 2.0 },
+            kind,
+            tolerances,
+            &y0,
+            &control,
+            &mut (),
+        )
+        .unwrap_or_else(|e| panic!("{kind}: {e}"));
         let steps = trace.stats.steps;
         eprintln!("{kind}: {steps} steps, events {:?}", trace.events);
         assert!(
@@ -109,5 +126,51 @@ fn a_dip_inside_one_long_step_is_located() {
             (t - expected).abs() < 1e-9,
             "{kind}: crossing at {t}, expected {expected}"
         );
+    }
+}
+
+/// A function that starts on its surface — x = −1e-30, past zero by far less than its absolute
+/// tolerance 1e-12 — crosses where it leaves the surface: x = −1e-30 + v0 t + a t²/2.
+/// - v0 = 0, a = −2: it moves away past zero from the start, a crossing at t = 0 (no sample
+///   is ever on the start side, x > 0);
+/// - v0 = 1e-3, a = −2: an excursion to x > 0 that ends at t = v0 (to 1e-27);
+/// - v0 = 0, a = +2: it comes back to x > 0 and never falls again: no crossing;
+/// - x0 = −1e-6 (a million times its tolerance, not a residue), a = −2: not on its surface,
+///   never on the start side: no crossing.
+#[test]
+fn a_function_starting_on_its_surface_crosses_where_it_leaves_it() {
+    let control = until_first_crossing(1.0);
+    let tolerances = Tolerances {
+        rtol: 1e-12,
+        atol: 1e-12,
+    };
+    let cases: [(f64, f64, f64, Option<f64>); 4] = [
+        (-1e-30, 0.0, -2.0, Some(0.0)),
+        (-1e-30, 1e-3, -2.0, Some(1e-3)),
+        (-1e-30, 0.0, 2.0, None),
+        (-1e-6, 0.0, -2.0, None),
+    ];
+    for kind in IntegratorKind::ALL {
+        for (x0, v0, accel, expected) in cases {
+            let trace = run_hybrid(
+                &Parabola { accel },
+                kind,
+                tolerances,
+                &[x0, v0],
+                &control,
+                &mut (),
+            )
+            .unwrap_or_else(|e| panic!("{kind}: {e}"));
+            let crossing = trace.events.first().map(|e| e.t);
+            let case = format!("{kind}, x0 = {x0:e}, v0 = {v0:e}, a = {accel}");
+            match expected {
+                Some(t) => {
+                    let found = crossing.unwrap_or_else(|| panic!("{case}: no crossing"));
+                    // BDF's low-order start is not exact on the quadratic: 6e-11 at rtol 1e-12.
+                    assert!((found - t).abs() < 1e-9, "{case}: crossing at {found}");
+                }
+                None => assert_eq!(crossing, None, "{case}"),
+            }
+        }
     }
 }

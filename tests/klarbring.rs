@@ -362,3 +362,43 @@ fn compliant_slide_lifts_off_within_ten_kappa_of_the_rigid_time() {
     );
     assert!(lift.y_before[2].abs() < 1e-12, "off the line");
 }
+
+/// The compliant 3D run at the large end of the κ range (1e-2, 1e-3) passes the 3D stop:
+/// its first slip and stop within 2κ of the rigid ones, the second slip within 10κ. The slide's
+/// stiffness μN/r near the stop needs steps ~ τ_stop (cone::STOP_LEAD_TIME) whatever κ is; a
+/// minimum step of 1e-8 κ stopped the run at the stop approach (docs/klarbring.md).
+#[test]
+fn compliant_3d_passes_the_stop_at_large_kappa() {
+    let k = klarbring_3d();
+    let t_end = 7.0;
+    let rigid = run::<3, 2>(
+        &k,
+        0.8,
+        1.0,
+        [0.0; 3],
+        [0.0; 3],
+        &settings(t_end, 1e-10, vec![]),
+    );
+    assert_eq!(kinds(&rigid), ["slip", "stop", "slip"]);
+    for kappa in [1e-2, 1e-3] {
+        let p = SpatialContactProblem::<_, 3, 2> {
+            system: &k,
+            compliance: NormalCompliance::linear_spring(kappa),
+            mu: 0.8,
+        };
+        let y0 = p.initial_state(&[1.0 / (2.5 + 1.0 / kappa), 0.0, 0.0], &[0.0; 3]);
+        let r = simulate_spatial(&p, &y0, &settings(t_end, 1e-10, vec![]), None)
+            .unwrap_or_else(|e| panic!("κ = {kappa}: {e}"));
+        let names: Vec<&str> = r.events.iter().map(|e| e.event.name()).collect();
+        assert_eq!(names, ["slip", "stop", "slip"], "κ = {kappa}");
+        for ((a, b), bound) in r.events.iter().zip(&rigid.events).zip([2.0, 2.0, 10.0]) {
+            let dt = a.t - b.t;
+            assert!(
+                dt.abs() < bound * kappa,
+                "κ = {kappa}, {}: Δt/κ = {}",
+                b.event.name(),
+                dt / kappa
+            );
+        }
+    }
+}

@@ -75,6 +75,18 @@ fn every_subcommand_flag_is_documented_and_every_documented_flag_exists() {
         let actual = help_flags(sub);
         assert_eq!(documented, actual, "README vs `rigid-limit {sub} --help`");
     }
+    // The --integrator row names every integrator the program accepts.
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("| `--integrator` |"))
+        .expect("README documents --integrator");
+    for kind in rigid_limit::integrate::IntegratorKind::ALL {
+        assert!(
+            row.contains(&format!("`{}`", kind.name())),
+            "README's --integrator row lacks {}",
+            kind.name()
+        );
+    }
     // And every subcommand of --help has its section.
     let top = stdout(&["--help"]);
     let commands: Vec<&str> = top

@@ -153,10 +153,16 @@ pub fn mode_at_rest<const D: usize>(
     }
 }
 
-/// μ²λ_N² − ‖λ_T‖² of the forces `[λ_N, λ_T…]`: positive inside the friction cone.
+/// μ²λ_N|λ_N| − ‖λ_T‖² of the forces `[λ_N, λ_T…]`: positive inside the friction cone and
+/// negative outside it, also for λ_N < 0. With λ_N² instead the margin turned positive again
+/// past λ_N = 0, so a stick-break followed by the opening within one scan interval (the end
+/// of a compliant impact that sticks: the break comes O(κ) before F_n = 0) was a dip the scan
+/// missed, and the run opened in stick (docs/klarbring.md, "One impact").
 pub fn cone_margin<S: Real>(mu: f64, forces: &[S]) -> S {
     let t2 = forces[1..].iter().fold(S::zero(), |s, &f| s + f * f);
-    (forces[0] * forces[0]).scale(mu * mu) - t2
+    let n2 = forces[0] * forces[0];
+    let signed = if forces[0].value() < 0.0 { -n2 } else { n2 };
+    signed.scale(mu * mu) - t2
 }
 
 /// Solve `A x = b` (A symmetric positive definite, n ≤ 3, row-major) by Gaussian elimination:
@@ -197,6 +203,16 @@ mod tests {
             let r: f64 = (0..3).map(|j| a[i * 3 + j] * x[j]).sum::<f64>() - b[i];
             assert!(r.abs() < 1e-15);
         }
+    }
+
+    /// Outside the cone whenever the normal force pulls: a crossing of λ_N through 0 cannot
+    /// turn the margin positive again.
+    #[test]
+    fn cone_margin_is_negative_for_a_pulling_normal_force() {
+        assert!(cone_margin(0.5, &[2.0, 0.6, 0.0]) > 0.0);
+        assert!(cone_margin(0.5, &[2.0, 1.2, 0.0]) < 0.0);
+        assert!(cone_margin(0.5, &[-3.0, 0.1, 0.0]) < 0.0);
+        assert!(cone_margin(0.5, &[-3.0, 0.0]) < 0.0);
     }
 
     #[test]

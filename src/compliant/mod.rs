@@ -436,8 +436,9 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
     pub fn next_mode(&self, event: Event, y: &[f64]) -> Mode {
         // A friction event located where the contact force has also reached zero (the stick
         // force −(a + Bλ_N)/A with a = 0 meets the cone exactly at λ_N = 0, together with the
-        // opening): the contact opens. Switching to slip there would leave a contact mode with
-        // F_n ≤ 0, whose opening event can no longer cross zero.
+        // opening): the contact opens. Switching to slip there would start a contact mode with
+        // F_n ≤ 0, which the phase-start rule (hybrid::locate) ends at once only if F_n is
+        // within the tolerance of zero; deciding here records one opening in every case.
         let friction_event = matches!(
             event,
             Event::StickBreaksRight | Event::StickBreaksLeft | Event::SlipStops

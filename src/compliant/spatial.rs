@@ -408,8 +408,14 @@ impl<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> HybridSystem
                 fr.normal[i] != 0.0
             })
     }
+    /// Far below the phases to resolve (1e-8 κ), and far below the two-tangent stop's lead
+    /// time: approaching a stop the slide field is stiff at the rate μN/r (the direction of V_T
+    /// relaxes toward g), so an explicit integrator steps at h ≲ 3r/(μN), and the stop is
+    /// declared at r = |ṙ|τ_stop, where h ≲ 3τ_stop(1 − V̂·g/(μN)). A floor of 1e-8 κ alone
+    /// (1e-10 at κ = 1e-2) stopped tsit45 just before the 3D stop of klarbring_3d for
+    /// κ ≥ 1e-3 (docs/klarbring.md, "The large-κ failure at the 3D stop").
     fn min_step(&self) -> f64 {
-        1e-8 * self.compliance.kappa.min(1.0)
+        (1e-8 * self.compliance.kappa.min(1.0)).min(1e-3 * cone::STOP_LEAD_TIME)
     }
     fn initial_mode(&self, y: &[f64]) -> ConeMode {
         self.start(y).0

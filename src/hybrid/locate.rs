@@ -58,12 +58,10 @@ impl ScanBuffers {
     /// watched functions of the same surface start at zero up to a residue of either sign
     /// (δ = +3.4e-23 after a grazing opening, against an absolute tolerance of 1e-18 on the
     /// gap). A function on or past zero by less than the integrator resolves of it,
-    /// `|g| ≤ Σ |∂g/∂y_i|·resolution_i`, and moving toward its start side, is *on its surface*:
-    /// if the phase's first scan point finds it past zero, [`scan_step`] looks between the two
-    /// for an excursion to the start side that the scan point stepped over (a free flight of
-    /// 5e-5 after a grazing opening) and, if there is one, locates its end as a crossing.
-    /// Otherwise the contact would never close again (docs/tolerances.md, "A phase that starts
-    /// on an event surface").
+    /// `|g| ≤ Σ |∂g/∂y_i|·resolution_i`, is *on its surface*, whichever way it moves (its rate
+    /// there is as uncertain as its value: u̇ = −3.5e-18 at a stick break); where it crosses,
+    /// if the phase's first scan point finds it past zero, is the phase-start rule of
+    /// [`crossing_from_surface`].
     pub fn at_phase_start<H: HybridSystem>(
         sys: &H,
         mode: H::Mode,
@@ -73,7 +71,6 @@ impl ScanBuffers {
         let n = y0.len();
         let watched = sys.watched(mode);
         let margins = sys.domain().len();
-        let mut flow: Option<Vec<f64>> = None;
         let mut g_start = vec![0.0; watched.len()];
         sys.event_values(mode, watched, y0, &mut g_start);
         let start_side: Vec<bool> = watched
@@ -81,23 +78,21 @@ impl ScanBuffers {
             .zip(&g_start)
             .map(|(&(_, crossing), &g)| crossing.is_start_side(g))
             .collect();
-        let mut on_surface = vec![false; watched.len()];
-        for (j, &(event, crossing)) in watched.iter().enumerate() {
-            if start_side[j] {
-                continue;
-            }
-            let flow = flow.get_or_insert_with(|| {
-                let mut f = vec![0.0; n];
-                sys.field(mode, y0, &mut f);
-                f
-            });
-            let rate = sys.event_rate(mode, event, y0, flow);
-            on_surface[j] = crossing.is_start_side(rate)
-                && g_start[j].abs() <= event_resolution(sys, mode, event, y0, resolution);
-        }
+        // Only functions not strictly on their start side need their resolution (`dim` dual
+        // evaluations each, the probe buffer as the unit vectors).
+        let mut y_probe = vec![0.0; n];
+        let on_surface: Vec<bool> = watched
+            .iter()
+            .enumerate()
+            .map(|(j, &(event, _))| {
+                !start_side[j]
+                    && g_start[j].abs()
+                        <= event_resolution(sys, mode, event, y0, resolution, &mut y_probe)
+            })
+            .collect();
         ScanBuffers {
             y: vec![0.0; n],
-            y_probe: vec![0.0; n],
+            y_probe,
             flow: vec![0.0; n],
             g_scan: vec![0.0; watched.len()],
             g_start,
@@ -113,19 +108,19 @@ impl ScanBuffers {
 
 /// What the integrator resolves of `event`'s function at `y`: the components' error weights
 /// propagated to first order, `Σ |∂g/∂y_i|·resolution_i` (exact partial derivatives, dual
-/// numbers).
+/// numbers). `unit` is a zeroed scratch vector of the state's length, left zeroed.
 fn event_resolution<H: HybridSystem>(
     sys: &H,
     mode: H::Mode,
     event: H::Event,
     y: &[f64],
     resolution: &[f64],
+    unit: &mut [f64],
 ) -> f64 {
-    let mut unit = vec![0.0; y.len()];
     let mut sum = 0.0;
     for (i, &w) in resolution.iter().enumerate() {
         unit[i] = 1.0;
-        sum += sys.event_rate(mode, event, y, &unit).abs() * w;
+        sum += sys.event_rate(mode, event, y, unit).abs() * w;
         unit[i] = 0.0;
     }
     sum
@@ -218,17 +213,17 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                 }
                 continue;
             }
-            let from = if start_side[j] {
-                (seg_start, g_start[j])
+            let t_root = if start_side[j] {
+                locate_root(&mut g_of, seg_start, seg_end, g_start[j], g_scan[j])?
             } else if on_surface[j] {
-                match excursion(&mut g_of, crossing, seg_start, seg_end)? {
-                    Some(from) => from,
+                let ends = ((seg_start, g_start[j]), (seg_end, g_scan[j]));
+                match crossing_from_surface(&mut g_of, crossing, ends, sys.is_switching(event))? {
+                    Some(t_root) => t_root,
                     None => continue,
                 }
             } else {
                 continue;
             };
-            let t_root = locate_root(&mut g_of, from.0, seg_end, from.1, g_scan[j])?;
             if switch.is_none_or(|(_, ts)| t_root < ts) {
                 if sys.is_switching(event) {
                     switch = Some((event, t_root));
@@ -369,35 +364,46 @@ fn parabola_vertex(crossing: super::Crossing, samples: [(f64, f64); 3]) -> Optio
     (t_v > t0 && t_v < t2).then_some((t_v, g_v))
 }
 
-/// Halvings of the first segment searched for an excursion ([`excursion`]): down to 2⁻⁶⁴ of it.
+/// Halvings of the first segment searched for an excursion ([`crossing_from_surface`]): down
+/// to 2⁻⁶⁴ of it.
 const EXCURSION_PROBES: usize = 64;
 
-/// A function that starts on its surface, moving toward its start side, is past zero at the end
-/// of the segment `[a, b]`: find a time in between where it is strictly on the start side
-/// (an excursion the scan stepped over), probing `a + (b − a)/2^k` from the end toward `a`.
-/// The excursion starts within the residue's distance of `a` and lasts about `2|ġ/g̈|`, so
-/// the geometric probes meet it unless it is shorter than twice its own start time. `None`:
-/// the function never left the surface (a residue on the far side that the flow is still
-/// overcoming, such as a slip velocity of −1.5e-17 at the start of a reverse slip that grows
-/// from zero acceleration).
-fn excursion(
+/// The phase-start rule (docs/tolerances.md, "A phase that starts on an event surface"): a
+/// function that starts the phase on its surface ([`ScanBuffers::at_phase_start`]) at
+/// `(a, g_a)` is past zero at the end `(b, g_b)` of the phase's first segment. Where it crossed:
+/// - at the end of an excursion to the start side that the scan point stepped over, if a probe
+///   at `a + (b − a)/2^k`, from the scan point toward `a`, finds the function strictly on its
+///   start side (a free flight of 5e-5 after a grazing opening): Illinois between that probe
+///   and `b`. The excursion starts within the residue's distance of `a` and lasts about
+///   `2|ġ/g̈|`, so the probes meet it unless it is shorter than twice its own start time;
+/// - otherwise, if it moved away from zero (`|g_b| > |g_a|`), at the phase start `a`: it left
+///   its surface the other way, or its excursion was below what the dense output resolves (a
+///   slip of u ≈ 1e-21 for 1.7e-6 inside DOP853's first step of a slide), and the phase's mode
+///   holds from its start no more. Only for a switching function (`switching`): an observer's
+///   extremum at the phase start is the state the previous phase ended with;
+/// - otherwise nowhere: the function never left its surface and is still coming back to its
+///   start side (a slip velocity of −1.5e-17 at the start of a reverse slip that grows from
+///   zero acceleration).
+///
+/// Returns the phase-local time of the crossing.
+fn crossing_from_surface(
     mut g: impl FnMut(f64) -> Result<f64, SimError>,
     crossing: super::Crossing,
-    a: f64,
-    b: f64,
-) -> Result<Option<(f64, f64)>, SimError> {
+    ((a, g_a), (b, g_b)): ((f64, f64), (f64, f64)),
+    switching: bool,
+) -> Result<Option<f64>, SimError> {
     let mut t = b;
     for _ in 0..EXCURSION_PROBES {
         t = a + 0.5 * (t - a);
         if t <= a {
             break;
         }
-        let gt = g(t)?;
-        if crossing.is_start_side(gt) {
-            return Ok(Some((t, gt)));
+        let g_t = g(t)?;
+        if crossing.is_start_side(g_t) {
+            return locate_root(g, t, b, g_t, g_b).map(Some);
         }
     }
-    Ok(None)
+    Ok((switching && g_b.abs() > g_a.abs()).then_some(a))
 }
 
 /// Refine an event located on the dense output so that its error is set by the integration

@@ -38,6 +38,8 @@ pub enum Experiment {
     Dance(Box<SweepSpec<dance::Dance>>),
     SchmidMielke(Box<schmid_mielke::spec::SmSpec>),
     Klarbring(Box<klarbring::KlarbringPlan>),
+    /// One impact of Klarbring's particle (`model = "klarbring_impacts"`).
+    KlarbringImpacts(Box<SweepSpec<klarbring::impacts::KlarbringImpacts>>),
 }
 
 /// Apply `$body` to the experiment's plan, whatever its type.
@@ -54,12 +56,13 @@ macro_rules! with_plan {
             Experiment::Dance($plan) => $body,
             Experiment::SchmidMielke($plan) => $body,
             Experiment::Klarbring($plan) => $body,
+            Experiment::KlarbringImpacts($plan) => $body,
         }
     };
 }
 
 /// The names `model = …` accepts, with what each system is (for `rigid-limit list`).
-pub const MODELS: [(&str, &str); 6] = [
+pub const MODELS: [(&str, &str); 7] = [
     (
         rod::sweep::Rod::NAME,
         "the Painlevé rod on a compliant contact (Zhao–Liu–Chen–Brogliato 2015); analyses \
@@ -69,6 +72,11 @@ pub const MODELS: [(&str, &str); 6] = [
         klarbring::Klarbring::NAME,
         "Klarbring's particle in 2D/3D with spatial Coulomb contact (Ballard–Basseville 2005): \
          compliant or the rigid event-driven reference (impacts as resets)",
+    ),
+    (
+        klarbring::impacts::KlarbringImpacts::NAME,
+        "one impact of Klarbring's particle to the first opening: compliant post-impact \
+         velocity against the rigid impact law with e = e(c_d)",
     ),
     (
         spring_particle::SpringParticle::NAME,
@@ -146,6 +154,11 @@ impl Experiment {
             Some(toml::Value::String(name)) if name == klarbring::Klarbring::NAME => {
                 klarbring::KlarbringPlan::parse(text).map(|s| Experiment::Klarbring(Box::new(s)))
             }
+            Some(toml::Value::String(name))
+                if name == klarbring::impacts::KlarbringImpacts::NAME =>
+            {
+                SweepSpec::parse(text).map(|s| Experiment::KlarbringImpacts(Box::new(s)))
+            }
             Some(toml::Value::String(name)) if name == dance::Dance::NAME => {
                 SweepSpec::parse(text).map(|s| Experiment::Dance(Box::new(s)))
             }
@@ -188,6 +201,7 @@ impl Experiment {
             Experiment::Dance(spec) => report_sweep(spec, dir),
             Experiment::SchmidMielke(spec) => schmid_mielke::report::write_report(spec, dir),
             Experiment::Klarbring(plan) => report_sweep(&plan.spec, dir),
+            Experiment::KlarbringImpacts(spec) => report_sweep(spec, dir),
         }
     }
 }

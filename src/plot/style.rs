@@ -119,13 +119,15 @@ pub fn format_number(v: f64, decimals: usize) -> String {
     if v == 0.0 || (1e-3..1e4).contains(&a) {
         return minus(format!("{v:.decimals$}"));
     }
-    let e = a.log10().floor() as i64;
-    let m = v / 10f64.powi(e as i32);
-    let mantissa = format!("{m:.decimals$}");
+    // Rust's own exponent formatting rounds the mantissa and carries into the exponent
+    // (9.96e-8 at one decimal is 1.0e-7, not 10×10⁻⁸).
+    let s = format!("{v:.decimals$e}");
+    let (mantissa, e) = s.split_once('e').unwrap_or((&s, "0"));
+    let e: i64 = e.parse().unwrap_or(0);
     let trimmed = if mantissa.contains('.') {
         mantissa.trim_end_matches('0').trim_end_matches('.')
     } else {
-        &mantissa
+        mantissa
     };
     if trimmed == "1" {
         format!("10{}", superscript(e))
@@ -232,6 +234,10 @@ mod tests {
         assert_eq!(format_number(3.2e-4, 1), "3.2×10⁻⁴");
         assert_eq!(format_number(-0.25, 2), "−0.25");
         assert_eq!(format_number(79.0, 0), "79");
+        // A mantissa rounded up to 10 carries into the exponent.
+        assert_eq!(format_number(9.96e-8, 1), "10⁻⁷");
+        assert_eq!(format_number(-9.97e5, 1), "−10⁶");
+        assert_eq!(format_number(9.96e-8, 2), "9.96×10⁻⁸");
         assert_eq!(format_value(1e-10), "10⁻¹⁰");
         assert_eq!(format_value(-3.2e-4), "−3.2×10⁻⁴");
         assert_eq!(format_value(1.3), "1.3");

@@ -83,6 +83,23 @@ fn width(w: u32) -> String {
     num(f64::from(w) / SVG_SCALE)
 }
 
+/// The fill or stroke attributes of a shape; `None` for a transparent one (nothing to draw).
+fn paint<S: BackendStyle>(style: &S, fill: bool) -> Option<String> {
+    let col = style.color();
+    if col.alpha == 0.0 {
+        return None;
+    }
+    Some(if fill {
+        format!("fill=\"{}\"", colour(col))
+    } else {
+        format!(
+            "fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"",
+            colour(col),
+            width(style.stroke_width())
+        )
+    })
+}
+
 fn points(path: impl IntoIterator<Item = BackendCoord>) -> String {
     let mut s = String::new();
     for (i, (x, y)) in path.into_iter().enumerate() {
@@ -184,18 +201,8 @@ impl DrawingBackend for CompactSvg {
         style: &S,
         fill: bool,
     ) -> DrawResult {
-        let col = style.color();
-        if col.alpha == 0.0 {
+        let Some(paint) = paint(style, fill) else {
             return Ok(());
-        }
-        let paint = if fill {
-            format!("fill=\"{}\"", colour(col))
-        } else {
-            format!(
-                "fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"",
-                colour(col),
-                width(style.stroke_width())
-            )
         };
         let _ = writeln!(
             self.body,
@@ -234,18 +241,8 @@ impl DrawingBackend for CompactSvg {
         style: &S,
         fill: bool,
     ) -> DrawResult {
-        let col = style.color();
-        if col.alpha == 0.0 {
+        let Some(paint) = paint(style, fill) else {
             return Ok(());
-        }
-        let paint = if fill {
-            format!("fill=\"{}\"", colour(col))
-        } else {
-            format!(
-                "fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"",
-                colour(col),
-                width(style.stroke_width())
-            )
         };
         let _ = writeln!(
             self.body,

@@ -27,6 +27,8 @@
 //! atol = 1e-12
 //! ```
 
+pub mod impacts;
+pub mod impacts_report;
 pub mod mechanics;
 pub mod params;
 pub mod report;
@@ -164,7 +166,7 @@ impl Model for Klarbring {
 }
 
 /// The step and event guards of each run.
-fn guards(spec: &SweepSpec<Klarbring>) -> (usize, usize) {
+pub fn guards<M: Model>(spec: &SweepSpec<M>) -> (usize, usize) {
     (
         spec.solver
             .max_steps

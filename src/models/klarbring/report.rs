@@ -264,6 +264,37 @@ fn event_time_section(s: &mut String, rows: &[&Row], rigid_kinds: &str) {
     }
 }
 
+/// Measured points (markers, the fitted rate in the label) and their power-law fit over
+/// [`FIT_RANGE`] (a line of the same colour).
+pub fn fitted_series(
+    label: &str,
+    points: Vec<(f64, f64)>,
+    fit: Option<LinearFit>,
+    color: usize,
+) -> Vec<Series> {
+    let mut out = vec![Series {
+        label: match fit {
+            Some(f) => format!("{label}: rate {:.3}", f.slope),
+            None => label.to_string(),
+        },
+        points,
+        mark: Mark::Markers,
+        color,
+    }];
+    if let Some(f) = fit {
+        out.push(Series {
+            label: String::new(),
+            points: [FIT_RANGE.0, FIT_RANGE.1]
+                .iter()
+                .map(|&k| (k, (f.intercept + f.slope * k.ln()).exp()))
+                .collect(),
+            mark: Mark::Line,
+            color,
+        });
+    }
+    out
+}
+
 /// Colours of the modes in the path figure.
 fn mode_color(mode: &str) -> usize {
     match mode {
@@ -424,27 +455,8 @@ fn figures(spec: &SweepSpec<Klarbring>, rows: &[Row], dir: &Path) -> Result<(), 
             .filter_map(|r| Some((r.number("kappa")?, r.number(column)?)))
             .filter(|p| p.1 > 0.0)
             .collect();
-        let fit = rate(&rows_k, column);
-        dist.series.push(Series {
-            label: match fit {
-                Some(f) => format!("{label}: rate {:.3}", f.slope),
-                None => label.to_string(),
-            },
-            points: pts.clone(),
-            mark: Mark::Markers,
-            color: i,
-        });
-        if let Some(f) = fit {
-            dist.series.push(Series {
-                label: String::new(),
-                points: [FIT_RANGE.0, FIT_RANGE.1]
-                    .iter()
-                    .map(|&k| (k, (f.intercept + f.slope * k.ln()).exp()))
-                    .collect(),
-                mark: Mark::Line,
-                color: i,
-            });
-        }
+        dist.series
+            .extend(fitted_series(label, pts, rate(&rows_k, column), i));
     }
     let rigid_kinds = rows
         .iter()

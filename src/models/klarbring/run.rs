@@ -14,7 +14,6 @@ use crate::hybrid::Named;
 use crate::integrate::{IntegratorKind, SolverStats, Tolerances};
 use crate::model::ContactSystem;
 use crate::models::klarbring::mechanics::KlarbringParticle;
-use crate::rigid::simulate::simulate_rigid;
 use crate::rigid::{RigidEvent, RigidProblem};
 
 /// The times at which the state is written into the row (those before `t_end`, and `t_end`).
@@ -63,10 +62,36 @@ pub fn rigid_run<const N: usize, const D: usize>(
 where
     KlarbringParticle<N>: ContactSystem<N, D, 1>,
 {
+    rigid_run_with::<N, D>(particle, p, settings, None)
+}
+
+/// The rigid run of the particle, at `settings`, ended at the first transition `from → to`
+/// with `stop(from, to)` (at the latest at `settings.t_end`).
+pub fn rigid_run_until<const N: usize, const D: usize>(
+    particle: &KlarbringParticle<N>,
+    p: &Params,
+    settings: &RunSettings,
+    stop: fn(ConeMode, ConeMode) -> bool,
+) -> Result<SpatialRun<RigidEvent>, SimError>
+where
+    KlarbringParticle<N>: ContactSystem<N, D, 1>,
+{
+    rigid_run_with::<N, D>(particle, p, settings, Some(stop))
+}
+
+fn rigid_run_with<const N: usize, const D: usize>(
+    particle: &KlarbringParticle<N>,
+    p: &Params,
+    settings: &RunSettings,
+    stop: Option<fn(ConeMode, ConeMode) -> bool>,
+) -> Result<SpatialRun<RigidEvent>, SimError>
+where
+    KlarbringParticle<N>: ContactSystem<N, D, 1>,
+{
     let q0: [f64; N] = std::array::from_fn(|i| p.u0[i]);
     let v0: [f64; N] = std::array::from_fn(|i| p.v0[i]);
     let problem = RigidProblem::<_, N, D>::new(particle, p.mu, p.restitution, &q0)?;
-    simulate_rigid(&problem, &q0, &v0, settings)
+    simulate_spatial(&problem, &problem.initial_state(&q0, &v0), settings, stop)
 }
 
 /// The cells every run writes: modes, events, the end state and the checkpoints.

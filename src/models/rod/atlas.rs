@@ -30,6 +30,17 @@ pub struct StateBound {
     pub hypotheses_fail: usize,
 }
 
+/// Largest predicted rounding of T_rev at which the atlas reports its T_rev/κ error with the
+/// other quantities' (docs/tolerances.md, "Resolution limits").
+pub const REVERSE_RESOLVED: f64 = 1e-3;
+
+impl StateAnalysis {
+    /// Whether T_rev/κ at the smallest κ is resolved by f64 event times.
+    pub fn reverse_resolved(&self) -> bool {
+        self.reverse_rounding.is_some_and(|r| r <= REVERSE_RESOLVED)
+    }
+}
+
 /// The analysis of one initial state.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct StateAnalysis {
@@ -47,6 +58,10 @@ pub struct StateAnalysis {
     /// Relative errors to the limit at the smallest κ.
     pub err_stick_scaled: Option<f64>,
     pub err_reverse_scaled: Option<f64>,
+    /// The predicted relative rounding of T_rev at the smallest κ
+    /// (`RigidLimit::reverse_slip_rounding`): where it exceeds `REVERSE_RESOLVED`,
+    /// `err_reverse_scaled` measures the arithmetic, not the model.
+    pub reverse_rounding: Option<f64>,
     pub err_v_out: Option<f64>,
     pub err_omega_out: Option<f64>,
     /// T_stick/√κ and v_out extrapolated to κ → 0 over the ladder (`analysis::extrapolate`),
@@ -120,6 +135,7 @@ fn analyze_state(impact: RodImpact, rows: &[&Row], rtol: f64) -> StateAnalysis {
             .unwrap_or(1.0)
             .total_cmp(&b.number("kappa").unwrap_or(1.0))
     });
+    let smallest_kappa = smallest.and_then(|r| r.number("kappa")).unwrap_or(f64::NAN);
     let at_smallest = |f: &dyn Fn(&Row) -> Option<f64>| smallest.and_then(f);
     let scaled =
         |r: &Row, col: &str, power: f64| Some(r.number(col)? / r.number("kappa")?.powf(power));
@@ -168,9 +184,10 @@ fn analyze_state(impact: RodImpact, rows: &[&Row], rtol: f64) -> StateAnalysis {
         failed: rows.len() - ok.len(),
         sequence: sequences.join(" or "),
         limit,
-        smallest_kappa: smallest.and_then(|r| r.number("kappa")).unwrap_or(f64::NAN),
+        smallest_kappa,
         err_stick_scaled: err_stick,
         err_reverse_scaled: err_rev,
+        reverse_rounding: limit.map(|l| l.reverse_slip_rounding(smallest_kappa)),
         err_v_out: err_v,
         err_omega_out: err_w,
         stick_scaled: extrapolated(RodQuantity::StickScaled),

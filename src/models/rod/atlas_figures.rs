@@ -157,7 +157,7 @@ pub fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), String> 
     // An error of exactly 0 has no place on the log scale: drawn as "no value" (grey).
     let v_err = map(
         a,
-        log_continuous("|relative error of v_out| at the smallest κ"),
+        log_continuous("|relative error of post-impact v| at the smallest κ"),
         &|s| s.err_v_out.map(f64::abs),
     );
     save_heatmap(&v_err, dir, "atlas_v_out_error")?;

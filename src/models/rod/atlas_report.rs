@@ -1,6 +1,6 @@
 //! The atlas outputs: summary.md, points.csv (one row per initial state), analysis.json.
 
-use super::atlas::{AtlasAnalysis, StateAnalysis, StateBound, STANDARD_SEQUENCE};
+use super::atlas::{AtlasAnalysis, StateAnalysis, StateBound, REVERSE_RESOLVED, STANDARD_SEQUENCE};
 use super::convergence::QuantityConvergence;
 use super::sweep::Rod;
 use crate::experiment::model::SweepSpec;
@@ -38,7 +38,7 @@ pub fn render_points_csv(a: &AtlasAnalysis) -> String {
     let mut head = String::from(
         "mu,mu_s,theta0,theta_fraction,omega0,u0,damping,A0,B0,runs,failed,sequence,\
          limit_stick_scaled,stick_scaled_extrapolated,stick_scaled_half_width,err_stick_scaled,\
-         limit_slide_coefficient,slide_log_coefficient,limit_reverse_scaled,err_reverse_scaled,\
+         limit_slide_coefficient,slide_log_coefficient,limit_reverse_scaled,err_reverse_scaled,reverse_rounding,\
          limit_v_out,v_out_extrapolated,v_out_half_width,err_v_out,limit_omega_out,err_omega_out",
     );
     if let Some(s) = a.per_state.first() {
@@ -53,7 +53,7 @@ pub fn render_points_csv(a: &AtlasAnalysis) -> String {
         let l = s.limit.as_ref();
         let _ = write!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             i.mu,
             i.mu_s,
             i.theta0,
@@ -74,6 +74,7 @@ pub fn render_points_csv(a: &AtlasAnalysis) -> String {
             cell(s.slide_log_coefficient),
             cell(l.map(|l| l.reverse_slip_duration_scaled)),
             cell(s.err_reverse_scaled),
+            cell(s.reverse_rounding),
             cell(l.map(|l| l.v_out)),
             cell(extrapolated(&s.v_out)),
             cell(half_width(&s.v_out)),
@@ -238,7 +239,9 @@ pub fn render_atlas_summary(
     type Quantity = (&'static str, fn(&StateAnalysis) -> Option<f64>);
     let quantities: [Quantity; 7] = [
         ("T_stick/√κ", |s| s.err_stick_scaled),
-        ("T_rev/κ", |s| s.err_reverse_scaled),
+        ("T_rev/κ (resolved states)", |s| {
+            s.err_reverse_scaled.filter(|_| s.reverse_resolved())
+        }),
         ("v_out", |s| s.err_v_out),
         ("θ̇_out", |s| s.err_omega_out),
         ("extrapolated lim T_stick/√κ", |s| {
@@ -270,6 +273,34 @@ pub fn render_atlas_summary(
             };
             let med = median_abs(&states, f).map_or("—".into(), |v| format!("{v:.3e}"));
             let _ = writeln!(s, "| {w} | {c} | {name} | {max} | {at} | {med} |");
+        }
+    }
+    let unresolved: Vec<&StateAnalysis> = a
+        .per_state
+        .iter()
+        .filter(|s| s.reverse_rounding.is_some() && !s.reverse_resolved())
+        .collect();
+    let _ = write!(
+        s,
+        "\nT_rev/κ is compared only where the reverse slip is resolved: its predicted rounding ε·T_stick/T_rev at the smallest κ \
+         (`RigidLimit::reverse_slip_rounding`, docs/tolerances.md \"Resolution limits\") is at most {REVERSE_RESOLVED:e}. {} states are not resolved",
+        unresolved.len()
+    );
+    match max_abs(&unresolved, |s| s.err_reverse_scaled) {
+        Some((err, i)) => {
+            let u = unresolved[i];
+            let _ = writeln!(
+                s,
+                "; the largest |error| among them, {err:.3e} at (μ, θ0, θ̇0, c_d) = ({:.3}, {:.4}, {}, {}), goes with a predicted rounding of {:.2e}.\n",
+                u.impact.mu,
+                u.impact.theta0,
+                u.impact.omega0,
+                u.impact.damping,
+                u.reverse_rounding.unwrap_or(f64::NAN)
+            );
+        }
+        None => {
+            let _ = writeln!(s, ".\n");
         }
     }
 

@@ -53,6 +53,16 @@ impl RodQuantity {
         }
     }
 
+    /// Label in figures: the symbol where it is one, words where the table's symbol is a CSV
+    /// column name.
+    pub fn axis_label(&self) -> &'static str {
+        match self {
+            RodQuantity::VOut => "post-impact v",
+            RodQuantity::OmegaOut => "post-impact θ̇",
+            other => other.symbol(),
+        }
+    }
+
     /// Name in CSV columns.
     pub fn key(&self) -> &'static str {
         match self {

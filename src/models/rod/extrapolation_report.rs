@@ -374,7 +374,7 @@ pub fn write_extrapolation_figures(a: &ExtrapolationAtlas, dir: &Path) -> Result
             });
         }
         coverage_panels.push(Panel {
-            title: format!("{}: {} extrapolations", q.symbol(), cs.len()),
+            title: format!("{}: {} extrapolations", q.axis_label(), cs.len()),
             x_label: "95 % half-width / |closed form|".into(),
             y_label: "|extrapolated − closed form| / |closed form|".into(),
             log_x: true,
@@ -384,7 +384,10 @@ pub fn write_extrapolation_figures(a: &ExtrapolationAtlas, dir: &Path) -> Result
             bands: Vec::new(),
         });
         b_panels.push(Panel {
-            title: format!("{}: log coefficient b (where b derived ≠ 0)", q.symbol()),
+            title: format!(
+                "{}: log coefficient b (where b derived ≠ 0)",
+                q.axis_label()
+            ),
             x_label: "|b derived| (eq. 2.10)".into(),
             y_label: "|b fitted|".into(),
             log_x: true,

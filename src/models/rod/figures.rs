@@ -344,7 +344,7 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
         {
             let col = q.key();
             errors.series.push(series(
-                q.symbol(),
+                q.axis_label(),
                 column(rows, integ, |r| Some(((r.number(col)? - lim) / lim).abs())),
                 Mark::Markers,
                 i,
@@ -373,12 +373,12 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
         }
         let post = Figure {
             panels: vec![
-                state("u_out", "post-impact slip velocity", "u_out", 0.0, 0),
-                state("v_out", "post-impact normal velocity", "v_out", l.v_out, 1),
+                state("u_out", "post-impact slip velocity", "u", 0.0, 0),
+                state("v_out", "post-impact normal velocity", "v", l.v_out, 1),
                 state(
                     "omega_out",
                     "post-impact angular velocity",
-                    "θ̇_out",
+                    "θ̇",
                     l.omega_out,
                     2,
                 ),
@@ -423,20 +423,20 @@ pub fn write_convergence_figure(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> 
         let title = match c.closed_form {
             Some(l) => format!(
                 "{}: {:.10} ± {} (closed form {l:.10})",
-                q.symbol(),
+                q.axis_label(),
                 e.limit,
                 format_value_1(e.half_width)
             ),
             None => format!(
                 "{}: {:.10} ± {}",
-                q.symbol(),
+                q.axis_label(),
                 e.limit,
                 format_value_1(e.half_width)
             ),
         };
         let mut p = kappa_panel(
             &title,
-            &format!("|relative error of {}|", q.symbol()),
+            &format!("|relative error of {}|", q.axis_label()),
             true,
             true,
         );
@@ -505,7 +505,7 @@ fn format_value_1(v: f64) -> String {
 }
 
 /// Figure (4): one impact's time history from `dir/history.csv`, phases shaded.
-pub fn write_history_figure(dir: &Path) -> Result<(), String> {
+pub fn write_history_figure(experiment: &str, dir: &Path) -> Result<(), String> {
     let Ok(text) = std::fs::read_to_string(dir.join(crate::experiment::runner::HISTORY_CSV)) else {
         return Ok(());
     };
@@ -597,10 +597,6 @@ pub fn write_history_figure(dir: &Path) -> Result<(), String> {
         columns: 2,
         size: (1300, 950),
     };
-    let experiment = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
     let caption = format!(
         "{experiment} · one impact at κ = {} · t and δ divided by √κ, F_n multiplied by √κ",
         format_value(kappa)

@@ -44,6 +44,17 @@ pub struct RigidLimit {
 }
 
 impl RigidLimit {
+    /// Predicted relative rounding error of the reverse-slip duration at compliance κ. The
+    /// reverse slip starts at an event located in the stick's own clock, so its duration
+    /// T_rev ≈ κ·(T_rev/κ) is known to about ε·T_stick (docs/tolerances.md, "Resolution
+    /// limits"): ε (T_stick/√κ) / ((T_rev/κ) √κ). An upper estimate (Zhao–Liu's damped rod
+    /// rounds 4–8× less, tests/validity.rs); near 1 or above, the limit T_rev/κ cannot be told
+    /// from rounding at this κ.
+    pub fn reverse_slip_rounding(&self, kappa: f64) -> f64 {
+        f64::EPSILON * self.stick_duration_scaled
+            / (self.reverse_slip_duration_scaled * kappa.sqrt())
+    }
+
     /// The limit of `imp`; `None` unless the start is inconsistent (A < 0, B < 0) with u0 < 0,
     /// or when the stick stage is overdamped (A_st c_d² ≥ 4).
     pub fn of(imp: &RodImpact) -> Option<Self> {

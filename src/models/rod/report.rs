@@ -77,7 +77,7 @@ pub fn write_report(spec: &SweepSpec<Rod>, rows: &[Row], dir: &Path) -> Result<R
     write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
     crate::models::rod::figures::write_sweep_figures(rows, &analysis, dir)
         .and_then(|_| crate::models::rod::figures::write_convergence_figure(rows, &analysis, dir))
-        .and_then(|_| crate::models::rod::figures::write_history_figure(dir))
+        .and_then(|_| crate::models::rod::figures::write_history_figure(&analysis.experiment, dir))
         .map_err(figure_error(dir))?;
     Ok(Report::Sweep(analysis))
 }

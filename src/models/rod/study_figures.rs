@@ -35,12 +35,14 @@ fn integrator_index(name: &str) -> usize {
 /// A quantity's symbol and whether its error is relative.
 fn quantity_label(kind: &str, q: &str) -> String {
     let symbol = match q {
-        "t_slide" => "T_slide",
-        "t_stick" => "T_stick",
-        "t_reverse_slip" => "T_rev",
-        "omega_out" => "θ̇_out",
-        "q(t_k)" => "q(t_k), max over output times",
-        "qdot(t_k)" => "q̇(t_k), max over output times",
+        "t_slide" => "slide duration",
+        "t_stick" => "stick duration",
+        "t_reverse_slip" => "reverse-slip duration",
+        "u_out" => "post-impact u",
+        "v_out" => "post-impact v",
+        "omega_out" => "post-impact θ̇",
+        "q(t_k)" => "positions q at the output times t_k",
+        "qdot(t_k)" => "velocities q̇ at the output times t_k",
         other => other,
     };
     let relative = quantities(kind)

@@ -6,9 +6,8 @@ use super::dynamic_report::{
     compliant, ladder, num, CompliantFits, JumpComparison, KAPPA_CHECK_EPSILON,
 };
 use super::examples::Regime;
-use super::report::{panel, save_grid, series, CaseRows};
+use super::report::{panel, save_grid, series, CaseRows, FigureTarget};
 use crate::plot::Mark;
-use std::path::Path;
 
 /// A drawn compliant series of paths.csv.
 struct Drawn<'a> {
@@ -55,7 +54,7 @@ pub(crate) fn jump_figure(
     cases: &[&CaseRows],
     paths: &[(String, String, f64, f64)],
     jumps: &[JumpComparison],
-    dir: &Path,
+    out: &FigureTarget,
 ) -> Result<bool, String> {
     let mut panels = Vec::new();
     for c in cases {
@@ -64,8 +63,8 @@ pub(crate) fn jump_figure(
         };
         let drawn = drawn_series(paths, &c.label);
         let mut by_eps = panel(
-            &format!("{}: z₁ in fast time", c.label),
-            "(s − t_jump)/ε",
+            &format!("{}: z₁ in fast time", c.title),
+            "(s − jump time)/ε",
             "z₁",
             false,
         );
@@ -101,7 +100,7 @@ pub(crate) fn jump_figure(
             .filter(|d| d.zeta.is_some() || d.epsilon == smallest_first)
             .collect();
         let mut landing = panel(
-            &format!("{}: height above the μ₁ branch", c.label),
+            &format!("{}: height above the μ₁ branch", c.title),
             "(s − s at z₁ = 3)/ε",
             "z₁ − branch",
             false,
@@ -144,7 +143,7 @@ pub(crate) fn jump_figure(
     if panels.is_empty() {
         return Ok(false);
     }
-    save_grid(panels, (1400, 460), dir, "dyn_jump")?;
+    save_grid(panels, (1400, 460), out, "dyn_jump")?;
     Ok(true)
 }
 
@@ -153,19 +152,19 @@ pub(crate) fn convergence_figure(
     cases: &[CaseRows],
     fits: &[CompliantFits],
     jumps: &[JumpComparison],
-    dir: &Path,
+    out: &FigureTarget,
 ) -> Result<(), String> {
     let mut by_eps = panel(
         "sup error against ε",
         "ε",
-        "sup_s ‖z(s) − z_exact(s)‖",
+        "sup over s of ‖z(s) − exact z(s)‖",
         true,
     );
     by_eps.legend_lower = false;
     let mut by_kappa = panel(
         &format!("sup error against κ (ε = {KAPPA_CHECK_EPSILON}; colours as left)"),
         "compliance κ",
-        "sup_s ‖z(s) − z_exact(s)‖",
+        "sup over s of ‖z(s) − exact z(s)‖",
         true,
     );
     let mut delay = panel(
@@ -181,7 +180,7 @@ pub(crate) fn convergence_figure(
         .enumerate()
     {
         let rows = compliant(c);
-        let label = format!("{} ({})", c.label, c.example.regime().name());
+        let label = format!("{} ({})", c.title, c.example.regime().name());
         let lad = ladder(&rows, f.kappa, f.zeta);
         by_eps.series.push(series(
             &label,
@@ -255,5 +254,5 @@ pub(crate) fn convergence_figure(
     }
     let mut panels = vec![by_eps, by_kappa, delay, excursion];
     panels.retain(|p| p.series.iter().any(|s| !s.points.is_empty()));
-    save_grid(panels, (1300, 470), dir, "dyn_convergence")
+    save_grid(panels, (1300, 470), out, "dyn_convergence")
 }

@@ -5,13 +5,12 @@
 use super::dynamic_figures::{convergence_figure, jump_figure};
 use super::examples::{Example, Regime};
 use super::jump::{frozen_load_landing, FrozenLanding};
-use super::report::{fmt_fit, fmt_opt, path_figure, CaseRows};
+use super::report::{fmt_fit, fmt_opt, path_figure, CaseRows, FigureTarget};
 use super::spec::{CompliantSetting, Setting};
 use crate::analysis::fit::{power_law, LinearFit};
 use crate::experiment::table::Row;
 use serde::Serialize;
 use std::fmt::Write;
-use std::path::Path;
 
 /// The order of the sup error in ε is fitted over ε ≤ this.
 pub const FIT_MAX_EPSILON: f64 = 0.01;
@@ -376,7 +375,7 @@ pub(crate) fn write_section(
     s: &mut String,
     cases: &[CaseRows],
     paths: &[(String, String, f64, f64)],
-    dir: &Path,
+    out: &FigureTarget,
 ) -> Result<Option<CompliantAnalysis>, String> {
     let per_case: Vec<(&CaseRows, Vec<(CompliantSetting, &Row)>)> = cases
         .iter()
@@ -427,7 +426,7 @@ pub(crate) fn write_section(
         &["IP", "compliant ε="],
         "s",
         (0.6, 0.6),
-        dir,
+        out,
         "dyn_paths",
     )? {
         let _ = writeln!(
@@ -436,7 +435,7 @@ pub(crate) fn write_section(
              at the smallest κ](dyn_paths.png)\n"
         );
     }
-    if jump_figure(&all, paths, &jumps, dir)? {
+    if jump_figure(&all, paths, &jumps, out)? {
         let _ = writeln!(
             s,
             "![the jumps close up in fast time (s − t_jump)/ε: every drawn ε at the first ζ, and \
@@ -444,7 +443,7 @@ pub(crate) fn write_section(
              the crossing of z₁ = 3, with the frozen-load excursions dashed](dyn_jump.png)\n"
         );
     }
-    convergence_figure(cases, &fits, &jumps, dir)?;
+    convergence_figure(cases, &fits, &jumps, out)?;
     let _ = writeln!(
         s,
         "![sup error against ε and κ, the crossing delay, the excursion against the frozen-load \

@@ -82,6 +82,10 @@ impl Mechanics<2> for SlowlyLoadedParticle {
     }
 }
 
+/// No validity margins (`PlanarContactSystem::validity_margins`): every state is in the model's
+/// domain. The springs and the load are linear on the whole plane, μ(z₁) stays between μ₀ and
+/// μ₁ ≥ 0, and H is positive definite (`Example::validate`), unlike the rod, whose θ must stay in
+/// (0, π) with the far end above the floor.
 impl PlanarContactSystem<2> for SlowlyLoadedParticle {
     fn contact_kinematics<S: Real>(&self, q: &[S; 2], _qdot: &[S; 2]) -> ContactKinematics<S, 2> {
         ContactKinematics {

@@ -22,6 +22,14 @@ pub fn case_label(example: &Example) -> String {
     }
 }
 
+/// The same for a figure's title or legend: H₁₁ as the paper writes it.
+pub fn case_title(example: &Example) -> String {
+    match example {
+        Example::VaryingFriction(p) => format!("ex1 H₁₁ = {}", p.h11),
+        Example::VaryingNormalForce(p) => format!("ex2 H₁₁ = {}", p.h11),
+    }
+}
+
 /// The distinct (example, T) of the spec's points, in grid order.
 pub fn distinct_examples(spec: &SmSpec) -> Vec<(Example, f64)> {
     let mut out: Vec<(Example, f64)> = Vec::new();

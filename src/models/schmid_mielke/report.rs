@@ -3,12 +3,13 @@
 
 use super::closed_form::JumpEnergy;
 use super::examples::Example;
-use super::paths::{case_label, distinct_examples, PATHS_CSV};
+use super::paths::{case_label, case_title, distinct_examples, PATHS_CSV};
 use super::spec::{Setting, SmPoint, SmSpec};
 use crate::analysis::fit::{power_law, LinearFit};
 use crate::experiment::runner::{write_atomically, RunError, RUNS_CSV};
 use crate::experiment::table::{parse_rows, Row};
-use crate::plot::{save, Figure, Mark, Panel, Series};
+use crate::plot::style::format_value;
+use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
@@ -28,7 +29,10 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
 /// Rows with their points, for one (example, T).
 pub(crate) struct CaseRows<'a> {
     pub example: Example,
+    /// The key of the case in paths.csv and the tables.
     pub label: String,
+    /// The case in a figure.
+    pub title: String,
     pub rows: Vec<(&'a SmPoint, &'a Row)>,
 }
 
@@ -42,6 +46,7 @@ pub(crate) fn group<'a>(
         .map(|(example, t_end)| CaseRows {
             example,
             label: case_label(&example),
+            title: case_title(&example),
             rows: rows
                 .iter()
                 .filter_map(|r| points.get(r.point_id).map(|p| (p, r)))
@@ -315,13 +320,13 @@ pub(crate) fn path_figure(
     prefixes: &[&str],
     x_label: &str,
     window: (f64, f64),
-    dir: &Path,
+    out: &FigureTarget,
     stem: &str,
 ) -> Result<bool, String> {
     let mut panels = Vec::new();
     for c in cases {
         let mut p = panel(
-            &format!("{} ({})", c.label, c.example.regime().name()),
+            &format!("{} ({})", c.title, c.example.regime().name()),
             x_label,
             "z₁",
             false,
@@ -370,15 +375,35 @@ pub(crate) fn path_figure(
     if panels.is_empty() {
         return Ok(false);
     }
-    save_grid(panels, (1400, 420), dir, stem)?;
+    save_grid(panels, (1400, 420), out, stem)?;
     Ok(true)
 }
 
-/// Save panels two to a row, each row `size.1` pixels high, as `dir/stem.{svg,png}`.
+/// Where the figures of a run go, and the caption line that names the experiment and method.
+pub(crate) struct FigureTarget<'a> {
+    pub dir: &'a Path,
+    pub caption: String,
+}
+
+impl<'a> FigureTarget<'a> {
+    /// "sm_dynamic · compliant, radau5, rtol 10⁻¹⁰": the experiment and its method.
+    fn of(spec: &SmSpec, dir: &'a Path) -> Self {
+        let mut caption = format!("{} · {}", spec.name, spec.params.method.name());
+        if let Some(integrator) = spec.params.integrator {
+            caption += &format!(", {integrator}");
+        }
+        if let Some(rtol) = spec.params.values.get(&super::spec::Key::Rtol) {
+            caption += &format!(", rtol {}", format_value(*rtol));
+        }
+        FigureTarget { dir, caption }
+    }
+}
+
+/// Save panels two to a row, each row `size.1` pixels high, as `dir/stem.{svg,png}`, captioned.
 pub(crate) fn save_grid(
     panels: Vec<Panel>,
     size: (u32, u32),
-    dir: &Path,
+    out: &FigureTarget,
     stem: &str,
 ) -> Result<(), String> {
     let rows = panels.len().div_ceil(2) as u32;
@@ -387,26 +412,26 @@ pub(crate) fn save_grid(
         columns: 2,
         size: (size.0, size.1 * rows),
     };
-    save(&fig, dir, stem)
+    save_captioned(&fig, &out.caption, out.dir, stem)
 }
 
 /// Errors below this are drawn at it (an exact 0 has no place on a log axis).
 const FLOOR: f64 = 1e-16;
 
 /// sup error and jump-node-time error against N, one panel pair per example.
-fn convergence_figure(cases: &[CaseRows], dir: &Path) -> Result<bool, String> {
+fn convergence_figure(cases: &[CaseRows], out: &FigureTarget) -> Result<bool, String> {
     let mut panels = Vec::new();
     for (ex, name) in [(1, "§4.1"), (2, "§4.2")] {
         let mut sup = panel(
             &format!("{name}: sup error"),
             "steps N (time step τ = T/N)",
-            "sup_k ‖z_k − z(t_k)‖ (0 drawn at 1e-16)",
+            "max over nodes of ‖z_k − z(t_k)‖ (0 drawn at 10⁻¹⁶)",
             true,
         );
         let mut node = panel(
             &format!("{name}: jump node time"),
             "steps N (time step τ = T/N)",
-            "|t_node − t_exact|",
+            "|jump node time − exact jump time|",
             true,
         );
         for (i, c) in cases
@@ -445,7 +470,7 @@ fn convergence_figure(cases: &[CaseRows], dir: &Path) -> Result<bool, String> {
     if panels.is_empty() {
         return Ok(false);
     }
-    save_grid(panels, (1300, 480), dir, "ip_convergence")?;
+    save_grid(panels, (1300, 480), out, "ip_convergence")?;
     Ok(true)
 }
 
@@ -464,6 +489,7 @@ pub fn write_report(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
     let cases = group(spec, &points, &rows);
     let fits: Vec<IncrementalFits> = cases.iter().filter_map(incremental_fits).collect();
     let paths = read_paths(dir);
+    let out = FigureTarget::of(spec, dir);
     let fig_err = |e: String| RunError::Io {
         path: dir.display().to_string(),
         source: std::io::Error::other(e),
@@ -490,13 +516,13 @@ pub fn write_report(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
     let all: Vec<&CaseRows> = cases.iter().collect();
     if !fits.is_empty() {
         incremental_section(&mut s, &cases, &fits);
-        if path_figure(&all, &paths, &["IP"], "t", (0.6, 0.6), dir, "ip_paths").map_err(fig_err)? {
+        if path_figure(&all, &paths, &["IP"], "t", (0.6, 0.6), &out, "ip_paths").map_err(fig_err)? {
             let _ = writeln!(
                 s,
                 "![z₁(t) around the transition: closed form and (IP) at N = 16, 64, 256](ip_paths.png)\n"
             );
         }
-        if convergence_figure(&cases, dir).map_err(fig_err)? {
+        if convergence_figure(&cases, &out).map_err(fig_err)? {
             let _ = writeln!(
                 s,
                 "![sup error and jump node time error against N](ip_convergence.png)\n"
@@ -504,7 +530,7 @@ pub fn write_report(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
         }
     }
     let compliant =
-        super::dynamic_report::write_section(&mut s, &cases, &paths, dir).map_err(fig_err)?;
+        super::dynamic_report::write_section(&mut s, &cases, &paths, &out).map_err(fig_err)?;
     write_atomically(&dir.join("summary.md"), &s)?;
     let analysis = Analysis {
         incremental: fits,

@@ -1,0 +1,118 @@
+//! One impact of Klarbring's particle (docs/klarbring.md, "One impact"): the compliant velocity
+//! at the first opening against the rigid impact law with e = e(c_d), on the experiment file's
+//! cases. The rates are measured between κ = 1e-4 and 1e-6 and compared with the derivation:
+//! 1 for an undamped impact that sticks, 1/2 otherwise; the restitution measured at the opening,
+//! extrapolated from κ = 1e-6, 1e-7, 1e-8 as e₀ + a√κ + bκ, is e(c_d) to 1e-6.
+
+use rigid_limit::compliant::normal::restitution_unit_normal_mass;
+use rigid_limit::experiment::model::{Model, SweepSpec};
+use rigid_limit::integrate::IntegratorKind;
+use rigid_limit::models::klarbring::impacts::{ImpactCase, KlarbringImpacts};
+
+fn spec() -> SweepSpec<KlarbringImpacts> {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/klarbring_impacts.toml"),
+    )
+    .unwrap();
+    SweepSpec::parse(&text).unwrap()
+}
+
+fn cell(cells: &[(&'static str, String)], key: &str) -> String {
+    cells.iter().find(|c| c.0 == key).unwrap().1.clone()
+}
+
+#[test]
+fn post_impact_velocity_converges_at_the_derived_rates() {
+    let spec = spec();
+    for (v0, damping, sticks, rate) in [
+        ([1.0, 2.0, -1.0], 0.0, false, 0.5),
+        ([1.0, 2.0, -1.0], 0.5, false, 0.5),
+        ([1.0, 0.5, 0.4], 0.0, true, 1.0),
+        ([1.0, 0.5, 0.4], 0.5, true, 0.5),
+    ] {
+        let case = ImpactCase {
+            v0: v0.to_vec(),
+            damping,
+        };
+        // The rate from 1e-4 to 1e-6: below, the undamped sticking impact's ΔV (~1e-9 at
+        // κ = 1e-8) meets the 1e-9 tangential speed a two-tangent slide starts with
+        // (cone::SLIP_SEED) in the slide after the stick-break.
+        let kappas = [1e-4, 1e-6, 1e-7, 1e-8];
+        let runs: Vec<_> = kappas
+            .iter()
+            .map(|&k| {
+                KlarbringImpacts::run(&spec, &case, k, IntegratorKind::Tsit45)
+                    .unwrap()
+                    .0
+            })
+            .collect();
+        assert_eq!(cell(&runs[0], "impact_sticks"), sticks.to_string());
+        let d: Vec<f64> = runs
+            .iter()
+            .map(|r| cell(r, "d_V_plus").parse().unwrap())
+            .collect();
+        let measured = (d[0] / d[1]).log10() / 2.0;
+        assert!(
+            (measured - rate).abs() < 0.03,
+            "V0 {v0:?}, c_d {damping}: rate {measured}"
+        );
+        // e^κ = e₀ + a√κ + bκ through the three points (exact solve, s = √κ).
+        let e: Vec<f64> = runs[1..]
+            .iter()
+            .map(|r| cell(r, "restitution_measured").parse().unwrap())
+            .collect();
+        let s: Vec<f64> = kappas[1..].iter().map(|k| k.sqrt()).collect();
+        // Divided differences in s of e(s) = e₀ + a s + b s².
+        let d01 = (e[1] - e[0]) / (s[1] - s[0]);
+        let d12 = (e[2] - e[1]) / (s[2] - s[1]);
+        let b = (d12 - d01) / (s[2] - s[0]);
+        let a = d01 - b * (s[0] + s[1]);
+        let e0 = e[0] - a * s[0] - b * s[0] * s[0];
+        let expected = restitution_unit_normal_mass(damping).unwrap();
+        assert!(
+            (e0 - expected).abs() < 1e-6,
+            "V0 {v0:?}, c_d {damping}: e₀ = {e0}, e(c_d) = {expected}"
+        );
+    }
+}
+
+#[test]
+fn a_start_on_or_inside_the_wall_is_refused_naming_the_key() {
+    let text = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/klarbring_impacts.toml"),
+    )
+    .unwrap()
+    .replace("U0 = [-0.02, 0.1, 0.0]", "U0 = [0.0, 0.1, 0.0]");
+    let err = SweepSpec::<KlarbringImpacts>::parse(&text).unwrap_err();
+    assert!(err.to_string().contains("params.U0"), "{err}");
+    let text = text
+        .replace("U0 = [0.0, 0.1, 0.0]", "U0 = [-0.02, 0.1, 0.0]")
+        .replace("V0 = [[1.0, 2.0, -1.0],", "V0 = [[1.0, 2.0],");
+    let err = SweepSpec::<KlarbringImpacts>::parse(&text).unwrap_err();
+    assert!(err.to_string().contains("sweep.V0[0]"), "{err}");
+}
+
+/// A compliant impact that sticks must slide again before it opens: in stick the force holding
+/// V_T = 0 is −g ≠ 0 while μF_n falls to 0, so the stick breaks an O(κ) time before the opening.
+/// The stick-break function once turned positive again past F_n = 0 and the scan missed the
+/// break when both fell in one scan interval (κ = 3e-5, 3e-7 … 1e-8 opened in stick).
+#[test]
+fn a_sticking_impact_slides_again_before_it_opens() {
+    let spec = spec();
+    for damping in [0.0, 0.5] {
+        let case = ImpactCase {
+            v0: vec![1.0, 0.5, 0.4],
+            damping,
+        };
+        for kappa in spec.sweep.kappa.values() {
+            let cells = KlarbringImpacts::run(&spec, &case, kappa, IntegratorKind::Tsit45)
+                .unwrap()
+                .0;
+            assert_eq!(
+                cell(&cells, "mode_sequence"),
+                "free slide stick slide",
+                "c_d = {damping}, κ = {kappa}"
+            );
+        }
+    }
+}
