@@ -121,16 +121,18 @@ fn experiment_file_errors_name_the_key() {
     assert!(Experiment::parse(&base).is_ok());
     for (from, to, key) in [
         (
-            "method = \"rigid\"",
             "method = \"compliant\"",
+            "method = \"incremental\"",
             "params.method",
         ),
         ("mu = [1.0, 0.5]", "mu = [1.5]", "sweep.mu"),
+        // A rigid experiment has no κ ladder.
         (
-            "mu = [1.0, 0.5]",
-            "mu = [1.0]\nkappa = { min = 1e-8, max = 1e-4, per_decade = 1 }",
+            "method = \"compliant\"",
+            "method = \"rigid\"",
             "sweep.kappa",
         ),
+        ("min = 1e-8", "min = 1e-40", "sweep.kappa.min"),
         (
             "series_degree = 1001",
             "series_degree = 7",

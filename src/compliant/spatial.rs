@@ -18,7 +18,7 @@
 //! impulse of size |ṙ|τ_stop, see cone::STOP_LEAD_TIME) and the mode at rest
 //! ([`super::cone::mode_at_rest`]).
 
-use super::cone::{self, ConeMode};
+use super::cone::{self, ConeMode, TAYLOR_ORDER};
 use super::normal::NormalCompliance;
 use crate::error::SimError;
 use crate::hybrid::{
@@ -26,6 +26,7 @@ use crate::hybrid::{
     Until,
 };
 use crate::integrate::{IntegratorKind, Tolerances};
+use crate::model::jet::flow_jet;
 use crate::model::{cholesky, cholesky_solve, generalized_accel, ContactSystem, Delassus, Real};
 use serde::Serialize;
 
@@ -273,7 +274,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
         let closed = if delta > 0.0 {
             self.compliance.closed_contact_force(delta, rate) > 0.0
         } else {
-            delta == 0.0 && rate > 0.0
+            delta == 0.0 && (rate > 0.0 || (rate == 0.0 && self.pushed_in_from_rest(y)))
         };
         if !closed {
             return (ConeMode::Free, stored_direction::<f64, N, D>(y));
@@ -297,6 +298,28 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
         }
     }
 
+    /// Whether the normal force at `y` is positive. A slide from V_T = 0 needs the seed of
+    /// [`seed_slip`] only then: with F_n = 0 at the onset (a start from δ = δ̇ = 0, Dance's
+    /// particle) the friction and the relaxation rate μF_n/|V_T| of the slip direction start at
+    /// 0 and grow with |V_T| (both ∝ t), so the slide is regular and starts from V_T = 0 along
+    /// ê; a seed would only offset the velocity (docs/dance.md, "Compliant runs").
+    fn pressed(&self, y: &[f64]) -> bool {
+        let (delta, rate) = self.penetration(y);
+        self.compliance.closed_contact_force(delta, rate) > 0.0
+    }
+
+    /// Whether a particle touching the surface at rest in the normal direction (δ = δ̇ = 0) is
+    /// pushed into it: the leading Taylor coefficient of δ along the free flow is positive (a
+    /// load pressing from rest, as Dance's particle at t = 0, docs/dance.md "Compliant runs"),
+    /// so the contact closes at once instead of waiting for a crossing from δ = 0 that the
+    /// event scan cannot see.
+    fn pushed_in_from_rest(&self, y: &[f64]) -> bool {
+        let jets =
+            flow_jet::<TAYLOR_ORDER>(y, |yj, dyj| self.vector_field(ConeMode::Free, yj, dyj));
+        let (delta, _) = self.penetration(&jets);
+        matches!(delta.leading(0.0), Some((_, c)) if c > 0.0)
+    }
+
     /// The initial state `[q0, q̇0, 0, ê]`, ê set for a start in a slide.
     pub fn initial_state(&self, q0: &[f64; N], qdot0: &[f64; N]) -> Vec<f64> {
         let mut y = vec![0.0; self.state_len()];
@@ -306,7 +329,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
         let (mode, e) = self.start(&y);
         y[direction_index(N)..].copy_from_slice(&e);
         let (_, _, v) = contact_velocities::<f64, Sys, N, D>(self.system, &y);
-        if mode == ConeMode::Slide && starting_from_rest(&v) {
+        if mode == ConeMode::Slide && starting_from_rest(&v) && self.pressed(&y) {
             seed_slip(self.system, &mut y, &e);
         }
         y
@@ -338,7 +361,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
         };
         y[direction_index(N)..direction_index(N) + D].copy_from_slice(&e);
         let (_, _, v) = contact_velocities::<f64, Sys, N, D>(self.system, y);
-        if mode == ConeMode::Slide && starting_from_rest(&v) {
+        if mode == ConeMode::Slide && starting_from_rest(&v) && self.pressed(y) {
             seed_slip(self.system, y, &e);
         }
         mode

@@ -45,6 +45,16 @@ pub trait Model: Sized + Sync + Clone + Debug + PartialEq + 'static {
     fn grid_size(spec: &SweepSpec<Self>) -> u128;
     /// Every configuration of the grid, in output order.
     fn configurations(spec: &SweepSpec<Self>) -> Vec<Self::Config>;
+    /// The κ values of `config`'s points (default: the ladder of `[sweep]`). A configuration
+    /// without compliance, such as a rigid reference written beside its compliant runs,
+    /// returns one placeholder.
+    fn kappa_values(spec: &SweepSpec<Self>, _config: &Self::Config) -> Vec<f64> {
+        Self::kappa(&spec.sweep).values()
+    }
+    /// The integrators of `config`'s points (default: every one of `[solver]`).
+    fn integrators(spec: &SweepSpec<Self>, _config: &Self::Config) -> Vec<IntegratorKind> {
+        spec.solver.integrators.clone()
+    }
     /// The cells a configuration fixes before it runs: its inputs, and any cell derived from the
     /// inputs alone (written for failed runs too, and compared on resume).
     fn inputs(config: &Self::Config) -> Cells;
@@ -128,12 +138,13 @@ impl<M: Model> SweepSpec<M> {
     }
 
     /// All points, in output order: configurations in grid order, then κ from large to small,
-    /// then the integrators as listed.
+    /// then the integrators as listed ([`Model::kappa_values`], [`Model::integrators`]).
     pub fn points(&self) -> Vec<Point<M::Config>> {
         let mut out = Vec::new();
         for config in M::configurations(self) {
-            for kappa in M::kappa(&self.sweep).values() {
-                for &integrator in &self.solver.integrators {
+            let integrators = M::integrators(self, &config);
+            for kappa in M::kappa_values(self, &config) {
+                for &integrator in &integrators {
                     out.push(Point {
                         id: out.len(),
                         kappa,

@@ -1,11 +1,27 @@
 //! Dance's particle starting to slide (`model = "dance"`; Dance 2024, §3; docs/dance.md): the
 //! formal series of the sliding velocity ([`series`], in the number types of [`precision`]), its
 //! growth and truncation ([`truncation`]), the rigid slide integrated from the series
-//! ([`rigid`]), one μ's study ([`study`]) and the report ([`report`]).
+//! ([`rigid`]), one μ's study ([`study`]), the particle on a compliant plane against the rigid
+//! motion ([`compliant`]) and the report ([`report`]).
 //!
-//! `method = "rigid"` runs now; `method = "compliant"` needs the spatial Coulomb formulation
-//! (issue 18, item 1) and is refused with that reason.
+//! `method = "rigid"` writes one row per μ and integrator; `method = "compliant"` writes those
+//! rigid rows too, then one row per μ, start, damping c_d and κ of `[sweep]`:
+//!
+//! ```toml
+//! [params]
+//! method = "compliant"
+//! compliant_integrator = "radau5"   # the compliant rows' integrator (default: the first listed)
+//! [sweep]
+//! mu = [1.0, 0.5]
+//! kappa = { min = 1e-8, max = 1e-4, per_decade = 2 }
+//! compliant = [
+//!     { start = "rest", damping = [1.0, 2.0] },      # δ = δ̇ = 0
+//!     { start = "equilibrium", damping = [0.0] },    # δ = κ, δ̇ = 0: F_n = 1
+//! ]
+//! ```
 
+pub mod compliant;
+pub mod compliant_report;
 pub mod precision;
 pub mod report;
 pub mod rigid;
@@ -19,6 +35,7 @@ use crate::experiment::model::{Cells, Model, SweepSpec};
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats, Tolerances};
+use compliant::Start;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -30,7 +47,8 @@ pub struct Dance;
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// `rigid` (the series, then the rigid slide) or `compliant` (not yet: item 1 of issue 18).
+    /// `rigid` (the series, then the rigid slide) or `compliant` (the rigid rows, then the
+    /// compliant runs of `sweep.compliant` over `sweep.kappa`).
     pub method: Method,
     /// End of each run.
     pub t_end: f64,
@@ -39,19 +57,35 @@ pub struct Params {
     /// t₀: the series below it, the rigid numerics from its optimal truncation there on.
     #[serde(default = "default_t_series")]
     pub t_series: f64,
+    /// The integrator of the compliant rows (default: the first of `solver.integrators`). The
+    /// slip direction of a slide from rest relaxes at the rate μF_n/|v|, up to 1e9 while
+    /// |v| ~ 1e-9 (docs/dance.md): an explicit method needs ~10⁶ steps there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compliant_integrator: Option<IntegratorKind>,
 }
 
 fn default_t_series() -> f64 {
     0.25
 }
 
-/// `[sweep]`: the friction coefficients (each in (0, 1]), and the κ ladder of a compliant run.
+/// `[sweep]`: the friction coefficients (each in (0, 1]), and for `method = "compliant"` the κ
+/// ladder and the compliant cases.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Sweep {
     pub mu: Vec<f64>,
     #[serde(default)]
     pub kappa: Option<LogGrid>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compliant: Option<Vec<CompliantCase>>,
+}
+
+/// One start of the compliant runs with its normal dampings c_d (F_n = δ/κ + c_d δ̇/√κ).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CompliantCase {
+    pub start: Start,
+    pub damping: Vec<f64>,
 }
 
 /// The one report of this model.
@@ -66,6 +100,8 @@ pub enum Analysis {
 pub struct Config {
     pub mu: f64,
     pub params: Params,
+    /// The compliant start and c_d; `None` for a rigid row.
+    pub compliant: Option<(Start, f64)>,
 }
 
 /// A rigid run has no compliance: its rows stand on this one-point ladder, and their `kappa`
@@ -88,8 +124,15 @@ impl Model for Dance {
     type Sweep = Sweep;
     type Analysis = Analysis;
     type Config = Config;
-    const INPUT_COLUMNS: &'static [&'static str] =
-        &["mu", "method", "series_degree", "t_series", "t_end"];
+    const INPUT_COLUMNS: &'static [&'static str] = &[
+        "mu",
+        "method",
+        "series_degree",
+        "t_series",
+        "t_end",
+        "start",
+        "damping",
+    ];
     const MEASURE_COLUMNS: &'static [&'static str] = &[
         "mode_sequence",
         "event_times",
@@ -113,6 +156,13 @@ impl Model for Dance {
         "truncation_ratio_min",
         "truncation_ratio_max",
         "partial_sum_gap_half",
+        "d_u_sup",
+        "d_u_sup_at",
+        "d_v_sup",
+        "d_v_sup_at",
+        "normal_force_deviation",
+        "normal_force_max",
+        "n_samples",
     ];
 
     fn kappa(sweep: &Sweep) -> &LogGrid {
@@ -122,29 +172,38 @@ impl Model for Dance {
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
         let p = &spec.params;
         match p.method {
-            Method::Rigid => {}
-            Method::Compliant => {
-                return Err(SimError::invalid(
-                    "params.method",
-                    "compliant",
-                    "the compliant Dance runs need the spatial Coulomb formulation (issue 18, \
-                     item 1), not in this build; use method = \"rigid\"",
-                ))
+            Method::Rigid => {
+                if spec.sweep.kappa.is_some() {
+                    return Err(SimError::invalid(
+                        "sweep.kappa",
+                        "a ladder",
+                        "a rigid run has no compliance; remove sweep.kappa (or set params.method \
+                         = \"compliant\")",
+                    ));
+                }
+                if spec.sweep.compliant.is_some() {
+                    return Err(SimError::invalid(
+                        "sweep.compliant",
+                        "a list",
+                        "compliant cases need params.method = \"compliant\"",
+                    ));
+                }
+                if p.compliant_integrator.is_some() {
+                    return Err(SimError::invalid(
+                        "params.compliant_integrator",
+                        "an integrator",
+                        "a rigid experiment has no compliant rows; remove it",
+                    ));
+                }
             }
+            Method::Compliant => validate_compliant(spec)?,
             Method::Incremental => {
                 return Err(SimError::invalid(
                     "params.method",
                     "incremental",
-                    "Dance's particle is dynamic; use method = \"rigid\"",
+                    "Dance's particle is dynamic; use method = \"rigid\" or \"compliant\"",
                 ))
             }
-        }
-        if spec.sweep.kappa.is_some() {
-            return Err(SimError::invalid(
-                "sweep.kappa",
-                "a ladder",
-                "a rigid run has no compliance; remove sweep.kappa",
-            ));
         }
         if spec.sweep.mu.is_empty() {
             return Err(SimError::invalid("sweep.mu", "[]", "list at least one μ"));
@@ -179,37 +238,76 @@ impl Model for Dance {
     }
 
     fn grid_size(spec: &SweepSpec<Self>) -> u128 {
-        spec.sweep.mu.len() as u128
+        let cases: usize = compliant_cases(spec).count();
+        (spec.sweep.mu.len() * (1 + cases)) as u128
     }
 
+    /// The rigid configurations (one per μ), then the compliant ones (μ, start, c_d).
     fn configurations(spec: &SweepSpec<Self>) -> Vec<Config> {
-        spec.sweep
-            .mu
-            .iter()
-            .map(|&mu| Config {
+        let rigid = spec.sweep.mu.iter().map(|&mu| Config {
+            mu,
+            params: spec.params,
+            compliant: None,
+        });
+        let compliant = spec.sweep.mu.iter().flat_map(|&mu| {
+            compliant_cases(spec).map(move |case| Config {
                 mu,
                 params: spec.params,
+                compliant: Some(case),
             })
-            .collect()
+        });
+        rigid.chain(compliant).collect()
+    }
+
+    /// A rigid row stands on the placeholder κ = 1; a compliant one on each κ of the ladder.
+    fn kappa_values(spec: &SweepSpec<Self>, config: &Config) -> Vec<f64> {
+        match config.compliant {
+            None => RIGID_LADDER.values(),
+            Some(_) => Self::kappa(&spec.sweep).values(),
+        }
+    }
+
+    /// A rigid row per listed integrator; the compliant rows with `params.compliant_integrator`.
+    fn integrators(spec: &SweepSpec<Self>, config: &Config) -> Vec<IntegratorKind> {
+        match config.compliant {
+            None => spec.solver.integrators.clone(),
+            Some(_) => vec![compliant_integrator(spec)],
+        }
     }
 
     fn inputs(c: &Config) -> Cells {
+        let (method, start, damping) = match c.compliant {
+            None => (Method::Rigid, String::new(), String::new()),
+            Some((start, damping)) => (
+                Method::Compliant,
+                start.name().to_string(),
+                damping.to_string(),
+            ),
+        };
         vec![
             ("mu", c.mu.to_string()),
-            ("method", c.params.method.name().to_string()),
+            ("method", method.name().to_string()),
             ("series_degree", c.params.series_degree.to_string()),
             ("t_series", c.params.t_series.to_string()),
             ("t_end", c.params.t_end.to_string()),
+            ("start", start),
+            ("damping", damping),
         ]
     }
 
     fn run(
         spec: &SweepSpec<Self>,
         c: &Config,
-        _kappa: f64,
+        kappa: f64,
         integrator: IntegratorKind,
     ) -> Result<(Cells, SolverStats), String> {
-        run_rigid(spec, c, integrator).map_err(|e| e.to_string())
+        match c.compliant {
+            None => run_rigid(spec, c, integrator),
+            Some((start, damping)) => {
+                study::run_compliant_row(spec, c.mu, start, damping, kappa, integrator)
+            }
+        }
+        .map_err(|e| e.to_string())
     }
 
     fn after_run(spec: &SweepSpec<Self>, dir: &Path) -> Result<(), RunError> {
@@ -221,7 +319,59 @@ impl Model for Dance {
     }
 }
 
-fn pair(v: [f64; 2]) -> String {
+/// The (start, c_d) pairs of `sweep.compliant` (none for a rigid experiment).
+pub(crate) fn compliant_cases(spec: &SweepSpec<Dance>) -> impl Iterator<Item = (Start, f64)> + '_ {
+    spec.sweep
+        .compliant
+        .iter()
+        .flatten()
+        .flat_map(|case| case.damping.iter().map(move |&d| (case.start, d)))
+}
+
+/// The integrator of the compliant rows.
+pub(crate) fn compliant_integrator(spec: &SweepSpec<Dance>) -> IntegratorKind {
+    spec.params
+        .compliant_integrator
+        .unwrap_or(spec.solver.integrators[0])
+}
+
+/// The checks of `method = "compliant"`: a κ ladder, at least one case, dampings ≥ 0.
+fn validate_compliant(spec: &SweepSpec<Dance>) -> Result<(), SimError> {
+    let Some(ladder) = &spec.sweep.kappa else {
+        return Err(SimError::invalid(
+            "sweep.kappa",
+            "missing",
+            "a compliant experiment needs a κ ladder, e.g. kappa = { min = 1e-8, max = 1e-2, \
+             per_decade = 2 }",
+        ));
+    };
+    crate::compliant::normal::require_resolvable_kappa("sweep.kappa.min", ladder.min)?;
+    let cases = spec.sweep.compliant.as_deref().unwrap_or_default();
+    if cases.iter().all(|c| c.damping.is_empty()) {
+        return Err(SimError::invalid(
+            "sweep.compliant",
+            "no case",
+            "list at least one start with its dampings, e.g. [{ start = \"rest\", damping = \
+             [2.0] }]",
+        ));
+    }
+    for (i, case) in cases.iter().enumerate() {
+        for &d in &case.damping {
+            crate::error::require_non_negative(&format!("sweep.compliant[{i}].damping"), d)?;
+        }
+    }
+    if spec.params.t_end < compliant::COMPARE_UNTIL {
+        return Err(SimError::invalid(
+            "params.t_end",
+            crate::error::number_text(spec.params.t_end),
+            "the compliant runs are compared with the rigid motion on [0, 2]",
+        ));
+    }
+    Ok(())
+}
+
+/// Space-separated numbers in their shortest round-trip form.
+pub(crate) fn pair(v: [f64; 2]) -> String {
     format!("{} {}", v[0], v[1])
 }
 

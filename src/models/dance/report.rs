@@ -2,8 +2,10 @@
 //! the runs, by the run stage: they need the series and the numerics) and the report
 //! (summary.md and figures, from runs.csv and those tables only).
 
+use super::compliant_report;
 use super::study::{self, SeriesFacts};
 use super::{Dance, PARTIAL_SUM_DEGREE};
+use crate::experiment::grammar::Method;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
@@ -120,6 +122,10 @@ pub fn write_tables(spec: &SweepSpec<Dance>, dir: &Path) -> Result<(), RunError>
             );
         }
     }
+    if spec.params.method == Method::Compliant {
+        let velocity = study::compliant_velocity_csv(spec).map_err(|e| failed(e.to_string()))?;
+        write_atomically(&dir.join(compliant_report::VELOCITY_CSV), &velocity)?;
+    }
     for (name, text) in [
         (COEFFICIENTS_CSV, &coefficients),
         (TRUNCATION_CSV, &truncation),
@@ -132,7 +138,7 @@ pub fn write_tables(spec: &SweepSpec<Dance>, dir: &Path) -> Result<(), RunError>
 }
 
 /// The rows of one of the tables above as (μ, columns parsed as numbers; text cells as NaN).
-fn read_table(dir: &Path, name: &str) -> Result<(Vec<String>, Vec<Vec<f64>>), RunError> {
+pub(super) fn read_table(dir: &Path, name: &str) -> Result<(Vec<String>, Vec<Vec<f64>>), RunError> {
     let path = dir.join(name);
     let text = std::fs::read_to_string(&path).map_err(io(&path))?;
     let mut lines = text.lines();
@@ -152,7 +158,7 @@ fn read_table(dir: &Path, name: &str) -> Result<(Vec<String>, Vec<Vec<f64>>), Ru
     Ok((header, rows))
 }
 
-fn column(header: &[String], name: &str) -> usize {
+pub(super) fn column(header: &[String], name: &str) -> usize {
     header.iter().position(|h| h == name).unwrap_or(usize::MAX)
 }
 
@@ -176,7 +182,15 @@ pub fn write_report(spec: &SweepSpec<Dance>, rows: &[Row], dir: &Path) -> Result
     );
     let _ = writeln!(s, "| μ | integrator | series | digits (256 vs 352 bits) | v(.5) | v(1) | v(2) | change at rtol/10 | smallest term at t₀ |");
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
-    for r in rows {
+    let compliant_rows: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.text("method") == "compliant")
+        .collect();
+    let rows: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.text("method") != "compliant")
+        .collect();
+    for r in &rows {
         if r.text("status") != "ok" {
             let _ = writeln!(
                 s,
@@ -252,8 +266,15 @@ pub fn write_report(spec: &SweepSpec<Dance>, rows: &[Row], dir: &Path) -> Result
          (v(t) near 0: series below t₀, rigid numerics above). Tables: coefficients.csv, \
          truncation.csv, partial_sums.csv, trajectory.csv."
     );
+    if !compliant_rows.is_empty() {
+        compliant_report::write_section(&mut s, spec, &compliant_rows);
+    }
     write_atomically(&dir.join("summary.md"), &s)?;
-    write_figures(spec, dir).map_err(failed)
+    write_figures(spec, dir).map_err(failed)?;
+    if !compliant_rows.is_empty() {
+        compliant_report::write_figures(spec, &compliant_rows, dir).map_err(failed)?;
+    }
+    Ok(())
 }
 
 fn write_figures(spec: &SweepSpec<Dance>, dir: &Path) -> Result<(), String> {
