@@ -10,6 +10,7 @@ use crate::analysis::fit::power_law;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::table::Row;
 use crate::models::klarbring::report::{rate, FIT_RANGE};
+use crate::plot::style::format_value;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use std::fmt::Write;
 use std::path::Path;
@@ -251,11 +252,11 @@ fn write_stop_table(s: &mut String, rows: &[&Row]) {
 /// compliant_velocity.png and compliant_distances.png.
 pub fn write_figures(spec: &SweepSpec<Dance>, rows: &[&Row], dir: &Path) -> Result<(), String> {
     let caption = format!(
-        "{}: {} at rtol {:e}, atol {:e}; F_n = δ/κ + c_d δ̇/√κ",
+        "{} · {}, rtol {}, atol {} · F_n = δ/κ + c_d δ̇/√κ",
         spec.name,
         super::compliant_integrator(spec),
-        spec.solver.rtol,
-        spec.solver.atol
+        format_value(spec.solver.rtol),
+        format_value(spec.solver.atol)
     );
     // Velocity near t = 0.
     let (h, table) = read_table(dir, VELOCITY_CSV).map_err(|e| e.to_string())?;
@@ -366,7 +367,7 @@ pub fn write_figures(spec: &SweepSpec<Dance>, rows: &[&Row], dir: &Path) -> Resu
     }
     let panel = |title: &str, y: &str, series| Panel {
         title: title.to_string(),
-        x_label: "κ".to_string(),
+        x_label: "compliance κ".to_string(),
         y_label: y.to_string(),
         log_x: true,
         log_y: true,
@@ -377,13 +378,25 @@ pub fn write_figures(spec: &SweepSpec<Dance>, rows: &[&Row], dir: &Path) -> Resu
     save_captioned(
         &Figure {
             panels: vec![
-                panel("sup over [0, 2] of ‖u^κ − u‖", "sup‖u^κ − u‖", du),
-                panel("sup over [0, 2] of ‖v^κ − v‖", "sup‖v^κ − v‖", dv),
+                panel(
+                    "position: sup over t ∈ [0, 2] of ‖Δu‖",
+                    "‖u compliant − u rigid‖",
+                    du,
+                ),
+                panel(
+                    "velocity: sup over t ∈ [0, 2] of ‖Δv‖",
+                    "‖v compliant − v rigid‖",
+                    dv,
+                ),
             ],
             columns: 1,
             size: (1200, 1300),
         },
-        &format!("{caption}; dashed: fits over κ ∈ [1e-8, 1e-4]"),
+        &format!(
+            "{caption} · dashed: fits over κ ∈ [{}, {}]",
+            format_value(FIT_RANGE.0),
+            format_value(FIT_RANGE.1)
+        ),
         dir,
         "compliant_distances",
     )
