@@ -269,6 +269,25 @@ impl<Sys> FastRun<'_, Sys> {
         Ok((side, r.stats))
     }
 
+    /// The outcome rule's verdict ([`fast_outcome`]) on the run from `(q, q̇)` over the whole
+    /// window, and the run's record.
+    pub fn outcome<const N: usize>(
+        &self,
+        q0: &[f64; N],
+        qdot0: &[f64; N],
+        kappa: f64,
+        integrator: IntegratorKind,
+        solver: &SolverSpec,
+    ) -> Result<(Outcome, RunRecord), String>
+    where
+        Sys: PlanarContactSystem<N>,
+    {
+        let window = EndCondition::Time(self.window_scaled * kappa.sqrt());
+        let r = self.record(q0, qdot0, kappa, integrator, solver, window)?;
+        let u0 = ProjectedDynamics::at(self.system, q0, qdot0).u;
+        Ok((fast_outcome(&r, u0), r))
+    }
+
     /// Run at `kappa` from `(q, q̇)` (the initial state, already at the fast start) and
     /// measure the last columns of [`measure_columns`].
     pub fn run<const N: usize>(
@@ -284,12 +303,9 @@ impl<Sys> FastRun<'_, Sys> {
     {
         let sys = self.system;
         let sk = kappa.sqrt();
-        let window = EndCondition::Time(self.window_scaled * sk);
-        let r = self.record(q0, qdot0, kappa, integrator, solver, window)?;
+        let (outcome, r) = self.outcome(q0, qdot0, kappa, integrator, solver)?;
         let problem = self.problem(kappa);
         let start_pd = ProjectedDynamics::at(sys, q0, qdot0);
-        let u0 = start_pd.u;
-        let outcome = fast_outcome(&r, u0);
         let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
         let scaled_times: Vec<String> = r.events.iter().map(|e| (e.t / sk).to_string()).collect();
         let slip_stop = (outcome == Outcome::Iwc)
