@@ -34,6 +34,8 @@ pub enum Experiment {
     RodBasin(Box<SweepSpec<rod::basin::RodBasin>>),
     /// The planar stick/lift-off basin (`analysis = "stick_liftoff_basin"`).
     PlanarStickBasin(Box<SweepSpec<planar::stick_basin::PlanarStickBasin>>),
+    /// C–V's phase portraits (`analysis = "phase_portraits"`).
+    PlanarPortraits(Box<SweepSpec<planar::portraits::PlanarPortraits>>),
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<SweepSpec<spring_particle::SpringParticle>>),
@@ -52,6 +54,7 @@ macro_rules! with_plan {
             Experiment::PlanarBasin($plan) => $body,
             Experiment::RodBasin($plan) => $body,
             Experiment::PlanarStickBasin($plan) => $body,
+            Experiment::PlanarPortraits($plan) => $body,
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
             Experiment::Dance($plan) => $body,
@@ -90,7 +93,7 @@ pub const MODELS: [(&str, &str); 6] = [
     (
         planar::Planar::NAME,
         "Champneys–Várkonyi's planar single contact with constant data; analyses mode_table, \
-         liftoff_iwc_basin and stick_liftoff_basin",
+         liftoff_iwc_basin, stick_liftoff_basin and phase_portraits",
     ),
 ];
 
@@ -144,6 +147,9 @@ impl Experiment {
                 Some("stick_liftoff_basin") => {
                     SweepSpec::parse(text).map(|s| Experiment::PlanarStickBasin(Box::new(s)))
                 }
+                Some("phase_portraits") => {
+                    SweepSpec::parse(text).map(|s| Experiment::PlanarPortraits(Box::new(s)))
+                }
                 _ => SweepSpec::parse(text).map(|s| Experiment::Planar(Box::new(s))),
             },
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
@@ -188,6 +194,7 @@ impl Experiment {
             Experiment::PlanarBasin(spec) => report_sweep(spec, dir),
             Experiment::RodBasin(spec) => report_sweep(spec, dir),
             Experiment::PlanarStickBasin(spec) => report_sweep(spec, dir),
+            Experiment::PlanarPortraits(spec) => report_sweep(spec, dir),
             Experiment::RodStudy(spec) => {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }

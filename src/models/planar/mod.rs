@@ -29,6 +29,7 @@
 
 pub mod basin;
 pub mod mechanics;
+pub mod portraits;
 pub mod stick_basin;
 
 use super::mode_table::{self, FastRun};
