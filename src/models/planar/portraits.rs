@@ -280,17 +280,7 @@ fn inside_window(path: Vec<(f64, f64)>) -> Vec<Vec<(f64, f64)>> {
 
 /// The part of V = m Y + c inside the window.
 fn line_in_window(m: f64, c: f64) -> Vec<(f64, f64)> {
-    let (mut lo, mut hi) = WINDOW_Y;
-    if m != 0.0 {
-        let (a, b) = ((WINDOW_V.0 - c) / m, (WINDOW_V.1 - c) / m);
-        lo = lo.max(a.min(b));
-        hi = hi.min(a.max(b));
-    }
-    if lo < hi {
-        vec![(lo, m * lo + c), (hi, m * hi + c)]
-    } else {
-        Vec::new()
-    }
+    super::stick_basin::clipped_line(m, c, WINDOW_Y, WINDOW_V).map_or_else(Vec::new, |s| s.points)
 }
 
 fn panel_of(letter: char, rows: &[&Row]) -> Panel {
