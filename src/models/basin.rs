@@ -184,6 +184,38 @@ pub fn bisect(
         (lo, hi) = (centre - half, centre + half);
         (side_lo, side_hi) = (at(lo)?, at(hi)?);
     }
+    let edge = refine_edge((lo, side_lo), (hi, side_hi), tolerance, &mut at)?;
+    Ok(Boundary {
+        t: edge.t,
+        width: edge.width,
+        below: edge.below,
+        above: edge.above,
+        runs,
+        stats,
+    })
+}
+
+/// An edge between two outcomes on a line, bracketed to `width`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Edge {
+    /// The bracket's midpoint.
+    pub t: f64,
+    pub width: f64,
+    /// The outcomes at the lower and upper end of the bracket.
+    pub below: Outcome,
+    pub above: Outcome,
+}
+
+/// Halve the bracket `[lo, hi]` (outcomes `side_lo` ≠ `side_hi`) until it is narrower than
+/// `tolerance`, keeping the lower end's outcome below: the edge of the lower end's outcome.
+/// `at` runs one start. When a third outcome appears inside, the bracket follows the edge of
+/// the lower end's outcome.
+pub fn refine_edge(
+    (mut lo, side_lo): (f64, Outcome),
+    (mut hi, mut side_hi): (f64, Outcome),
+    tolerance: f64,
+    at: &mut impl FnMut(f64) -> Result<Outcome, String>,
+) -> Result<Edge, String> {
     while hi - lo > tolerance {
         let mid = 0.5 * (lo + hi);
         let s = at(mid)?;
@@ -194,14 +226,39 @@ pub fn bisect(
             side_hi = s;
         }
     }
-    Ok(Boundary {
+    Ok(Edge {
         t: 0.5 * (lo + hi),
         width: hi - lo,
         below: side_lo,
         above: side_hi,
-        runs,
-        stats,
     })
+}
+
+/// The outcomes at the scan points `values` (increasing) and every edge between neighbours
+/// with different outcomes, refined by [`refine_edge`]. Bands narrower than the scan's spacing
+/// may be missed (both ends alike); an edge's bracket may contain more than one edge when a
+/// band inside it is missed.
+pub fn scan_edges(
+    values: &[f64],
+    tolerance: f64,
+    at: &mut impl FnMut(f64) -> Result<Outcome, String>,
+) -> Result<(Vec<Outcome>, Vec<Edge>), String> {
+    let outcomes = values
+        .iter()
+        .map(|&t| at(t))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut edges = Vec::new();
+    for i in 1..values.len() {
+        if outcomes[i] != outcomes[i - 1] {
+            edges.push(refine_edge(
+                (values[i - 1], outcomes[i - 1]),
+                (values[i], outcomes[i]),
+                tolerance,
+                at,
+            )?);
+        }
+    }
+    Ok((outcomes, edges))
 }
 
 /// The measured cells of a bisection.
@@ -424,6 +481,27 @@ mod tests {
         let t = line.closed_form(&saddle);
         assert!(saddle.unstable_amplitude(line.start(&saddle, t + 0.1)) > 0.0);
         assert!(saddle.unstable_amplitude(line.start(&saddle, t - 0.1)) < 0.0);
+    }
+
+    /// A scan finds every band wider than its spacing and refines each edge to the tolerance;
+    /// a band between two scan points is missed.
+    #[test]
+    fn scan_edges_finds_the_bands() {
+        let band = |t: f64| -> Result<Outcome, String> {
+            Ok(if (-3.3..1.7).contains(&t) {
+                Outcome::Stick
+            } else if (2.2..2.4).contains(&t) {
+                Outcome::SlipPositive
+            } else {
+                Outcome::LiftOff
+            })
+        };
+        let scan: Vec<f64> = (-5..=5).map(f64::from).collect();
+        let (outcomes, edges) = scan_edges(&scan, 1e-12, &mut { band }).unwrap();
+        assert_eq!(outcomes.len(), 11);
+        assert_eq!(edges.len(), 2);
+        assert!((edges[0].t + 3.3).abs() < 1e-12 && edges[0].below == Outcome::LiftOff);
+        assert!((edges[1].t - 1.7).abs() < 1e-12 && edges[1].above == Outcome::LiftOff);
     }
 
     /// Bisection on the linear saddle's sign finds the closed form to its tolerance.

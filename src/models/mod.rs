@@ -32,6 +32,10 @@ pub enum Experiment {
     /// The lift-off/IWC basins (`analysis = "liftoff_iwc_basin"`).
     PlanarBasin(Box<SweepSpec<planar::basin::PlanarBasin>>),
     RodBasin(Box<SweepSpec<rod::basin::RodBasin>>),
+    /// The planar stick/lift-off basin (`analysis = "stick_liftoff_basin"`).
+    PlanarStickBasin(Box<SweepSpec<planar::stick_basin::PlanarStickBasin>>),
+    /// C–V's phase portraits (`analysis = "phase_portraits"`).
+    PlanarPortraits(Box<SweepSpec<planar::portraits::PlanarPortraits>>),
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<SweepSpec<spring_particle::SpringParticle>>),
@@ -51,6 +55,8 @@ macro_rules! with_plan {
             Experiment::Planar($plan) => $body,
             Experiment::PlanarBasin($plan) => $body,
             Experiment::RodBasin($plan) => $body,
+            Experiment::PlanarStickBasin($plan) => $body,
+            Experiment::PlanarPortraits($plan) => $body,
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
             Experiment::Dance($plan) => $body,
@@ -94,8 +100,8 @@ pub const MODELS: [(&str, &str); 7] = [
     ),
     (
         planar::Planar::NAME,
-        "Champneys–Várkonyi's planar single contact with constant data; analyses mode_table \
-         and liftoff_iwc_basin",
+        "Champneys–Várkonyi's planar single contact with constant data; analyses mode_table, \
+         liftoff_iwc_basin, stick_liftoff_basin and phase_portraits",
     ),
 ];
 
@@ -146,6 +152,12 @@ impl Experiment {
                 Some("liftoff_iwc_basin") => {
                     SweepSpec::parse(text).map(|s| Experiment::PlanarBasin(Box::new(s)))
                 }
+                Some("stick_liftoff_basin") => {
+                    SweepSpec::parse(text).map(|s| Experiment::PlanarStickBasin(Box::new(s)))
+                }
+                Some("phase_portraits") => {
+                    SweepSpec::parse(text).map(|s| Experiment::PlanarPortraits(Box::new(s)))
+                }
                 _ => SweepSpec::parse(text).map(|s| Experiment::Planar(Box::new(s))),
             },
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
@@ -194,6 +206,8 @@ impl Experiment {
             Experiment::Planar(spec) => report_sweep(spec, dir),
             Experiment::PlanarBasin(spec) => report_sweep(spec, dir),
             Experiment::RodBasin(spec) => report_sweep(spec, dir),
+            Experiment::PlanarStickBasin(spec) => report_sweep(spec, dir),
+            Experiment::PlanarPortraits(spec) => report_sweep(spec, dir),
             Experiment::RodStudy(spec) => {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }

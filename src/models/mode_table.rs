@@ -203,7 +203,9 @@ impl<Sys> FastRun<'_, Sys> {
     }
 
     /// The compliant run from `(q, q̇)` at `kappa` until `end`, with the fast-scaled absolute
-    /// tolerances.
+    /// tolerances; with `trajectory = Some(ds)`, every accepted step in the record's trajectory
+    /// and the states every ds in fast time s = t/√κ in its outputs.
+    #[allow(clippy::too_many_arguments)]
     pub fn record<const N: usize>(
         &self,
         q0: &[f64; N],
@@ -212,6 +214,7 @@ impl<Sys> FastRun<'_, Sys> {
         integrator: IntegratorKind,
         solver: &SolverSpec,
         end: EndCondition,
+        trajectory: Option<f64>,
     ) -> Result<RunRecord, String>
     where
         Sys: PlanarContactSystem<N>,
@@ -224,6 +227,15 @@ impl<Sys> FastRun<'_, Sys> {
         options.end = end;
         options.t_max = self.window_scaled * kappa.sqrt();
         options.fast_tolerances = true;
+        if let Some(spacing) = trajectory {
+            options.record_trajectory = true;
+            let (end_s, ds) = (self.window_scaled, spacing);
+            options.output_times = (1..)
+                .map(|i| i as f64 * ds)
+                .take_while(|s| *s <= end_s)
+                .map(|s| s * kappa.sqrt())
+                .collect();
+        }
         simulate(&self.problem(kappa), q0, qdot0, &options).map_err(|e| e.to_string())
     }
 
@@ -255,6 +267,7 @@ impl<Sys> FastRun<'_, Sys> {
             integrator,
             solver,
             EndCondition::Separation,
+            None,
         ) {
             Err(e) if e.contains("no separation") => {
                 return Err(format!(
@@ -267,6 +280,41 @@ impl<Sys> FastRun<'_, Sys> {
         let side = first_exit(&r)
             .ok_or_else(|| format!("neither lift-off nor IWC within s = {}", self.window_scaled))?;
         Ok((side, r.stats))
+    }
+
+    /// The outcome rule's verdict ([`fast_outcome`]) on the run from `(q, q̇)` over the whole
+    /// window, and the run's record.
+    pub fn outcome<const N: usize>(
+        &self,
+        q0: &[f64; N],
+        qdot0: &[f64; N],
+        kappa: f64,
+        integrator: IntegratorKind,
+        solver: &SolverSpec,
+    ) -> Result<(Outcome, RunRecord), String>
+    where
+        Sys: PlanarContactSystem<N>,
+    {
+        self.outcome_recorded(q0, qdot0, kappa, integrator, solver, None)
+    }
+
+    /// [`Self::outcome`], with the trajectory ([`Self::record`]) when `trajectory` is set.
+    pub fn outcome_recorded<const N: usize>(
+        &self,
+        q0: &[f64; N],
+        qdot0: &[f64; N],
+        kappa: f64,
+        integrator: IntegratorKind,
+        solver: &SolverSpec,
+        trajectory: Option<f64>,
+    ) -> Result<(Outcome, RunRecord), String>
+    where
+        Sys: PlanarContactSystem<N>,
+    {
+        let window = EndCondition::Time(self.window_scaled * kappa.sqrt());
+        let r = self.record(q0, qdot0, kappa, integrator, solver, window, trajectory)?;
+        let u0 = ProjectedDynamics::at(self.system, q0, qdot0).u;
+        Ok((fast_outcome(&r, u0), r))
     }
 
     /// Run at `kappa` from `(q, q̇)` (the initial state, already at the fast start) and
@@ -284,12 +332,9 @@ impl<Sys> FastRun<'_, Sys> {
     {
         let sys = self.system;
         let sk = kappa.sqrt();
-        let window = EndCondition::Time(self.window_scaled * sk);
-        let r = self.record(q0, qdot0, kappa, integrator, solver, window)?;
+        let (outcome, r) = self.outcome(q0, qdot0, kappa, integrator, solver)?;
         let problem = self.problem(kappa);
         let start_pd = ProjectedDynamics::at(sys, q0, qdot0);
-        let u0 = start_pd.u;
-        let outcome = fast_outcome(&r, u0);
         let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
         let scaled_times: Vec<String> = r.events.iter().map(|e| (e.t / sk).to_string()).collect();
         let slip_stop = (outcome == Outcome::Iwc)

@@ -11,7 +11,7 @@ use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
 use crate::model::ProjectedDynamics;
 use crate::models::basin::{self, BasinAnalysis, BasinLine};
-use crate::models::mode_table::{self, FastRun};
+use crate::models::mode_table;
 use std::path::Path;
 
 /// The planar lift-off/IWC basin as a model of the harness.
@@ -112,14 +112,9 @@ impl Model for PlanarBasin {
         let b = basin::bisect(&saddle, c.line, basin::BISECTION_TOLERANCE, |start| {
             let state = PlanarState { start, ..c.state };
             let (q0, qdot0) = state.initial_state(kappa);
-            FastRun {
-                system: &state.system,
-                friction: state.friction(),
-                damping: state.damping,
-                start,
-                window_scaled,
-            }
-            .side(&q0, &qdot0, kappa, integrator, &spec.solver)
+            state
+                .fast_run(window_scaled)
+                .side(&q0, &qdot0, kappa, integrator, &spec.solver)
         })?;
         let cells = basin::boundary_cells(&b, c.line.closed_form(&saddle));
         Ok((cells, b.stats))

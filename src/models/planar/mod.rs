@@ -29,6 +29,8 @@
 
 pub mod basin;
 pub mod mechanics;
+pub mod portraits;
+pub mod stick_basin;
 
 use super::mode_table::{self, FastRun};
 use crate::compliant::coulomb::Coulomb;
@@ -142,6 +144,17 @@ impl PlanarState {
     fn initial_state(&self, kappa: f64) -> ([f64; 2], [f64; 2]) {
         let (gap, v) = self.start.unscaled(kappa);
         ([0.0, gap], [self.u0, v])
+    }
+
+    /// The fast run of this state over `window_scaled` (s = t/√κ).
+    fn fast_run(&self, window_scaled: f64) -> FastRun<'_, ConstantPlanar> {
+        FastRun {
+            system: &self.system,
+            friction: self.friction(),
+            damping: self.damping,
+            start: self.start,
+            window_scaled,
+        }
     }
 
     /// Check the state; `key` maps a parameter to the key that set it.
@@ -378,14 +391,8 @@ impl Model for Planar {
     ) -> Result<(Cells, SolverStats), String> {
         let window_scaled = mode_table::window(&spec.solver).map_err(|e| e.to_string())?;
         let (q0, qdot0) = c.initial_state(kappa);
-        FastRun {
-            system: &c.system,
-            friction: c.friction(),
-            damping: c.damping,
-            start: c.start,
-            window_scaled,
-        }
-        .run(&q0, &qdot0, kappa, integrator, &spec.solver)
+        c.fast_run(window_scaled)
+            .run(&q0, &qdot0, kappa, integrator, &spec.solver)
     }
 
     fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
