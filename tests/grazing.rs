@@ -174,3 +174,88 @@ fn a_function_starting_on_its_surface_crosses_where_it_leaves_it() {
         }
     }
 }
+
+/// x'' = 2 with the domain x > 0 and nothing watched: the domain margin is scanned like an
+/// event function, dips included.
+struct ParabolaInHalfLine;
+
+const HALF_LINE: [rigid_limit::model::ValidityMargin; 1] = [rigid_limit::model::ValidityMargin {
+    quantity: "x",
+    meaning: "the particle left the half-line x > 0",
+}];
+
+impl HybridSystem for ParabolaInHalfLine {
+    type Mode = Side;
+    type Event = FallsThroughZero;
+
+    fn dim(&self) -> usize {
+        2
+    }
+    fn absolute_tolerances(&self, atol: f64) -> Vec<f64> {
+        vec![atol; 2]
+    }
+    fn min_step(&self) -> f64 {
+        1e-12
+    }
+    fn initial_mode(&self, _y: &[f64]) -> Side {
+        Side::Above
+    }
+    fn field<S: Real>(&self, _mode: Side, y: &[S], dy: &mut [S]) {
+        dy[0] = y[1];
+        dy[1] = S::cst(2.0);
+    }
+    fn watched(&self, _mode: Side) -> &[(FallsThroughZero, Crossing)] {
+        &[]
+    }
+    fn is_switching(&self, _event: FallsThroughZero) -> bool {
+        true
+    }
+    fn event_value<S: Real>(&self, _mode: Side, _event: FallsThroughZero, y: &[S]) -> S {
+        y[0]
+    }
+    fn transition(&self, mode: Side, _event: FallsThroughZero, _y: &mut [f64]) -> Side {
+        mode
+    }
+    fn domain(&self) -> &[rigid_limit::model::ValidityMargin] {
+        &HALF_LINE
+    }
+    fn domain_margin(&self, _index: usize, y: &[f64]) -> f64 {
+        y[0]
+    }
+}
+
+/// The same dip as `a_dip_inside_one_long_step_is_located`, in a domain margin: x leaves the
+/// half-line for 2√ε = 2e-4 inside one long step and comes back; every integrator ends the run
+/// with the domain error at t* − √ε (before the fix the scan saw x > 0 at every sample and ran
+/// on to t_max).
+#[test]
+fn a_domain_margin_dipping_inside_one_long_step_ends_the_run() {
+    use rigid_limit::error::SimError;
+    let (t_star, depth) = (3.0, 1e-8);
+    let y0 = [t_star * t_star - depth, -2.0 * t_star];
+    let expected = t_star - depth.sqrt();
+    for kind in IntegratorKind::ALL {
+        let tolerances = Tolerances {
+            rtol: 1e-12,
+            atol: 1e-12,
+        };
+        let result = run_hybrid(
+            &ParabolaInHalfLine,
+            kind,
+            tolerances,
+            &y0,
+            &until_first_crossing(10.0),
+            &mut (),
+        );
+        match result {
+            Err(SimError::LeftDomain { time, quantity, .. }) => {
+                assert_eq!(quantity, "x");
+                assert!(
+                    (time - expected).abs() < 1e-9,
+                    "{kind}: left at {time}, expected {expected}"
+                );
+            }
+            other => panic!("{kind}: expected the domain error, got {other:?}"),
+        }
+    }
+}

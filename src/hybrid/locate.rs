@@ -48,6 +48,8 @@ pub struct ScanBuffers {
     /// The domain margins, likewise.
     m_start: Vec<f64>,
     m_scan: Vec<f64>,
+    /// The margins at `t_before`, for their dips between samples.
+    m_before: Vec<f64>,
 }
 
 impl ScanBuffers {
@@ -102,6 +104,7 @@ impl ScanBuffers {
             g_before: vec![f64::NAN; watched.len()],
             m_start: (0..margins).map(|i| sys.domain_margin(i, y0)).collect(),
             m_scan: vec![0.0; margins],
+            m_before: vec![f64::NAN; margins],
         }
     }
 }
@@ -154,6 +157,7 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         g_before,
         m_start,
         m_scan,
+        m_before,
     } = buffers;
     let mut seg_start = t_prev;
     let mut switch: Option<(H::Event, f64)> = None;
@@ -238,14 +242,42 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         }
         for i in 0..m_start.len() {
             m_scan[i] = sys.domain_margin(i, y_scan);
-            if !(m_start[i] > 0.0 && m_scan[i] <= 0.0) {
+            // Only a margin inside the domain can leave it (the phase start checks the rest).
+            if m_start[i].is_nan() || m_start[i] <= 0.0 {
                 continue;
             }
-            let m_of = |t: f64| -> Result<f64, SimError> {
+            let mut m_of = |t: f64| -> Result<f64, SimError> {
                 st.interpolate(t, y_probe).map_err(|m| failed(t, m))?;
                 Ok(sys.domain_margin(i, y_probe))
             };
-            let t_exit = locate_root(m_of, seg_start, seg_end, m_start[i], m_scan[i])?;
+            let start = (seg_start, m_start[i]);
+            let end = (seg_end, m_scan[i]);
+            let bracket = if m_scan[i] <= 0.0 {
+                Some((start, end))
+            } else {
+                // Trap 1 for the domain too: a margin that dips below zero and back between
+                // two samples has left the domain (docs/tolerances.md).
+                let falling = super::Crossing::Falling;
+                let before = (*t_before, m_before[i]);
+                let dip = find_dip(&mut m_of, falling, [before, start, end], t_prev)?;
+                if dip.is_none() && k == SCAN_POINTS + 1 && end.1 < start.1 {
+                    // At the step's end the next sample is not there yet (the next step's
+                    // dense output starts at its end): probe the last segment's middle.
+                    let t_mid = 0.5 * (seg_start + seg_end);
+                    let mid = (t_mid, m_of(t_mid)?);
+                    if mid.1 <= 0.0 {
+                        Some((start, mid))
+                    } else {
+                        find_dip(&mut m_of, falling, [start, mid, end], t_prev)?
+                    }
+                } else {
+                    dip
+                }
+            };
+            let Some((from, to)) = bracket else {
+                continue;
+            };
+            let t_exit = locate_root(m_of, from.0, to.0, from.1, to.1)?;
             if exit.is_none_or(|(_, te)| t_exit < te) {
                 exit = Some((i, t_exit));
             }
@@ -255,6 +287,7 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         }
         *t_before = seg_start;
         g_before.copy_from_slice(g_start);
+        m_before.copy_from_slice(m_start);
         seg_start = seg_end;
         std::mem::swap(g_start, g_scan);
         std::mem::swap(m_start, m_scan);
