@@ -39,10 +39,17 @@ impl Named for FallsThroughZero {
     }
 }
 
-/// x'' = `accel` on the state (x, x').
+/// x'' = `accel` on the state (x, x'); with `half_line`, x falling through zero is not
+/// watched but leaves the model's domain x > 0.
 struct Parabola {
     accel: f64,
+    half_line: bool,
 }
+
+const HALF_LINE: [rigid_limit::model::ValidityMargin; 1] = [rigid_limit::model::ValidityMargin {
+    quantity: "x",
+    meaning: "the particle left the half-line x > 0",
+}];
 
 impl HybridSystem for Parabola {
     type Mode = Side;
@@ -66,8 +73,8 @@ impl HybridSystem for Parabola {
     }
     fn watched(&self, mode: Side) -> &[(FallsThroughZero, Crossing)] {
         match mode {
-            Side::Above => &[(FallsThroughZero, Crossing::Falling)],
-            Side::Below => &[],
+            Side::Above if !self.half_line => &[(FallsThroughZero, Crossing::Falling)],
+            _ => &[],
         }
     }
     fn is_switching(&self, _event: FallsThroughZero) -> bool {
@@ -78,6 +85,16 @@ impl HybridSystem for Parabola {
     }
     fn transition(&self, _mode: Side, _event: FallsThroughZero, _y: &mut [f64]) -> Side {
         Side::Below
+    }
+    fn domain(&self) -> &[rigid_limit::model::ValidityMargin] {
+        if self.half_line {
+            &HALF_LINE
+        } else {
+            &[]
+        }
+    }
+    fn domain_margin(&self, _index: usize, y: &[f64]) -> f64 {
+        y[0]
     }
 }
 
@@ -107,7 +124,10 @@ fn a_dip_inside_one_long_step_is_located() {
             atol: 1e-12,
         };
         let trace = run_hybrid(
-            &Parabola { accel: 2.0 },
+            &Parabola {
+                accel: 2.0,
+                half_line: false,
+            },
             kind,
             tolerances,
             &y0,
@@ -153,7 +173,10 @@ fn a_function_starting_on_its_surface_crosses_where_it_leaves_it() {
     for kind in IntegratorKind::ALL {
         for (x0, v0, accel, expected) in cases {
             let trace = run_hybrid(
-                &Parabola { accel },
+                &Parabola {
+                    accel,
+                    half_line: false,
+                },
                 kind,
                 tolerances,
                 &[x0, v0],
@@ -175,55 +198,6 @@ fn a_function_starting_on_its_surface_crosses_where_it_leaves_it() {
     }
 }
 
-/// x'' = 2 with the domain x > 0 and nothing watched: the domain margin is scanned like an
-/// event function, dips included.
-struct ParabolaInHalfLine;
-
-const HALF_LINE: [rigid_limit::model::ValidityMargin; 1] = [rigid_limit::model::ValidityMargin {
-    quantity: "x",
-    meaning: "the particle left the half-line x > 0",
-}];
-
-impl HybridSystem for ParabolaInHalfLine {
-    type Mode = Side;
-    type Event = FallsThroughZero;
-
-    fn dim(&self) -> usize {
-        2
-    }
-    fn absolute_tolerances(&self, atol: f64) -> Vec<f64> {
-        vec![atol; 2]
-    }
-    fn min_step(&self) -> f64 {
-        1e-12
-    }
-    fn initial_mode(&self, _y: &[f64]) -> Side {
-        Side::Above
-    }
-    fn field<S: Real>(&self, _mode: Side, y: &[S], dy: &mut [S]) {
-        dy[0] = y[1];
-        dy[1] = S::cst(2.0);
-    }
-    fn watched(&self, _mode: Side) -> &[(FallsThroughZero, Crossing)] {
-        &[]
-    }
-    fn is_switching(&self, _event: FallsThroughZero) -> bool {
-        true
-    }
-    fn event_value<S: Real>(&self, _mode: Side, _event: FallsThroughZero, y: &[S]) -> S {
-        y[0]
-    }
-    fn transition(&self, mode: Side, _event: FallsThroughZero, _y: &mut [f64]) -> Side {
-        mode
-    }
-    fn domain(&self) -> &[rigid_limit::model::ValidityMargin] {
-        &HALF_LINE
-    }
-    fn domain_margin(&self, _index: usize, y: &[f64]) -> f64 {
-        y[0]
-    }
-}
-
 /// The same dip as `a_dip_inside_one_long_step_is_located`, in a domain margin: x leaves the
 /// half-line for 2√ε = 2e-4 inside one long step and comes back; every integrator ends the run
 /// with the domain error at t* − √ε (before the fix the scan saw x > 0 at every sample and ran
@@ -240,7 +214,10 @@ fn a_domain_margin_dipping_inside_one_long_step_ends_the_run() {
             atol: 1e-12,
         };
         let result = run_hybrid(
-            &ParabolaInHalfLine,
+            &Parabola {
+                accel: 2.0,
+                half_line: true,
+            },
             kind,
             tolerances,
             &y0,
