@@ -220,17 +220,10 @@ impl DrawingBackend for CompactSvg {
         path: I,
         style: &S,
     ) -> DrawResult {
-        let col = style.color();
-        if col.alpha == 0.0 {
+        let Some(paint) = paint(style, false) else {
             return Ok(());
-        }
-        let _ = writeln!(
-            self.body,
-            "<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"{}\"/>",
-            points(path),
-            colour(col),
-            width(style.stroke_width())
-        );
+        };
+        let _ = writeln!(self.body, "<polyline points=\"{}\" {paint}/>", points(path));
         Ok(())
     }
 
@@ -259,16 +252,10 @@ impl DrawingBackend for CompactSvg {
         vert: I,
         style: &S,
     ) -> DrawResult {
-        let col = style.color();
-        if col.alpha == 0.0 {
+        let Some(paint) = paint(style, true) else {
             return Ok(());
-        }
-        let _ = writeln!(
-            self.body,
-            "<polygon points=\"{}\" fill=\"{}\"/>",
-            points(vert),
-            colour(col)
-        );
+        };
+        let _ = writeln!(self.body, "<polygon points=\"{}\" {paint}/>", points(vert));
         Ok(())
     }
 
