@@ -12,7 +12,7 @@ pub enum SimError {
         requirement: String,
     },
     /// The integrator failed (step size collapse, Newton failure, ...).
-    #[error("integrator {integrator} failed at t = {time:.6e} in mode {mode}: {message}")]
+    #[error("integrator {integrator} failed at t = {} in mode {mode}: {message}", time_text(*.time))]
     SolverFailed {
         integrator: String,
         time: f64,
@@ -20,7 +20,7 @@ pub enum SimError {
         message: String,
     },
     /// Too many events: Zeno behaviour or chattering.
-    #[error("event storm: {count} events by t = {time:.6e} (mode {mode}); last events: {last}. If this is real, raise the event limit (simulate --max-events, max_events in the experiment file), or check the contact parameters")]
+    #[error("event storm: {count} events by t = {} (mode {mode}); last events: {last}. If this is real, raise the event limit (simulate --max-events, max_events in the experiment file), or check the contact parameters", time_text(*.time))]
     EventStorm {
         count: usize,
         time: f64,
@@ -28,7 +28,7 @@ pub enum SimError {
         last: String,
     },
     /// Too many steps.
-    #[error("step limit: {steps} steps by t = {time:.6e} in mode {mode} (last events: {last}); loosen the tolerances or raise the step limit (simulate --max-steps, max_steps in the experiment file)")]
+    #[error("step limit: {steps} steps by t = {} in mode {mode} (last events: {last}); loosen the tolerances or raise the step limit (simulate --max-steps, max_steps in the experiment file)", time_text(*.time))]
     StepLimit {
         steps: usize,
         time: f64,
@@ -43,7 +43,7 @@ pub enum SimError {
         value: f64,
     },
     /// The run left the model's domain of validity: its results past this point mean nothing.
-    #[error("the run left the model's domain at t = {time:.6e} in mode {mode}: {quantity} fell to 0 ({meaning}); the model does not hold beyond, so the run stops here")]
+    #[error("the run left the model's domain at t = {} in mode {mode}: {quantity} fell to 0 ({meaning}); the model does not hold beyond, so the run stops here", time_text(*.time))]
     LeftDomain {
         time: f64,
         mode: &'static str,
@@ -52,7 +52,7 @@ pub enum SimError {
     },
     /// A state or vector field that is not finite (overflow, or a parameter outside what double
     /// precision represents).
-    #[error("non-finite {what} at t = {time:.6e} in mode {mode}: the run overflowed; check the parameters' magnitudes")]
+    #[error("non-finite {what} at t = {} in mode {mode}: the run overflowed; check the parameters' magnitudes", time_text(*.time))]
     NonFinite {
         time: f64,
         mode: &'static str,
@@ -87,6 +87,15 @@ pub fn number_text(x: f64) -> String {
     } else {
         format!("{x:e}")
     }
+}
+
+/// A time in a message: seven significant digits, written like [`number_text`] (`1.227728`,
+/// `0.002660739`, `3.4e-9`, not `1.227728e0`).
+pub fn time_text(t: f64) -> String {
+    format!("{t:.6e}")
+        .parse()
+        .map(number_text)
+        .unwrap_or_else(|_| t.to_string())
 }
 
 /// A value as it is written in an experiment file (`"tsit45"` → `tsit45`, `[1, 2]`, `1e-8`),
@@ -169,5 +178,31 @@ pub fn require_finite(field: &str, value: f64) -> Result<f64, SimError> {
             number_text(value),
             "must be a finite number",
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_messages_are_written_shortest() {
+        assert_eq!(number_text(1e-12), "1e-12");
+        assert_eq!(number_text(0.25), "0.25");
+        assert_eq!(number_text(2.5e7), "2.5e7");
+        assert_eq!(time_text(1.2277284), "1.227728");
+        assert_eq!(time_text(2.6607391e-3), "0.002660739");
+        assert_eq!(time_text(3.4e-9), "3.4e-9");
+        assert_eq!(time_text(10.0), "10");
+        let storm = SimError::EventStorm {
+            count: 3,
+            time: 0.5,
+            mode: "free",
+            last: "none".into(),
+        };
+        assert!(
+            storm.to_string().contains("by t = 0.5 (mode free)"),
+            "{storm}"
+        );
     }
 }

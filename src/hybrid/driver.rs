@@ -81,7 +81,7 @@ fn last_events<M, E: Named>(events: &[EventRecord<M, E>]) -> String {
     let k = events.len().saturating_sub(5);
     let parts: Vec<_> = events[k..]
         .iter()
-        .map(|e| format!("{} at t={:.6e}", e.event.name(), e.t))
+        .map(|e| format!("{} at t={}", e.event.name(), crate::error::time_text(e.t)))
         .collect();
     if parts.is_empty() {
         "none".to_string()
