@@ -69,14 +69,37 @@ pub enum SimError {
 impl SimError {
     /// A value outside its allowed range; numbers are best passed through [`number_text`] or
     /// [`as_written`] so the message shows them as the user wrote them.
-    pub fn invalid(field: &str, value: impl ToString, requirement: &str) -> Self {
+    pub fn invalid(field: &str, value: impl MessageText, requirement: &str) -> Self {
         SimError::InvalidInput {
             field: field.to_string(),
-            value: value.to_string(),
+            value: value.message_text(),
             requirement: requirement.to_string(),
         }
     }
 }
+
+/// A value as a message shows it: floats through [`number_text`] (`1e-6`, never `0.000001`),
+/// everything else as displayed.
+pub trait MessageText {
+    fn message_text(&self) -> String;
+}
+
+impl MessageText for f64 {
+    fn message_text(&self) -> String {
+        number_text(*self)
+    }
+}
+
+macro_rules! displayed_as_message_text {
+    ($($t:ty),*) => {$(
+        impl MessageText for $t {
+            fn message_text(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+displayed_as_message_text!(usize, u32, u64, u128, i32, i64, &str, String, &String);
 
 /// A number in its shortest round-trip form, with an exponent outside [1e-4, 1e6): `1e-12`,
 /// `0.25`, `3`, `2.5e7` (Rust's plain `Display` writes 1e-12 as 0.000000000001).
@@ -194,6 +217,11 @@ mod tests {
         assert_eq!(time_text(2.6607391e-3), "0.002660739");
         assert_eq!(time_text(3.4e-9), "3.4e-9");
         assert_eq!(time_text(10.0), "10");
+        let max = SimError::invalid("sweep.kappa.max", 1e-6, "must be >= sweep.kappa.min");
+        assert_eq!(
+            max.to_string(),
+            "invalid sweep.kappa.max = 1e-6: must be >= sweep.kappa.min"
+        );
         let storm = SimError::EventStorm {
             count: 3,
             time: 0.5,
