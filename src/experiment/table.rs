@@ -59,9 +59,18 @@ impl Row {
 }
 
 /// A cell holding a decimal number is written in its shortest round-trip form (`1e-10`, not
-/// `0.0000000001`); integers, text and space-separated lists are written as they are.
+/// `0.0000000001`), and so is each number of a space-separated list of numbers (a state
+/// `0.25 -3.1e-18`); integers and text are written as they are.
 fn canonical_number(cell: &str) -> std::borrow::Cow<'_, str> {
-    let is_decimal = cell.contains(['.', 'e', 'E']) && !cell.contains(' ');
+    if cell.contains(' ') {
+        let tokens: Vec<&str> = cell.split(' ').collect();
+        if tokens.iter().all(|t| t.parse::<f64>().is_ok()) {
+            let written: Vec<_> = tokens.iter().map(|t| canonical_number(t)).collect();
+            return written.join(" ").into();
+        }
+        return cell.into();
+    }
+    let is_decimal = cell.contains(['.', 'e', 'E']);
     match cell.parse::<f64>() {
         Ok(x) if is_decimal && x.is_finite() => crate::error::number_text(x).into(),
         _ => cell.into(),
@@ -145,13 +154,18 @@ mod tests {
         fields.insert("point_id", "7".to_string());
         fields.insert("error", "integrator \"bdf\" failed, at t = 1".to_string());
         fields.insert("kappa", "0.00000001".to_string());
+        fields.insert("state", "0.25 -0.0000000000000000031 3".to_string());
+        fields.insert("mode_sequence", "slide 0.5".to_string());
         let row = Row {
             point_id: 7,
             fields,
         };
-        let columns = ["point_id", "kappa", "error"];
+        let columns = ["point_id", "kappa", "error", "state", "mode_sequence"];
         let line = row.to_csv_line(&columns);
-        assert_eq!(line, "7,1e-8,\"integrator \"\"bdf\"\" failed, at t = 1\"");
+        assert_eq!(
+            line,
+            "7,1e-8,\"integrator \"\"bdf\"\" failed, at t = 1\",0.25 -3.1e-18 3,slide 0.5"
+        );
         let back = Row::from_csv_line(&line, &columns).unwrap();
         assert_eq!(back.text("error"), row.text("error"));
         assert_eq!(back.number("kappa"), Some(1e-8));
