@@ -235,8 +235,10 @@ fn list(experiments: &Path) -> Result<(), String> {
         );
     }
     let _ = writeln!(out, "\nModels (model = \"...\" in an experiment file):");
-    for (name, what) in rigid_limit::models::MODELS {
-        let _ = writeln!(out, "  {name:<16} {what}");
+    let models = rigid_limit::models::MODELS;
+    let width = models.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    for (name, what) in models {
+        let _ = writeln!(out, "  {name:<width$} {what}");
     }
     let _ = writeln!(out, "\nIntegrators (integrator = \"...\", --integrator):");
     for kind in rigid_limit::integrate::IntegratorKind::ALL {

@@ -420,7 +420,7 @@ fn render(name: &str, title: &str, state_columns: &[&str], c: &BasinChecks) -> S
     );
     let _ = writeln!(
         s,
-        "| state ({}) | line | t (manifold) | max |t − manifold| | offsets ∝ κ^p |",
+        "| state ({}) | line | t (manifold) | largest distance of t to the manifold | offsets ∝ κ^p |",
         state_columns.join(", ")
     );
     let _ = writeln!(s, "|---|---|---|---|---|");
