@@ -269,6 +269,23 @@ pub struct Source<'a, A> {
     pub required: bool,
 }
 
+/// The number of states of a grid (an upper bound), counted without building them: the
+/// entries of `[sweep] states` × the fast `starts` × the length of every swept axis (an
+/// absent or empty list counts once).
+pub fn grid_size<A, S, T>(
+    sources: &[Source<'_, A>],
+    axis_len: impl Fn(&A) -> usize,
+    states: Option<&[S]>,
+    starts: Option<&[T]>,
+) -> u128 {
+    let states = states.map_or(1, |s| s.len().max(1)) as u128;
+    let starts = starts.map_or(1, |s| s.len().max(1)) as u128;
+    sources
+        .iter()
+        .filter_map(|s| s.axis.map(|a| axis_len(a) as u128))
+        .fold(states.saturating_mul(starts), u128::saturating_mul)
+}
+
 /// Check that every parameter has one source and the required ones are given, and validate
 /// the axes (`validate_axis(axis, "sweep.NAME")`).
 pub fn check_sources<A>(

@@ -35,7 +35,7 @@ pub mod stick_basin;
 use super::mode_table::{self, FastRun};
 use crate::compliant::coulomb::Coulomb;
 use crate::error::{require_finite, require_non_negative, require_positive, SimError};
-use crate::experiment::grammar::{check_sources, merged_states, Axis, LogGrid, Source};
+use crate::experiment::grammar::{check_sources, grid_size, merged_states, Axis, LogGrid, Source};
 use crate::experiment::model::{Cells, Model, SweepSpec};
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
@@ -258,12 +258,12 @@ impl<'a> PlanarGrid<'a> {
 
     /// The number of states (an upper bound), counted without building them.
     pub fn size(&self) -> u128 {
-        let states = self.sweep.states.as_ref().map_or(1, |s| s.len().max(1)) as u128;
-        let starts = self.sweep.starts.as_ref().map_or(1, |s| s.len().max(1)) as u128;
-        self.sources(self.params)
-            .iter()
-            .filter_map(|s| s.axis.map(|a| a.len() as u128))
-            .fold(states.saturating_mul(starts), u128::saturating_mul)
+        grid_size(
+            &self.sources(self.params),
+            Axis::len,
+            self.sweep.states.as_deref(),
+            self.sweep.starts.as_deref(),
+        )
     }
 
     /// Every state of the grid with the keys that set its values: the entries of `states`,

@@ -10,7 +10,7 @@ use crate::compliant::normal::require_resolvable_kappa;
 use crate::compliant::SimulationOptions;
 use crate::error::SimError;
 use crate::experiment::grammar::{
-    check_sources, merged_states, Axis, LogGrid, Source, MAX_AXIS_VALUES,
+    check_sources, grid_size, merged_states, Axis, LogGrid, Source, MAX_AXIS_VALUES,
 };
 use crate::experiment::model::{Cells, Model, SweepSpec};
 use crate::experiment::runner::RunError;
@@ -226,12 +226,12 @@ impl<'a> RodGrid<'a> {
 
     /// The number of configurations (an upper bound), counted without building them.
     pub fn size(&self) -> u128 {
-        let states = self.sweep.states.as_ref().map_or(1, |s| s.len().max(1)) as u128;
-        let starts = self.sweep.starts.as_ref().map_or(1, |s| s.len().max(1)) as u128;
-        self.sources(self.params)
-            .iter()
-            .filter_map(|s| s.axis.map(|a| a.len() as u128))
-            .fold(states.saturating_mul(starts), u128::saturating_mul)
+        grid_size(
+            &self.sources(self.params),
+            RodAxis::len,
+            self.sweep.states.as_deref(),
+            self.sweep.starts.as_deref(),
+        )
     }
 
     /// Whether a parameter is swept (for error messages that name the key).
