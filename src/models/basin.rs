@@ -195,27 +195,28 @@ pub fn bisect(
     })
 }
 
-/// An edge between two outcomes on a line, bracketed to `width`.
+/// An edge between two outcomes on a line, bracketed to `width` (any outcome type: the
+/// single contact's [`Outcome`] by default, the two contacts' IF/FI elsewhere).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Edge {
+pub struct Edge<O = Outcome> {
     /// The bracket's midpoint.
     pub t: f64,
     pub width: f64,
     /// The outcomes at the lower and upper end of the bracket.
-    pub below: Outcome,
-    pub above: Outcome,
+    pub below: O,
+    pub above: O,
 }
 
 /// Halve the bracket `[lo, hi]` (outcomes `side_lo` ≠ `side_hi`) until it is narrower than
 /// `tolerance`, keeping the lower end's outcome below: the edge of the lower end's outcome.
 /// `at` runs one start. When a third outcome appears inside, the bracket follows the edge of
 /// the lower end's outcome.
-pub fn refine_edge(
-    (mut lo, side_lo): (f64, Outcome),
-    (mut hi, mut side_hi): (f64, Outcome),
+pub fn refine_edge<O: Copy + PartialEq>(
+    (mut lo, side_lo): (f64, O),
+    (mut hi, mut side_hi): (f64, O),
     tolerance: f64,
-    at: &mut impl FnMut(f64) -> Result<Outcome, String>,
-) -> Result<Edge, String> {
+    at: &mut impl FnMut(f64) -> Result<O, String>,
+) -> Result<Edge<O>, String> {
     while hi - lo > tolerance {
         let mid = 0.5 * (lo + hi);
         let s = at(mid)?;
@@ -238,11 +239,11 @@ pub fn refine_edge(
 /// with different outcomes, refined by [`refine_edge`]. Bands narrower than the scan's spacing
 /// may be missed (both ends alike); an edge's bracket may contain more than one edge when a
 /// band inside it is missed.
-pub fn scan_edges(
+pub fn scan_edges<O: Copy + PartialEq>(
     values: &[f64],
     tolerance: f64,
-    at: &mut impl FnMut(f64) -> Result<Outcome, String>,
-) -> Result<(Vec<Outcome>, Vec<Edge>), String> {
+    at: &mut impl FnMut(f64) -> Result<O, String>,
+) -> Result<(Vec<O>, Vec<Edge<O>>), String> {
     let outcomes = values
         .iter()
         .map(|&t| at(t))

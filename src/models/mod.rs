@@ -12,6 +12,7 @@ pub mod planar;
 pub mod rod;
 pub mod schmid_mielke;
 pub mod spring_particle;
+pub mod two_contact;
 
 use crate::error::SimError;
 use crate::experiment::grammar::SpecError;
@@ -44,6 +45,8 @@ pub enum Experiment {
     Klarbring(Box<klarbring::KlarbringPlan>),
     /// One impact of Klarbring's particle (`model = "klarbring_impacts"`).
     KlarbringImpacts(Box<SweepSpec<klarbring::impacts::KlarbringImpacts>>),
+    /// C–V's fast dynamics of two slipping contacts (`model = "two_contact"`).
+    TwoContact(Box<SweepSpec<two_contact::TwoContact>>),
 }
 
 /// Apply `$body` to the experiment's plan, whatever its type.
@@ -63,12 +66,13 @@ macro_rules! with_plan {
             Experiment::SchmidMielke($plan) => $body,
             Experiment::Klarbring($plan) => $body,
             Experiment::KlarbringImpacts($plan) => $body,
+            Experiment::TwoContact($plan) => $body,
         }
     };
 }
 
 /// The names `model = …` accepts, with what each system is (for `rigid-limit list`).
-pub const MODELS: [(&str, &str); 7] = [
+pub const MODELS: [(&str, &str); 8] = [
     (
         rod::sweep::Rod::NAME,
         "the Painlevé rod on a compliant contact (Zhao–Liu–Chen–Brogliato 2015); analyses \
@@ -102,6 +106,11 @@ pub const MODELS: [(&str, &str); 7] = [
         planar::Planar::NAME,
         "Champneys–Várkonyi's planar single contact with constant data; analyses mode_table, \
          liftoff_iwc_basin, stick_liftoff_basin and phase_portraits",
+    ),
+    (
+        two_contact::TwoContact::NAME,
+        "Champneys–Várkonyi's fast dynamics of two slipping contacts (scale-free): IF/FI \
+         outcomes around the unstable S+S+ equilibrium, the sprag–slip cycle",
     ),
 ];
 
@@ -174,6 +183,9 @@ impl Experiment {
             Some(toml::Value::String(name)) if name == dance::Dance::NAME => {
                 SweepSpec::parse(text).map(|s| Experiment::Dance(Box::new(s)))
             }
+            Some(toml::Value::String(name)) if name == two_contact::TwoContact::NAME => {
+                SweepSpec::parse(text).map(|s| Experiment::TwoContact(Box::new(s)))
+            }
             Some(toml::Value::String(name)) if name == schmid_mielke::spec::NAME => {
                 schmid_mielke::spec::SmSpec::parse(text)
                     .map(|s| Experiment::SchmidMielke(Box::new(s)))
@@ -216,6 +228,7 @@ impl Experiment {
             Experiment::SchmidMielke(spec) => schmid_mielke::report::write_report(spec, dir),
             Experiment::Klarbring(plan) => report_sweep(&plan.spec, dir),
             Experiment::KlarbringImpacts(spec) => report_sweep(spec, dir),
+            Experiment::TwoContact(spec) => report_sweep(spec, dir),
         }
     }
 }
