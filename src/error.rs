@@ -90,6 +90,12 @@ impl MessageText for f64 {
     }
 }
 
+impl MessageText for &f64 {
+    fn message_text(&self) -> String {
+        number_text(**self)
+    }
+}
+
 macro_rules! displayed_as_message_text {
     ($($t:ty),*) => {$(
         impl MessageText for $t {
