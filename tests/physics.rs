@@ -372,3 +372,50 @@ fn guards_turn_runaway_runs_into_errors() {
         Err(SimError::NoSeparation { .. })
     ));
 }
+
+/// The scan's shortcuts give the formulation's own numbers: the normal force and penetration
+/// from the kinematics alone are the contact state's, the batched domain margins are the
+/// single ones, and with a linear spring (c_d = 0) the peak-force function κ dF_n/dt =
+/// δ̇ + c_d √κ δ̈ is δ̇ without a projection; with a dashpot it is not δ̇ alone.
+#[test]
+fn the_scan_shortcuts_give_the_formulation_s_numbers() {
+    use rigid_limit::hybrid::HybridSystem;
+    let rod = PainleveRod::UNIFORM;
+    let kappa = 1e-6;
+    let states = [
+        [0.1, -2e-6, 1.3, -0.8, -0.3, 0.4],
+        [0.0, -1e-7, 0.6, 0.0, 0.05, -1.2],
+        [0.2, 3e-6, 2.4, 0.5, 0.2, 0.0],
+    ];
+    for damping in [0.0, 0.3] {
+        let problem = ContactProblem {
+            system: &rod,
+            compliance: NormalCompliance::spring_dashpot(kappa, damping),
+            friction: Coulomb { mu: 2.0, mu_s: 2.0 },
+        };
+        for s in states {
+            let mut y = vec![0.0; problem.state_len()];
+            y[..6].copy_from_slice(&s);
+            let mut margins = vec![0.0; problem.domain().len()];
+            problem.domain_margins(&y, &mut margins);
+            for (i, &m) in margins.iter().enumerate() {
+                assert_eq!(m, problem.domain_margin(i, &y));
+            }
+            for mode in [Mode::SlideLeft, Mode::Stick, Mode::SlideRight, Mode::Free] {
+                let cs = problem.contact_state(mode, &y);
+                let (force, penetration) = problem.normal_force_and_penetration(mode, &y);
+                assert_eq!((force, penetration), (cs.normal_force, cs.penetration));
+                if mode == Mode::Free {
+                    continue;
+                }
+                let accel = cs
+                    .projected
+                    .normal_accel(cs.normal_force, cs.tangential_force);
+                let general = cs.penetration_rate - accel * (damping * kappa.sqrt());
+                let peak = problem.event_value(mode, Event::PeakNormalForce, &y);
+                assert_eq!(peak, general, "c_d {damping}, {mode:?}");
+                assert_eq!(peak == cs.penetration_rate, damping == 0.0);
+            }
+        }
+    }
+}

@@ -152,10 +152,12 @@ impl<'y, S: Real, const N: usize> EventInputs<'y, S, N> {
         }
     }
 
-    fn kinematics<Sys: PlanarContactSystem<N>>(&mut self, system: &Sys) -> ContactKinematics<S, N> {
+    fn kinematics<Sys: PlanarContactSystem<N>>(
+        &mut self,
+        system: &Sys,
+    ) -> &ContactKinematics<S, N> {
         let (q, qdot) = (&self.q, &self.qdot);
-        *self
-            .kinematics
+        self.kinematics
             .get_or_insert_with(|| system.contact_kinematics(q, qdot))
     }
 
@@ -164,10 +166,9 @@ impl<'y, S: Real, const N: usize> EventInputs<'y, S, N> {
         &mut self,
         problem: &ContactProblem<'_, Sys, N>,
         mode: Mode,
-    ) -> ContactState<S, N> {
+    ) -> &ContactState<S, N> {
         let y = self.y;
-        *self
-            .state
+        self.state
             .get_or_insert_with(|| problem.contact_state(mode, y))
     }
 }
@@ -378,11 +379,20 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
             }
             Event::StickBreaksRight => {
                 let cs = at.contact_state(self, mode);
-                cs.tangential_force + self.static_limit(&at.q, cs.normal_force)
+                let (normal, tangential) = (cs.normal_force, cs.tangential_force);
+                tangential + self.static_limit(&at.q, normal)
             }
             Event::StickBreaksLeft => {
                 let cs = at.contact_state(self, mode);
-                self.static_limit(&at.q, cs.normal_force) - cs.tangential_force
+                let (normal, tangential) = (cs.normal_force, cs.tangential_force);
+                self.static_limit(&at.q, normal) - tangential
+            }
+            Event::PeakNormalForce if self.compliance.damping == 0.0 => {
+                // The linear spring: κ dF_n/dt = δ̇, from the kinematics alone (the general
+                // case below gives the same value, its δ̈ term scaled by 0: no projection).
+                let qdot = at.qdot;
+                let k = at.kinematics(self.system);
+                -dot(&k.normal, &qdot)
             }
             Event::PeakNormalForce => {
                 // κ dF_n/dt = δ̇ + c_d √κ δ̈, with δ̈ = −v̇.
@@ -394,6 +404,22 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
                     - accel.scale(self.compliance.damping * self.compliance.kappa.sqrt())
             }
         }
+    }
+
+    /// The normal force of `mode` and the penetration at `y` (the fields `normal_force` and
+    /// `penetration` of [`ContactProblem::contact_state`]) from the contact kinematics alone:
+    /// the normal law needs no projection.
+    pub fn normal_force_and_penetration(&self, mode: Mode, y: &[f64]) -> (f64, f64) {
+        let (q, qdot) = Self::split(y);
+        let k = self.system.contact_kinematics(&q, &qdot);
+        let penetration = -k.gap;
+        let normal_force = if mode.is_contact() {
+            self.compliance
+                .closed_contact_force(penetration, -dot(&k.normal, &qdot))
+        } else {
+            0.0
+        };
+        (normal_force, penetration)
     }
 
     /// Mechanical energy T + V_gravity + V_spring at `y` (spring only in a contact mode).
@@ -532,5 +558,12 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
     fn domain_margin(&self, index: usize, y: &[f64]) -> f64 {
         let (q, qdot) = Self::split(y);
         self.system.validity_margin(index, &q, &qdot)
+    }
+
+    fn domain_margins(&self, y: &[f64], out: &mut [f64]) {
+        let (q, qdot) = Self::split(y);
+        for (index, o) in out.iter_mut().enumerate() {
+            *o = self.system.validity_margin(index, &q, &qdot);
+        }
     }
 }

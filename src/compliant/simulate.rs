@@ -235,9 +235,9 @@ impl Recorder {
         mode: Mode,
         y: &[f64],
     ) {
-        let cs = p.contact_state(mode, y);
-        self.peak_normal_force = self.peak_normal_force.max(cs.normal_force);
-        self.max_penetration = self.max_penetration.max(cs.penetration);
+        let (normal_force, penetration) = p.normal_force_and_penetration(mode, y);
+        self.peak_normal_force = self.peak_normal_force.max(normal_force);
+        self.max_penetration = self.max_penetration.max(penetration);
     }
 }
 

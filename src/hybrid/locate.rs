@@ -190,12 +190,19 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                     (seg_start, g_start[j]),
                     (seg_end, g_scan[j]),
                 );
-                let mut dip = find_dip(&mut g_of, crossing, [before, start, end], t_prev)?;
+                let mut dip = if closest_in_middle([before.1, start.1, end.1]) {
+                    find_dip(&mut g_of, crossing, [before, start, end], t_prev)?
+                } else {
+                    None
+                };
                 // At the step's end the next sample is not there yet: a closest approach in
                 // the last segment shows as the function moving away from zero again.
                 if dip.is_none() && k == SCAN_POINTS + 1 && end.1.abs() < start.1.abs() {
                     if !end_flow_ready {
-                        sys.field(mode, y_scan, end_flow);
+                        // An explicit pair has it (its next first stage); others evaluate it.
+                        if !st.derivative(end_flow) {
+                            sys.field(mode, y_scan, end_flow);
+                        }
                         end_flow_ready = true;
                     }
                     let rate = sys.event_rate(mode, event, y_scan, end_flow);
@@ -240,8 +247,10 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                 }
             }
         }
+        if !m_scan.is_empty() {
+            sys.domain_margins(y_scan, m_scan);
+        }
         for i in 0..m_start.len() {
-            m_scan[i] = sys.domain_margin(i, y_scan);
             // Only a margin inside the domain can leave it (the phase start checks the rest).
             if m_start[i].is_nan() || m_start[i] <= 0.0 {
                 continue;
@@ -259,7 +268,11 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                 // two samples has left the domain (docs/tolerances.md).
                 let falling = super::Crossing::Falling;
                 let before = (*t_before, m_before[i]);
-                let dip = find_dip(&mut m_of, falling, [before, start, end], t_prev)?;
+                let dip = if closest_in_middle([before.1, start.1, end.1]) {
+                    find_dip(&mut m_of, falling, [before, start, end], t_prev)?
+                } else {
+                    None
+                };
                 if dip.is_none() && k == SCAN_POINTS + 1 && end.1 < start.1 {
                     // At the step's end the next sample is not there yet (the next step's
                     // dense output starts at its end): probe the last segment's middle.
@@ -376,13 +389,20 @@ fn turning_point(
     (t_v > t0 && t_v < t1).then_some(t_v)
 }
 
+/// Whether the middle of three samples is the closest to zero (false if any is NaN): the
+/// first condition of a dip between them ([`parabola_vertex`]), tested by the scan before it
+/// calls [`find_dip`].
+#[inline]
+fn closest_in_middle([g0, g1, g2]: [f64; 3]) -> bool {
+    g1.abs() <= g0.abs() && g1.abs() <= g2.abs()
+}
+
 /// The vertex `(t, g)` of the parabola through three samples on the crossing's start side
 /// whose middle one is the closest to zero; `None` when they show no extremum toward zero.
 fn parabola_vertex(crossing: super::Crossing, samples: [(f64, f64); 3]) -> Option<(f64, f64)> {
     let [(t0, g0), (t1, g1), (t2, g2)] = samples;
     let start_side = samples.iter().all(|&(_, g)| crossing.is_start_side(g));
-    let toward_zero = g1.abs() <= g0.abs() && g1.abs() <= g2.abs();
-    if !(start_side && toward_zero && t0 < t1 && t1 < t2) {
+    if !(start_side && closest_in_middle([g0, g1, g2]) && t0 < t1 && t1 < t2) {
         return None;
     }
     // Newton form p(t) = g0 + d01 (t − t0) + c (t − t0)(t − t1).

@@ -113,6 +113,13 @@ pub trait HybridSystem: Sync {
     fn domain_margin(&self, _index: usize, _y: &[f64]) -> f64 {
         f64::INFINITY
     }
+    /// All of `domain()`'s margins at `y` (`out[i]` for index i), as
+    /// [`HybridSystem::domain_margin`] gives them; the scan calls it at every sample.
+    fn domain_margins(&self, y: &[f64], out: &mut [f64]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.domain_margin(i, y);
+        }
+    }
 
     /// Exact Jacobian–vector product `J(y) v` of `mode`'s vector field.
     fn jvp(&self, mode: Self::Mode, y: &[f64], v: &[f64], out: &mut [f64]) {

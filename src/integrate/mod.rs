@@ -261,6 +261,13 @@ pub trait Stepper {
     /// Counters accumulated by this stepper. Each counter is kept either here or in
     /// [`StepperFactory::evaluation_counts`], never both; the mode machine adds the two.
     fn stats(&self) -> SolverStats;
+    /// The vector field at the current state, `f(y(time()))`, into `out`, when the stepper
+    /// holds it already (an explicit pair's first-same-as-last stage, evaluated by the same
+    /// field, so bit for bit what evaluating it again gives); `false` and `out` untouched
+    /// otherwise.
+    fn derivative(&self, _out: &mut [f64]) -> bool {
+        false
+    }
 
     /// Step until exactly `t`.
     fn advance_to(&mut self, t: f64) -> Result<(), String> {

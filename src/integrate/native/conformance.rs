@@ -232,13 +232,15 @@ struct Departures {
 }
 
 /// The points of the [`Stepper`] contract the mode machine relies on, on a stepper freshly
-/// started on a smooth problem of dimension `n` at time 0, except the declared `departures`.
-/// `external` gives the counters kept outside the stepper (by its factory).
+/// started on Kepler's problem (dimension `n`) at time 0, except the declared `departures`.
+/// `external` gives the counters kept outside the stepper (by its factory);
+/// `offers_derivative`: whether it holds the field at its state ([`Stepper::derivative`]).
 fn check_contract<S: Stepper>(
     mut st: S,
     n: usize,
     external: impl Fn() -> SolverStats,
     departures: Departures,
+    offers_derivative: bool,
 ) {
     let total = |st: &S| {
         let mut stats = st.stats();
@@ -308,6 +310,16 @@ fn check_contract<S: Stepper>(
     assert_eq!(stats_again.steps, stats_after.steps + 2);
     assert!(stats_again.rhs_evals > stats_after.rhs_evals);
 
+    // The derivative a stepper offers is the field at its state, bit for bit (the scan uses
+    // it in place of evaluating the field); the explicit pairs offer it.
+    let mut flow = vec![0.0; n];
+    assert_eq!(st.derivative(&mut flow), offers_derivative);
+    if offers_derivative {
+        let mut field = vec![0.0; n];
+        Kepler.rhs(&state_of(&st, n), &mut field);
+        assert_eq!(flow, field);
+    }
+
     // Stop times: not in the past; reached exactly, never passed; continuing after it.
     let now = st.time();
     assert!(st.set_stop_time(now).is_err());
@@ -349,13 +361,13 @@ fn check_contract<S: Stepper>(
 
 /// Runs [`check_contract`] on a stepper of the factory it is handed, freshly started on
 /// Kepler's problem.
-struct KeepsTheContract(Departures);
+struct KeepsTheContract(Departures, bool);
 
 impl FactoryUser<()> for KeepsTheContract {
     type Output = ();
     fn run<F: StepperFactory<()>>(self, factory: &mut F) {
         let st = factory.start((), &Kepler::exact(0.0)).unwrap();
-        check_contract(st, 4, || factory.evaluation_counts(), self.0);
+        check_contract(st, 4, || factory.evaluation_counts(), self.0, self.1);
     }
 }
 
@@ -371,7 +383,8 @@ fn check_contract_of(kind: IntegratorKind, departures: Departures) {
         rhs: |(), y: &[f64], dy: &mut [f64]| Kepler.rhs(y, dy),
         jvp: |(), y: &[f64], v: &[f64], out: &mut [f64]| Kepler.jvp(y, v, out),
     };
-    run_with_integrator(setup, KeepsTheContract(departures)).unwrap();
+    let explicit_pair = matches!(kind, IntegratorKind::Tsit5 | IntegratorKind::Dop853);
+    run_with_integrator(setup, KeepsTheContract(departures, explicit_pair)).unwrap();
 }
 
 #[test]

@@ -382,4 +382,10 @@ impl<F: VectorField, P: ExplicitPair> Stepper for Explicit<F, P> {
     fn stats(&self) -> SolverStats {
         self.stats
     }
+
+    /// `f(y)` of the accepted step's end: the next step's first stage.
+    fn derivative(&self, out: &mut [f64]) -> bool {
+        out.copy_from_slice(&self.state.f0[..self.n]);
+        true
+    }
 }

@@ -193,10 +193,10 @@ impl ExplicitPair for Tsit5 {
     }
 
     fn interpolate(n: usize, theta: f64, y0: &Vector, dense: &Dense, out: &mut [f64]) {
-        for i in 0..n {
-            let poly =
-                dense[0][i] + theta * (dense[1][i] + theta * (dense[2][i] + theta * dense[3][i]));
-            out[i] = y0[i] + theta * poly;
+        let [d0, d1, d2, d3, ..] = dense;
+        let terms = d0[..n].iter().zip(&d1[..n]).zip(&d2[..n]).zip(&d3[..n]);
+        for ((o, &y), (((&a, &b), &c), &d)) in out[..n].iter_mut().zip(&y0[..n]).zip(terms) {
+            *o = y + theta * (a + theta * (b + theta * (c + theta * d)));
         }
     }
 }
