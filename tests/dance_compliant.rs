@@ -72,8 +72,7 @@ fn equilibrium_start_is_the_rigid_slide_from_the_seed() {
 }
 
 /// μ = 1, c_d = 1 from rest: one stop, one stick, then slip; the scaled times equal SciPy's
-/// (Radau, rtol 1e-12, on the scaled equations; /work/scratch-18c/stop_times.py, kept outside
-/// the repository) and lie within the O(κ) corrections of the predictions π/ω and 4π/(3ω).
+/// (Radau, rtol 1e-12, on the scaled equations; tools/dance_stop_times.py) and lie within the O(κ) corrections of the predictions π/ω and 4π/(3ω).
 #[test]
 fn one_stop_and_one_stick_at_the_transient_times() {
     let n = NormalTransient::new(1.0).unwrap();
