@@ -14,7 +14,7 @@
 #[cfg(test)]
 use super::super::StepControl;
 use super::super::{SolverStats, VectorField};
-use super::explicit::{Dense, ErrorScale, ExplicitPair, Vector, MAX_STATE};
+use super::explicit::{stage_state, Dense, ErrorScale, ExplicitPair, Vector, MAX_STATE};
 use super::numerics::eval_rhs;
 
 /// Stage coefficients a_ij, rows 1–15 (row 12 is the solution weights b; rows 13–15 the
@@ -387,15 +387,9 @@ const D: [[f64; 16]; 4] = [
 /// Stages of the method proper (the 13th is f at the new state).
 const STAGES: usize = 12;
 
-/// `out = y0 + h Σ_{j<s} a_sj k_j`: the argument of stage `s`.
-fn stage_state(n: usize, s: usize, h: f64, y0: &Vector, k: &[Vector; 16], out: &mut Vector) {
-    for i in 0..n {
-        let mut acc = 0.0;
-        for (a, kj) in A[s].iter().zip(k.iter()).take(s) {
-            acc += a * kj[i];
-        }
-        out[i] = y0[i] + h * acc;
-    }
+/// `y0 + h Σ_{j<s} a_sj k_j`: the argument of stage `s` (row 12 gives the new state).
+fn stage_argument(n: usize, s: usize, h: f64, y0: &Vector, k: &[Vector; 16], out: &mut Vector) {
+    stage_state(n, &A[s], s, h, y0, k, out);
 }
 
 /// DOP853 (the native `dop853`).
@@ -431,10 +425,10 @@ impl ExplicitPair for Dop853 {
         k[0] = *f0;
         let mut stage = [0.0; MAX_STATE];
         for s in 1..STAGES {
-            stage_state(n, s, h, y0, k, &mut stage);
+            stage_argument(n, s, h, y0, k, &mut stage);
             eval_rhs(f, &stage[..n], &mut k[s][..n], stats);
         }
-        stage_state(n, STAGES, h, y0, k, y1);
+        stage_argument(n, STAGES, h, y0, k, y1);
         eval_rhs(f, &y1[..n], &mut f1[..n], stats);
         // dop853.f: err = |h| Σ e5² / √(n (Σ e5² + 0.01 Σ e3²)) in the scaled components.
         let (mut err5, mut err3) = (0.0, 0.0);
@@ -472,7 +466,7 @@ impl ExplicitPair for Dop853 {
         k[STAGES] = *f1;
         let mut stage = [0.0; MAX_STATE];
         for s in STAGES + 1..16 {
-            stage_state(n, s, h, y0, k, &mut stage);
+            stage_argument(n, s, h, y0, k, &mut stage);
             eval_rhs(f, &stage[..n], &mut k[s][..n], stats);
         }
         for i in 0..n {

@@ -147,6 +147,28 @@ pub struct Explicit<F, P: ExplicitPair> {
     stats: SolverStats,
 }
 
+/// `out = y0 + h Σ_{j<count} a_j k_j` with `a` a row of the tableau (a stage's argument,
+/// `count` = the stage) or the weights b (the new state): one loop for every explicit pair,
+/// summed in stage order.
+#[inline(always)]
+pub fn stage_state(
+    n: usize,
+    a: &[f64],
+    count: usize,
+    h: f64,
+    y0: &Vector,
+    k: &[Vector],
+    out: &mut Vector,
+) {
+    for i in 0..n {
+        let mut acc = 0.0;
+        for (aj, kj) in a.iter().zip(k).take(count) {
+            acc += aj * kj[i];
+        }
+        out[i] = y0[i] + h * acc;
+    }
+}
+
 fn vector_from(v: &[f64]) -> Vector {
     let mut out = [0.0; MAX_STATE];
     out[..v.len()].copy_from_slice(v);

@@ -16,7 +16,7 @@
 #[cfg(test)]
 use super::super::StepControl;
 use super::super::{SolverStats, VectorField};
-use super::explicit::{Dense, ErrorScale, ExplicitPair, Vector, MAX_STATE};
+use super::explicit::{stage_state, Dense, ErrorScale, ExplicitPair, Vector, MAX_STATE};
 use super::numerics::eval_rhs;
 
 /// Nodes c_2 … c_6 (c_1 = 0, c_7 = 1).
@@ -140,22 +140,10 @@ impl ExplicitPair for Tsit5 {
         k[0] = *f0;
         let mut stage = [0.0; MAX_STATE];
         for s in 1..6 {
-            for i in 0..n {
-                let mut acc = 0.0;
-                for (j, kj) in k.iter().enumerate().take(s) {
-                    acc += A[s][j] * kj[i];
-                }
-                stage[i] = y0[i] + h * acc;
-            }
+            stage_state(n, &A[s], s, h, y0, k, &mut stage);
             eval_rhs(f, &stage[..n], &mut k[s][..n], stats);
         }
-        for i in 0..n {
-            let mut acc = 0.0;
-            for (j, kj) in k.iter().enumerate() {
-                acc += B[j] * kj[i];
-            }
-            y1[i] = y0[i] + h * acc;
-        }
+        stage_state(n, &B, B.len(), h, y0, k, y1);
         eval_rhs(f, &y1[..n], &mut f1[..n], stats);
         let mut sum = 0.0;
         for i in 0..n {
