@@ -145,7 +145,7 @@ struct ContactPointMotion<S> {
 /// Everything here is inlined into [`ContactProblem::event_value`],
 /// [`HybridSystem::event_values`] and [`HybridSystem::event_rate`], so that the inputs stay in
 /// registers and a state's numbers are computed once, not returned through memory per event
-/// (docs/performance.md, "The event functions").
+/// (docs/performance.md, "The right-hand side and the event functions").
 struct EventInputs<S, const N: usize> {
     /// Global time τ (0 for an autonomous system: [`ContactProblem::time`]).
     t: S,
@@ -313,7 +313,7 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
     ///
     /// Inlined into its callers: a call returns the whole state (the projection's 17 numbers)
     /// through memory, where the vector field reads 9 of them; inlined, the rest are never
-    /// stored (docs/performance.md, "The right-hand side").
+    /// stored (docs/performance.md, "The right-hand side and the event functions").
     #[inline(always)]
     fn contact_state_at<S: Real>(
         &self,
