@@ -42,7 +42,7 @@ pub use simulate::{
 
 use crate::hybrid::{Crossing, HybridSystem, Named};
 use crate::model::{
-    dot, kinetic_energy, ContactKinematics, PlanarContactSystem, ProjectedDynamics, Real,
+    dot, kinetic_energy, ContactKinematics, Dual, PlanarContactSystem, ProjectedDynamics, Real,
     ValidityMargin,
 };
 use coulomb::{Coulomb, Mode};
@@ -127,24 +127,28 @@ pub struct ContactState<S, const N: usize> {
     pub tangential_force: S,
 }
 
-/// One state's inputs of the event functions, each computed on first use and kept: the
-/// events of a mode share one contact kinematics and one contact state.
-struct EventInputs<'y, S, const N: usize> {
-    y: &'y [S],
+/// One state's inputs of the event functions: the global time and (q, q̇), which are all
+/// the event functions read of the state, and the contact kinematics and contact state, each
+/// computed on first use and kept: the events of a mode share one of each.
+///
+/// Everything here is inlined into [`ContactProblem::event_value`],
+/// [`HybridSystem::event_values`] and [`HybridSystem::event_rate`], so that the inputs stay in
+/// registers and a state's numbers are computed once, not returned through memory per event
+/// (docs/performance.md, "The event functions").
+struct EventInputs<S, const N: usize> {
+    /// Global time τ (0 for an autonomous system: [`ContactProblem::time`]).
+    t: S,
     q: [S; N],
     qdot: [S; N],
     kinematics: Option<ContactKinematics<S, N>>,
     state: Option<ContactState<S, N>>,
 }
 
-impl<'y, S: Real, const N: usize> EventInputs<'y, S, N> {
-    fn new(y: &'y [S]) -> Self {
-        let mut q = [S::zero(); N];
-        let mut qdot = [S::zero(); N];
-        q.copy_from_slice(&y[..N]);
-        qdot.copy_from_slice(&y[N..2 * N]);
+impl<S: Real, const N: usize> EventInputs<S, N> {
+    #[inline(always)]
+    fn new(t: S, q: [S; N], qdot: [S; N]) -> Self {
         EventInputs {
-            y,
+            t,
             q,
             qdot,
             kinematics: None,
@@ -152,6 +156,7 @@ impl<'y, S: Real, const N: usize> EventInputs<'y, S, N> {
         }
     }
 
+    #[inline(always)]
     fn kinematics<Sys: PlanarContactSystem<N>>(
         &mut self,
         system: &Sys,
@@ -162,14 +167,15 @@ impl<'y, S: Real, const N: usize> EventInputs<'y, S, N> {
     }
 
     /// The contact state of `mode` (one state is asked in one mode only).
+    #[inline(always)]
     fn contact_state<Sys: PlanarContactSystem<N>>(
         &mut self,
         problem: &ContactProblem<'_, Sys, N>,
         mode: Mode,
     ) -> &ContactState<S, N> {
-        let y = self.y;
+        let (t, q, qdot) = (self.t, &self.q, &self.qdot);
         self.state
-            .get_or_insert_with(|| problem.contact_state(mode, y))
+            .get_or_insert_with(|| problem.contact_state_at(mode, t, q, qdot))
     }
 }
 
@@ -283,9 +289,26 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
     }
 
     /// Forces of `mode` at state `y`.
+    #[inline(always)]
     pub fn contact_state<S: Real>(&self, mode: Mode, y: &[S]) -> ContactState<S, N> {
         let (q, qdot) = Self::split(y);
-        let projected = ProjectedDynamics::at_time(self.system, self.time(y), &q, &qdot);
+        self.contact_state_at(mode, self.time(y), &q, &qdot)
+    }
+
+    /// Forces of `mode` at global time `t` (read by a non-autonomous system only) and (q, q̇).
+    ///
+    /// Inlined into its callers: a call returns the whole state (the projection's 17 numbers)
+    /// through memory, where the vector field reads 9 of them; inlined, the rest are never
+    /// stored (docs/performance.md, "The right-hand side").
+    #[inline(always)]
+    fn contact_state_at<S: Real>(
+        &self,
+        mode: Mode,
+        t: S,
+        q: &[S; N],
+        qdot: &[S; N],
+    ) -> ContactState<S, N> {
+        let projected = ProjectedDynamics::at_time(self.system, t, q, qdot);
         let penetration = -projected.gap;
         let penetration_rate = -projected.v;
         let (normal_force, tangential_force) = match mode {
@@ -300,7 +323,7 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
                 let fn_ = self
                     .compliance
                     .closed_contact_force(penetration, penetration_rate);
-                (fn_, self.slip_force(mode, &q, fn_))
+                (fn_, self.slip_force(mode, q, fn_))
             }
         };
         ContactState {
@@ -314,6 +337,9 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
 
     /// The vector field of `mode`: `dy = F_mode(y)`.
     pub fn vector_field<S: Real>(&self, mode: Mode, y: &[S], dy: &mut [S]) {
+        // One bounds check for all the indexing below: the length is a constant of the system.
+        let len = self.state_len();
+        let (y, dy) = (&y[..len], &mut dy[..len]);
         let cs = self.contact_state(mode, y);
         let accel = cs
             .projected
@@ -341,17 +367,20 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
 
     /// The value of an event function at state `y` in `mode`.
     pub fn event_value<S: Real>(&self, mode: Mode, event: Event, y: &[S]) -> S {
-        self.event_value_at(mode, event, &mut EventInputs::new(y))
+        self.event_value_at(mode, event, &mut self.event_inputs(y))
+    }
+
+    /// The inputs of the event functions at state `y`.
+    #[inline(always)]
+    fn event_inputs<S: Real>(&self, y: &[S]) -> EventInputs<S, N> {
+        let (q, qdot) = Self::split(y);
+        EventInputs::new(self.time(y), q, qdot)
     }
 
     /// The value of `event`'s function from the inputs at one state: the contact kinematics
     /// and the contact state are computed at most once per state however many events ask.
-    fn event_value_at<S: Real>(
-        &self,
-        mode: Mode,
-        event: Event,
-        at: &mut EventInputs<'_, S, N>,
-    ) -> S {
+    #[inline(always)]
+    fn event_value_at<S: Real>(&self, mode: Mode, event: Event, at: &mut EventInputs<S, N>) -> S {
         match event {
             Event::ContactOpens | Event::MaxPenetration | Event::ContactCloses => {
                 let qdot = at.qdot;
@@ -540,10 +569,27 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
     /// One contact state (one projection: the rod's sin, cos and M⁻¹) for all of `mode`'s
     /// events at `y`, the same arithmetic as one [`ContactProblem::event_value`] each.
     fn event_values(&self, mode: Mode, events: &[(Event, Crossing)], y: &[f64], out: &mut [f64]) {
-        let mut at = EventInputs::new(y);
+        let mut at = self.event_inputs(y);
         for (o, &(event, _)) in out.iter_mut().zip(events) {
             *o = self.event_value_at(mode, event, &mut at);
         }
+    }
+
+    /// dg/dt along `flow`, as the default: `event`'s function in dual numbers `y + ε flow`,
+    /// built here for the components the event functions read (q, q̇ and, for a
+    /// non-autonomous system, τ) rather than for the whole state. The same arithmetic on the
+    /// same duals, so the same number bit for bit (tested below).
+    fn event_rate(&self, mode: Mode, event: Event, y: &[f64], flow: &[f64]) -> f64 {
+        let dual = |i: usize| Dual::new(y[i], flow[i]);
+        let t = if self.system.is_autonomous() {
+            Dual::zero()
+        } else {
+            dual(time_index(N))
+        };
+        let q = std::array::from_fn(dual);
+        let qdot = std::array::from_fn(|i| dual(N + i));
+        self.event_value_at(mode, event, &mut EventInputs::new(t, q, qdot))
+            .eps
     }
 
     fn transition(&self, _mode: Mode, event: Event, y: &mut [f64]) -> Mode {
@@ -565,5 +611,141 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
         for (index, o) in out.iter_mut().enumerate() {
             *o = self.system.validity_margin(index, &q, &qdot);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Mechanics, PlanarContactSystem};
+    use crate::models::rod::mechanics::PainleveRod;
+
+    /// A planar system where everything the event functions read moves: a q-dependent mass
+    /// matrix, contact directions with drift, a time-dependent load (non-autonomous) and a
+    /// friction coefficient μ(q).
+    struct Wobbly;
+    impl Mechanics<2> for Wobbly {
+        fn coordinate_names(&self) -> [&'static str; 2] {
+            ["x", "y"]
+        }
+        fn rotation_index(&self) -> Option<usize> {
+            None
+        }
+        fn mass_matrix<S: Real>(&self, q: &[S; 2]) -> [[S; 2]; 2] {
+            let c = q[0].sin().scale(0.3);
+            [[S::cst(2.0), c], [c, S::cst(1.0)]]
+        }
+        fn generalized_force<S: Real>(&self, q: &[S; 2], qdot: &[S; 2]) -> [S; 2] {
+            [qdot[1] * qdot[0].scale(0.2), S::cst(-1.0) - q[1].scale(0.1)]
+        }
+        fn potential_energy<S: Real>(&self, q: &[S; 2]) -> S {
+            q[1]
+        }
+        fn is_autonomous(&self) -> bool {
+            false
+        }
+        fn external_load<S: Real>(&self, t: S) -> [S; 2] {
+            [t.sin().scale(0.4), t.cos().scale(0.1)]
+        }
+    }
+    impl PlanarContactSystem<2> for Wobbly {
+        fn contact_kinematics<S: Real>(
+            &self,
+            q: &[S; 2],
+            qdot: &[S; 2],
+        ) -> ContactKinematics<S, 2> {
+            let (s, c) = (q[0].sin(), q[0].cos());
+            ContactKinematics {
+                gap: q[1] - s.scale(0.5),
+                tangential: [S::cst(1.0), c.scale(0.2)],
+                normal: [-c.scale(0.5), S::cst(1.0)],
+                tangential_drift: -(s * qdot[0] * qdot[1]).scale(0.2),
+                normal_drift: (s * qdot[0] * qdot[0]).scale(0.5),
+            }
+        }
+        fn friction_coefficient<S: Real>(&self, q: &[S; 2]) -> Option<S> {
+            Some(S::cst(0.6) + q[0].cos().scale(0.2))
+        }
+    }
+
+    const MODES: [Mode; 4] = [Mode::SlideLeft, Mode::SlideRight, Mode::Stick, Mode::Free];
+    const EVENTS: [Event; 7] = [
+        Event::ContactOpens,
+        Event::SlipStops,
+        Event::StickBreaksRight,
+        Event::StickBreaksLeft,
+        Event::ContactCloses,
+        Event::PeakNormalForce,
+        Event::MaxPenetration,
+    ];
+
+    /// `event_rate` (duals of q, q̇ and τ only) against what `HybridSystem`'s default computes
+    /// (the event function on the duals `y + ε flow` of the whole state), bit for bit; and
+    /// `event_values` against one `event_value` per event, bit for bit. Every event in every
+    /// mode, with and without a dashpot (the peak-force function differs), states in and out
+    /// of contact.
+    fn check_rates_and_values<Sys: PlanarContactSystem<N>, const N: usize>(
+        system: &Sys,
+        friction: Coulomb,
+    ) -> usize {
+        let mut checked = 0;
+        for damping in [0.0, 0.3] {
+            let problem = ContactProblem {
+                system,
+                compliance: NormalCompliance::spring_dashpot(1e-4, damping),
+                friction,
+            };
+            let n = problem.state_len();
+            for k in 0..6 {
+                let y: Vec<f64> = (0..n)
+                    .map(|i| 0.3 * ((k * n + i) as f64 * 0.77).sin() - 1e-3 * (k % 2) as f64)
+                    .collect();
+                let flow: Vec<f64> = (0..n).map(|i| ((k + 3 * i) as f64 * 1.3).cos()).collect();
+                let duals: Vec<Dual> = y
+                    .iter()
+                    .zip(&flow)
+                    .map(|(&a, &b)| Dual::new(a, b))
+                    .collect();
+                for mode in MODES {
+                    for event in EVENTS {
+                        let rate = problem.event_rate(mode, event, &y, &flow);
+                        let default = problem.event_value(mode, event, &duals).eps;
+                        assert_eq!(
+                            rate.to_bits(),
+                            default.to_bits(),
+                            "{mode:?} {event:?}: {rate} vs {default}"
+                        );
+                        checked += 1;
+                    }
+                    let events: Vec<(Event, Crossing)> =
+                        EVENTS.iter().map(|&e| (e, Crossing::Falling)).collect();
+                    let mut all = vec![0.0; events.len()];
+                    problem.event_values(mode, &events, &y, &mut all);
+                    for (&(event, _), g) in events.iter().zip(&all) {
+                        let one = problem.event_value(mode, event, &y);
+                        assert_eq!(
+                            g.to_bits(),
+                            one.to_bits(),
+                            "{mode:?} {event:?}: {g} vs {one}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        checked
+    }
+
+    #[test]
+    fn event_rates_and_values_equal_the_generic_ones_bit_for_bit() {
+        let rod = PainleveRod::UNIFORM;
+        assert_eq!(
+            check_rates_and_values(&Wobbly, Coulomb::FROM_MECHANICS),
+            672
+        );
+        assert_eq!(
+            check_rates_and_values(&rod, Coulomb { mu: 2.0, mu_s: 2.5 }),
+            672
+        );
     }
 }
