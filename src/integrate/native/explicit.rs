@@ -391,6 +391,7 @@ impl<F: VectorField, P: ExplicitPair> Stepper for Explicit<F, P> {
         Ok(())
     }
 
+    #[inline]
     fn interpolate(&self, t: f64, out: &mut [f64]) -> Result<(), String> {
         let last = &self.last;
         check_inside_last_step(P::NAME, t, last.t_prev, self.state.t)?;
