@@ -42,8 +42,7 @@ pub use simulate::{
 
 use crate::hybrid::{Crossing, HybridSystem, Named};
 use crate::model::{
-    dot, kinetic_energy, ContactKinematics, Dual, PlanarContactSystem, ProjectedDynamics, Real,
-    ValidityMargin,
+    dot, kinetic_energy, Dual, PlanarContactSystem, ProjectedDynamics, Real, ValidityMargin,
 };
 use coulomb::{Coulomb, Mode};
 use normal::NormalCompliance;
@@ -127,9 +126,21 @@ pub struct ContactState<S, const N: usize> {
     pub tangential_force: S,
 }
 
+/// How the contact point moves at one state: the three numbers the kinematic event functions
+/// (opening, closing, slip stops, maximum penetration, the linear spring's peak force) read.
+#[derive(Clone, Copy, Debug)]
+struct ContactPointMotion<S> {
+    /// δ = −gap.
+    penetration: S,
+    /// δ̇ = −dᵀq̇.
+    penetration_rate: S,
+    /// u = cᵀq̇.
+    slip_velocity: S,
+}
+
 /// One state's inputs of the event functions: the global time and (q, q̇), which are all
-/// the event functions read of the state, and the contact kinematics and contact state, each
-/// computed on first use and kept: the events of a mode share one of each.
+/// the event functions read of the state, and the contact point's motion and the contact
+/// state, each computed on first use and kept: the events of a mode share one of each.
 ///
 /// Everything here is inlined into [`ContactProblem::event_value`],
 /// [`HybridSystem::event_values`] and [`HybridSystem::event_rate`], so that the inputs stay in
@@ -140,7 +151,7 @@ struct EventInputs<S, const N: usize> {
     t: S,
     q: [S; N],
     qdot: [S; N],
-    kinematics: Option<ContactKinematics<S, N>>,
+    point: Option<ContactPointMotion<S>>,
     state: Option<ContactState<S, N>>,
 }
 
@@ -151,19 +162,22 @@ impl<S: Real, const N: usize> EventInputs<S, N> {
             t,
             q,
             qdot,
-            kinematics: None,
+            point: None,
             state: None,
         }
     }
 
     #[inline(always)]
-    fn kinematics<Sys: PlanarContactSystem<N>>(
-        &mut self,
-        system: &Sys,
-    ) -> &ContactKinematics<S, N> {
+    fn point<Sys: PlanarContactSystem<N>>(&mut self, system: &Sys) -> ContactPointMotion<S> {
         let (q, qdot) = (&self.q, &self.qdot);
-        self.kinematics
-            .get_or_insert_with(|| system.contact_kinematics(q, qdot))
+        *self.point.get_or_insert_with(|| {
+            let k = system.contact_kinematics(q, qdot);
+            ContactPointMotion {
+                penetration: -k.gap,
+                penetration_rate: -dot(&k.normal, qdot),
+                slip_velocity: dot(&k.tangential, qdot),
+            }
+        })
     }
 
     /// The contact state of `mode` (one state is asked in one mode only).
@@ -382,30 +396,25 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
     #[inline(always)]
     fn event_value_at<S: Real>(&self, mode: Mode, event: Event, at: &mut EventInputs<S, N>) -> S {
         match event {
-            Event::ContactOpens | Event::MaxPenetration | Event::ContactCloses => {
-                let qdot = at.qdot;
-                let k = at.kinematics(self.system);
-                let penetration = -k.gap;
-                let rate = -dot(&k.normal, &qdot);
-                match event {
-                    Event::MaxPenetration => rate,
-                    Event::ContactOpens => self.compliance.release_function(penetration, rate),
-                    _ => {
-                        let release = self.compliance.release_function(penetration, rate);
-                        // The contact is closed iff δ > 0 and F_n > 0.
-                        if release.value() < penetration.value() {
-                            release
-                        } else {
-                            penetration
-                        }
-                    }
+            Event::MaxPenetration => at.point(self.system).penetration_rate,
+            Event::ContactOpens => {
+                let p = at.point(self.system);
+                self.compliance
+                    .release_function(p.penetration, p.penetration_rate)
+            }
+            Event::ContactCloses => {
+                let p = at.point(self.system);
+                let release = self
+                    .compliance
+                    .release_function(p.penetration, p.penetration_rate);
+                // The contact is closed iff δ > 0 and F_n > 0.
+                if release.value() < p.penetration.value() {
+                    release
+                } else {
+                    p.penetration
                 }
             }
-            Event::SlipStops => {
-                let qdot = at.qdot;
-                let k = at.kinematics(self.system);
-                dot(&k.tangential, &qdot)
-            }
+            Event::SlipStops => at.point(self.system).slip_velocity,
             Event::StickBreaksRight => {
                 let cs = at.contact_state(self, mode);
                 let (normal, tangential) = (cs.normal_force, cs.tangential_force);
@@ -419,9 +428,7 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
             Event::PeakNormalForce if self.compliance.damping == 0.0 => {
                 // The linear spring: κ dF_n/dt = δ̇, from the kinematics alone (the general
                 // case below gives the same value, its δ̈ term scaled by 0: no projection).
-                let qdot = at.qdot;
-                let k = at.kinematics(self.system);
-                -dot(&k.normal, &qdot)
+                at.point(self.system).penetration_rate
             }
             Event::PeakNormalForce => {
                 // κ dF_n/dt = δ̇ + c_d √κ δ̈, with δ̈ = −v̇.
@@ -570,6 +577,9 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
     /// events at `y`, the same arithmetic as one [`ContactProblem::event_value`] each.
     fn event_values(&self, mode: Mode, events: &[(Event, Crossing)], y: &[f64], out: &mut [f64]) {
         let mut at = self.event_inputs(y);
+        // Every mode watches a function of the contact point (its opening or closing): its
+        // motion once, before the loop, so that no event tests whether it is there.
+        at.point(self.system);
         for (o, &(event, _)) in out.iter_mut().zip(events) {
             *o = self.event_value_at(mode, event, &mut at);
         }
@@ -617,7 +627,7 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Mechanics, PlanarContactSystem};
+    use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem};
     use crate::models::rod::mechanics::PainleveRod;
 
     /// A planar system where everything the event functions read moves: a q-dependent mass
