@@ -165,7 +165,8 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     let mut extrema = Vec::new();
     let mut end_flow_ready = false;
     for k in 1..=SCAN_POINTS + 1 {
-        let seg_end = if k == SCAN_POINTS + 1 {
+        let last = k == SCAN_POINTS + 1;
+        let seg_end = if last {
             st.state(y_scan);
             t_step
         } else {
@@ -174,141 +175,167 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
             ts
         };
         sys.event_values(mode, watched, y_scan, g_scan);
-        for (j, &(event, crossing)) in watched.iter().enumerate() {
-            // The function on the dense output, interpolated into the one probe buffer.
-            let mut g_of = |t: f64| -> Result<f64, SimError> {
-                st.interpolate(t, y_probe).map_err(|m| failed(t, m))?;
-                Ok(sys.event_value(mode, event, y_probe))
-            };
-            if !crossing.reached(g_scan[j]) {
-                // Trap 1: a dip past zero and back between two samples.
-                if !(sys.is_switching(event) && start_side[j]) {
-                    continue;
-                }
-                let (before, start, end) = (
-                    (*t_before, g_before[j]),
-                    (seg_start, g_start[j]),
-                    (seg_end, g_scan[j]),
-                );
-                let mut dip = if closest_in_middle([before.1, start.1, end.1]) {
-                    find_dip(&mut g_of, crossing, [before, start, end], t_prev)?
-                } else {
-                    None
-                };
-                // At the step's end the next sample is not there yet: a closest approach in
-                // the last segment shows as the function moving away from zero again.
-                if dip.is_none() && k == SCAN_POINTS + 1 && end.1.abs() < start.1.abs() {
-                    if !end_flow_ready {
-                        // An explicit pair has it (its next first stage); others evaluate it.
-                        if !st.derivative(end_flow) {
-                            sys.field(mode, y_scan, end_flow);
+        // Most functions at most samples ask for nothing: each test below that sends a
+        // function to the next one comes before anything is interpolated for it. (Slices of
+        // the watched length: no bounds checks in the loop.)
+        {
+            let nw = watched.len();
+            let (g_before, g_start, g_scan) = (&g_before[..nw], &g_start[..nw], &g_scan[..nw]);
+            let (start_side, on_surface) = (&start_side[..nw], &on_surface[..nw]);
+            for (j, &(event, crossing)) in watched.iter().enumerate() {
+                let (g_seg, g_end) = (g_start[j], g_scan[j]);
+                if !crossing.reached(g_end) {
+                    // Trap 1: a dip past zero and back between two samples.
+                    if !(start_side[j] && sys.is_switching(event)) {
+                        continue;
+                    }
+                    let dip_in_middle = closest_in_middle([g_before[j], g_seg, g_end]);
+                    // At the step's end the next sample is not there yet: a closest approach in
+                    // the last segment shows as the function moving away from zero again.
+                    let approaching_at_end = last && g_end.abs() < g_seg.abs();
+                    if !(dip_in_middle || approaching_at_end) {
+                        continue;
+                    }
+                    let mut g_of = probe(st, y_probe, failed, |y| sys.event_value(mode, event, y));
+                    let (before, start, end) = (
+                        (*t_before, g_before[j]),
+                        (seg_start, g_seg),
+                        (seg_end, g_end),
+                    );
+                    let mut dip = if dip_in_middle {
+                        find_dip(&mut g_of, crossing, [before, start, end], t_prev)?
+                    } else {
+                        None
+                    };
+                    if dip.is_none() && approaching_at_end {
+                        if !end_flow_ready {
+                            // An explicit pair has it (its next first stage); others evaluate it.
+                            if !st.derivative(end_flow) {
+                                sys.field(mode, y_scan, end_flow);
+                            }
+                            end_flow_ready = true;
                         }
-                        end_flow_ready = true;
+                        let rate = sys.event_rate(mode, event, y_scan, end_flow);
+                        if let Some(t_v) = turning_point(crossing, start, end, rate) {
+                            let g_v = g_of(t_v)?;
+                            dip = if crossing.reached(g_v) {
+                                Some((start, (t_v, g_v)))
+                            } else {
+                                find_dip(&mut g_of, crossing, [start, (t_v, g_v), end], t_prev)?
+                            };
+                        }
                     }
-                    let rate = sys.event_rate(mode, event, y_scan, end_flow);
-                    if let Some(t_v) = turning_point(crossing, start, end, rate) {
-                        let g_v = g_of(t_v)?;
-                        dip = if crossing.reached(g_v) {
-                            Some((start, (t_v, g_v)))
-                        } else {
-                            find_dip(&mut g_of, crossing, [start, (t_v, g_v), end], t_prev)?
-                        };
+                    let Some((from, (t_dip, g_dip))) = dip else {
+                        continue;
+                    };
+                    let t_root = locate_root(&mut g_of, from.0, t_dip, from.1, g_dip)?;
+                    if switch.is_none_or(|(_, ts)| t_root < ts) {
+                        switch = Some((event, t_root));
                     }
-                }
-                let Some((from, (t_dip, g_dip))) = dip else {
                     continue;
-                };
-                let t_root = locate_root(&mut g_of, from.0, t_dip, from.1, g_dip)?;
-                if switch.is_none_or(|(_, ts)| t_root < ts) {
-                    switch = Some((event, t_root));
                 }
-                continue;
-            }
-            let t_root = if start_side[j] {
-                locate_root(&mut g_of, seg_start, seg_end, g_start[j], g_scan[j])?
-            } else if on_surface[j] {
-                let ends = ((seg_start, g_start[j]), (seg_end, g_scan[j]));
-                match crossing_from_surface(&mut g_of, crossing, ends, sys.is_switching(event))? {
-                    Some(t_root) => t_root,
-                    None => continue,
+                if !(start_side[j] || on_surface[j]) {
+                    continue;
                 }
-            } else {
-                continue;
-            };
-            if switch.is_none_or(|(_, ts)| t_root < ts) {
-                if sys.is_switching(event) {
-                    switch = Some((event, t_root));
+                let mut g_of = probe(st, y_probe, failed, |y| sys.event_value(mode, event, y));
+                let t_root = if start_side[j] {
+                    locate_root(&mut g_of, seg_start, seg_end, g_seg, g_end)?
                 } else {
-                    // The observer keeps this state: an allocation per extremum, not per step.
-                    let mut y = vec![0.0; n];
-                    st.interpolate(t_root, &mut y)
-                        .map_err(|m| failed(t_root, m))?;
-                    extrema.push((event, t_root, y));
+                    let ends = ((seg_start, g_seg), (seg_end, g_end));
+                    match crossing_from_surface(&mut g_of, crossing, ends, sys.is_switching(event))?
+                    {
+                        Some(t_root) => t_root,
+                        None => continue,
+                    }
+                };
+                if switch.is_none_or(|(_, ts)| t_root < ts) {
+                    if sys.is_switching(event) {
+                        switch = Some((event, t_root));
+                    } else {
+                        // The observer keeps this state: an allocation per extremum, not per step.
+                        let mut y = vec![0.0; n];
+                        st.interpolate(t_root, &mut y)
+                            .map_err(|m| failed(t_root, m))?;
+                        extrema.push((event, t_root, y));
+                    }
                 }
             }
         }
         if !m_scan.is_empty() {
             sys.domain_margins(y_scan, m_scan);
         }
-        for i in 0..m_start.len() {
-            // Only a margin inside the domain can leave it (the phase start checks the rest).
-            if m_start[i].is_nan() || m_start[i] <= 0.0 {
-                continue;
-            }
-            let mut m_of = |t: f64| -> Result<f64, SimError> {
-                st.interpolate(t, y_probe).map_err(|m| failed(t, m))?;
-                Ok(sys.domain_margin(i, y_probe))
-            };
-            let start = (seg_start, m_start[i]);
-            let end = (seg_end, m_scan[i]);
-            let bracket = if m_scan[i] <= 0.0 {
-                Some((start, end))
-            } else {
-                // Trap 1 for the domain too: a margin that dips below zero and back between
-                // two samples has left the domain (docs/tolerances.md).
-                let falling = super::Crossing::Falling;
-                let before = (*t_before, m_before[i]);
-                let dip = if closest_in_middle([before.1, start.1, end.1]) {
-                    find_dip(&mut m_of, falling, [before, start, end], t_prev)?
-                } else {
-                    None
-                };
-                if dip.is_none() && k == SCAN_POINTS + 1 && end.1 < start.1 {
-                    // At the step's end the next sample is not there yet (the next step's
-                    // dense output starts at its end): probe the last segment's middle.
-                    let t_mid = 0.5 * (seg_start + seg_end);
-                    let mid = (t_mid, m_of(t_mid)?);
-                    if mid.1 <= 0.0 {
-                        Some((start, mid))
-                    } else {
-                        find_dip(&mut m_of, falling, [start, mid, end], t_prev)?
-                    }
-                } else {
-                    dip
+        {
+            let nm = m_start.len();
+            let (m_before, m_start, m_scan) = (&m_before[..nm], &m_start[..nm], &m_scan[..nm]);
+            for i in 0..nm {
+                let (m_seg, m_end) = (m_start[i], m_scan[i]);
+                // Only a margin inside the domain can leave it (the phase start checks the rest).
+                if m_seg.is_nan() || m_seg <= 0.0 {
+                    continue;
                 }
-            };
-            let Some((from, to)) = bracket else {
-                continue;
-            };
-            let t_exit = locate_root(m_of, from.0, to.0, from.1, to.1)?;
-            if exit.is_none_or(|(_, te)| t_exit < te) {
-                exit = Some((i, t_exit));
+                let outside = m_end <= 0.0;
+                // Trap 1 for the domain too: a margin that dips below zero and back between two
+                // samples has left the domain (docs/tolerances.md).
+                let dip_in_middle = !outside && closest_in_middle([m_before[i], m_seg, m_end]);
+                // At the step's end the next sample is not there yet (the next step's dense
+                // output starts at its end).
+                let falling_at_end = !outside && last && m_end < m_seg;
+                if !(outside || dip_in_middle || falling_at_end) {
+                    continue;
+                }
+                let mut m_of = probe(st, y_probe, failed, |y| sys.domain_margin(i, y));
+                let (start, end) = ((seg_start, m_seg), (seg_end, m_end));
+                let bracket = if outside {
+                    Some((start, end))
+                } else {
+                    let falling = super::Crossing::Falling;
+                    let before = (*t_before, m_before[i]);
+                    let dip = if dip_in_middle {
+                        find_dip(&mut m_of, falling, [before, start, end], t_prev)?
+                    } else {
+                        None
+                    };
+                    if dip.is_none() && falling_at_end {
+                        // Probe the last segment's middle.
+                        let t_mid = 0.5 * (seg_start + seg_end);
+                        let mid = (t_mid, m_of(t_mid)?);
+                        if mid.1 <= 0.0 {
+                            Some((start, mid))
+                        } else {
+                            find_dip(&mut m_of, falling, [start, mid, end], t_prev)?
+                        }
+                    } else {
+                        dip
+                    }
+                };
+                let Some((from, to)) = bracket else {
+                    continue;
+                };
+                let t_exit = locate_root(m_of, from.0, to.0, from.1, to.1)?;
+                if exit.is_none_or(|(_, te)| t_exit < te) {
+                    exit = Some((i, t_exit));
+                }
             }
         }
         if switch.is_some() || exit.is_some() {
             break;
         }
+        // The phase's first segment is over: no function starts it on its surface any more.
+        if t_before.is_nan() {
+            on_surface.fill(false);
+        }
         *t_before = seg_start;
-        g_before.copy_from_slice(g_start);
-        m_before.copy_from_slice(m_start);
         seg_start = seg_end;
+        // Rotate the samples: this segment's start becomes the sample before, its end the
+        // next start (the third buffer is overwritten by the next sample).
+        std::mem::swap(g_before, g_start);
         std::mem::swap(g_start, g_scan);
+        std::mem::swap(m_before, m_start);
         std::mem::swap(m_start, m_scan);
         for (side, (&(_, crossing), &g)) in start_side.iter_mut().zip(watched.iter().zip(&*g_start))
         {
             *side = crossing.is_start_side(g);
         }
-        on_surface.fill(false);
     }
     let exit = exit.filter(|&(_, te)| switch.is_none_or(|(_, ts)| te <= ts));
     Ok(Scan {
@@ -316,6 +343,21 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         extrema,
         exit,
     })
+}
+
+/// A function of the state (a watched event's, a domain margin) along the dense output of the
+/// step just taken by `st`, interpolated into the one probe buffer.
+#[inline]
+fn probe<'a, St: Stepper>(
+    st: &'a St,
+    y_probe: &'a mut [f64],
+    failed: &'a impl Fn(f64, String) -> SimError,
+    value: impl Fn(&[f64]) -> f64 + 'a,
+) -> impl FnMut(f64) -> Result<f64, SimError> + 'a {
+    move |t| {
+        st.interpolate(t, y_probe).map_err(|m| failed(t, m))?;
+        Ok(value(y_probe))
+    }
 }
 
 /// Refinements of a suspected dip ([`find_dip`]).

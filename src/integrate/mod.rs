@@ -240,7 +240,9 @@ pub struct StepControl {
 ///   returns true.
 /// - `interpolate(t)` is valid for `t` in the last accepted step `[t_prev, time()]`.
 /// - `save` copies everything that determines future steps (solution, step size, history,
-///   dense output, stop time); `restore` puts it back. Work counters ([`Stepper::stats`]) are
+///   stop time); `restore` puts it back. The last step's dense output may be left out (the
+///   native explicit pairs, diffsol's Runge–Kutta): right after a restore `interpolate` may
+///   then answer only at `time()`, until the next step. Work counters ([`Stepper::stats`]) are
 ///   not part of the saved state: a restore does not undo counted work.
 pub trait Stepper {
     /// A full copy of the integrator state (solution, history, step size).

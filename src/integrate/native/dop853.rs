@@ -485,6 +485,7 @@ impl ExplicitPair for Dop853 {
     }
 
     /// `y0 + θ(F0 + (1−θ)(F1 + θ(F2 + (1−θ)(F3 + θ(F4 + (1−θ)(F5 + θ F6))))))` (CONTD8).
+    #[inline]
     fn interpolate(n: usize, theta: f64, y0: &Vector, dense: &Dense, out: &mut [f64]) {
         let rest = 1.0 - theta;
         for i in 0..n {

@@ -112,7 +112,9 @@ impl ErrorScale {
     }
 }
 
-/// Everything that determines the future steps: saved and restored by a copy.
+/// Everything that determines the future steps: saved and restored by a copy. The last
+/// step's dense output ([`LastStep`]) is not part of it: the mode machine saves before every
+/// step and restores only to step again, and the copy was the larger part of a save.
 #[derive(Clone, Copy)]
 pub struct ExplicitState {
     t: f64,
@@ -122,16 +124,21 @@ pub struct ExplicitState {
     /// Proposed size of the next step (before shortening to the stop time).
     h: f64,
     t_stop: f64,
-    /// The last accepted step `[t_prev, t]`, its length, its start and its dense output.
-    t_prev: f64,
-    h_last: f64,
-    y_prev: Vector,
-    dense: Dense,
     /// Lund's stabilisation: the last accepted error (DOPRI5's FACOLD).
     err_old: f64,
     /// The last attempt was rejected: the next accepted step may not grow.
     rejected: bool,
     nonfinite_failures: usize,
+}
+
+/// The last accepted step `[t_prev, t_prev + h_last]`: its start and its dense output. Empty
+/// (`h_last = 0`) at the start and after a restore: the dense output is then the current
+/// state alone.
+struct LastStep {
+    t_prev: f64,
+    h_last: f64,
+    y_prev: Vector,
+    dense: Dense,
 }
 
 /// A stepper for `y' = f(y)` with the explicit pair `P`.
@@ -141,6 +148,7 @@ pub struct Explicit<F, P: ExplicitPair> {
     tol: ErrorScale,
     min_step: f64,
     state: ExplicitState,
+    last: LastStep,
     stages: P::Stages,
     y1: Vector,
     f1: Vector,
@@ -233,13 +241,15 @@ impl<F: VectorField, P: ExplicitPair> Explicit<F, P> {
                 f0,
                 h: h0,
                 t_stop: f64::INFINITY,
+                err_old: ERR_OLD_FLOOR,
+                rejected: false,
+                nonfinite_failures: 0,
+            },
+            last: LastStep {
                 t_prev: 0.0,
                 h_last: 0.0,
                 y_prev: y,
                 dense: [[0.0; MAX_STATE]; DENSE_VECTORS],
-                err_old: ERR_OLD_FLOOR,
-                rejected: false,
-                nonfinite_failures: 0,
             },
             stages: P::new_stages(),
             y1: [0.0; MAX_STATE],
@@ -260,7 +270,7 @@ impl<F: VectorField, P: ExplicitPair> Explicit<F, P> {
             &self.y1,
             &self.f1,
             &mut self.stages,
-            &mut s.dense,
+            &mut self.last.dense,
             &mut self.stats,
         );
         if last && h < s.h {
@@ -271,10 +281,10 @@ impl<F: VectorField, P: ExplicitPair> Explicit<F, P> {
         if s.rejected {
             h_new = h_new.min(if last { s.h } else { h });
         }
-        s.t_prev = s.t;
-        s.h_last = h;
+        self.last.t_prev = s.t;
+        self.last.h_last = h;
+        self.last.y_prev = s.y;
         s.t = if last { s.t_stop } else { s.t + h };
-        s.y_prev = s.y;
         s.y = self.y1;
         s.f0 = self.f1;
         s.h = h_new;
@@ -381,14 +391,15 @@ impl<F: VectorField, P: ExplicitPair> Stepper for Explicit<F, P> {
         Ok(())
     }
 
+    #[inline]
     fn interpolate(&self, t: f64, out: &mut [f64]) -> Result<(), String> {
-        let s = &self.state;
-        check_inside_last_step(P::NAME, t, s.t_prev, s.t)?;
-        if s.h_last == 0.0 {
+        let last = &self.last;
+        check_inside_last_step(P::NAME, t, last.t_prev, self.state.t)?;
+        if last.h_last == 0.0 {
             self.state(out);
         } else {
-            let theta = (t - s.t_prev) / s.h_last;
-            P::interpolate(self.n, theta, &s.y_prev, &s.dense, out);
+            let theta = (t - last.t_prev) / last.h_last;
+            P::interpolate(self.n, theta, &last.y_prev, &last.dense, out);
         }
         Ok(())
     }
@@ -399,6 +410,8 @@ impl<F: VectorField, P: ExplicitPair> Stepper for Explicit<F, P> {
 
     fn restore(&mut self, saved: Self::Saved) {
         self.state = saved;
+        self.last.t_prev = saved.t;
+        self.last.h_last = 0.0;
     }
 
     fn stats(&self) -> SolverStats {

@@ -180,6 +180,7 @@ impl ExplicitPair for Tsit5 {
         }
     }
 
+    #[inline]
     fn interpolate(n: usize, theta: f64, y0: &Vector, dense: &Dense, out: &mut [f64]) {
         let [d0, d1, d2, d3, ..] = dense;
         let terms = d0[..n].iter().zip(&d1[..n]).zip(&d2[..n]).zip(&d3[..n]);
