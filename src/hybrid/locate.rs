@@ -50,6 +50,11 @@ pub struct ScanBuffers {
     m_scan: Vec<f64>,
     /// The margins at `t_before`, for their dips between samples.
     m_before: Vec<f64>,
+    /// The margins' slopes ([`HybridSystem::domain_margin_slopes`], the state's length each,
+    /// margin after margin; empty unless the system gives them for every margin) and the
+    /// dense output's departure bound of the current step ([`Stepper::dense_departure`]).
+    margin_slopes: Vec<f64>,
+    departure: Vec<f64>,
 }
 
 impl ScanBuffers {
@@ -82,6 +87,12 @@ impl ScanBuffers {
             .collect();
         // Only functions not strictly on their start side need their resolution (`dim` dual
         // evaluations each, the probe buffer as the unit vectors).
+        let mut margin_slopes = vec![0.0; margins * n];
+        let all_slopes =
+            (margin_slopes.chunks_mut(n).enumerate()).all(|(i, w)| sys.domain_margin_slopes(i, w));
+        if !all_slopes {
+            margin_slopes.clear();
+        }
         let mut y_probe = vec![0.0; n];
         let on_surface: Vec<bool> = watched
             .iter()
@@ -105,6 +116,8 @@ impl ScanBuffers {
             m_start: (0..margins).map(|i| sys.domain_margin(i, y0)).collect(),
             m_scan: vec![0.0; margins],
             m_before: vec![f64::NAN; margins],
+            margin_slopes,
+            departure: vec![0.0; n],
         }
     }
 }
@@ -158,12 +171,21 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         m_start,
         m_scan,
         m_before,
+        margin_slopes,
+        departure,
     } = buffers;
     let mut seg_start = t_prev;
     let mut switch: Option<(H::Event, f64)> = None;
     let mut exit: Option<(usize, f64)> = None;
     let mut extrema = Vec::new();
     let mut end_flow_ready = false;
+    // A margin that no point of the step's dense output can bring to zero cannot leave the
+    // domain in this step, whatever the samples show: its samples are taken only where the
+    // next step needs them (the last interior one and the end), and nothing is searched.
+    let margins_clear = !margin_slopes.is_empty() && st.dense_departure(departure) && {
+        st.state(y_scan);
+        margins_stay_positive(m_start, margin_slopes, departure, y_scan)
+    };
     for k in 1..=SCAN_POINTS + 1 {
         let last = k == SCAN_POINTS + 1;
         let seg_end = if last {
@@ -242,11 +264,11 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                 }
             }
         }
-        if !m_scan.is_empty() {
+        if !m_scan.is_empty() && (!margins_clear || k >= SCAN_POINTS) {
             sys.domain_margins(y_scan, m_scan);
         }
         {
-            let nm = m_start.len();
+            let nm = if margins_clear { 0 } else { m_start.len() };
             let (m_before, m_start, m_scan) = (&m_before[..nm], &m_start[..nm], &m_scan[..nm]);
             for i in 0..nm {
                 let m = [m_before[i], m_start[i], m_scan[i]];
@@ -306,6 +328,27 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         switch,
         extrema,
         exit,
+    })
+}
+
+/// Whether every margin stays positive over the step: its value at the step's start (`m_start`)
+/// less what its slopes (`slopes`, [`ScanBuffers`]) let the dense output's departure from there
+/// (`departure`) take away, with room for rounding (1e-9 of the magnitudes involved, `y_end`
+/// the step's end). False for a margin that is NaN or not positive.
+fn margins_stay_positive(
+    m_start: &[f64],
+    slopes: &[f64],
+    departure: &[f64],
+    y_end: &[f64],
+) -> bool {
+    let n = departure.len();
+    m_start.iter().zip(slopes.chunks(n)).all(|(&m, w)| {
+        let (mut reach, mut scale) = (0.0, 0.0);
+        for ((&w, &d), &y) in w.iter().zip(departure).zip(y_end) {
+            reach += w * d;
+            scale += w * y.abs();
+        }
+        m - reach > 1e-9 * (1.0 + m.abs() + reach + scale)
     })
 }
 
