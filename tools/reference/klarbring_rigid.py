@@ -138,6 +138,7 @@ def mode_at_rest(P, t, x, seed):
 
 
 def simulate(P, u0, v0, t_end, checkpoints, seed):
+    """The rigid run: (modes, [(t, event)], {checkpoint: state}, [(t0, t1, dense solution)])."""
     n = P.n
     x = np.concatenate([u0, v0]).astype(float)
     t = 0.0
@@ -145,7 +146,7 @@ def simulate(P, u0, v0, t_end, checkpoints, seed):
         mode, sign = "free", None
     else:
         mode, sign, x = mode_at_rest(P, t, x, seed)
-    modes, events, states = [mode], [], {}
+    modes, events, states, segments = [mode], [], {}, []
     for _ in range(MAX_PHASES):
         evs = events_of(P, mode, sign)
         sol = solve_ivp(field(P, mode, sign), (t, t_end), x, method="DOP853", rtol=RTOL,
@@ -153,11 +154,12 @@ def simulate(P, u0, v0, t_end, checkpoints, seed):
         if sol.status == -1:
             raise RuntimeError(f"{mode} at t = {t}: {sol.message}")
         t_stop = sol.t[-1]
+        segments.append((t, t_stop, sol.sol))
         for c in checkpoints:
             if t <= c <= t_stop and c not in states:
                 states[c] = sol.sol(c)
         if sol.status == 0:
-            return modes, events, states
+            return modes, events, states, segments
         k = next(i for i, te in enumerate(sol.t_events) if len(te))
         t, x, name = sol.t_events[k][0], sol.y_events[k][0].copy(), evs[k][1]
         if name == "impact":
@@ -201,7 +203,7 @@ def compare(name, seed):
     P = Particle(spec)
     row = committed_rigid_row(name)
     checkpoints = [float(c) for c in row["checkpoint_times"].split()]
-    modes, events, states = simulate(P, np.array(spec["U0"]), np.array(spec["V0"]),
+    modes, events, states, _ = simulate(P, np.array(spec["U0"]), np.array(spec["V0"]),
                                      spec["t_end"], checkpoints, seed)
     kinds = " ".join(k for _, k in events)
     harness_times = [float(v) for v in row["event_times"].split()]
