@@ -622,6 +622,17 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
             *o = self.system.validity_margin(index, &q, &qdot);
         }
     }
+
+    /// The system's slopes in q and q̇; the margins depend on nothing else of the state.
+    fn domain_margin_slopes(&self, index: usize, out: &mut [f64]) -> bool {
+        let Some((dq, dqdot)) = self.system.validity_margin_slopes(index) else {
+            return false;
+        };
+        out.fill(0.0);
+        out[..N].copy_from_slice(&dq);
+        out[N..2 * N].copy_from_slice(&dqdot);
+        true
+    }
 }
 
 #[cfg(test)]

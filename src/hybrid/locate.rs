@@ -50,6 +50,11 @@ pub struct ScanBuffers {
     m_scan: Vec<f64>,
     /// The margins at `t_before`, for their dips between samples.
     m_before: Vec<f64>,
+    /// The margins' slopes ([`HybridSystem::domain_margin_slopes`], the state's length each,
+    /// margin after margin; empty unless the system gives them for every margin) and the
+    /// dense output's departure bound of the current step ([`Stepper::dense_departure`]).
+    margin_slopes: Vec<f64>,
+    departure: Vec<f64>,
 }
 
 impl ScanBuffers {
@@ -82,6 +87,12 @@ impl ScanBuffers {
             .collect();
         // Only functions not strictly on their start side need their resolution (`dim` dual
         // evaluations each, the probe buffer as the unit vectors).
+        let mut margin_slopes = vec![0.0; margins * n];
+        let all_slopes =
+            (margin_slopes.chunks_mut(n).enumerate()).all(|(i, w)| sys.domain_margin_slopes(i, w));
+        if !all_slopes {
+            margin_slopes.clear();
+        }
         let mut y_probe = vec![0.0; n];
         let on_surface: Vec<bool> = watched
             .iter()
@@ -105,6 +116,8 @@ impl ScanBuffers {
             m_start: (0..margins).map(|i| sys.domain_margin(i, y0)).collect(),
             m_scan: vec![0.0; margins],
             m_before: vec![f64::NAN; margins],
+            margin_slopes,
+            departure: vec![0.0; n],
         }
     }
 }
@@ -158,12 +171,21 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         m_start,
         m_scan,
         m_before,
+        margin_slopes,
+        departure,
     } = buffers;
     let mut seg_start = t_prev;
     let mut switch: Option<(H::Event, f64)> = None;
     let mut exit: Option<(usize, f64)> = None;
     let mut extrema = Vec::new();
     let mut end_flow_ready = false;
+    // A margin that no point of the step's dense output can bring to zero cannot leave the
+    // domain in this step, whatever the samples show: its samples are taken only where the
+    // next step needs them (the last interior one and the end), and nothing is searched.
+    let margins_clear = !margin_slopes.is_empty() && st.dense_departure(departure) && {
+        st.state(y_scan);
+        margins_stay_positive(m_start, margin_slopes, departure, y_scan)
+    };
     for k in 1..=SCAN_POINTS + 1 {
         let last = k == SCAN_POINTS + 1;
         let seg_end = if last {
@@ -175,39 +197,41 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
             ts
         };
         sys.event_values(mode, watched, y_scan, g_scan);
-        // Most functions at most samples ask for nothing: each test below that sends a
-        // function to the next one comes before anything is interpolated for it. (Slices of
-        // the watched length: no bounds checks in the loop.)
+        let seg = Segment {
+            t_prev,
+            before: *t_before,
+            start: seg_start,
+            end: seg_end,
+        };
+        // Most functions at most samples ask for nothing: the tests that say so run here, in a
+        // tight loop over slices of the watched length (no bounds checks); the searches they
+        // may start are functions of their own.
         {
             let nw = watched.len();
             let (g_before, g_start, g_scan) = (&g_before[..nw], &g_start[..nw], &g_scan[..nw]);
             let (start_side, on_surface) = (&start_side[..nw], &on_surface[..nw]);
             for (j, &(event, crossing)) in watched.iter().enumerate() {
-                let (g_seg, g_end) = (g_start[j], g_scan[j]);
-                if !crossing.reached(g_end) {
+                let g = [g_before[j], g_start[j], g_scan[j]];
+                let t_root = if crossing.reached(g[2]) {
+                    if !(start_side[j] || on_surface[j]) {
+                        continue;
+                    }
+                    let g_of = probe(st, y_probe, failed, |y| sys.event_value(mode, event, y));
+                    let switching = sys.is_switching(event);
+                    root_past_zero(g_of, crossing, start_side[j], switching, seg, g)?
+                } else {
                     // Trap 1: a dip past zero and back between two samples.
                     if !(start_side[j] && sys.is_switching(event)) {
                         continue;
                     }
-                    let dip_in_middle = closest_in_middle([g_before[j], g_seg, g_end]);
+                    let dip_in_middle = closest_in_middle(g);
                     // At the step's end the next sample is not there yet: a closest approach in
                     // the last segment shows as the function moving away from zero again.
-                    let approaching_at_end = last && g_end.abs() < g_seg.abs();
+                    let approaching_at_end = last && g[2].abs() < g[1].abs();
                     if !(dip_in_middle || approaching_at_end) {
                         continue;
                     }
-                    let mut g_of = probe(st, y_probe, failed, |y| sys.event_value(mode, event, y));
-                    let (before, start, end) = (
-                        (*t_before, g_before[j]),
-                        (seg_start, g_seg),
-                        (seg_end, g_end),
-                    );
-                    let mut dip = if dip_in_middle {
-                        find_dip(&mut g_of, crossing, [before, start, end], t_prev)?
-                    } else {
-                        None
-                    };
-                    if dip.is_none() && approaching_at_end {
+                    let mut end_rate = || {
                         if !end_flow_ready {
                             // An explicit pair has it (its next first stage); others evaluate it.
                             if !st.derivative(end_flow) {
@@ -215,38 +239,17 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                             }
                             end_flow_ready = true;
                         }
-                        let rate = sys.event_rate(mode, event, y_scan, end_flow);
-                        if let Some(t_v) = turning_point(crossing, start, end, rate) {
-                            let g_v = g_of(t_v)?;
-                            dip = if crossing.reached(g_v) {
-                                Some((start, (t_v, g_v)))
-                            } else {
-                                find_dip(&mut g_of, crossing, [start, (t_v, g_v), end], t_prev)?
-                            };
-                        }
-                    }
-                    let Some((from, (t_dip, g_dip))) = dip else {
-                        continue;
+                        sys.event_rate(mode, event, y_scan, end_flow)
                     };
-                    let t_root = locate_root(&mut g_of, from.0, t_dip, from.1, g_dip)?;
-                    if switch.is_none_or(|(_, ts)| t_root < ts) {
-                        switch = Some((event, t_root));
-                    }
+                    let g_of = probe(st, y_probe, failed, |y| sys.event_value(mode, event, y));
+                    let approach = Approach {
+                        dip_in_middle,
+                        at_end: approaching_at_end,
+                    };
+                    root_of_dip(g_of, &mut end_rate, crossing, approach, seg, g)?
+                };
+                let Some(t_root) = t_root else {
                     continue;
-                }
-                if !(start_side[j] || on_surface[j]) {
-                    continue;
-                }
-                let mut g_of = probe(st, y_probe, failed, |y| sys.event_value(mode, event, y));
-                let t_root = if start_side[j] {
-                    locate_root(&mut g_of, seg_start, seg_end, g_seg, g_end)?
-                } else {
-                    let ends = ((seg_start, g_seg), (seg_end, g_end));
-                    match crossing_from_surface(&mut g_of, crossing, ends, sys.is_switching(event))?
-                    {
-                        Some(t_root) => t_root,
-                        None => continue,
-                    }
                 };
                 if switch.is_none_or(|(_, ts)| t_root < ts) {
                     if sys.is_switching(event) {
@@ -261,57 +264,40 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                 }
             }
         }
-        if !m_scan.is_empty() {
+        if !m_scan.is_empty() && (!margins_clear || k >= SCAN_POINTS) {
             sys.domain_margins(y_scan, m_scan);
         }
         {
-            let nm = m_start.len();
+            let nm = if margins_clear { 0 } else { m_start.len() };
             let (m_before, m_start, m_scan) = (&m_before[..nm], &m_start[..nm], &m_scan[..nm]);
             for i in 0..nm {
-                let (m_seg, m_end) = (m_start[i], m_scan[i]);
+                let m = [m_before[i], m_start[i], m_scan[i]];
                 // Only a margin inside the domain can leave it (the phase start checks the rest).
-                if m_seg.is_nan() || m_seg <= 0.0 {
+                if m[1].is_nan() || m[1] <= 0.0 {
                     continue;
                 }
-                let outside = m_end <= 0.0;
+                let outside = m[2] <= 0.0;
                 // Trap 1 for the domain too: a margin that dips below zero and back between two
                 // samples has left the domain (docs/tolerances.md).
-                let dip_in_middle = !outside && closest_in_middle([m_before[i], m_seg, m_end]);
+                let dip_in_middle = !outside && closest_in_middle(m);
                 // At the step's end the next sample is not there yet (the next step's dense
                 // output starts at its end).
-                let falling_at_end = !outside && last && m_end < m_seg;
+                let falling_at_end = !outside && last && m[2] < m[1];
                 if !(outside || dip_in_middle || falling_at_end) {
                     continue;
                 }
-                let mut m_of = probe(st, y_probe, failed, |y| sys.domain_margin(i, y));
-                let (start, end) = ((seg_start, m_seg), (seg_end, m_end));
-                let bracket = if outside {
-                    Some((start, end))
+                let m_of = probe(st, y_probe, failed, |y| sys.domain_margin(i, y));
+                let fall = if outside {
+                    None
                 } else {
-                    let falling = super::Crossing::Falling;
-                    let before = (*t_before, m_before[i]);
-                    let dip = if dip_in_middle {
-                        find_dip(&mut m_of, falling, [before, start, end], t_prev)?
-                    } else {
-                        None
-                    };
-                    if dip.is_none() && falling_at_end {
-                        // Probe the last segment's middle.
-                        let t_mid = 0.5 * (seg_start + seg_end);
-                        let mid = (t_mid, m_of(t_mid)?);
-                        if mid.1 <= 0.0 {
-                            Some((start, mid))
-                        } else {
-                            find_dip(&mut m_of, falling, [start, mid, end], t_prev)?
-                        }
-                    } else {
-                        dip
-                    }
+                    Some(Approach {
+                        dip_in_middle,
+                        at_end: falling_at_end,
+                    })
                 };
-                let Some((from, to)) = bracket else {
+                let Some(t_exit) = margin_exit(m_of, fall, seg, m)? else {
                     continue;
                 };
-                let t_exit = locate_root(m_of, from.0, to.0, from.1, to.1)?;
                 if exit.is_none_or(|(_, te)| t_exit < te) {
                     exit = Some((i, t_exit));
                 }
@@ -345,6 +331,27 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     })
 }
 
+/// Whether every margin stays positive over the step: its value at the step's start (`m_start`)
+/// less what its slopes (`slopes`, [`ScanBuffers`]) let the dense output's departure from there
+/// (`departure`) take away, with room for rounding (1e-9 of the magnitudes involved, `y_end`
+/// the step's end). False for a margin that is NaN or not positive.
+fn margins_stay_positive(
+    m_start: &[f64],
+    slopes: &[f64],
+    departure: &[f64],
+    y_end: &[f64],
+) -> bool {
+    let n = departure.len();
+    m_start.iter().zip(slopes.chunks(n)).all(|(&m, w)| {
+        let (mut reach, mut scale) = (0.0, 0.0);
+        for ((&w, &d), &y) in w.iter().zip(departure).zip(y_end) {
+            reach += w * d;
+            scale += w * y.abs();
+        }
+        m - reach > 1e-9 * (1.0 + m.abs() + reach + scale)
+    })
+}
+
 /// A function of the state (a watched event's, a domain margin) along the dense output of the
 /// step just taken by `st`, interpolated into the one probe buffer.
 #[inline]
@@ -358,6 +365,123 @@ fn probe<'a, St: Stepper>(
         st.interpolate(t, y_probe).map_err(|m| failed(t, m))?;
         Ok(value(y_probe))
     }
+}
+
+/// Three consecutive sample times of a step's scan: the sample before the current segment
+/// (NaN in a phase's first segment), the segment's start and end; `t_prev` is the step's start,
+/// where its dense output begins.
+#[derive(Clone, Copy)]
+struct Segment {
+    t_prev: f64,
+    before: f64,
+    start: f64,
+    end: f64,
+}
+
+/// Why a function still on its start side (or a margin still inside the domain) may have
+/// crossed between samples: its middle sample is the closest to zero, or it approaches zero at
+/// the step's end.
+#[derive(Clone, Copy)]
+struct Approach {
+    dip_in_middle: bool,
+    at_end: bool,
+}
+
+/// The crossing of a watched function found past zero at the segment's end (`g`: its samples
+/// before, at the start and at the end of the segment): solved for from the segment's start
+/// when it was on its start side there, else by the phase-start rule
+/// ([`crossing_from_surface`]); `None` when that rule finds no crossing.
+#[inline(never)]
+fn root_past_zero(
+    mut g_of: impl FnMut(f64) -> Result<f64, SimError>,
+    crossing: super::Crossing,
+    on_start_side: bool,
+    switching: bool,
+    seg: Segment,
+    [_, g_seg, g_end]: [f64; 3],
+) -> Result<Option<f64>, SimError> {
+    if on_start_side {
+        return locate_root(&mut g_of, seg.start, seg.end, g_seg, g_end).map(Some);
+    }
+    let ends = ((seg.start, g_seg), (seg.end, g_end));
+    crossing_from_surface(&mut g_of, crossing, ends, switching)
+}
+
+/// Trap 1 (docs/tolerances.md): the crossing of a switching function that may have dipped
+/// past zero and back between samples (`g` as in [`root_past_zero`]): a dip around the middle
+/// sample ([`find_dip`]), else, at the step's end, a turning point inside the last segment
+/// ([`turning_point`], from the function's rate there, `end_rate`). `None` when there is none.
+#[inline(never)]
+fn root_of_dip(
+    mut g_of: impl FnMut(f64) -> Result<f64, SimError>,
+    end_rate: &mut impl FnMut() -> f64,
+    crossing: super::Crossing,
+    approach: Approach,
+    seg: Segment,
+    [g_before, g_seg, g_end]: [f64; 3],
+) -> Result<Option<f64>, SimError> {
+    let (before, start, end) = ((seg.before, g_before), (seg.start, g_seg), (seg.end, g_end));
+    let mut dip = if approach.dip_in_middle {
+        find_dip(&mut g_of, crossing, [before, start, end], seg.t_prev)?
+    } else {
+        None
+    };
+    if dip.is_none() && approach.at_end {
+        if let Some(t_v) = turning_point(crossing, start, end, end_rate()) {
+            let g_v = g_of(t_v)?;
+            dip = if crossing.reached(g_v) {
+                Some((start, (t_v, g_v)))
+            } else {
+                find_dip(&mut g_of, crossing, [start, (t_v, g_v), end], seg.t_prev)?
+            };
+        }
+    }
+    let Some((from, (t_dip, g_dip))) = dip else {
+        return Ok(None);
+    };
+    locate_root(&mut g_of, from.0, t_dip, from.1, g_dip).map(Some)
+}
+
+/// Where a domain margin inside the domain at the segment's start (`m` as `g` in
+/// [`root_past_zero`]) leaves it: found outside at the segment's end (`fall` is `None`), or
+/// dipping below zero and back (trap 1 for the domain) around the middle sample or, at the
+/// step's end, inside the last segment, whose middle is probed. `None` when it does not.
+#[inline(never)]
+fn margin_exit(
+    mut m_of: impl FnMut(f64) -> Result<f64, SimError>,
+    fall: Option<Approach>,
+    seg: Segment,
+    [m_before, m_seg, m_end]: [f64; 3],
+) -> Result<Option<f64>, SimError> {
+    let (start, end) = ((seg.start, m_seg), (seg.end, m_end));
+    let bracket = match fall {
+        None => Some((start, end)),
+        Some(fall) => {
+            let falling = super::Crossing::Falling;
+            let before = (seg.before, m_before);
+            let dip = if fall.dip_in_middle {
+                find_dip(&mut m_of, falling, [before, start, end], seg.t_prev)?
+            } else {
+                None
+            };
+            if dip.is_none() && fall.at_end {
+                // Probe the last segment's middle.
+                let t_mid = 0.5 * (seg.start + seg.end);
+                let mid = (t_mid, m_of(t_mid)?);
+                if mid.1 <= 0.0 {
+                    Some((start, mid))
+                } else {
+                    find_dip(&mut m_of, falling, [start, mid, end], seg.t_prev)?
+                }
+            } else {
+                dip
+            }
+        }
+    };
+    let Some((from, to)) = bracket else {
+        return Ok(None);
+    };
+    locate_root(m_of, from.0, to.0, from.1, to.1).map(Some)
 }
 
 /// Refinements of a suspected dip ([`find_dip`]).

@@ -120,6 +120,13 @@ pub trait HybridSystem: Sync {
             *o = self.domain_margin(i, y);
         }
     }
+    /// Slopes of margin `index` into `out` (the state's length): `|m(y) − m(y')| ≤
+    /// Σ_j out_j |y_j − y'_j|` for all states, when the formulation knows them; `false`
+    /// otherwise (none by default). With them, a step whose dense output cannot bring the
+    /// margin to zero skips its samples of it (docs/tolerances.md, trap 1).
+    fn domain_margin_slopes(&self, _index: usize, _out: &mut [f64]) -> bool {
+        false
+    }
 
     /// Exact Jacobian–vector product `J(y) v` of `mode`'s vector field.
     fn jvp(&self, mode: Self::Mode, y: &[f64], v: &[f64], out: &mut [f64]) {

@@ -90,6 +90,13 @@ pub trait Mechanics<const N: usize>: Sync {
     fn validity_margin(&self, _index: usize, _q: &[f64; N], _qdot: &[f64; N]) -> f64 {
         f64::INFINITY
     }
+    /// Bounds `(a, b)` on the slopes of margin `index` over all states: `|m(q, q̇) − m(q', q̇')|
+    /// ≤ Σ_j a_j |q_j − q'_j| + b_j |q̇_j − q̇'_j|`, when the system knows them (none by
+    /// default). They let the event scan skip the samples of a margin that one step cannot
+    /// bring to zero.
+    fn validity_margin_slopes(&self, _index: usize) -> Option<([f64; N], [f64; N])> {
+        None
+    }
     /// Whether `generalized_force` holds a dissipative part (viscous drag) whose work the
     /// formulation must integrate for the energy account; only then does it ask
     /// [`Self::dissipation_power`], so the states (and numbers) of other systems do not change.

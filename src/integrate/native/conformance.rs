@@ -125,6 +125,52 @@ where
     }
 }
 
+/// [`Stepper::dense_departure`] bounds the interpolant: on the circular Kepler orbit at rtol
+/// 1e-4 (long steps, a quarter turn in about ten), at 201 points of every step each component
+/// departs from the step's start by at most the bound, and the bound is not loose by more than
+/// twice the largest departure in the step plus a third of the step's span.
+pub fn check_dense_departure_bounds_the_interpolant<M: NativeMethod>() {
+    let mut st = start::<M, _>(Kepler, &Kepler::exact(0.0), control(1e-4, 1e-4, 4));
+    st.set_stop_time(1.5).unwrap();
+    let mut bound = [0.0; 4];
+    let (mut t_prev, mut y_prev) = (0.0, Kepler::exact(0.0));
+    let mut steps = 0;
+    loop {
+        let done = st.step().unwrap();
+        steps += 1;
+        let t = st.time();
+        assert!(st.dense_departure(&mut bound), "{}: no bound", M::NAME);
+        let mut largest = [0.0_f64; 4];
+        for k in 0..=200 {
+            let y = interp(&st, t_prev + (t - t_prev) * k as f64 / 200.0, 4);
+            for i in 0..4 {
+                let departure = (y[i] - y_prev[i]).abs();
+                assert!(
+                    departure <= bound[i] * (1.0 + 1e-12),
+                    "{}: step {steps}, component {i}: departure {departure:e} > bound {:e}",
+                    M::NAME,
+                    bound[i]
+                );
+                largest[i] = largest[i].max(departure);
+            }
+        }
+        for i in 0..4 {
+            assert!(
+                bound[i] <= 2.0 * largest[i] + (t - t_prev) / 3.0,
+                "{}: loose bound {:e} against {:e}",
+                M::NAME,
+                bound[i],
+                largest[i]
+            );
+        }
+        (t_prev, y_prev) = (t, state_of(&st, 4));
+        if done {
+            break;
+        }
+    }
+    assert!(steps < 40, "{}: {steps} steps", M::NAME);
+}
+
 /// λ = 1e6 over [0, 1] at rtol = atol = 1e-6, on the slow solution and through an initial
 /// transient: few steps (an explicit method needs ~1e6), error at the tolerance level.
 pub fn check_stiff_problem<M: NativeMethod>() {

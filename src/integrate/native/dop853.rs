@@ -484,6 +484,9 @@ impl ExplicitPair for Dop853 {
         }
     }
 
+    /// CONTD8's seven vectors, in θ and 1 − θ.
+    const DENSE_ROWS: usize = 7;
+
     /// `y0 + θ(F0 + (1−θ)(F1 + θ(F2 + (1−θ)(F3 + θ(F4 + (1−θ)(F5 + θ F6))))))` (CONTD8).
     #[inline]
     fn interpolate(n: usize, theta: f64, y0: &Vector, dense: &Dense, out: &mut [f64]) {
@@ -501,8 +504,9 @@ impl ExplicitPair for Dop853 {
 #[cfg(test)]
 mod tests {
     use super::super::conformance::{
-        check_blow_up_is_reported, check_dense_output_order, check_global_error,
-        check_local_error_order, check_start_from_zeros, control,
+        check_blow_up_is_reported, check_dense_departure_bounds_the_interpolant,
+        check_dense_output_order, check_global_error, check_local_error_order,
+        check_start_from_zeros, control,
     };
     use super::*;
 
@@ -576,5 +580,10 @@ mod tests {
     #[test]
     fn starts_from_zeros_with_tiny_absolute_tolerances() {
         check_start_from_zeros::<Dop853>();
+    }
+
+    #[test]
+    fn dense_departure_bounds_the_interpolant() {
+        check_dense_departure_bounds_the_interpolant::<Dop853>();
     }
 }

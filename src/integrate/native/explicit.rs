@@ -96,6 +96,12 @@ pub trait ExplicitPair {
 
     /// `y(t_prev + θ h)` from the dense output of the last step.
     fn interpolate(n: usize, theta: f64, y0: &Vector, dense: &Dense, out: &mut [f64]);
+
+    /// The dense-output vectors `interpolate` reads. Its form must be `y0` plus a sum of
+    /// products of one `dense[r][i]` each and factors in [0, 1] for θ in [0, 1] (Horner in θ
+    /// and 1 − θ), so that `Σ_r |dense[r][i]|` bounds `|y_i(θ) − y0_i|`
+    /// ([`crate::integrate::Stepper::dense_departure`]).
+    const DENSE_ROWS: usize;
 }
 
 /// The error control of a run: `atol_i + rtol·max(|y0_i|, |y1_i|)` per component.
@@ -421,6 +427,21 @@ impl<F: VectorField, P: ExplicitPair> Stepper for Explicit<F, P> {
     /// `f(y)` of the accepted step's end: the next step's first stage.
     fn derivative(&self, out: &mut [f64]) -> bool {
         out.copy_from_slice(&self.state.f0[..self.n]);
+        true
+    }
+
+    /// `Σ_r |dense[r][i]|` ([`ExplicitPair::DENSE_ROWS`]); none right after a restore, when
+    /// the dense output is left out.
+    fn dense_departure(&self, out: &mut [f64]) -> bool {
+        if self.last.h_last == 0.0 {
+            return false;
+        }
+        for (i, o) in out[..self.n].iter_mut().enumerate() {
+            *o = self.last.dense[..P::DENSE_ROWS]
+                .iter()
+                .map(|d| d[i].abs())
+                .sum();
+        }
         true
     }
 }

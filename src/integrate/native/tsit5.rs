@@ -180,6 +180,9 @@ impl ExplicitPair for Tsit5 {
         }
     }
 
+    /// `y0 + θ(d0 + θ(d1 + θ(d2 + θ d3)))`.
+    const DENSE_ROWS: usize = 4;
+
     #[inline]
     fn interpolate(n: usize, theta: f64, y0: &Vector, dense: &Dense, out: &mut [f64]) {
         let [d0, d1, d2, d3, ..] = dense;
@@ -193,8 +196,9 @@ impl ExplicitPair for Tsit5 {
 #[cfg(test)]
 mod tests {
     use super::super::conformance::{
-        check_blow_up_is_reported, check_dense_output_order, check_global_error,
-        check_local_error_order, check_start_from_zeros, control,
+        check_blow_up_is_reported, check_dense_departure_bounds_the_interpolant,
+        check_dense_output_order, check_global_error, check_local_error_order,
+        check_start_from_zeros, control,
     };
     use super::*;
 
@@ -253,5 +257,10 @@ mod tests {
     #[test]
     fn starts_from_zeros_with_tiny_absolute_tolerances() {
         check_start_from_zeros::<Tsit5>();
+    }
+
+    #[test]
+    fn dense_departure_bounds_the_interpolant() {
+        check_dense_departure_bounds_the_interpolant::<Tsit5>();
     }
 }

@@ -159,6 +159,16 @@ impl Mechanics<3> for PainleveRod {
             _ => q[Y_A] + 2.0 * q[THETA].sin(),
         }
     }
+
+    /// θ and π − θ have slope 1 in θ; y_A + 2 sin θ slope 1 in y_A and at most 2 in θ.
+    fn validity_margin_slopes(&self, index: usize) -> Option<([f64; 3], [f64; 3])> {
+        let mut dq = [0.0; 3];
+        match index {
+            0 | 1 => dq[THETA] = 1.0,
+            _ => (dq[Y_A], dq[THETA]) = (1.0, 2.0),
+        }
+        Some((dq, [0.0; 3]))
+    }
 }
 
 impl PlanarContactSystem<3> for PainleveRod {
@@ -500,5 +510,41 @@ mod tests {
             SlipCase::of(&SlideCoefficients::uniform(0.5, 1.3, 0.0)),
             SlipCase::Consistent
         );
+    }
+
+    /// The margins' slopes bound every difference of margins between two states: pairs on a
+    /// grid of θ across (−1, 4) and y_A across (−2, 2), each with its neighbours one grid
+    /// step away in θ and in y_A (the domain's edges included); the bound is attained by
+    /// θ and π − θ, and by y_A + 2 sin θ where cos θ = ±1.
+    #[test]
+    fn margin_slopes_bound_the_margins_differences() {
+        let rod = PainleveRod::UNIFORM;
+        let qdot = [0.5, -0.2, 1.0];
+        for index in 0..rod.validity_margins().len() {
+            let (dq, dqdot) = rod.validity_margin_slopes(index).unwrap();
+            assert_eq!(dqdot, [0.0; 3]);
+            let mut tightest = 0.0_f64;
+            for a in 0..=100 {
+                for b in 0..=20 {
+                    let q = [0.1, -2.0 + 0.2 * b as f64, -1.0 + 0.05 * a as f64];
+                    for step in [[0.0, 0.0, 0.05], [0.0, 0.2, 0.0], [0.0, 0.2, 0.05]] {
+                        let q2 = [q[0], q[1] + step[1], q[2] + step[2]];
+                        let change = (rod.validity_margin(index, &q2, &qdot)
+                            - rod.validity_margin(index, &q, &qdot))
+                        .abs();
+                        let bound: f64 = (0..3).map(|j| dq[j] * (q2[j] - q[j]).abs()).sum();
+                        assert!(
+                            change <= bound + 1e-15,
+                            "margin {index} at {q:?}: {change} > {bound}"
+                        );
+                        tightest = tightest.max(change / bound);
+                    }
+                }
+            }
+            assert!(
+                tightest > 0.99,
+                "margin {index}: the slopes are loose ({tightest})"
+            );
+        }
     }
 }
