@@ -402,3 +402,64 @@ fn compliant_3d_passes_the_stop_at_large_kappa() {
         }
     }
 }
+
+/// The two-tangent rigid reference under tolerance refinement (docs/klarbring.md
+/// "Tolerances"): the lift-off time of klarbring_3d's rigid case with every integrator at
+/// (rtol, atol) = (1e-10, 1e-12) and (1e-10, 1e-14), against the same integrator at
+/// (1e-12, 1e-14). The five higher-order methods agree with each other at (1e-12, 1e-14) to
+/// 1e-10, and each at (1e-10, 1e-14) with its own (1e-12, 1e-14) run to 5e-11.
+/// `cargo test --release --test klarbring rigid_3d_liftoff_under_tolerance_refinement --
+/// --nocapture` prints the table.
+#[test]
+fn rigid_3d_liftoff_under_tolerance_refinement() {
+    let k = klarbring_3d();
+    let liftoff = |integrator: IntegratorKind, rtol: f64, atol: f64| {
+        let s = RunSettings {
+            integrator,
+            tolerances: Tolerances { rtol, atol },
+            ..settings(10.0, rtol, vec![])
+        };
+        let problem = RigidProblem::<_, 3, 2>::new(&k, 0.8, 1.0, &[0.0; 3]).unwrap();
+        let y0 = problem.initial_state(&[0.0; 3], &[0.0; 3]);
+        // Ended at the lift-off: the impacts that follow are not what is compared here.
+        let r = simulate_spatial(&problem, &y0, &s, Some(|_, to| to == ConeMode::Free))
+            .unwrap_or_else(|e| panic!("{}, rtol {rtol}, atol {atol}: {e}", integrator.name()));
+        r.events
+            .iter()
+            .find(|e| e.event == RigidEvent::LiftOff)
+            .map(|e| e.t)
+            .unwrap_or_else(|| panic!("{}: no lift-off", integrator.name()))
+    };
+    let higher_order = [
+        IntegratorKind::Tsit45,
+        IntegratorKind::Tsit5,
+        IntegratorKind::Dop853,
+        IntegratorKind::Radau5,
+        IntegratorKind::Rodas4,
+    ];
+    let mut references = Vec::new();
+    println!("integrator  t_L at (1e-12, 1e-14)  moved at (1e-10, 1e-12)  (1e-10, 1e-14)");
+    for integrator in IntegratorKind::ALL {
+        let reference = liftoff(integrator, 1e-12, 1e-14);
+        let loose = liftoff(integrator, 1e-10, 1e-12) - reference;
+        let tight = liftoff(integrator, 1e-10, 1e-14) - reference;
+        println!(
+            "{:<10}  {reference:<21.12}  {loose:<+23.2e}  {tight:+.2e}",
+            integrator.name()
+        );
+        if higher_order.contains(&integrator) {
+            references.push(reference);
+            assert!(
+                tight.abs() < 5e-11,
+                "{}: lift-off at rtol 1e-10 off its rtol 1e-12 run by {tight:e}",
+                integrator.name()
+            );
+        }
+    }
+    let spread = references.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+        - references.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert!(
+        spread < 1e-10,
+        "the integrators' lift-offs spread by {spread:e}"
+    );
+}

@@ -159,6 +159,32 @@ pub fn seed_slip<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>(
     apply_impulse(sys, y, &impulse);
 }
 
+/// The slip direction after a stick breaks: along the load the stick force was holding,
+/// g_T = −λ_T at the onset instant (docs/klarbring.md, "stick breaks"), or `keep` where λ_T = 0.
+/// `stick_forces` is `[λ_N, λ_T…]` of the stick mode.
+pub fn stick_break_direction<const D: usize>(stick_forces: &[f64], keep: [f64; D]) -> [f64; D] {
+    let g: [f64; D] = std::array::from_fn(|j| -stick_forces[1 + j]);
+    cone::unit(&g).unwrap_or(keep)
+}
+
+/// The last step of every reset (rigid and compliant) and of a start: store the slip direction
+/// `e` in `y` and, when `mode` is a slide that starts with V_T = 0 and `pressed(y)` holds (the
+/// contact carries a normal force), seed it along `e` ([`seed_slip`]). Returns `mode`.
+pub fn store_direction_and_seed<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>(
+    sys: &Sys,
+    y: &mut [f64],
+    mode: ConeMode,
+    e: &[f64; D],
+    pressed: impl FnOnce(&[f64]) -> bool,
+) -> ConeMode {
+    y[direction_index(N)..direction_index(N) + D].copy_from_slice(e);
+    let (_, _, v) = contact_velocities::<f64, Sys, N, D>(sys, y);
+    if mode == ConeMode::Slide && starting_from_rest(&v) && pressed(y) {
+        seed_slip(sys, y, e);
+    }
+    mode
+}
+
 impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
     SpatialContactProblem<'a, Sys, N, D>
 {
@@ -327,11 +353,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
         y[N..2 * N].copy_from_slice(qdot0);
         y[direction_index(N)] = 1.0;
         let (mode, e) = self.start(&y);
-        y[direction_index(N)..].copy_from_slice(&e);
-        let (_, _, v) = contact_velocities::<f64, Sys, N, D>(self.system, &y);
-        if mode == ConeMode::Slide && starting_from_rest(&v) && self.pressed(&y) {
-            seed_slip(self.system, &mut y, &e);
-        }
+        store_direction_and_seed(self.system, &mut y, mode, &e, |y| self.pressed(y));
         y
     }
 
@@ -343,8 +365,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
             SpatialEvent::ContactCloses => self.start(y),
             SpatialEvent::StickBreaks => {
                 let (f, _) = self.contact_forces(ConeMode::Stick, y);
-                let g: [f64; D] = std::array::from_fn(|j| -f[1 + j]);
-                (ConeMode::Slide, cone::unit(&g).unwrap_or(keep))
+                (ConeMode::Slide, stick_break_direction(&f, keep))
             }
             SpatialEvent::SlipStops => {
                 clear_tangential_velocity(self.system, y);
@@ -359,12 +380,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
                 )
             }
         };
-        y[direction_index(N)..direction_index(N) + D].copy_from_slice(&e);
-        let (_, _, v) = contact_velocities::<f64, Sys, N, D>(self.system, y);
-        if mode == ConeMode::Slide && starting_from_rest(&v) && self.pressed(y) {
-            seed_slip(self.system, y, &e);
-        }
-        mode
+        store_direction_and_seed(self.system, y, mode, &e, |y| self.pressed(y))
     }
 }
 

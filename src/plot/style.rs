@@ -114,11 +114,28 @@ pub fn superscript(n: i64) -> String {
 /// A number for a tick or a legend: plain between 10⁻³ and 10⁴, `m×10ⁿ` outside, with a true
 /// minus sign; `decimals` digits after the point (plain form) or in the mantissa.
 pub fn format_number(v: f64, decimals: usize) -> String {
-    let minus = |s: String| s.replacen('-', "−", 1);
     let a = v.abs();
     if v == 0.0 || (1e-3..1e4).contains(&a) {
-        return minus(format!("{v:.decimals$}"));
+        return format!("{v:.decimals$}").replacen('-', "−", 1);
     }
+    format_power_of_ten(v, decimals)
+}
+
+/// A small parameter (κ, ε, a tolerance) in a figure's title, legend or caption, by one rule
+/// whatever its size: a power of ten as 10ⁿ, any other value as m×10ⁿ with one decimal in the
+/// mantissa (10⁻², 3.5×10⁻², 3.2×10⁻³ for 0.0031623), so that κ = 0.01 and κ = 10⁻⁴ in one
+/// figure read alike.
+pub fn format_small_parameter(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    format_power_of_ten(v, 1)
+}
+
+/// `v` as m×10ⁿ with `decimals` digits in the mantissa, trailing zeros dropped, 10ⁿ when the
+/// mantissa is 1, the plain mantissa when n = 0; a true minus sign.
+fn format_power_of_ten(v: f64, decimals: usize) -> String {
+    let minus = |s: String| s.replacen('-', "−", 1);
     // Rust's own exponent formatting rounds the mantissa and carries into the exponent
     // (9.96e-8 at one decimal is 1.0e-7, not 10×10⁻⁸).
     let s = format!("{v:.decimals$e}");
@@ -129,7 +146,9 @@ pub fn format_number(v: f64, decimals: usize) -> String {
     } else {
         mantissa
     };
-    if trimmed == "1" {
+    if e == 0 {
+        minus(trimmed.to_string())
+    } else if trimmed == "1" {
         format!("10{}", superscript(e))
     } else if trimmed == "-1" {
         format!("−10{}", superscript(e))
@@ -139,20 +158,20 @@ pub fn format_number(v: f64, decimals: usize) -> String {
 }
 
 /// A parameter value as a person writes it, with its shortest digits: 2, 1.3, −1, 10⁻⁶,
-/// 3.2×10⁻⁴.
+/// 3.2×10⁻⁴. A small parameter (κ, ε, a tolerance) goes through [`format_small_parameter`].
 pub fn format_value(v: f64) -> String {
     let a = v.abs();
     if v == 0.0 || !v.is_finite() || (1e-3..1e4).contains(&a) {
         return format!("{v}").replacen('-', "−", 1);
     }
-    let s = format!("{v:e}");
-    let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-    let e: i64 = e.parse().unwrap_or(0);
-    match m {
-        "1" => format!("10{}", superscript(e)),
-        "-1" => format!("−10{}", superscript(e)),
-        m => format!("{}×10{}", m.replacen('-', "−", 1), superscript(e)),
-    }
+    // The shortest mantissa that reads back as v.
+    let shortest = format!("{v:e}");
+    let decimals = shortest
+        .split('e')
+        .next()
+        .and_then(|m| m.split_once('.'))
+        .map_or(0, |(_, d)| d.len());
+    format_power_of_ten(v, decimals)
 }
 
 /// Ticks of a log axis over log10 values [lo, hi]: (log10 value, label). Decades as 10ⁿ (every
@@ -241,6 +260,21 @@ mod tests {
         assert_eq!(format_value(1e-10), "10⁻¹⁰");
         assert_eq!(format_value(-3.2e-4), "−3.2×10⁻⁴");
         assert_eq!(format_value(1.3), "1.3");
+    }
+
+    /// One rule for a small parameter at every size: κ = 0.01 prints as 10⁻², as 10⁻⁴ does.
+    #[test]
+    fn small_parameters_are_powers_of_ten_at_every_size() {
+        assert_eq!(format_small_parameter(0.01), "10⁻²");
+        assert_eq!(format_small_parameter(1e-4), "10⁻⁴");
+        assert_eq!(format_small_parameter(0.001), "10⁻³");
+        assert_eq!(format_small_parameter(0.035), "3.5×10⁻²");
+        assert_eq!(format_small_parameter(10f64.powf(-2.5)), "3.2×10⁻³");
+        assert_eq!(format_small_parameter(3e-5), "3×10⁻⁵");
+        assert_eq!(format_small_parameter(0.1), "10⁻¹");
+        assert_eq!(format_small_parameter(1.0), "1");
+        assert_eq!(format_small_parameter(2.5), "2.5");
+        assert_eq!(format_small_parameter(0.0), "0");
     }
 
     #[test]

@@ -27,8 +27,8 @@ pub mod simulate;
 
 use crate::compliant::cone::{self, ConeMode};
 use crate::compliant::spatial::{
-    apply_impulse, clear_tangential_velocity, contact_velocities, seed_slip, starting_from_rest,
-    stored_direction,
+    apply_impulse, clear_tangential_velocity, contact_velocities, stick_break_direction,
+    store_direction_and_seed, stored_direction,
 };
 use crate::error::SimError;
 use crate::hybrid::{Crossing, HybridSystem, Named};
@@ -267,11 +267,8 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> RigidProbl
         y[direction_index(N)] = 1.0;
         let (mode, e) = self.start(&y);
         if mode == ConeMode::Slide {
-            y[direction_index(N)..].copy_from_slice(&e);
-            let (_, _, v) = self.contact_kinematics(&y);
-            if starting_from_rest(&v) {
-                seed_slip(self.system, &mut y, &e);
-            }
+            // No normal-force condition on the seed: a rigid slide carries λ_N > 0.
+            store_direction_and_seed(self.system, &mut y, mode, &e, |_| true);
         }
         y
     }
@@ -304,10 +301,9 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> RigidProbl
             RigidEvent::LiftOff => (ConeMode::Free, Self::direction(y)),
             RigidEvent::StickBreaks => {
                 let (f, _) = self.contact_forces(ConeMode::Stick, y);
-                let g: [f64; D] = std::array::from_fn(|j| -f[1 + j]);
                 (
                     ConeMode::Slide,
-                    cone::unit(&g).unwrap_or(Self::direction(y)),
+                    stick_break_direction(&f, Self::direction(y)),
                 )
             }
             RigidEvent::SlipStops => {
@@ -315,12 +311,8 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> RigidProbl
                 self.mode_at_rest(y)
             }
         };
-        y[direction_index(N)..direction_index(N) + D].copy_from_slice(&e);
-        let (_, _, v) = self.contact_kinematics(y);
-        if mode == ConeMode::Slide && starting_from_rest(&v) {
-            seed_slip(self.system, y, &e);
-        }
-        mode
+        // No normal-force condition on the seed: a rigid slide carries λ_N > 0.
+        store_direction_and_seed(self.system, y, mode, &e, |_| true)
     }
 }
 

@@ -10,7 +10,7 @@ use crate::analysis::fit::power_law;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::table::Row;
 use crate::models::klarbring::report::{rate, FIT_RANGE};
-use crate::plot::style::format_value;
+use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use std::fmt::Write;
 use std::path::Path;
@@ -255,8 +255,8 @@ pub fn write_figures(spec: &SweepSpec<Dance>, rows: &[&Row], dir: &Path) -> Resu
         "{} · {}, rtol {}, atol {} · F_n = δ/κ + c_d δ̇/√κ",
         spec.name,
         super::compliant_integrator(spec),
-        format_value(spec.solver.rtol),
-        format_value(spec.solver.atol)
+        format_small_parameter(spec.solver.rtol),
+        format_small_parameter(spec.solver.atol)
     );
     // Velocity near t = 0.
     let (h, table) = read_table(dir, VELOCITY_CSV).map_err(|e| e.to_string())?;
@@ -286,7 +286,7 @@ pub fn write_figures(spec: &SweepSpec<Dance>, rows: &[&Row], dir: &Path) -> Resu
             .iter()
             .enumerate()
             .map(|(i, &k)| Series {
-                label: format!("κ = {}", crate::plot::style::format_value(k)),
+                label: format!("κ = {}", format_small_parameter(k)),
                 points: table
                     .iter()
                     .filter(|r| r[mu_c] == mu && r[d_c] == d && r[k_c] == k)
@@ -394,8 +394,8 @@ pub fn write_figures(spec: &SweepSpec<Dance>, rows: &[&Row], dir: &Path) -> Resu
         },
         &format!(
             "{caption} · dashed: fits over κ ∈ [{}, {}]",
-            format_value(FIT_RANGE.0),
-            format_value(FIT_RANGE.1)
+            format_small_parameter(FIT_RANGE.0),
+            format_small_parameter(FIT_RANGE.1)
         ),
         dir,
         "compliant_distances",

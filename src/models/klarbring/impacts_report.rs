@@ -9,7 +9,7 @@ use crate::analysis::fit::multiple_least_squares;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
-use crate::plot::style::format_value;
+use crate::plot::style::{format_small_parameter, format_value};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use std::fmt::Write;
 use std::path::Path;
@@ -101,8 +101,8 @@ pub fn write_report(
         "{} · {}, rtol {}, atol {} · μ = {}",
         spec.name,
         integrators.join(", "),
-        format_value(spec.solver.rtol),
-        format_value(spec.solver.atol),
+        format_small_parameter(spec.solver.rtol),
+        format_small_parameter(spec.solver.atol),
         format_value(p.mu)
     );
     let mut s = String::new();

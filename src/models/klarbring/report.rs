@@ -8,6 +8,7 @@ use crate::analysis::fit::{power_law, LinearFit};
 use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
+use crate::plot::style::format_small_parameter;
 use crate::plot::{save, Figure, Mark, Panel, Series};
 use std::fmt::Write;
 use std::path::Path;
@@ -413,7 +414,7 @@ fn figures(spec: &SweepSpec<Klarbring>, rows: &[Row], dir: &Path) -> Result<(), 
                         .strip_prefix("compliant_kappa_")
                         .and_then(|k| k.parse::<f64>().ok())
                     {
-                        Some(kappa) => format!("compliant κ = {kappa:.1e}"),
+                        Some(kappa) => format!("compliant κ = {}", format_small_parameter(kappa)),
                         None => key.replace('_', " "),
                     }
                 },

@@ -3,7 +3,7 @@
 
 use crate::models::rod::atlas::{AtlasAnalysis, StateAnalysis, STANDARD_SEQUENCE};
 use crate::plot::heatmap::{save_heatmap_captioned, Cell, ColorScale, HeatMap, HeatPanel};
-use crate::plot::style::format_value;
+use crate::plot::style::{format_small_parameter, format_value};
 use std::path::Path;
 
 /// Half the spacing to the nearest neighbour along one axis, per value (grids are regular in
@@ -110,8 +110,8 @@ pub fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), String> 
         let hi = k.iter().copied().fold(f64::MIN, f64::max);
         format!(
             "κ = {} … {} ({} values)",
-            format_value(lo),
-            format_value(hi),
+            format_small_parameter(lo),
+            format_small_parameter(hi),
             k.len()
         )
     };

@@ -5,7 +5,7 @@ use super::convergence::RodQuantity;
 use crate::analysis::fit::LinearFit;
 use crate::experiment::table::Row;
 use crate::models::rod::bounds::{stick_lower, stick_upper, SlideBoundConstants};
-use crate::plot::style::format_value;
+use crate::plot::style::{format_small_parameter, format_value};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series, REFERENCE};
 use std::path::Path;
 
@@ -66,16 +66,17 @@ pub(crate) fn sweep_caption(experiment: &str, rows: &[Row], integrator: &str) ->
         return experiment.to_string();
     };
     let num = |c: &str| r.number(c).map(format_value).unwrap_or_default();
+    let small = |c: &str| r.number(c).map(format_small_parameter).unwrap_or_default();
     let kappas: Vec<f64> = mine.iter().filter_map(|r| r.number("kappa")).collect();
     let (lo, hi) = kappas
         .iter()
         .fold((f64::MAX, f64::MIN), |(a, b), &k| (a.min(k), b.max(k)));
     format!(
         "{experiment} · {integrator}, rtol {}, atol {} · κ = {} … {} ({} values) · μ = {}, θ₀ = {}, θ̇₀ = {}, u₀ = {}, damping c_d = {}",
-        num("rtol"),
-        num("atol"),
-        format_value(lo),
-        format_value(hi),
+        small("rtol"),
+        small("atol"),
+        format_small_parameter(lo),
+        format_small_parameter(hi),
         kappas.len(),
         num("mu"),
         num("theta0"),
@@ -177,7 +178,7 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
         s.push(series(
             format!(
                 "power-law fits over κ ≤ {} (solid, phase colour)",
-                format_value(ASYMPTOTIC_KAPPA_MAX)
+                format_small_parameter(ASYMPTOTIC_KAPPA_MAX)
             ),
             Vec::new(),
             Mark::Line,
@@ -199,7 +200,7 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
     if let Some(c) = &a.slide_bound_constants {
         let (lower, vacuous) = slide_lower_curve(c, k_lo, k_hi);
         let note = vacuous
-            .map(|k| format!("; ≤ 0 (vacuous) for κ ≥ {}", format_value_1(k)))
+            .map(|k| format!("; ≤ 0 (vacuous) for κ ≥ {}", format_small_parameter(k)))
             .unwrap_or_default();
         s.push(series(
             format!("slide lower bound (33){note}"),
@@ -251,7 +252,7 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
         let mut slide = measured(
             &format!(
                 "slide: measured / two-term prediction (κ ≤ {})",
-                format_value(APPLIES)
+                format_small_parameter(APPLIES)
             ),
             "T_slide / [√κ (ln(1/√κ) + c) / λ]",
             true,
@@ -599,7 +600,7 @@ pub fn write_history_figure(experiment: &str, dir: &Path) -> Result<(), String> 
     };
     let caption = format!(
         "{experiment} · one impact at κ = {} · t and δ divided by √κ, F_n multiplied by √κ",
-        format_value(kappa)
+        format_small_parameter(kappa)
     );
     save_captioned(&fig, &caption, dir, "history")
 }

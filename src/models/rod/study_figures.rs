@@ -5,7 +5,7 @@
 use super::figures::kappa_panel;
 use crate::integrate::IntegratorKind;
 use crate::models::rod::study_analysis::{quantities, ConfigAnalysis, ErrorKind, StudyAnalysis};
-use crate::plot::style::format_value;
+use crate::plot::style::{format_small_parameter, format_value};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use std::path::Path;
 
@@ -137,7 +137,7 @@ fn work_precision_by_kappa(configs: &[&ConfigAnalysis], by_rhs: bool) -> Figure 
             wp_panel(
                 format!(
                     "κ = {}, damping c_d = {}",
-                    format_value(c.kappa),
+                    format_small_parameter(c.kappa),
                     format_value(c.damping)
                 ),
                 by_rhs,
@@ -210,7 +210,7 @@ pub fn write_study_figures(a: &StudyAnalysis, dir: &Path) -> Result<(), String> 
         let what = format!(
             "{} scenario, κ = {}, damping c_d = {}",
             c.scenario,
-            format_value(c.kappa),
+            format_small_parameter(c.kappa),
             format_value(c.damping)
         );
         for (by_rhs, suffix) in [(false, "time"), (true, "rhs")] {
@@ -243,7 +243,7 @@ pub fn write_study_figures(a: &StudyAnalysis, dir: &Path) -> Result<(), String> 
             &cost_figure(a, s),
             &study_caption(&format!(
                 "{s} scenario, cost at rtol {}",
-                format_value(a.cost_rtol)
+                format_small_parameter(a.cost_rtol)
             )),
             dir,
             &format!("cost_vs_kappa_{s}"),

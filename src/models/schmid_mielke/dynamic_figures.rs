@@ -7,6 +7,7 @@ use super::dynamic_report::{
 };
 use super::examples::Regime;
 use super::report::{panel, save_grid, series, CaseRows, FigureTarget};
+use crate::plot::style::format_small_parameter;
 use crate::plot::Mark;
 
 /// A drawn compliant series of paths.csv.
@@ -81,9 +82,12 @@ pub(crate) fn jump_figure(
                 .map(|(s, z)| ((s - jump.time) / eps, *z))
                 .filter(|(x, _)| (-10.0..=110.0).contains(x))
                 .collect();
-            by_eps
-                .series
-                .push(series(&format!("ε = {eps}"), fast, Mark::Line, i));
+            by_eps.series.push(series(
+                &format!("ε = {}", format_small_parameter(eps)),
+                fast,
+                Mark::Line,
+                i,
+            ));
         }
         if by_eps.series.is_empty() {
             continue;
@@ -121,7 +125,7 @@ pub(crate) fn jump_figure(
                 .filter(|(x, _)| (-15.0..=40.0).contains(x))
                 .collect();
             landing.series.push(series(
-                &format!("ζ = {zeta}, ε = {eps}"),
+                &format!("ζ = {zeta}, ε = {}", format_small_parameter(eps)),
                 above.clone(),
                 Mark::Line,
                 i,
@@ -162,7 +166,10 @@ pub(crate) fn convergence_figure(
     );
     by_eps.legend_lower = false;
     let mut by_kappa = panel(
-        &format!("sup error against κ (ε = {KAPPA_CHECK_EPSILON}; colours as left)"),
+        &format!(
+            "sup error against κ (ε = {}; colours as left)",
+            format_small_parameter(KAPPA_CHECK_EPSILON)
+        ),
         "compliance κ",
         "sup over s of ‖z(s) − exact z(s)‖",
         true,

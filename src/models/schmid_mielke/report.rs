@@ -8,7 +8,7 @@ use super::spec::{Setting, SmPoint, SmSpec};
 use crate::analysis::fit::{power_law, LinearFit};
 use crate::experiment::runner::{write_atomically, RunError, RUNS_CSV};
 use crate::experiment::table::{parse_rows, Row};
-use crate::plot::style::format_value;
+use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use serde::Serialize;
 use std::fmt::Write;
@@ -393,7 +393,7 @@ impl<'a> FigureTarget<'a> {
             caption += &format!(", {integrator}");
         }
         if let Some(rtol) = spec.params.values.get(&super::spec::Key::Rtol) {
-            caption += &format!(", rtol {}", format_value(*rtol));
+            caption += &format!(", rtol {}", format_small_parameter(*rtol));
         }
         FigureTarget { dir, caption }
     }

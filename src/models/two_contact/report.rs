@@ -283,7 +283,7 @@ pub fn write_report(
     let json = serde_json::to_string_pretty(&c).unwrap_or_default();
     write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
     let caption = format!(
-        "{}: integrators {}, rtol {:e}, atol {:e}, to s = {}",
+        "{}: integrators {}, rtol {}, atol {}, to s = {}",
         spec.name,
         spec.solver
             .integrators
@@ -291,8 +291,8 @@ pub fn write_report(
             .map(|k| k.name())
             .collect::<Vec<_>>()
             .join(", "),
-        spec.solver.rtol,
-        spec.solver.atol,
+        plot::style::format_small_parameter(spec.solver.rtol),
+        plot::style::format_small_parameter(spec.solver.atol),
         spec.solver.window_scaled.unwrap_or(f64::NAN)
     );
     let mut figures = Vec::new();
