@@ -180,16 +180,29 @@ impl<S: Real, const N: usize> EventInputs<S, N> {
         })
     }
 
-    /// The contact state of `mode` (one state is asked in one mode only).
+    /// The contact state of `mode` (one state is asked in one mode only). Computed out of
+    /// line: most events of most states read the kinematics alone, and inlined here the
+    /// projection swells every event function's code (event_values cost 1.5× as much when
+    /// the compiler chose to inline it; docs/performance.md).
     #[inline(always)]
     fn contact_state<Sys: PlanarContactSystem<N>>(
         &mut self,
         problem: &ContactProblem<'_, Sys, N>,
         mode: Mode,
     ) -> &ContactState<S, N> {
+        #[inline(never)]
+        fn compute<S: Real, Sys: PlanarContactSystem<N>, const N: usize>(
+            problem: &ContactProblem<'_, Sys, N>,
+            mode: Mode,
+            t: S,
+            q: &[S; N],
+            qdot: &[S; N],
+        ) -> ContactState<S, N> {
+            problem.contact_state_at(mode, t, q, qdot)
+        }
         let (t, q, qdot) = (self.t, &self.q, &self.qdot);
         self.state
-            .get_or_insert_with(|| problem.contact_state_at(mode, t, q, qdot))
+            .get_or_insert_with(|| compute(problem, mode, t, q, qdot))
     }
 }
 

@@ -50,11 +50,18 @@ pub struct ScanBuffers {
     m_scan: Vec<f64>,
     /// The margins at `t_before`, for their dips between samples.
     m_before: Vec<f64>,
-    /// The margins' slopes ([`HybridSystem::domain_margin_slopes`], the state's length each,
-    /// margin after margin; empty unless the system gives them for every margin) and the
-    /// dense output's departure bound of the current step ([`Stepper::dense_departure`]).
-    margin_slopes: Vec<f64>,
-    departure: Vec<f64>,
+    /// The margins' nonzero slopes ([`HybridSystem::domain_margin_slopes`]), margin after
+    /// margin and in the state's order within one; empty unless the system gives them for
+    /// every margin.
+    margin_slopes: Vec<MarginSlope>,
+}
+
+/// One nonzero slope of a domain margin: |∂m/∂y_component| ≤ `slope`.
+#[derive(Clone, Copy)]
+struct MarginSlope {
+    margin: usize,
+    component: usize,
+    slope: f64,
 }
 
 impl ScanBuffers {
@@ -87,11 +94,20 @@ impl ScanBuffers {
             .collect();
         // Only functions not strictly on their start side need their resolution (`dim` dual
         // evaluations each, the probe buffer as the unit vectors).
-        let mut margin_slopes = vec![0.0; margins * n];
-        let all_slopes =
-            (margin_slopes.chunks_mut(n).enumerate()).all(|(i, w)| sys.domain_margin_slopes(i, w));
-        if !all_slopes {
-            margin_slopes.clear();
+        let mut margin_slopes = Vec::new();
+        let mut dense = vec![0.0; n];
+        for margin in 0..margins {
+            if !sys.domain_margin_slopes(margin, &mut dense) {
+                margin_slopes.clear();
+                break;
+            }
+            margin_slopes.extend(dense.iter().enumerate().filter(|(_, &w)| w != 0.0).map(
+                |(component, &slope)| MarginSlope {
+                    margin,
+                    component,
+                    slope,
+                },
+            ));
         }
         let mut y_probe = vec![0.0; n];
         let on_surface: Vec<bool> = watched
@@ -117,7 +133,6 @@ impl ScanBuffers {
             m_scan: vec![0.0; margins],
             m_before: vec![f64::NAN; margins],
             margin_slopes,
-            departure: vec![0.0; n],
         }
     }
 }
@@ -172,7 +187,6 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         m_scan,
         m_before,
         margin_slopes,
-        departure,
     } = buffers;
     let mut seg_start = t_prev;
     let mut switch: Option<(H::Event, f64)> = None;
@@ -182,9 +196,9 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     // A margin that no point of the step's dense output can bring to zero cannot leave the
     // domain in this step, whatever the samples show: its samples are taken only where the
     // next step needs them (the last interior one and the end), and nothing is searched.
-    let margins_clear = !margin_slopes.is_empty() && st.dense_departure(departure) && {
+    let margins_clear = !margin_slopes.is_empty() && {
         st.state(y_scan);
-        margins_stay_positive(m_start, margin_slopes, departure, y_scan)
+        margins_stay_positive(m_start, margin_slopes, |i| st.dense_departure(i), y_scan)
     };
     for k in 1..=SCAN_POINTS + 1 {
         let last = k == SCAN_POINTS + 1;
@@ -333,20 +347,23 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
 
 /// Whether every margin stays positive over the step: its value at the step's start (`m_start`)
 /// less what its slopes (`slopes`, [`ScanBuffers`]) let the dense output's departure from there
-/// (`departure`) take away, with room for rounding (1e-9 of the magnitudes involved, `y_end`
-/// the step's end). False for a margin that is NaN or not positive.
+/// (`departure` of a component, [`Stepper::dense_departure`]) take away, with room for
+/// rounding (1e-9 of the magnitudes involved, `y_end` the step's end). False for a margin that
+/// is NaN or not positive, or when a departure is not known.
 fn margins_stay_positive(
     m_start: &[f64],
-    slopes: &[f64],
-    departure: &[f64],
+    slopes: &[MarginSlope],
+    departure: impl Fn(usize) -> Option<f64>,
     y_end: &[f64],
 ) -> bool {
-    let n = departure.len();
-    m_start.iter().zip(slopes.chunks(n)).all(|(&m, w)| {
+    m_start.iter().enumerate().all(|(margin, &m)| {
         let (mut reach, mut scale) = (0.0, 0.0);
-        for ((&w, &d), &y) in w.iter().zip(departure).zip(y_end) {
-            reach += w * d;
-            scale += w * y.abs();
+        for w in slopes.iter().filter(|w| w.margin == margin) {
+            let Some(d) = departure(w.component) else {
+                return false;
+            };
+            reach += w.slope * d;
+            scale += w.slope * y_end[w.component].abs();
         }
         m - reach > 1e-9 * (1.0 + m.abs() + reach + scale)
     })

@@ -270,12 +270,12 @@ pub trait Stepper {
     fn derivative(&self, _out: &mut [f64]) -> bool {
         false
     }
-    /// A bound on how far the last step's dense output departs from the step's start, per
-    /// component: `|y_i(t) − y_i(t_prev)| ≤ out_i` for every `t` of the step, when the stepper
-    /// knows one from its interpolant's coefficients; `false` and `out` untouched otherwise.
-    /// The scan skips the samples of domain margins this bound keeps away from zero.
-    fn dense_departure(&self, _out: &mut [f64]) -> bool {
-        false
+    /// A bound on how far component `i` of the last step's dense output departs from the
+    /// step's start: `|y_i(t) − y_i(t_prev)| ≤ bound` for every `t` of the step, when the
+    /// stepper knows one from its interpolant's coefficients; `None` otherwise. The scan skips
+    /// the samples of domain margins this bound keeps away from zero.
+    fn dense_departure(&self, _i: usize) -> Option<f64> {
+        None
     }
 
     /// Step until exactly `t`.

@@ -139,7 +139,9 @@ pub fn check_dense_departure_bounds_the_interpolant<M: NativeMethod>() {
         let done = st.step().unwrap();
         steps += 1;
         let t = st.time();
-        assert!(st.dense_departure(&mut bound), "{}: no bound", M::NAME);
+        for (i, b) in bound.iter_mut().enumerate() {
+            *b = (st.dense_departure(i)).unwrap_or_else(|| panic!("{}: no bound", M::NAME));
+        }
         let mut largest = [0.0_f64; 4];
         for k in 0..=200 {
             let y = interp(&st, t_prev + (t - t_prev) * k as f64 / 200.0, 4);

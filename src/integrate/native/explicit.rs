@@ -432,16 +432,12 @@ impl<F: VectorField, P: ExplicitPair> Stepper for Explicit<F, P> {
 
     /// `Σ_r |dense[r][i]|` ([`ExplicitPair::DENSE_ROWS`]); none right after a restore, when
     /// the dense output is left out.
-    fn dense_departure(&self, out: &mut [f64]) -> bool {
-        if self.last.h_last == 0.0 {
-            return false;
-        }
-        for (i, o) in out[..self.n].iter_mut().enumerate() {
-            *o = self.last.dense[..P::DENSE_ROWS]
+    fn dense_departure(&self, i: usize) -> Option<f64> {
+        (self.last.h_last != 0.0).then(|| {
+            self.last.dense[..P::DENSE_ROWS]
                 .iter()
                 .map(|d| d[i].abs())
-                .sum();
-        }
-        true
+                .sum()
+        })
     }
 }
