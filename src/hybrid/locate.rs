@@ -32,12 +32,10 @@ pub struct ScanBuffers {
     /// The vector field at the step's end, when a turning point asks for it.
     flow: Vec<f64>,
     /// The watched functions at the start of the current segment; after a scan without a
-    /// switch, at the end of the step (the start of the next).
+    /// switch, at the end of the step (the start of the next). A crossing needs the function
+    /// strictly on its start side there.
     g_start: Vec<f64>,
     g_scan: Vec<f64>,
-    /// Whether each watched function is on its crossing's start side at the start of the
-    /// current segment (a crossing needs it to be).
-    start_side: Vec<bool>,
     /// Whether each watched function starts the phase on its surface, moving toward its start
     /// side ([`ScanBuffers::at_phase_start`]); only in the phase's first segment.
     on_surface: Vec<bool>,
@@ -87,11 +85,6 @@ impl ScanBuffers {
         let margins = sys.domain().len();
         let mut g_start = vec![0.0; watched.len()];
         sys.event_values(mode, watched, y0, &mut g_start);
-        let start_side: Vec<bool> = watched
-            .iter()
-            .zip(&g_start)
-            .map(|(&(_, crossing), &g)| crossing.is_start_side(g))
-            .collect();
         // Only functions not strictly on their start side need their resolution (`dim` dual
         // evaluations each, the probe buffer as the unit vectors).
         let mut margin_slopes = Vec::new();
@@ -113,8 +106,8 @@ impl ScanBuffers {
         let on_surface: Vec<bool> = watched
             .iter()
             .enumerate()
-            .map(|(j, &(event, _))| {
-                !start_side[j]
+            .map(|(j, &(event, crossing))| {
+                !crossing.is_start_side(g_start[j])
                     && g_start[j].abs()
                         <= event_resolution(sys, mode, event, y0, resolution, &mut y_probe)
             })
@@ -125,7 +118,6 @@ impl ScanBuffers {
             flow: vec![0.0; n],
             g_scan: vec![0.0; watched.len()],
             g_start,
-            start_side,
             on_surface,
             t_before: f64::NAN,
             g_before: vec![f64::NAN; watched.len()],
@@ -179,7 +171,6 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         flow: end_flow,
         g_start,
         g_scan,
-        start_side,
         on_surface,
         t_before,
         g_before,
@@ -223,19 +214,20 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         {
             let nw = watched.len();
             let (g_before, g_start, g_scan) = (&g_before[..nw], &g_start[..nw], &g_scan[..nw]);
-            let (start_side, on_surface) = (&start_side[..nw], &on_surface[..nw]);
+            let on_surface = &on_surface[..nw];
             for (j, &(event, crossing)) in watched.iter().enumerate() {
                 let g = [g_before[j], g_start[j], g_scan[j]];
+                let start_side = crossing.is_start_side(g[1]);
                 let t_root = if crossing.reached(g[2]) {
-                    if !(start_side[j] || on_surface[j]) {
+                    if !(start_side || on_surface[j]) {
                         continue;
                     }
                     let g_of = probe(st, y_probe, failed, |y| sys.event_value(mode, event, y));
                     let switching = sys.is_switching(event);
-                    root_past_zero(g_of, crossing, start_side[j], switching, seg, g)?
+                    root_past_zero(g_of, crossing, start_side, switching, seg, g)?
                 } else {
                     // Trap 1: a dip past zero and back between two samples.
-                    if !(start_side[j] && sys.is_switching(event)) {
+                    if !(start_side && sys.is_switching(event)) {
                         continue;
                     }
                     let dip_in_middle = closest_in_middle(g);
@@ -332,10 +324,6 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         std::mem::swap(g_start, g_scan);
         std::mem::swap(m_before, m_start);
         std::mem::swap(m_start, m_scan);
-        for (side, (&(_, crossing), &g)) in start_side.iter_mut().zip(watched.iter().zip(&*g_start))
-        {
-            *side = crossing.is_start_side(g);
-        }
     }
     let exit = exit.filter(|&(_, te)| switch.is_none_or(|(_, ts)| te <= ts));
     Ok(Scan {
