@@ -78,25 +78,25 @@ where
                 .draw(&Text::new(text.to_string(), pos, style))
                 .map_err(fail);
         }
-        // Bitmap text drops each glyph's side bearing, so a combining dot lands beside its
-        // letter: draw the letters without it and the dot over the letter's middle.
+        // Plotters' bitmap text draws each glyph's ink from the pen position, dropping its left
+        // side bearing, and has no mark positioning: draw the letters without the combining dots
+        // and each dot over the ink of its letter as drawn (see `dot_above`).
         let stripped: String = text.chars().filter(|&c| c != DOT_ABOVE).collect();
         self.area
             .draw(&Text::new(stripped.clone(), pos, style))
             .map_err(fail)?;
-        let font = self.font(size);
-        let width = |s: &str| -> f64 {
+        let font = self.font(size).font;
+        let px_size = size * self.scale;
+        let (total, height) = (
             f64::from(
                 self.area
-                    .estimate_text_size(s, &font)
-                    .map(|d| d.0)
-                    .unwrap_or(0),
-            )
-        };
-        let px_size = size * self.scale;
-        let (total, height) = (width(&stripped), (px_size / 1.24).floor());
-        // The default text drawing's anchor offsets (plotters_backend::DrawingBackend::draw_text)
-        // and its baseline, half a font size below the layout box's top.
+                    .estimate_text_size(&stripped, &self.font(size))
+                    .map_or(0, |d| d.0),
+            ),
+            (px_size / 1.24).floor(),
+        );
+        // The default text drawing's anchor offsets (plotters_backend::DrawingBackend::draw_text),
+        // applied before the rotation of vertical text.
         let dx = match anchor.0 {
             HPos::Left => 0.0,
             HPos::Center => -(total / 2.0).floor(),
@@ -107,7 +107,6 @@ where
             VPos::Center => -(height / 2.0).floor(),
             VPos::Bottom => -height,
         };
-        let baseline = dy + px_size / 2.0;
         let mut prefix = String::new();
         for c in text.chars() {
             if c != DOT_ABOVE {
@@ -117,15 +116,21 @@ where
             let Some(base) = prefix.chars().last() else {
                 continue;
             };
-            let pen = width(&prefix) - width(&base.to_string());
-            let centre = (
-                dx + pen + 0.5 * width(&base.to_string()) - 0.02 * px_size,
-                baseline - 0.74 * px_size,
-            );
-            let (x, y) = transform.transform(centre.0.round() as i32, centre.1.round() as i32);
-            let r = (0.07 * px_size).max(1.0).round() as i32;
+            let (Some(prefix_ink), Some(base_ink)) = (
+                bitmap_ink(&font, &prefix),
+                bitmap_ink(&font, &base.to_string()),
+            ) else {
+                continue; // a dot over a space or at the start: nothing to sit on
+            };
+            let ((cx, cy), r) = dot_above(prefix_ink, base_ink, px_size);
+            let (x, y) = transform.transform((dx + cx).round() as i32, (dy + cy).round() as i32);
+            // A title at the figure's top edge leaves no room above its capitals: the dot moves
+            // into the gap rather than off the figure.
+            let (w, h) = self.area.dim_in_pixel();
+            let inside = |v: i32, extent: u32| v.clamp(r, (extent as i32 - 1 - r).max(r));
+            let centre = (inside(pos.0 + x, w), inside(pos.1 + y, h));
             self.area
-                .draw(&Circle::new((pos.0 + x, pos.1 + y), r, colour.filled()))
+                .draw(&Circle::new(centre, r, colour.filled()))
                 .map_err(fail)?;
         }
         Ok(())
@@ -202,6 +207,64 @@ where
     }
 }
 
+/// Where a glyph run's ink lands when plotters' bitmap text draws it at (0, 0), the top-left of
+/// its layout box: pixel columns `left..=right`, rows `top..=bottom`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Ink {
+    left: i32,
+    right: i32,
+    top: i32,
+    bottom: i32,
+}
+
+/// Pixel coverage below which a glyph's antialiased edge is not seen (5 %, 13 of 255 grey
+/// levels): the rasteriser reports coverages of 10⁻³ a column beyond a letter's visible edge.
+const VISIBLE_COVERAGE: f32 = 0.05;
+
+/// The visible ink of `text` as plotters' bitmap text draws it (the same glyph placement as
+/// the PNG backend: `FontDesc::draw` is what `DrawingBackend::draw_text` calls); `None` when
+/// blank.
+fn bitmap_ink(font: &FontDesc<'_>, text: &str) -> Option<Ink> {
+    let mut ink: Option<Ink> = None;
+    let _ = font.draw(text, (0, 0), |x, y, coverage| {
+        if coverage >= VISIBLE_COVERAGE {
+            ink = Some(match ink {
+                None => Ink {
+                    left: x,
+                    right: x,
+                    top: y,
+                    bottom: y,
+                },
+                Some(b) => Ink {
+                    left: b.left.min(x),
+                    right: b.right.max(x),
+                    top: b.top.min(y),
+                    bottom: b.bottom.max(y),
+                },
+            });
+        }
+        Ok::<(), ()>(())
+    });
+    ink
+}
+
+/// Centre (pixels from the layout box's top-left) and radius of a combining dot over the last
+/// letter of a text whose first letters up to and including that one draw `prefix` ink, the
+/// letter alone drawing `letter` ink, at font size `px_size` pixels. The letter is the rightmost
+/// ink of the prefix (its ink spans the letter's own width left of `prefix.right`), so the dot
+/// sits over the middle of the letter as drawn, a gap above its top, whatever came before it
+/// (subscripts, kerning, the dropped side bearings).
+fn dot_above(prefix: Ink, letter: Ink, px_size: f64) -> ((f64, f64), i32) {
+    let r = (0.07 * px_size).round().max(1.0) as i32;
+    let gap = (0.06 * px_size).round().max(1.0);
+    let width = f64::from(letter.right - letter.left);
+    let centre_x = f64::from(prefix.right) - 0.5 * width;
+    // A filled circle of radius r covers rows centre ± r: its lowest row is `gap` rows clear of
+    // the letter's top row.
+    let centre_y = f64::from(letter.top) - gap - 1.0 - f64::from(r);
+    ((centre_x, centre_y), r)
+}
+
 /// Split a polyline into the drawn pieces of a dash pattern (solid when empty); the pattern
 /// runs on across vertices, so dashes keep their length on densely sampled curves.
 pub(crate) fn dashes(points: &[(f64, f64)], pattern: &[f64]) -> Vec<Vec<(f64, f64)>> {
@@ -251,7 +314,166 @@ pub(crate) fn dashes(points: &[(f64, f64)], pattern: &[f64]) -> Vec<Vec<(f64, f6
 
 #[cfg(test)]
 mod tests {
-    use super::dashes;
+    use super::{dashes, dot_above, Canvas, Ink, DOT_ABOVE};
+    use plotters::prelude::*;
+    use plotters::style::text_anchor::{HPos, VPos};
+
+    const SIZE: (u32, u32) = (640, 640);
+
+    /// The pixels of `draw` on a white bitmap of [`SIZE`].
+    fn render(draw: impl Fn(&Canvas<'_, BitMapBackend<'_>>)) -> Vec<u8> {
+        super::super::register_fonts();
+        let mut buf = vec![255u8; (SIZE.0 * SIZE.1 * 3) as usize];
+        {
+            let area = BitMapBackend::with_buffer(&mut buf, SIZE).into_drawing_area();
+            draw(&Canvas {
+                area: &area,
+                scale: 1.0,
+                vector: false,
+            });
+            area.present().unwrap();
+        }
+        buf
+    }
+
+    fn text(
+        text: &str,
+        at: (f64, f64),
+        size: f64,
+        anchor: (HPos, VPos),
+        vertical: bool,
+    ) -> Vec<u8> {
+        render(|cv| cv.text(text, at, size, anchor, vertical, BLACK).unwrap())
+    }
+
+    /// (x, y) of the pixels visibly darker in `a` than in `b` (by 13 of 255 grey levels, 5 %).
+    fn darker(a: &[u8], b: &[u8]) -> Vec<(i32, i32)> {
+        (0..a.len() / 3)
+            .filter(|&i| i32::from(a[3 * i]) < i32::from(b[3 * i]) - 12)
+            .map(|i| ((i as u32 % SIZE.0) as i32, (i as u32 / SIZE.0) as i32))
+            .collect()
+    }
+
+    /// (min x, max x, min y, max y) of a pixel set.
+    fn bounds(p: &[(i32, i32)]) -> (i32, i32, i32, i32) {
+        let xs = p.iter().map(|q| q.0);
+        let ys = p.iter().map(|q| q.1);
+        (
+            xs.clone().min().unwrap(),
+            xs.max().unwrap(),
+            ys.clone().min().unwrap(),
+            ys.max().unwrap(),
+        )
+    }
+
+    #[test]
+    fn dot_sits_over_the_middle_of_its_letter_a_gap_above_it() {
+        // Letter ink 7 px wide ending at column 20 of the prefix, top row 3, 20 px font:
+        // radius round(1.4) = 1, gap round(1.2) = 1, so the dot's rows are −2…0 above row 3.
+        let prefix = Ink {
+            left: 0,
+            right: 20,
+            top: 0,
+            bottom: 15,
+        };
+        let letter = Ink {
+            left: 0,
+            right: 6,
+            top: 3,
+            bottom: 15,
+        };
+        let ((x, y), r) = dot_above(prefix, letter, 20.0);
+        assert_eq!((x, y, r), (17.0, 0.0, 1));
+        let ((_, y), r) = dot_above(prefix, letter, 40.0);
+        assert_eq!(r, 3); // round(2.8)
+        assert!(y + f64::from(r) < f64::from(letter.top) - 1.0);
+    }
+
+    /// The dot's pixels (the PNG text with dots minus the same text without them) are centred on
+    /// the letter's own pixels (the text up to the letter minus the text before it), found
+    /// without the code under test, and clear above them; Centre/Right anchors and vertical
+    /// text put the dot at the same place relative to the letters.
+    #[test]
+    fn png_dots_are_centred_over_their_letters_for_every_anchor_and_rotation() {
+        for (before, letter, after) in [
+            ("caption · θ₀ = 1.3, ", 'θ', "₀ = 0"),
+            ("", 'x', ""),
+            ("slip ", 'u', " (m/s)"),
+            ("q = 1, ", 'q', "₁"),
+        ] {
+            for size in [10.5, 13.0, 24.0] {
+                let dotted = format!("{before}{letter}{DOT_ABOVE}{after}");
+                let plain = format!("{before}{letter}{after}");
+                let at = (20.0, 300.0);
+                let top_left = (HPos::Left, VPos::Top);
+                let dot = darker(
+                    &text(&dotted, at, size, top_left, false),
+                    &text(&plain, at, size, top_left, false),
+                );
+                assert!(!dot.is_empty(), "no dot drawn in {dotted:?}");
+                let glyph = darker(
+                    &text(&format!("{before}{letter}"), at, size, top_left, false),
+                    &text(before, at, size, top_left, false),
+                );
+                let (d, g) = (bounds(&dot), bounds(&glyph));
+                let (dot_mid, glyph_mid) = (d.0 + d.1, g.0 + g.1); // doubled centres
+                assert!(
+                    (dot_mid - glyph_mid).abs() <= 1,
+                    "{dotted:?} at {size} px: dot columns {}…{}, letter columns {}…{}",
+                    d.0,
+                    d.1,
+                    g.0,
+                    g.1
+                );
+                assert!(
+                    d.3 < g.2,
+                    "{dotted:?} at {size} px: dot rows {}…{} reach the letter's top row {}",
+                    d.2,
+                    d.3,
+                    g.2
+                );
+                // The dot relative to the plain text's ink, for the other anchors and vertical.
+                let relative = |anchor, vertical| {
+                    let with = text(&dotted, (320.0, 320.0), size, anchor, vertical);
+                    let without = text(&plain, (320.0, 320.0), size, anchor, vertical);
+                    let ink = bounds(&darker(&without, &vec![255u8; without.len()]));
+                    let d = bounds(&darker(&with, &without));
+                    if vertical {
+                        // Reading upwards: the text's x runs up the page, its y to the right.
+                        (ink.3 - d.3, d.0 - ink.0)
+                    } else {
+                        (d.0 - ink.0, d.2 - ink.2)
+                    }
+                };
+                let reference = relative(top_left, false);
+                for anchor in [(HPos::Center, VPos::Center), (HPos::Right, VPos::Bottom)] {
+                    for vertical in [false, true] {
+                        let got = relative(anchor, vertical);
+                        assert!(
+                            (got.0 - reference.0).abs() <= 1 && (got.1 - reference.1).abs() <= 1,
+                            "{dotted:?} at {size} px, vertical {vertical}: dot at {got:?} from the ink, {reference:?} when horizontal"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// A title flush with the figure's top edge (the atlas panels' θ̇₀ = … at 17 px) keeps its
+    /// whole dot: as many dot pixels as the same title lower down.
+    #[test]
+    fn dots_at_the_top_edge_stay_on_the_figure() {
+        let dot_pixels = |y: f64| {
+            let top = (HPos::Center, VPos::Top);
+            darker(
+                &text("θ\u{307}₀ = 0", (100.0, y), 17.0, top, false),
+                &text("θ₀ = 0", (100.0, y), 17.0, top, false),
+            )
+            .len()
+        };
+        assert!(dot_pixels(100.0) >= 5);
+        assert_eq!(dot_pixels(0.0), dot_pixels(100.0));
+    }
 
     #[test]
     fn dashes_keep_their_length_across_vertices() {
