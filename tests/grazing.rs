@@ -41,11 +41,13 @@ impl Named for FallsThroughZero {
 
 /// x'' = `accel` on the state (x, x'); with `half_line`, x falling through zero is not
 /// watched but leaves the model's domain x > 0, whose margin x has slope 1 in x when
-/// `margin_slopes` says so; `margin_calls` counts the margin's evaluations.
+/// `margin_slopes` says so; `margin_calls` counts the margin's evaluations. With
+/// `changes_nothing` the crossing's transition leaves the mode and the state as they are.
 struct Parabola {
     accel: f64,
     half_line: bool,
     margin_slopes: bool,
+    changes_nothing: bool,
     margin_calls: std::sync::atomic::AtomicUsize,
 }
 
@@ -55,6 +57,7 @@ impl Parabola {
             accel,
             half_line,
             margin_slopes: true,
+            changes_nothing: false,
             margin_calls: std::sync::atomic::AtomicUsize::new(0),
         }
     }
@@ -97,8 +100,12 @@ impl HybridSystem for Parabola {
     fn event_value<S: Real>(&self, _mode: Side, _event: FallsThroughZero, y: &[S]) -> S {
         y[0]
     }
-    fn transition(&self, _mode: Side, _event: FallsThroughZero, _y: &mut [f64]) -> Side {
-        Side::Below
+    fn transition(&self, mode: Side, _event: FallsThroughZero, _y: &mut [f64]) -> Side {
+        if self.changes_nothing {
+            mode
+        } else {
+            Side::Below
+        }
     }
     fn domain(&self) -> &[rigid_limit::model::ValidityMargin] {
         if self.half_line {
@@ -208,6 +215,53 @@ fn a_function_starting_on_its_surface_crosses_where_it_leaves_it() {
                 }
                 None => assert_eq!(crossing, None, "{case}"),
             }
+        }
+    }
+}
+
+/// A crossing whose transition changes neither the mode nor the state is no event, on
+/// x'' = −2 from x = 1 (x falls through zero at t = 1) and from x = −1e-30 (on the surface,
+/// leaving it past zero at once: the phase-start rule locates that at the phase start). The run
+/// goes on to t = 2 (x = 1 − 4 or −4) with no event recorded, its phase split at t = 1 (a
+/// phase may also be split where an integrator's noise shows a crossing). Before (hybrid::driver), a fresh phase from the unchanged state found the same
+/// event again at its start, until the event limit: an event storm at t = 1 (and at t = 0).
+#[test]
+fn an_event_that_changes_nothing_is_no_event() {
+    let control = RunControl {
+        until: Until::Time(2.0),
+        ..until_first_crossing(2.0)
+    };
+    let tolerances = Tolerances {
+        rtol: 1e-12,
+        atol: 1e-12,
+    };
+    for kind in IntegratorKind::ALL {
+        for x0 in [1.0, -1e-30] {
+            let system = Parabola {
+                changes_nothing: true,
+                ..Parabola::new(-2.0, false)
+            };
+            let trace = run_hybrid(&system, kind, tolerances, &[x0, 0.0], &control, &mut ())
+                .unwrap_or_else(|e| panic!("{kind}, x0 = {x0}: {e}"));
+            assert!(
+                trace.events.is_empty(),
+                "{kind}, x0 = {x0}: {:?}",
+                trace.events
+            );
+            if x0 > 0.0 {
+                let split = trace.phases.get(1).map(|p| p.t_start);
+                assert!(
+                    split.is_some_and(|t| (t - 1.0).abs() < 1e-9),
+                    "{kind}: {split:?}"
+                );
+            }
+            assert_eq!(trace.t_end, 2.0);
+            let x_end = x0 - 4.0;
+            assert!(
+                (trace.y_end[0] - x_end).abs() < 1e-9,
+                "{kind}: x(2) = {}",
+                trace.y_end[0]
+            );
         }
     }
 }

@@ -158,6 +158,9 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
             Until::Transition { t_max, .. } => t_max,
         };
         let mut flow = vec![0.0; sys.dim()];
+        // The events whose transitions changed nothing where this phase starts: it starts with
+        // their functions off their surfaces.
+        let mut off_surface: Vec<H::Event> = Vec::new();
         loop {
             check_finite(t, mode, "state", &y)?;
             sys.field(mode, &y, &mut flow);
@@ -174,7 +177,15 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
             stepper
                 .set_stop_time(self.next_stop(t, t_end, progress.outputs) - t)
                 .map_err(failed)?;
-            let phase = self.run_phase(&mut stepper, mode, t, t_end, &mut progress, &events);
+            let phase = self.run_phase(
+                &mut stepper,
+                mode,
+                t,
+                t_end,
+                &mut progress,
+                &events,
+                &off_surface,
+            );
             stats.add(&stepper.stats());
             let phase = phase.map_err(|e| match e {
                 SimError::StepLimit {
@@ -201,6 +212,24 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
             };
             let before = y.clone();
             let next = sys.transition(mode, event, &mut y);
+            if next == mode && y == before && !off_surface.contains(&event) {
+                // A transition that changes neither the mode nor the state is no event: the
+                // run goes on as if it had not happened. A fresh phase from that state starts
+                // on the function's surface, past zero by the integrator's noise, and the
+                // phase-start rule would find the same event again at once, forever (an "event
+                // storm" of identical events: TR-BDF2 after klarbring_3d's rigid lift-off,
+                // docs/tolerances.md, "An event that changes nothing"). The phase goes on with
+                // that function off its surface: it crosses again only from its start side.
+                // Once per event and phase start: one found again at the restart is recorded
+                // (and the event limit ends a run that cannot advance). A phase of zero length
+                // is dropped; a longer one stays, followed by another of the same mode.
+                if phase.duration == 0.0 {
+                    phases.pop();
+                }
+                off_surface.push(event);
+                continue;
+            }
+            off_surface.clear();
             events.push(EventRecord {
                 t,
                 event,
@@ -251,7 +280,9 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
     }
 
     /// Integrate `mode` until its first switching event or `t_end`, stopping exactly at the
-    /// output times on the way.
+    /// output times on the way; the functions of `off_surface`'s events start off their
+    /// surfaces ([`ScanBuffers::leave_surface`]).
+    #[allow(clippy::too_many_arguments)]
     fn run_phase<St: Stepper>(
         &mut self,
         st: &mut St,
@@ -260,6 +291,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
         t_end: f64,
         progress: &mut Progress,
         events: &[EventRecord<H::Mode, H::Event>],
+        off_surface: &[H::Event],
     ) -> Result<PhaseEnd<H::Event>, SimError> {
         let sys = self.sys;
         let n = sys.dim();
@@ -282,6 +314,11 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             .map(|(a, y)| a + self.rtol * y.abs())
             .collect();
         let mut buffers = ScanBuffers::at_phase_start(sys, mode, &y_prev, &resolution);
+        for (j, (event, _)) in watched.iter().enumerate() {
+            if off_surface.contains(event) {
+                buffers.leave_surface(j);
+            }
+        }
         let mut y_step = vec![0.0; n];
         loop {
             progress.steps += 1;

@@ -129,6 +129,17 @@ impl ScanBuffers {
     }
 }
 
+impl ScanBuffers {
+    /// Take watched function `index` off its surface for this phase: it crosses only after it
+    /// has been strictly on its start side at a sample. For a phase restarted after its event
+    /// at the phase start changed neither the mode nor the state (hybrid::driver): the
+    /// phase-start rule found the function past zero there by no more than the integrator's
+    /// noise, and the formulation's transition says nothing happens.
+    pub fn leave_surface(&mut self, index: usize) {
+        self.on_surface[index] = false;
+    }
+}
+
 /// What the integrator resolves of `event`'s function at `y`: the components' error weights
 /// propagated to first order, `Σ |∂g/∂y_i|·resolution_i` (exact partial derivatives, dual
 /// numbers). `unit` is a zeroed scratch vector of the state's length, left zeroed.

@@ -14,7 +14,11 @@
 //! | slide | λ_T = −μ λ_N V̂_T, λ_N from the normal row           | lift-off: λ_N ↓ 0; slip stops (cone::stop_function) ↓ 0 |
 //!
 //! Transitions: impact → the impact law (a reset), then free when it bounces (e > 0), else the
-//! mode at rest; lift-off → free; stick breaks → slide along g_T/|g_T| = −λ_T/|λ_T| at the
+//! mode at rest; an impact too slow for its bounce to be resolved (the apex (e v⁻)²/(2a) of the
+//! next flight within [`RigidProblem::rest_height`], and any located touch without approach)
+//! is a contact coming to rest: plastic, then the contact mode chosen by leading Taylor
+//! coefficients — what ends a Zeno series of bounces (docs/klarbring.md, "After the lift-off");
+//! lift-off → free; stick breaks → slide along g_T/|g_T| = −λ_T/|λ_T| at the
 //! onset; slip stops → V_T = 0 (a reset) and the mode at rest. The mode at rest (a start or a
 //! stop) is chosen by the leading Taylor coefficients of λ_N and of the cone margin
 //! μ²λ_N² − ‖λ_T‖² along the stick flow on (t₀, t₀ + η) ([`RigidProblem::mode_at_rest`]), not by
@@ -25,14 +29,15 @@
 
 pub mod simulate;
 
-use crate::compliant::cone::{self, ConeMode};
+use crate::compliant::cone::{self, ConeMode, TAYLOR_ORDER};
 use crate::compliant::spatial::{
     apply_impulse, clear_tangential_velocity, contact_velocities, stick_break_direction,
     store_direction_and_seed, stored_direction,
 };
 use crate::error::SimError;
 use crate::hybrid::{Crossing, HybridSystem, Named};
-use crate::model::{generalized_accel, ContactSystem, Delassus, Real};
+use crate::model::jet::flow_jet;
+use crate::model::{generalized_accel, ContactSystem, Delassus, Dual, Real};
 use serde::Serialize;
 
 /// Events of the rigid formulation.
@@ -61,7 +66,15 @@ pub struct RigidProblem<'a, Sys, const N: usize, const D: usize> {
     pub system: &'a Sys,
     pub mu: f64,
     pub restitution: f64,
+    /// The bounce apex below which an impact is a contact coming to rest
+    /// ([`RigidProblem::comes_to_rest`]): the gap's absolute tolerance of the run
+    /// ([`RigidProblem::with_rest_height`]; [`REST_HEIGHT`] by default).
+    pub rest_height: f64,
 }
+
+/// The default [`RigidProblem::rest_height`]: the absolute tolerance the rigid references run
+/// at (docs/klarbring.md, "Tolerances": the two-tangent reference needs atol ≤ 1e-14).
+pub const REST_HEIGHT: f64 = 1e-14;
 
 pub use crate::compliant::spatial::{direction_index, time_index};
 
@@ -113,7 +126,16 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> RigidProbl
             system,
             mu,
             restitution,
+            rest_height: REST_HEIGHT,
         })
+    }
+
+    /// The problem with [`RigidProblem::rest_height`] = `height` (a run's gap tolerance, atol).
+    pub fn with_rest_height(self, height: f64) -> Self {
+        RigidProblem {
+            rest_height: height,
+            ..self
+        }
     }
 
     /// Length of the ODE state.
@@ -207,14 +229,27 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> RigidProbl
     /// The impact law (BB's impact law with Dance's Rem. 2.4 tangential impulse): a reset of
     /// the velocities at an impact with gap rate `v⁻ < 0`.
     pub fn apply_impact(&self, y: &mut [f64]) {
+        self.apply_impact_law(y, self.restitution, false)
+    }
+
+    /// The impact law with restitution `e`; `to_rest`: the contact comes to rest, the normal
+    /// impulse sets the gap rate to exactly 0 whatever its sign (a rate within rounding of
+    /// zero, [`RigidProblem::comes_to_rest`]).
+    fn apply_impact_law(&self, y: &mut [f64], e: f64, to_rest: bool) {
         let (_, v_n, v_t) = self.contact_kinematics(y);
         let (q, qdot) = Self::split(y);
         let d: Delassus<f64, D, 1> = Delassus::at_time(self.system, y[time_index(N)], &q, &qdot);
-        let normal_impulse = -(1.0 + self.restitution) * v_n.min(0.0) / d.entry(0, 0, 0, 0);
+        let approach = if to_rest { v_n } else { v_n.min(0.0) };
+        let normal_impulse = -(1.0 + e) * approach / d.entry(0, 0, 0, 0);
         let speed = v_t.iter().map(|x| x * x).sum::<f64>().sqrt();
         let wt = d.entry(0, 1, 0, 1);
         let mut impulse = vec![normal_impulse];
-        let tangential = (self.mu * normal_impulse).min(speed / wt);
+        let tangential = (self.mu * normal_impulse.max(0.0)).min(speed / wt);
+        if normal_impulse == 0.0 && tangential == 0.0 {
+            // No impulse: the state stays as it is, bit for bit (a transition that changes
+            // nothing is no event for the mode machine: hybrid::driver).
+            return;
+        }
         impulse.extend(v_t.iter().map(|&vj| {
             if speed > 0.0 {
                 -tangential * vj / speed
@@ -242,20 +277,52 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> RigidProbl
         )
     }
 
-    /// The mode of a contact (gap = 0, gap rate 0) with tangential velocity `v_t`.
+    /// Whether the impact at `y` (before the reset) is a contact coming to rest rather than a
+    /// bounce: no approach (gap rate ≥ 0: a touch located within the integrator's resolution,
+    /// such as a free flight that leaves the surface cubically after a lift-off), or a bounce
+    /// whose next flight, with the gap's deceleration `a` of free flight toward the surface,
+    /// rises no higher than [`RigidProblem::rest_height`]: (e v⁻)²/(2a) ≤ h. Below that the
+    /// flights are not resolved and a bouncing series (e < 1: flight times 2e v⁻/a shrinking
+    /// by e, an accumulation at a finite time) would run through the located impacts as
+    /// rounding; docs/klarbring.md, "After the lift-off".
+    pub fn comes_to_rest(&self, y: &[f64]) -> bool {
+        let (_, v_n, _) = self.contact_kinematics(y);
+        if v_n >= 0.0 {
+            return true;
+        }
+        let mut flow = vec![0.0; y.len()];
+        self.vector_field(ConeMode::Free, y, &mut flow);
+        let duals: Vec<Dual> = y
+            .iter()
+            .zip(&flow)
+            .map(|(&a, &b)| Dual::new(a, b))
+            .collect();
+        let decel = -self.contact_kinematics(&duals).1.eps;
+        let bounce = self.restitution * v_n;
+        bounce * bounce <= 2.0 * decel.max(0.0) * self.rest_height
+    }
+
+    /// The mode of a contact at gap = 0, gap rate 0 (a start, or an impact after its plastic
+    /// reset, [`RigidProblem::comes_to_rest`]): with V_T = 0 the mode at rest; sliding,
+    /// a slide while the slide's normal force λ_N is positive on (t₀, t₀ + η) by its leading
+    /// Taylor coefficient along the slide flow (its value at t₀ may be a rounded zero: λ_N =
+    /// 1.1e-16 at a located lift-off), else free with the stored direction kept (a free
+    /// flight that leaves the surface: the state is not changed).
     fn contact_mode(&self, y: &[f64]) -> (ConeMode, [f64; D]) {
         let (_, _, v) = self.contact_kinematics(y);
-        match cone::unit(&v) {
-            Some(e) => {
-                let mut probe = y.to_vec();
-                probe[direction_index(N)..].copy_from_slice(&e);
-                if self.contact_forces(ConeMode::Slide, &probe).0[0] > 0.0 {
-                    (ConeMode::Slide, e)
-                } else {
-                    (ConeMode::Free, e)
-                }
-            }
-            None => self.mode_at_rest(y),
+        let Some(e) = cone::unit(&v) else {
+            return self.mode_at_rest(y);
+        };
+        let mut probe = y.to_vec();
+        probe[direction_index(N)..].copy_from_slice(&e);
+        let jets = flow_jet::<TAYLOR_ORDER>(&probe, |yj, dyj| {
+            self.vector_field(ConeMode::Slide, yj, dyj)
+        });
+        let normal = self.contact_forces(ConeMode::Slide, &jets).0[0];
+        let tol = 1e-12 * normal.c[0].abs().max(1.0);
+        match normal.leading(tol) {
+            Some((_, c)) if c > 0.0 => (ConeMode::Slide, e),
+            _ => (ConeMode::Free, Self::direction(y)),
         }
     }
 
@@ -290,13 +357,14 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> RigidProbl
     /// The mode after the switching `event`, with its reset of `y`.
     pub fn next_mode(&self, event: RigidEvent, y: &mut [f64]) -> ConeMode {
         let (mode, e) = match event {
+            RigidEvent::Impact if self.comes_to_rest(y) => {
+                self.apply_impact_law(y, 0.0, true);
+                self.contact_mode(y)
+            }
             RigidEvent::Impact => {
+                // A bounce (e > 0: with e = 0 every impact comes to rest).
                 self.apply_impact(y);
-                if self.restitution > 0.0 {
-                    (ConeMode::Free, Self::direction(y))
-                } else {
-                    self.contact_mode(y)
-                }
+                (ConeMode::Free, Self::direction(y))
             }
             RigidEvent::LiftOff => (ConeMode::Free, Self::direction(y)),
             RigidEvent::StickBreaks => {

@@ -90,7 +90,9 @@ where
 {
     let q0: [f64; N] = std::array::from_fn(|i| p.u0[i]);
     let v0: [f64; N] = std::array::from_fn(|i| p.v0[i]);
-    let problem = RigidProblem::<_, N, D>::new(particle, p.mu, p.restitution, &q0)?;
+    // Bounces below the gap's tolerance come to rest (docs/klarbring.md, "After the lift-off").
+    let problem = RigidProblem::<_, N, D>::new(particle, p.mu, p.restitution, &q0)?
+        .with_rest_height(settings.tolerances.atol);
     simulate_spatial(&problem, &problem.initial_state(&q0, &v0), settings, stop)
 }
 
