@@ -127,9 +127,7 @@ impl ScanBuffers {
             margin_slopes,
         }
     }
-}
 
-impl ScanBuffers {
     /// Take watched function `index` off its surface for this phase: it crosses only after it
     /// has been strictly on its start side at a sample. For a phase restarted after its event
     /// at the phase start changed neither the mode nor the state (hybrid::driver): the
