@@ -20,7 +20,7 @@ pub enum SimError {
         message: String,
     },
     /// Too many events: Zeno behaviour or chattering.
-    #[error("event storm: {count} events by t = {} (mode {mode}); last events: {last}. If this is real, raise the event limit (simulate --max-events, max_events in the experiment file), or check the contact parameters", time_text(*.time))]
+    #[error("event storm: {count} events by t = {} (mode {mode}); last events: {last}. If the events are spread over the run, raise the event limit (simulate --max-events, max_events in the experiment file); if they accumulate at one time (Zeno bounces, chattering between modes), no limit passes that point: check the contact parameters (damping, restitution) or the tolerances", time_text(*.time))]
     EventStorm {
         count: usize,
         time: f64,
