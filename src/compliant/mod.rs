@@ -636,6 +636,49 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
         }
     }
 
+    /// With constant contact directions (c, d), δ = −dᵀq + const, δ̇ = −dᵀq̇ and u = cᵀq̇: the
+    /// kinematic event functions are linear in (q, q̇), and so are the release function
+    /// κF_n = δ + c_d√κ δ̇ (docs/model.md) and the closing function min(release, δ), whose
+    /// differences are bounded by the release function's slopes (those of δ are no larger).
+    /// The force-based functions (stick breaks, the damped peak force) read the projection
+    /// and have none.
+    fn event_slopes(&self, _mode: Mode, event: Event, out: &mut [f64]) -> bool {
+        let Some((c, d)) = self.system.constant_contact_directions() else {
+            return false;
+        };
+        let dashpot = self.compliance.damping * self.compliance.kappa.sqrt();
+        out.fill(0.0);
+        let (q_slopes, rest) = out.split_at_mut(N);
+        let qdot_slopes = &mut rest[..N];
+        match event {
+            Event::MaxPenetration => {
+                for (w, di) in qdot_slopes.iter_mut().zip(d) {
+                    *w = di.abs();
+                }
+            }
+            Event::PeakNormalForce if self.compliance.damping == 0.0 => {
+                for (w, di) in qdot_slopes.iter_mut().zip(d) {
+                    *w = di.abs();
+                }
+            }
+            Event::ContactOpens | Event::ContactCloses => {
+                for i in 0..N {
+                    q_slopes[i] = d[i].abs();
+                    qdot_slopes[i] = dashpot * d[i].abs();
+                }
+            }
+            Event::SlipStops => {
+                for (w, ci) in qdot_slopes.iter_mut().zip(c) {
+                    *w = ci.abs();
+                }
+            }
+            Event::StickBreaksRight | Event::StickBreaksLeft | Event::PeakNormalForce => {
+                return false;
+            }
+        }
+        true
+    }
+
     /// The system's slopes in q and q̇; the margins depend on nothing else of the state.
     fn domain_margin_slopes(&self, index: usize, out: &mut [f64]) -> bool {
         let Some((dq, dqdot)) = self.system.validity_margin_slopes(index) else {

@@ -49,17 +49,44 @@ pub struct ScanBuffers {
     /// The margins at `t_before`, for their dips between samples.
     m_before: Vec<f64>,
     /// The margins' nonzero slopes ([`HybridSystem::domain_margin_slopes`]), margin after
-    /// margin and in the state's order within one; empty unless the system gives them for
+    /// margin and in the state's order within one; `None` unless the system gives them for
     /// every margin.
-    margin_slopes: Vec<MarginSlope>,
+    margin_slopes: Option<Vec<Slope>>,
+    /// The watched functions' nonzero slopes ([`HybridSystem::event_slopes`]), likewise.
+    event_slopes: Option<Vec<Slope>>,
 }
 
-/// One nonzero slope of a domain margin: |∂m/∂y_component| ≤ `slope`.
+/// One nonzero slope of a domain margin or a watched function (`function`, its index):
+/// |∂g/∂y_component| ≤ `slope`.
 #[derive(Clone, Copy)]
-struct MarginSlope {
-    margin: usize,
+struct Slope {
+    function: usize,
     component: usize,
     slope: f64,
+}
+
+/// The nonzero slopes of `count` functions, `slopes_of(f, out)` writing function f's into a
+/// dense vector of length `n`; `None` when one function has none.
+fn sparse_slopes(
+    count: usize,
+    n: usize,
+    mut slopes_of: impl FnMut(usize, &mut [f64]) -> bool,
+) -> Option<Vec<Slope>> {
+    let mut sparse = Vec::new();
+    let mut dense = vec![0.0; n];
+    for function in 0..count {
+        if !slopes_of(function, &mut dense) {
+            return None;
+        }
+        sparse.extend(dense.iter().enumerate().filter(|(_, &w)| w != 0.0).map(
+            |(component, &slope)| Slope {
+                function,
+                component,
+                slope,
+            },
+        ));
+    }
+    Some(sparse)
 }
 
 impl ScanBuffers {
@@ -87,21 +114,10 @@ impl ScanBuffers {
         sys.event_values(mode, watched, y0, &mut g_start);
         // Only functions not strictly on their start side need their resolution (`dim` dual
         // evaluations each, the probe buffer as the unit vectors).
-        let mut margin_slopes = Vec::new();
-        let mut dense = vec![0.0; n];
-        for margin in 0..margins {
-            if !sys.domain_margin_slopes(margin, &mut dense) {
-                margin_slopes.clear();
-                break;
-            }
-            margin_slopes.extend(dense.iter().enumerate().filter(|(_, &w)| w != 0.0).map(
-                |(component, &slope)| MarginSlope {
-                    margin,
-                    component,
-                    slope,
-                },
-            ));
-        }
+        let margin_slopes = sparse_slopes(margins, n, |i, out| sys.domain_margin_slopes(i, out));
+        let event_slopes = sparse_slopes(watched.len(), n, |j, out| {
+            sys.event_slopes(mode, watched[j].0, out)
+        });
         let mut y_probe = vec![0.0; n];
         let on_surface: Vec<bool> = watched
             .iter()
@@ -125,6 +141,7 @@ impl ScanBuffers {
             m_scan: vec![0.0; margins],
             m_before: vec![f64::NAN; margins],
             margin_slopes,
+            event_slopes,
         }
     }
 
@@ -187,6 +204,7 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         m_scan,
         m_before,
         margin_slopes,
+        event_slopes,
     } = buffers;
     let mut seg_start = t_prev;
     let mut switch: Option<(H::Event, f64)> = None;
@@ -196,11 +214,25 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     // A margin that no point of the step's dense output can bring to zero cannot leave the
     // domain in this step, whatever the samples show: its samples are taken only where the
     // next step needs them (the last interior one and the end), and nothing is searched.
-    let margins_clear = !margin_slopes.is_empty() && {
+    let departure = |i| st.dense_departure(i);
+    let margins_clear = margin_slopes.as_ref().is_some_and(|slopes| {
         st.state(y_scan);
-        margins_stay_positive(m_start, margin_slopes, |i| st.dense_departure(i), y_scan)
-    };
+        stays_positive(m_start.len(), |i| m_start[i], slopes, departure, y_scan)
+    });
+    // Likewise a watched function that no point of the dense output can bring to zero (its
+    // distance from zero on its start side at the step's start stays positive) cannot cross,
+    // dip or turn to zero in the step. When every function and every margin is clear, the
+    // samples cannot find anything: only the last interior one (the next step's sample before
+    // its first segment) and the end are taken, and nothing is tested.
+    let clear = margins_clear
+        && event_slopes.as_ref().is_some_and(|slopes| {
+            let distance = |j: usize| watched[j].1.start_side_distance(g_start[j]);
+            stays_positive(watched.len(), distance, slopes, departure, y_scan)
+        });
     for k in 1..=SCAN_POINTS + 1 {
+        if clear && k < SCAN_POINTS {
+            continue;
+        }
         let last = k == SCAN_POINTS + 1;
         let seg_end = if last {
             st.state(y_scan);
@@ -220,7 +252,7 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         // Most functions at most samples ask for nothing: the tests that say so run here, in a
         // tight loop over slices of the watched length (no bounds checks); the searches they
         // may start are functions of their own.
-        {
+        if !clear {
             let nw = watched.len();
             let (g_before, g_start, g_scan) = (&g_before[..nw], &g_start[..nw], &g_scan[..nw]);
             let on_surface = &on_surface[..nw];
@@ -342,20 +374,22 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     })
 }
 
-/// Whether every margin stays positive over the step: its value at the step's start (`m_start`)
-/// less what its slopes (`slopes`, [`ScanBuffers`]) let the dense output's departure from there
-/// (`departure` of a component, [`Stepper::dense_departure`]) take away, with room for
-/// rounding (1e-9 of the magnitudes involved, `y_end` the step's end). False for a margin that
-/// is NaN or not positive, or when a departure is not known.
-fn margins_stay_positive(
-    m_start: &[f64],
-    slopes: &[MarginSlope],
+/// Whether each of `count` functions stays positive over the step: its value at the step's
+/// start (`value(f)`) less what its slopes (`slopes`, [`ScanBuffers`]) let the dense output's
+/// departure from there (`departure` of a component, [`Stepper::dense_departure`]) take away,
+/// with room for rounding (1e-9 of the magnitudes involved, `y_end` the step's end). False for
+/// a function that is NaN or not positive, or when a departure is not known.
+fn stays_positive(
+    count: usize,
+    value: impl Fn(usize) -> f64,
+    slopes: &[Slope],
     departure: impl Fn(usize) -> Option<f64>,
     y_end: &[f64],
 ) -> bool {
-    m_start.iter().enumerate().all(|(margin, &m)| {
+    (0..count).all(|function| {
+        let m = value(function);
         let (mut reach, mut scale) = (0.0, 0.0);
-        for w in slopes.iter().filter(|w| w.margin == margin) {
+        for w in slopes.iter().filter(|w| w.function == function) {
             let Some(d) = departure(w.component) else {
                 return false;
             };

@@ -43,6 +43,14 @@ impl Crossing {
         }
     }
 
+    /// How far `g` lies on the start side: positive there, zero or negative on or past zero.
+    pub fn start_side_distance(&self, g: f64) -> f64 {
+        match self {
+            Crossing::Rising => -g,
+            Crossing::Falling => g,
+        }
+    }
+
     /// Whether `g` is on or past zero. A crossing between consecutive values is: strictly on
     /// the start side before, on or past zero after. A phase that starts on an event surface
     /// is therefore not re-triggered; [`locate::ScanBuffers::at_phase_start`] decides the side
@@ -125,6 +133,14 @@ pub trait HybridSystem: Sync {
     /// otherwise (none by default). With them, a step whose dense output cannot bring the
     /// margin to zero skips its samples of it (docs/tolerances.md, trap 1).
     fn domain_margin_slopes(&self, _index: usize, _out: &mut [f64]) -> bool {
+        false
+    }
+    /// Slopes of `event`'s function in `mode` into `out` (the state's length), with the
+    /// contract of [`HybridSystem::domain_margin_slopes`]: `|g(y) − g(y')| ≤ Σ_j out_j |y_j −
+    /// y'_j|` for all states; `false` when the formulation does not know them (the default).
+    /// When every watched function and margin has them, a step whose dense output cannot bring
+    /// any of them to zero skips its interior samples (docs/tolerances.md, trap 1).
+    fn event_slopes(&self, _mode: Self::Mode, _event: Self::Event, _out: &mut [f64]) -> bool {
         false
     }
 

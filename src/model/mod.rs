@@ -121,6 +121,16 @@ pub trait PlanarContactSystem<const N: usize>: Mechanics<N> {
     fn friction_coefficient<S: Real>(&self, _q: &[S; N]) -> Option<S> {
         None
     }
+    /// The contact directions `(c, d)` when they do not depend on `q` (a flat surface and a
+    /// contact point that is a coordinate, as the rod's `(x_A, y_A)`): then the gap is affine,
+    /// `gap = dᵀq + const`, and δ, δ̇, u are linear in the state, so the event scan can bound
+    /// the kinematic event functions over a whole step ([`crate::hybrid::HybridSystem::event_slopes`]).
+    /// `None` (the default) when they vary or the system does not say; a system that answers
+    /// must agree with its [`Self::contact_kinematics`] everywhere (tested with
+    /// `crate::compliant::tests::check_constant_contact_directions`).
+    fn constant_contact_directions(&self) -> Option<([f64; N], [f64; N])> {
+        None
+    }
     /// The dynamics projected onto the contact directions at time `t` and `(q, q̇)`: M⁻¹f,
     /// M⁻¹c, M⁻¹d and C–V's scalars. The default solves with the Cholesky factor of `M(q)`
     /// ([`ProjectedDynamics::by_cholesky`]); a system whose M⁻¹ has a closed form (the rod's

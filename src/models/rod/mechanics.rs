@@ -183,6 +183,11 @@ impl PlanarContactSystem<3> for PainleveRod {
         }
     }
 
+    /// The floor is flat and the contact point A is a coordinate: c = e_x, d = e_y.
+    fn constant_contact_directions(&self) -> Option<([f64; 3], [f64; 3])> {
+        Some(([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]))
+    }
+
     /// The projection in closed form (docs/projection.md): the Cholesky factor of this `M` is
     /// `L = [[1, 0, 0], [0, 1, 0], [−s, c, ℓ]]` with `ℓ² = (1 + ρ) − s² − c²` (= ρ), so
     /// `M⁻¹b = (b₀ + s x₂, b₁ − c x₂, x₂)` with `x₂ = (b₂ + s b₀ − c b₁)/ℓ/ℓ`, and C–V's
