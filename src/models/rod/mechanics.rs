@@ -188,15 +188,13 @@ impl PlanarContactSystem<3> for PainleveRod {
         Some(([1.0, 0.0, 0.0], [0.0, 1.0, 0.0]))
     }
 
-    /// The projection in closed form (docs/projection.md): the Cholesky factor of this `M` is
-    /// `L = [[1, 0, 0], [0, 1, 0], [−s, c, ℓ]]` with `ℓ² = (1 + ρ) − s² − c²` (= ρ), so
-    /// `M⁻¹b = (b₀ + s x₂, b₁ − c x₂, x₂)` with `x₂ = (b₂ + s b₀ − c b₁)/ℓ/ℓ`, and C–V's
-    /// scalars are components (c = e_x, d = e_y, no drift): `a = (M⁻¹f)₀`, `b = (M⁻¹f)₁`,
-    /// `A = (M⁻¹c)₀`, `B = (M⁻¹d)₀`, `C = (M⁻¹d)₁`. The operations are those of the generic
-    /// solve ([`ProjectedDynamics::by_cholesky`]) without its multiplications by 0 and 1,
-    /// in the same order, so every number is bit for bit the generic one (committed results
-    /// unchanged; tested below). The algebraically simplest form (ℓ² = ρ, `M⁻¹f = (θ̇²c,
-    /// θ̇²s − 1, 0)`) rounds differently: docs/projection.md has what that moves.
+    /// The projection in closed form (docs/projection.md, (P.1)–(P.3)): det M = ρ, so with
+    /// k = 1/ρ the cofactors give `M⁻¹ = [[1 + k s², −k s c, k s], [−k s c, 1 + k c², −k c],
+    /// [k s, −k c, k]]` and `M⁻¹f = (θ̇² c, θ̇² s − 1, 0)`; C–V's scalars are components (c =
+    /// e_x, d = e_y, no drift): `a = (M⁻¹f)₀`, `b = (M⁻¹f)₁`, `A = (M⁻¹c)₀`, `B = (M⁻¹d)₀`,
+    /// `C = (M⁻¹d)₁`. No square root and one division (k) where the generic Cholesky solve
+    /// ([`ProjectedDynamics::by_cholesky`]) takes a square root and six; the two agree to
+    /// rounding (tested below).
     fn projected_dynamics<S: Real>(
         &self,
         _t: S,
@@ -204,17 +202,16 @@ impl PlanarContactSystem<3> for PainleveRod {
         qdot: &[S; 3],
     ) -> ProjectedDynamics<S, 3> {
         let (s, c) = (q[THETA].sin(), q[THETA].cos());
-        let f = self.generalized_force(q, qdot);
-        // ℓ of the Cholesky factor, as the generic factorisation rounds it.
-        let l22 = (S::cst(1.0 + self.gyration_sq) - s * s - c * c).sqrt();
-        // M⁻¹(b₀, b₁, b₂) from x₂'s numerator, b₀ and b₁.
-        let solve = |numerator: S, b0: S, b1: S| {
-            let x2 = numerator / l22 / l22;
-            [b0 + s * x2, b1 - c * x2, x2]
-        };
-        let free_accel = solve(f[2] + s * f[0] - c * f[1], f[0], f[1]);
-        let accel_per_tangential = solve(s, S::cst(1.0), S::zero());
-        let accel_per_normal = solve(-c, S::zero(), S::cst(1.0));
+        let k = self.inverse_gyration_sq();
+        let (ks, kc) = (s.scale(k), c.scale(k));
+        let w2 = qdot[THETA] * qdot[THETA];
+        let one = S::cst(1.0);
+        // (P.2): the centripetal terms and gravity of f; the third row of M⁻¹f vanishes.
+        let free_accel = [c * w2, s * w2 - one, S::zero()];
+        // (P.1)'s first and second columns: M⁻¹c and M⁻¹d.
+        let cross = -(ks * c);
+        let accel_per_tangential = [one + ks * s, cross, ks];
+        let accel_per_normal = [cross, one + kc * c, -kc];
         ProjectedDynamics {
             gap: q[Y_A],
             u: qdot[X_A],
