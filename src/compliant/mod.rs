@@ -756,6 +756,61 @@ mod tests {
         Event::MaxPenetration,
     ];
 
+    /// `event_slopes` keeps its contract, `|g(y) − g(y')| ≤ Σ_j w_j |y_j − y'_j|`, for every
+    /// event that has slopes, in every mode, with and without a dashpot, over pairs of states
+    /// in and out of contact (the closing function's two branches among them); the force-based
+    /// functions have none, and neither has a system without constant contact directions.
+    #[test]
+    fn event_slopes_bound_the_event_functions() {
+        let rod = PainleveRod::default();
+        let mut with_slopes = 0;
+        for damping in [0.0, 0.3] {
+            let problem = ContactProblem {
+                system: &rod,
+                compliance: NormalCompliance::spring_dashpot(1e-4, damping),
+                friction: Coulomb { mu: 2.0, mu_s: 2.5 },
+            };
+            let n = problem.state_len();
+            let state = |k: usize| -> Vec<f64> {
+                (0..n)
+                    .map(|i| 1e-3 * ((k * n + i) as f64 * 0.77).sin() + 1.0 * f64::from(i == 2))
+                    .collect()
+            };
+            let mut w = vec![0.0; n];
+            for mode in MODES {
+                for event in EVENTS {
+                    if !problem.event_slopes(mode, event, &mut w) {
+                        let force_based =
+                            matches!(event, Event::StickBreaksLeft | Event::StickBreaksRight)
+                                || (event == Event::PeakNormalForce && damping > 0.0);
+                        assert!(force_based, "{event:?} has no slopes");
+                        continue;
+                    }
+                    with_slopes += 1;
+                    for k in 0..40 {
+                        let (y, y2) = (state(k), state(k + 40));
+                        let difference = (problem.event_value(mode, event, &y)
+                            - problem.event_value(mode, event, &y2))
+                        .abs();
+                        let bound: f64 = (0..n).map(|j| w[j] * (y[j] - y2[j]).abs()).sum();
+                        assert!(
+                            difference <= bound * (1.0 + 1e-12) + 1e-18,
+                            "{mode:?} {event:?}: {difference} > {bound}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(with_slopes >= 20, "{with_slopes} events with slopes");
+        let wobbly = ContactProblem {
+            system: &Wobbly,
+            compliance: NormalCompliance::spring_dashpot(1e-4, 0.0),
+            friction: Coulomb { mu: 2.0, mu_s: 2.5 },
+        };
+        let mut w = vec![0.0; wobbly.state_len()];
+        assert!(!wobbly.event_slopes(Mode::SlideLeft, Event::SlipStops, &mut w));
+    }
+
     /// `event_rate` (duals of q, q̇ and τ only) against what `HybridSystem`'s default computes
     /// (the event function on the duals `y + ε flow` of the whole state), bit for bit; and
     /// `event_values` against one `event_value` per event, bit for bit. Every event in every

@@ -326,6 +326,36 @@ pub(crate) fn cholesky_solve<S: Real, const N: usize>(l: &[[S; N]; N], b: &[S; N
     z
 }
 
+/// Test of [`PlanarContactSystem::constant_contact_directions`]: where a system gives them,
+/// its [`PlanarContactSystem::contact_kinematics`] has those directions, no drift, and a gap
+/// whose differences are `dᵀ(q − q')`, at 200 configurations spread over ±10 per
+/// coordinate (relative to rounding of the coordinates' size).
+#[cfg(test)]
+pub(crate) fn check_constant_contact_directions<Sys: PlanarContactSystem<N>, const N: usize>(
+    sys: &Sys,
+) {
+    let (c, d) = sys
+        .constant_contact_directions()
+        .expect("the system gives constant contact directions");
+    let config = |k: usize| -> [f64; N] {
+        std::array::from_fn(|i| 10.0 * ((k as f64 + 1.0) * (0.754877 + 0.569840 * i as f64)).sin())
+    };
+    let qdot = [0.3; N];
+    let gap0 = sys.contact_kinematics(&[0.0; N], &qdot).gap;
+    for k in 0..200 {
+        let q = config(k);
+        let kin = sys.contact_kinematics(&q, &qdot);
+        assert_eq!(kin.tangential, c, "tangential direction at {q:?}");
+        assert_eq!(kin.normal, d, "normal direction at {q:?}");
+        assert_eq!((kin.tangential_drift, kin.normal_drift), (0.0, 0.0));
+        let affine = gap0 + dot(&d, &q);
+        assert!(
+            (kin.gap - affine).abs() <= 1e-13 * (1.0 + 10.0 * N as f64),
+            "gap at {q:?}"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

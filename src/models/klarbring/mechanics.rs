@@ -166,6 +166,11 @@ impl PlanarContactSystem<2> for KlarbringParticle<2> {
             normal_drift: z,
         }
     }
+
+    /// The wall is the line x = 0 and the particle is the contact point: c = e_y, d = −e_x.
+    fn constant_contact_directions(&self) -> Option<([f64; 2], [f64; 2])> {
+        Some(([0.0, 1.0], [-1.0, 0.0]))
+    }
 }
 
 /// The 3D particle: two tangents.
@@ -185,6 +190,13 @@ impl ContactSystem<3, 2, 1> for KlarbringParticle<3> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn planar_contact_directions_are_constant() {
+        let particle =
+            KlarbringParticle::new([[2.0, 0.5], [0.5, 1.0]], [load(1.0), load(0.0)], "K").unwrap();
+        crate::model::check_constant_contact_directions(&particle);
+    }
 
     fn load(c: f64) -> LoadComponent {
         LoadComponent {

@@ -82,6 +82,11 @@ impl PlanarContactSystem<2> for ConstantPlanar {
             normal_drift: S::zero(),
         }
     }
+
+    /// The contact point is the coordinate pair itself: c = e_x, d = e_y.
+    fn constant_contact_directions(&self) -> Option<([f64; 2], [f64; 2])> {
+        Some(([1.0, 0.0], [0.0, 1.0]))
+    }
 }
 
 #[cfg(test)]
@@ -89,6 +94,18 @@ mod tests {
     use super::*;
     use crate::model::iwc::{FastStart, IwcLimit, NoIwc};
     use crate::model::ProjectedDynamics;
+
+    #[test]
+    fn contact_directions_are_constant() {
+        let system = ConstantPlanar {
+            free_tangential_accel: 0.3,
+            free_normal_accel: -1.0,
+            tangential_mobility: 2.0,
+            cross_mobility: 0.4,
+            normal_mobility: 1.5,
+        };
+        crate::model::check_constant_contact_directions(&system);
+    }
 
     fn system(a: f64, b: f64, aa: f64, bb: f64, cc: f64) -> ConstantPlanar {
         ConstantPlanar {

@@ -310,6 +310,11 @@ mod tests {
     use super::*;
     use crate::model::ProjectedDynamics;
 
+    #[test]
+    fn contact_directions_are_constant() {
+        crate::model::check_constant_contact_directions(&PainleveRod::default());
+    }
+
     /// The generic C–V projection of the rod, and the rod's closed form, reproduce Zhao–Liu
     /// eq. (9) (with k = 1/ρ for its 3) at arbitrary states.
     #[test]

@@ -96,6 +96,11 @@ impl PlanarContactSystem<2> for SlowlyLoadedParticle {
             normal_drift: S::zero(),
         }
     }
+
+    /// The particle is the contact point and the surface is the line z₂ = 0: c = e₁, d = e₂.
+    fn constant_contact_directions(&self) -> Option<([f64; 2], [f64; 2])> {
+        Some(([1.0, 0.0], [0.0, 1.0]))
+    }
     /// μ(z₁) of the surface.
     fn friction_coefficient<S: Real>(&self, q: &[S; 2]) -> Option<S> {
         Some(self.problem.friction.at(q[0]))
@@ -108,6 +113,26 @@ mod tests {
     use crate::compliant::coulomb::Coulomb;
     use crate::compliant::normal::NormalCompliance;
     use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
+
+    #[test]
+    fn contact_directions_are_constant() {
+        let particle = SlowlyLoadedParticle {
+            problem: QuasistaticProblem {
+                stiffness: [[1.0, 0.0], [0.0, 10.0]],
+                load_at_zero: [1.0, -1.0],
+                load_rate: [1.0, 0.0],
+                friction: FrictionProfile {
+                    mu_before: 0.6,
+                    mu_after: 0.2,
+                    ramp_start: 2.0,
+                    ramp_end: 3.0,
+                },
+            },
+            epsilon: 0.5,
+            viscosity: 1.0,
+        };
+        crate::model::check_constant_contact_directions(&particle);
+    }
     use crate::integrate::IntegratorKind;
     use crate::models::schmid_mielke::quasistatic::FrictionProfile;
 

@@ -73,6 +73,11 @@ impl PlanarContactSystem<2> for SpringParticleMechanics {
             normal_drift: S::zero(),
         }
     }
+
+    /// The particle is the contact point on a flat floor: c = e_x, d = e_y.
+    fn constant_contact_directions(&self) -> Option<([f64; 2], [f64; 2])> {
+        Some(([1.0, 0.0], [0.0, 1.0]))
+    }
 }
 
 impl SpringParticleMechanics {
@@ -86,5 +91,21 @@ impl SpringParticleMechanics {
     pub fn slip_onset(&self, mu: f64, kappa: f64) -> Option<f64> {
         let ratio = mu * self.rest_normal_force(kappa) / self.load_amplitude;
         (ratio < 1.0).then(|| ratio.asin() / self.load_frequency)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contact_directions_are_constant() {
+        let particle = SpringParticleMechanics {
+            stiffness: 2.0,
+            depth: 0.5,
+            load_amplitude: 0.3,
+            load_frequency: 1.0,
+        };
+        crate::model::check_constant_contact_directions(&particle);
     }
 }
