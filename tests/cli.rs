@@ -32,6 +32,7 @@ fn bad_input_is_rejected_with_the_flag_named() {
         (&["--theta0", "0"], "--theta0"),
         (&["--theta0", "3.2"], "--theta0"),
         (&["--damping", "-0.1"], "--damping"),
+        (&["--repeat", "0"], "--repeat"),
     ];
     for (args, flag) in cases {
         let (ok, _, err) = simulate(args);
@@ -229,4 +230,25 @@ fn unparsable_flags_are_one_line_with_exit_1() {
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         assert!(err.starts_with("error: "), "{err}");
     }
+}
+
+/// `--repeat N` times N runs in one process (docs/performance.md): every number but the wall
+/// time is that of a single run.
+#[test]
+fn repeat_changes_nothing_but_the_wall_time() {
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["--kappa", "1e-6", "--integrator", "dop853", "--json"];
+        args.extend_from_slice(extra);
+        let (ok, out, err) = simulate(&args);
+        assert!(ok, "{err}");
+        let mut json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let wall = json["stats"]
+            .as_object_mut()
+            .unwrap()
+            .remove("wall_time_s")
+            .unwrap();
+        assert!(wall.as_f64().unwrap() > 0.0);
+        json
+    };
+    assert_eq!(run(&[]), run(&["--repeat", "4"]));
 }

@@ -61,6 +61,11 @@ pub struct SimulateArgs {
     /// Event guard: the run fails after this many events (Zeno behaviour, chattering).
     #[arg(long, default_value_t = crate::compliant::DEFAULT_MAX_EVENTS)]
     max_events: usize,
+    /// Run the simulation this many times in one process and report the median of their
+    /// wall times (warm caches, as a benchmark would: docs/performance.md); every other number
+    /// is the same in every run.
+    #[arg(long, default_value_t = 1)]
+    repeat: usize,
     /// Print one JSON object instead of the summary.
     #[arg(long)]
     json: bool,
@@ -148,7 +153,18 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         crate::error::require_positive("--t-end", t_end).map_err(|e| e.to_string())?;
         options.end = EndCondition::Time(t_end);
     }
-    let record = scenario.simulate(&options).map_err(|e| e.to_string())?;
+    if args.repeat == 0 {
+        return Err("invalid --repeat = 0: give the number of runs to time, at least 1".into());
+    }
+    let mut record = scenario.simulate(&options).map_err(|e| e.to_string())?;
+    if args.repeat > 1 {
+        let mut times = vec![record.stats.wall_time_s];
+        for _ in 1..args.repeat {
+            let again = scenario.simulate(&options).map_err(|e| e.to_string())?;
+            times.push(again.stats.wall_time_s);
+        }
+        record.stats.wall_time_s = super::study::median_of(&mut times);
+    }
     if args.json {
         let mut json = serde_json::json!({
             "scenario": scenario.name(),

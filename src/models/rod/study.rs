@@ -492,12 +492,7 @@ impl Plan for StudySpec {
                 Err(_) => break,
             }
         }
-        times.sort_by(f64::total_cmp);
-        let median = if times.len() % 2 == 1 {
-            times[times.len() / 2]
-        } else {
-            0.5 * (times[times.len() / 2 - 1] + times[times.len() / 2])
-        };
+        let median = median_of(&mut times);
         put("status", "ok".into());
         let sequence: Vec<_> = record.modes.iter().map(|m| m.mode.name()).collect();
         put("mode_sequence", sequence.join(">"));
@@ -592,5 +587,15 @@ fn study_row_inputs(spec: &StudySpec, p: &StudyPoint) -> Row {
     Row {
         point_id: p.id,
         fields: f,
+    }
+}
+
+/// The median of wall times over repeats of one run (sorts them); NaN for none.
+pub(crate) fn median_of(times: &mut [f64]) -> f64 {
+    times.sort_by(f64::total_cmp);
+    match times.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => times[n / 2],
+        n => 0.5 * (times[n / 2 - 1] + times[n / 2]),
     }
 }
