@@ -41,14 +41,18 @@ impl Named for FallsThroughZero {
 
 /// x'' = `accel` on the state (x, x'); with `half_line`, x falling through zero is not
 /// watched but leaves the model's domain x > 0, whose margin x has slope 1 in x when
-/// `margin_slopes` says so; `margin_calls` counts the margin's evaluations. With
-/// `changes_nothing` the crossing's transition leaves the mode and the state as they are.
+/// `margin_slopes` says so; `margin_calls` counts the margin's evaluations. The crossing's
+/// function x has slope 1 in x when `event_slopes` says so; `event_calls` counts its
+/// evaluations. With `changes_nothing` the crossing's transition leaves the mode and the state
+/// as they are.
 struct Parabola {
     accel: f64,
     half_line: bool,
     margin_slopes: bool,
+    event_slopes: bool,
     changes_nothing: bool,
     margin_calls: std::sync::atomic::AtomicUsize,
+    event_calls: std::sync::atomic::AtomicUsize,
 }
 
 impl Parabola {
@@ -57,8 +61,10 @@ impl Parabola {
             accel,
             half_line,
             margin_slopes: true,
+            event_slopes: false,
             changes_nothing: false,
             margin_calls: std::sync::atomic::AtomicUsize::new(0),
+            event_calls: std::sync::atomic::AtomicUsize::new(0),
         }
     }
 }
@@ -98,7 +104,13 @@ impl HybridSystem for Parabola {
         true
     }
     fn event_value<S: Real>(&self, _mode: Side, _event: FallsThroughZero, y: &[S]) -> S {
+        self.event_calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         y[0]
+    }
+    fn event_slopes(&self, _mode: Side, _event: FallsThroughZero, out: &mut [f64]) -> bool {
+        out.copy_from_slice(&[1.0, 0.0]);
+        self.event_slopes
     }
     fn transition(&self, mode: Side, _event: FallsThroughZero, _y: &mut [f64]) -> Side {
         if self.changes_nothing {
@@ -348,6 +360,65 @@ fn a_margin_far_from_zero_is_sampled_less_and_nothing_changes() {
             );
         } else {
             assert_eq!(calls_with_slopes, calls_plain, "{kind}");
+        }
+    }
+}
+
+/// The event functions' slopes (docs/tolerances.md, trap 1): a step whose dense output cannot
+/// bring the watched function to zero takes two samples instead of five, and nothing changes,
+/// whether the function stays far from zero (x'' = 2 from x = 100, x' = −1: x ≥ 99.75) or
+/// crosses it late (x'' = −2: x = 0 at t ≈ 9.51, located bit for bit the same).
+#[test]
+fn an_event_far_from_zero_is_sampled_less_and_nothing_changes() {
+    for accel in [2.0, -2.0] {
+        for kind in IntegratorKind::ALL {
+            let run = |event_slopes| {
+                let sys = Parabola {
+                    event_slopes,
+                    ..Parabola::new(accel, false)
+                };
+                let tolerances = Tolerances {
+                    rtol: 1e-10,
+                    atol: 1e-10,
+                };
+                let trace = run_hybrid(
+                    &sys,
+                    kind,
+                    tolerances,
+                    &[100.0, -1.0],
+                    &until_first_crossing(10.0),
+                    &mut (),
+                )
+                .unwrap_or_else(|e| panic!("{kind}: {e}"));
+                (trace, sys.event_calls.into_inner())
+            };
+            let ((plain, calls_plain), (with_slopes, calls_with_slopes)) = (run(false), run(true));
+            assert_eq!(plain.y_end, with_slopes.y_end, "{kind}");
+            assert_eq!(plain.t_end, with_slopes.t_end, "{kind}");
+            assert_eq!(plain.stats.steps, with_slopes.stats.steps, "{kind}");
+            if accel < 0.0 {
+                let t_cross = (-1.0 + (1.0f64 + 4.0 * 100.0).sqrt()) / 2.0;
+                assert!(
+                    (plain.t_end - t_cross).abs() < 1e-8,
+                    "{kind}: {}",
+                    plain.t_end
+                );
+            } else {
+                assert_eq!(plain.t_end, 10.0, "{kind}");
+            }
+            let steps = plain.stats.steps;
+            eprintln!("{kind} x'' = {accel}: {steps} steps, event evaluations {calls_plain} without slopes, {calls_with_slopes} with");
+            // The crossing's own step, its refinement and the steps next to it are sampled
+            // in full: fewer evaluations, but not 3/5 of them over 5 steps.
+            let (fewer, of) = if accel > 0.0 { (3, 5) } else { (1, 1) };
+            if matches!(kind, IntegratorKind::Tsit5 | IntegratorKind::Dop853) {
+                assert!(
+                    of * calls_with_slopes < fewer * calls_plain,
+                    "{kind}: {calls_with_slopes} evaluations with slopes, {calls_plain} without"
+                );
+            } else {
+                assert_eq!(calls_with_slopes, calls_plain, "{kind}");
+            }
         }
     }
 }
