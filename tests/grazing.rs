@@ -10,7 +10,7 @@
 //! The same system started on its surface (x a residue past zero) checks the phase-start rule
 //! (docs/tolerances.md, "A phase that starts on an event surface").
 
-use rigid_limit::hybrid::{run_hybrid, Crossing, HybridSystem, Named, RunControl, Until};
+use rigid_limit::hybrid::{run_hybrid, Crossing, HybridSystem, Named, RunControl, Trace, Until};
 use rigid_limit::integrate::{IntegratorKind, Tolerances};
 use rigid_limit::model::Real;
 
@@ -135,6 +135,34 @@ impl HybridSystem for Parabola {
         out.copy_from_slice(&[1.0, 0.0]);
         self.margin_slopes
     }
+}
+
+/// `sys` from x = 100, x' = −1 until its first crossing, at the latest to t = 10, at rtol =
+/// atol = 1e-10: the run and how often it evaluated the margin and the event function.
+fn run_counting(
+    sys: Parabola,
+    kind: IntegratorKind,
+) -> (Trace<Side, FallsThroughZero>, usize, usize) {
+    let tolerances = Tolerances {
+        rtol: 1e-10,
+        atol: 1e-10,
+    };
+    let control = until_first_crossing(10.0);
+    let trace = run_hybrid(&sys, kind, tolerances, &[100.0, -1.0], &control, &mut ())
+        .unwrap_or_else(|e| panic!("{kind}: {e}"));
+    let calls = |c: std::sync::atomic::AtomicUsize| c.into_inner();
+    (trace, calls(sys.margin_calls), calls(sys.event_calls))
+}
+
+/// Two runs that must be the same bit for bit: end state, end time and steps.
+fn assert_same_run(
+    a: &Trace<Side, FallsThroughZero>,
+    b: &Trace<Side, FallsThroughZero>,
+    kind: IntegratorKind,
+) {
+    assert_eq!(a.y_end, b.y_end, "{kind}");
+    assert_eq!(a.t_end, b.t_end, "{kind}");
+    assert_eq!(a.stats.steps, b.stats.steps, "{kind}");
 }
 
 /// Run until the first crossing, at the latest to `t_max`.
@@ -328,29 +356,17 @@ fn a_domain_margin_dipping_inside_one_long_step_ends_the_run() {
 fn a_margin_far_from_zero_is_sampled_less_and_nothing_changes() {
     for kind in IntegratorKind::ALL {
         let run = |margin_slopes| {
-            let sys = Parabola {
-                margin_slopes,
-                ..Parabola::new(2.0, true)
-            };
-            let tolerances = Tolerances {
-                rtol: 1e-10,
-                atol: 1e-10,
-            };
-            let trace = run_hybrid(
-                &sys,
+            let (trace, calls, _) = run_counting(
+                Parabola {
+                    margin_slopes,
+                    ..Parabola::new(2.0, true)
+                },
                 kind,
-                tolerances,
-                &[100.0, -1.0],
-                &until_first_crossing(10.0),
-                &mut (),
-            )
-            .unwrap_or_else(|e| panic!("{kind}: {e}"));
-            (trace, sys.margin_calls.into_inner())
+            );
+            (trace, calls)
         };
         let ((plain, calls_plain), (with_slopes, calls_with_slopes)) = (run(false), run(true));
-        assert_eq!(plain.y_end, with_slopes.y_end, "{kind}");
-        assert_eq!(plain.t_end, with_slopes.t_end, "{kind}");
-        assert_eq!(plain.stats.steps, with_slopes.stats.steps, "{kind}");
+        assert_same_run(&plain, &with_slopes, kind);
         let steps = plain.stats.steps;
         eprintln!("{kind}: {steps} steps, margin evaluations {calls_plain} without slopes, {calls_with_slopes} with");
         if matches!(kind, IntegratorKind::Tsit5 | IntegratorKind::Dop853) {
@@ -373,29 +389,17 @@ fn an_event_far_from_zero_is_sampled_less_and_nothing_changes() {
     for accel in [2.0, -2.0] {
         for kind in IntegratorKind::ALL {
             let run = |event_slopes| {
-                let sys = Parabola {
-                    event_slopes,
-                    ..Parabola::new(accel, false)
-                };
-                let tolerances = Tolerances {
-                    rtol: 1e-10,
-                    atol: 1e-10,
-                };
-                let trace = run_hybrid(
-                    &sys,
+                let (trace, _, calls) = run_counting(
+                    Parabola {
+                        event_slopes,
+                        ..Parabola::new(accel, false)
+                    },
                     kind,
-                    tolerances,
-                    &[100.0, -1.0],
-                    &until_first_crossing(10.0),
-                    &mut (),
-                )
-                .unwrap_or_else(|e| panic!("{kind}: {e}"));
-                (trace, sys.event_calls.into_inner())
+                );
+                (trace, calls)
             };
             let ((plain, calls_plain), (with_slopes, calls_with_slopes)) = (run(false), run(true));
-            assert_eq!(plain.y_end, with_slopes.y_end, "{kind}");
-            assert_eq!(plain.t_end, with_slopes.t_end, "{kind}");
-            assert_eq!(plain.stats.steps, with_slopes.stats.steps, "{kind}");
+            assert_same_run(&plain, &with_slopes, kind);
             if accel < 0.0 {
                 let t_cross = (-1.0 + (1.0f64 + 4.0 * 100.0).sqrt()) / 2.0;
                 assert!(

@@ -114,12 +114,16 @@ mod tests {
     use crate::compliant::normal::NormalCompliance;
     use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 
-    #[test]
-    fn contact_directions_are_constant() {
-        let particle = SlowlyLoadedParticle {
+    use crate::integrate::IntegratorKind;
+    use crate::models::schmid_mielke::quasistatic::FrictionProfile;
+
+    /// The particle under the load f = (z₁ + εt, −σ), H = diag(1, 10), friction 0.6 → 0.2 on
+    /// the ramp z₁ ∈ [2, 3], drag ν = 1.
+    fn particle(z1: f64, sigma: f64, eps: f64) -> SlowlyLoadedParticle {
+        SlowlyLoadedParticle {
             problem: QuasistaticProblem {
                 stiffness: [[1.0, 0.0], [0.0, 10.0]],
-                load_at_zero: [1.0, -1.0],
+                load_at_zero: [z1, -sigma],
                 load_rate: [1.0, 0.0],
                 friction: FrictionProfile {
                     mu_before: 0.6,
@@ -128,13 +132,15 @@ mod tests {
                     ramp_end: 3.0,
                 },
             },
-            epsilon: 0.5,
+            epsilon: eps,
             viscosity: 1.0,
-        };
-        crate::model::check_constant_contact_directions(&particle);
+        }
     }
-    use crate::integrate::IntegratorKind;
-    use crate::models::schmid_mielke::quasistatic::FrictionProfile;
+
+    #[test]
+    fn contact_directions_are_constant() {
+        crate::model::check_constant_contact_directions(&particle(1.0, 1.0, 0.5));
+    }
 
     /// At rest in stick at z₁ (the tangential spring unloaded there), under the load
     /// f₁ = H₁₁z₁ + εt: stick breaks when εt reaches μ(z₁)F_n with F_n = σ*/(1 + κH₂₂), the
@@ -145,21 +151,7 @@ mod tests {
     fn stick_breaks_at_the_position_dependent_limit() {
         let (kappa, sigma, eps) = (1e-6, 1.0, 0.5);
         for (z1, mu) in [(1.0, 0.6), (2.5, 0.4), (3.5, 0.2)] {
-            let particle = SlowlyLoadedParticle {
-                problem: QuasistaticProblem {
-                    stiffness: [[1.0, 0.0], [0.0, 10.0]],
-                    load_at_zero: [z1, -sigma],
-                    load_rate: [1.0, 0.0],
-                    friction: FrictionProfile {
-                        mu_before: 0.6,
-                        mu_after: 0.2,
-                        ramp_start: 2.0,
-                        ramp_end: 3.0,
-                    },
-                },
-                epsilon: eps,
-                viscosity: 1.0,
-            };
+            let particle = particle(z1, sigma, eps);
             let problem = ContactProblem {
                 system: &particle,
                 compliance: NormalCompliance::spring_dashpot(kappa, 1.0),
