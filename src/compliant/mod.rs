@@ -646,35 +646,22 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
         let Some((c, d)) = self.system.constant_contact_directions() else {
             return false;
         };
+        // Each function is (weight on q)·δ-part + (weight on q̇)·rate-part of one direction:
+        // slopes |w_q·dir_i| on q and |w_q̇·dir_i| on q̇.
         let dashpot = self.compliance.damping * self.compliance.kappa.sqrt();
-        out.fill(0.0);
-        let (q_slopes, rest) = out.split_at_mut(N);
-        let qdot_slopes = &mut rest[..N];
-        match event {
-            Event::MaxPenetration => {
-                for (w, di) in qdot_slopes.iter_mut().zip(d) {
-                    *w = di.abs();
-                }
-            }
-            Event::PeakNormalForce if self.compliance.damping == 0.0 => {
-                for (w, di) in qdot_slopes.iter_mut().zip(d) {
-                    *w = di.abs();
-                }
-            }
-            Event::ContactOpens | Event::ContactCloses => {
-                for i in 0..N {
-                    q_slopes[i] = d[i].abs();
-                    qdot_slopes[i] = dashpot * d[i].abs();
-                }
-            }
-            Event::SlipStops => {
-                for (w, ci) in qdot_slopes.iter_mut().zip(c) {
-                    *w = ci.abs();
-                }
-            }
+        let (direction, on_q, on_qdot) = match event {
+            Event::MaxPenetration => (d, 0.0, 1.0),
+            Event::PeakNormalForce if self.compliance.damping == 0.0 => (d, 0.0, 1.0),
+            Event::ContactOpens | Event::ContactCloses => (d, 1.0, dashpot),
+            Event::SlipStops => (c, 0.0, 1.0),
             Event::StickBreaksRight | Event::StickBreaksLeft | Event::PeakNormalForce => {
                 return false;
             }
+        };
+        out.fill(0.0);
+        for (i, component) in direction.iter().enumerate() {
+            out[i] = on_q * component.abs();
+            out[N + i] = on_qdot * component.abs();
         }
         true
     }
