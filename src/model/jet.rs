@@ -128,8 +128,7 @@ impl<const K: usize> Real for Jet<K> {
 fn sin_cos<const K: usize>(x: Jet<K>) -> (Jet<K>, Jet<K>) {
     let mut u = [0.0; K];
     let mut v = [0.0; K];
-    u[0] = x.c[0].sin();
-    v[0] = x.c[0].cos();
+    (u[0], v[0]) = Real::sin_cos(x.c[0]);
     for k in 1..K {
         let (mut su, mut sv) = (0.0, 0.0);
         for j in 1..=k {

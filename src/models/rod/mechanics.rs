@@ -127,7 +127,7 @@ impl Mechanics<3> for PainleveRod {
     }
 
     fn mass_matrix<S: Real>(&self, q: &[S; 3]) -> [[S; 3]; 3] {
-        let (s, c) = (q[THETA].sin(), q[THETA].cos());
+        let (s, c) = q[THETA].sin_cos();
         let (one, zero) = (S::cst(1.0), S::zero());
         [
             [one, zero, -s],
@@ -137,7 +137,7 @@ impl Mechanics<3> for PainleveRod {
     }
 
     fn generalized_force<S: Real>(&self, q: &[S; 3], qdot: &[S; 3]) -> [S; 3] {
-        let (s, c) = (q[THETA].sin(), q[THETA].cos());
+        let (s, c) = q[THETA].sin_cos();
         let w2 = qdot[THETA] * qdot[THETA];
         // Centripetal terms of A = centre − (cos θ, sin θ), and gravity on the centre of mass.
         [c * w2, s * w2 - S::cst(1.0), -c]
@@ -201,7 +201,7 @@ impl PlanarContactSystem<3> for PainleveRod {
         q: &[S; 3],
         qdot: &[S; 3],
     ) -> ProjectedDynamics<S, 3> {
-        let (s, c) = (q[THETA].sin(), q[THETA].cos());
+        let (s, c) = q[THETA].sin_cos();
         let k = self.inverse_gyration_sq();
         let (ks, kc) = (s.scale(k), c.scale(k));
         let w2 = qdot[THETA] * qdot[THETA];
