@@ -169,7 +169,12 @@ impl ExplicitPair for Tsit5 {
         dense: &mut Dense,
         _stats: &mut SolverStats,
     ) {
-        for (row, out) in R.iter().zip(dense.iter_mut()) {
+        // R's first row is (1, 0, …, 0) (tested below): dense[0] = h k₀, the same number as the
+        // sum below, whose other terms are zeros.
+        for (out, &k0) in dense[0][..n].iter_mut().zip(&k[0][..n]) {
+            *out = h * k0;
+        }
+        for (row, out) in R.iter().zip(dense.iter_mut()).skip(1) {
             for i in 0..n {
                 let mut acc = row[6] * f1[i];
                 for (j, kj) in k.iter().enumerate() {
@@ -216,6 +221,7 @@ mod tests {
         let bc: f64 = B.iter().zip(C).map(|(b, c)| b * c).sum();
         let bc2: f64 = B.iter().zip(C).map(|(b, c)| b * c * c).sum();
         assert!((bc - 0.5).abs() < 1e-14 && (bc2 - 1.0 / 3.0).abs() < 1e-14);
+        assert_eq!(R[0], [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], "dense() takes row 0 as h k₀");
         for i in 0..7 {
             let at_one: f64 = R.iter().map(|r| r[i]).sum();
             let b = if i < 6 { B[i] } else { 0.0 };
