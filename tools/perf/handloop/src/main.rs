@@ -87,6 +87,15 @@ trait Num:
     fn c(x: f64) -> Self;
     fn sc(self) -> (Self, Self);
 }
+/// sin and cos of one angle: the platform's, or with `--features libm` rigid-limit's.
+#[inline(always)]
+fn sin_cos(x: f64) -> (f64, f64) {
+    #[cfg(feature = "libm")]
+    return libm::sincos(x);
+    #[cfg(not(feature = "libm"))]
+    x.sin_cos()
+}
+
 impl Num for f64 {
     #[inline(always)]
     fn c(x: f64) -> f64 {
@@ -94,7 +103,7 @@ impl Num for f64 {
     }
     #[inline(always)]
     fn sc(self) -> (f64, f64) {
-        self.sin_cos()
+        sin_cos(self)
     }
 }
 impl Num for D {
@@ -102,7 +111,7 @@ impl Num for D {
         D { re: x, eps: 0.0 }
     }
     fn sc(self) -> (D, D) {
-        let (s, c) = self.re.sin_cos();
+        let (s, c) = sin_cos(self.re);
         (
             D {
                 re: s,
@@ -247,7 +256,7 @@ impl Rod {
                 out[1] = y[3];
             }
             Mode::Stick => {
-                let (s, c) = y[2].sin_cos();
+                let (s, c) = sin_cos(y[2]);
                 let (fn_, ft) = self.forces(mode, y, s, c);
                 let limit = self.mu_s * fn_;
                 out[0] = -y[1];
@@ -268,7 +277,7 @@ impl Rod {
             Ev::BreaksRight => Mode::SlideRight,
             Ev::BreaksLeft => Mode::SlideLeft,
             Ev::SlipStops => {
-                let (s, c) = y[2].sin_cos();
+                let (s, c) = sin_cos(y[2]);
                 let (fn_, ft) = self.forces(Mode::Stick, y, s, c);
                 let limit = self.mu_s * fn_;
                 if ft > limit {
