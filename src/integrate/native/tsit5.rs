@@ -221,7 +221,11 @@ mod tests {
         let bc: f64 = B.iter().zip(C).map(|(b, c)| b * c).sum();
         let bc2: f64 = B.iter().zip(C).map(|(b, c)| b * c * c).sum();
         assert!((bc - 0.5).abs() < 1e-14 && (bc2 - 1.0 / 3.0).abs() < 1e-14);
-        assert_eq!(R[0], [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], "dense() takes row 0 as h k₀");
+        assert_eq!(
+            R[0],
+            [1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            "dense() takes row 0 as h k₀"
+        );
         for i in 0..7 {
             let at_one: f64 = R.iter().map(|r| r[i]).sum();
             let b = if i < 6 { B[i] } else { 0.0 };
