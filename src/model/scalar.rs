@@ -8,8 +8,8 @@
 //!
 //! Their sine and cosine are the `libm` crate's (FreeBSD's msun kernels, error below one unit in
 //! the last place), not the platform's: the same bits on every platform, and no save and
-//! restore of the floating-point control register, which made glibc's `sincos` a fifth of the
-//! rod's impact (docs/performance.md, "The sine and cosine").
+//! restore of the floating-point control register, which made glibc's `sincos` a fifth of
+//! tsit5's wall time on the rod's impact (docs/performance.md, "The sine and cosine").
 
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
