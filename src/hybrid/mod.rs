@@ -178,8 +178,9 @@ fn dual_buffer<'a>(
     }
 }
 
-/// Call `f` with the duals `y + ε v`.
-fn with_duals<R>(y: &[f64], v: &[f64], f: impl FnOnce(&[Dual]) -> R) -> R {
+/// Call `f` with the duals `y + ε v` (on the stack for a state of up to `MAX_STACK_STATE`
+/// components): its derivatives along `v`.
+pub fn with_duals<R>(y: &[f64], v: &[f64], f: impl FnOnce(&[Dual]) -> R) -> R {
     let n = y.len();
     let mut stack = [Dual::cst(0.0); MAX_STACK_STATE];
     let mut heap = Vec::new();

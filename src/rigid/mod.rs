@@ -35,9 +35,9 @@ use crate::compliant::spatial::{
     store_direction_and_seed, stored_direction,
 };
 use crate::error::SimError;
-use crate::hybrid::{Crossing, HybridSystem, Named};
+use crate::hybrid::{with_duals, Crossing, HybridSystem, Named};
 use crate::model::jet::flow_jet;
-use crate::model::{generalized_accel, ContactSystem, Delassus, Dual, Real};
+use crate::model::{generalized_accel, ContactSystem, Delassus, Real};
 use serde::Serialize;
 
 /// Events of the rigid formulation.
@@ -292,12 +292,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> RigidProbl
         }
         let mut flow = vec![0.0; y.len()];
         self.vector_field(ConeMode::Free, y, &mut flow);
-        let duals: Vec<Dual> = y
-            .iter()
-            .zip(&flow)
-            .map(|(&a, &b)| Dual::new(a, b))
-            .collect();
-        let decel = -self.contact_kinematics(&duals).1.eps;
+        let decel = -with_duals(y, &flow, |yd| self.contact_kinematics(yd).1.eps);
         let bounce = self.restitution * v_n;
         bounce * bounce <= 2.0 * decel.max(0.0) * self.rest_height
     }
