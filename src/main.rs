@@ -150,6 +150,7 @@ fn run(path: &Path, out: Option<PathBuf>, shard: Option<Shard>, fresh: bool) -> 
         progress: true,
         fresh,
         command_line: command_line(),
+        stop_after_rows: None,
     };
     let summary = run_and_report(&experiment, &opts)?;
     report(experiment.name(), &summary);
@@ -273,6 +274,7 @@ fn reproduce(experiments: &Path, results: &Path) -> Result<(), String> {
             progress: true,
             fresh: true,
             command_line: command_line(),
+            stop_after_rows: None,
         };
         let summary = run_and_report(experiment, &opts)?;
         report(experiment.name(), &summary);

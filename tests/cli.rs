@@ -33,6 +33,13 @@ fn bad_input_is_rejected_with_the_flag_named() {
         (&["--theta0", "3.2"], "--theta0"),
         (&["--damping", "-0.1"], "--damping"),
         (&["--repeat", "0"], "--repeat"),
+        // Flags that would be accepted and ignored.
+        (&["--trajectory"], "--trajectory"),
+        (&["--height", "0.3"], "--height"),
+        (
+            &["--scenario", "sustained", "--t-end", "1", "--height", "0.3"],
+            "--height",
+        ),
     ];
     for (args, flag) in cases {
         let (ok, _, err) = simulate(args);

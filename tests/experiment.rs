@@ -38,6 +38,7 @@ fn options(dir: &Path, shard: Option<Shard>) -> RunOptions {
         progress: false,
         fresh: false,
         command_line: "test".into(),
+        stop_after_rows: None,
     }
 }
 

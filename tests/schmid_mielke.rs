@@ -21,6 +21,7 @@ fn run(path: &Path, tag: &str) -> Vec<Row> {
         progress: false,
         fresh: false,
         command_line: "test".into(),
+        stop_after_rows: None,
     };
     let summary = experiment.run(&opts).unwrap();
     assert_eq!(summary.failed, 0);

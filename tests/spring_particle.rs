@@ -71,6 +71,7 @@ fn the_experiment_runs_through_the_harness_and_converges_at_rate_one() {
         progress: false,
         fresh: false,
         command_line: "test".into(),
+        stop_after_rows: None,
     };
     let summary = experiment.run(&opts).unwrap();
     assert_eq!((summary.points, summary.failed), (26, 0));

@@ -35,6 +35,10 @@ pub trait Model: Sized + Sync + Clone + Debug + PartialEq + 'static {
     const INPUT_COLUMNS: &'static [&'static str];
     /// Measured columns, between `error` and the work counters.
     const MEASURE_COLUMNS: &'static [&'static str];
+    /// The optional `[solver]` keys its runs use, of `t_max`, `window_scaled`, `max_steps`
+    /// and `max_events`; a file that sets another is refused (a key must never be accepted
+    /// and ignored).
+    const SOLVER_KEYS: &'static [&'static str];
 
     /// The κ ladder of `[sweep]`.
     fn kappa(sweep: &Self::Sweep) -> &LogGrid;
@@ -65,13 +69,17 @@ pub trait Model: Sized + Sync + Clone + Debug + PartialEq + 'static {
         kappa: f64,
         integrator: IntegratorKind,
     ) -> Result<(Cells, SolverStats), String>;
-    /// Outputs besides runs.csv and meta.json written after a full run or a merge.
+    /// Side tables of the report besides runs.csv and meta.json ([`Plan::after_run`]).
     fn after_run(_spec: &SweepSpec<Self>, _dir: &Path) -> Result<(), RunError> {
         Ok(())
     }
     /// summary.md, analysis.json and the figures of a run, from the rows of its runs.csv.
     fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError>;
 }
+
+/// The optional `[solver]` keys of a fast-time run (the mode table and its relatives): each run
+/// lasts `window_scaled`·√κ, so `t_max` has no role.
+pub const FAST_TIME_SOLVER_KEYS: &[&str] = &["window_scaled", "max_steps", "max_events"];
 
 /// A κ sweep (or a multi-axis atlas) of one model: an experiment file with `model = NAME`.
 /// Unknown keys are rejected.
@@ -134,7 +142,40 @@ impl<M: Model> SweepSpec<M> {
         if let Some(t) = self.solver.t_max {
             crate::error::require_positive("solver.t_max", t)?;
         }
-        M::validate(self)
+        M::validate(self)?;
+        self.refuse_unused_solver_keys()
+    }
+
+    /// A `[solver]` key that this model's runs would ignore is an error, not a silent no-op.
+    fn refuse_unused_solver_keys(&self) -> Result<(), SimError> {
+        let s = &self.solver;
+        let set = [
+            ("t_max", s.t_max.map(crate::error::number_text)),
+            (
+                "window_scaled",
+                s.window_scaled.map(crate::error::number_text),
+            ),
+            ("max_steps", s.max_steps.map(|n| n.to_string())),
+            ("max_events", s.max_events.map(|n| n.to_string())),
+        ];
+        for (key, value) in set {
+            if let Some(value) = value.filter(|_| !M::SOLVER_KEYS.contains(&key)) {
+                let used = if M::SOLVER_KEYS.is_empty() {
+                    "none of t_max, window_scaled, max_steps, max_events".to_string()
+                } else {
+                    M::SOLVER_KEYS.join(", ")
+                };
+                return Err(SimError::invalid(
+                    &format!("solver.{key}"),
+                    value,
+                    &format!(
+                        "model {} does not use it (its runs use {used}); remove the key",
+                        M::NAME
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// All points, in output order: configurations in grid order, then κ from large to small,
@@ -168,26 +209,6 @@ impl<M: Model> SweepSpec<M> {
         c.push("wall_time_s");
         c
     }
-
-    /// The cells of a point known before it runs.
-    fn input_row(&self, point: &Point<M::Config>) -> Row {
-        let mut row = Row {
-            point_id: point.id,
-            fields: Default::default(),
-        };
-        let mut put = |k: &'static str, v: String| {
-            row.fields.insert(k, v);
-        };
-        put("point_id", point.id.to_string());
-        put("kappa", point.kappa.to_string());
-        for (k, v) in M::inputs(&point.config) {
-            put(k, v);
-        }
-        put("integrator", point.integrator.to_string());
-        put("rtol", self.solver.rtol.to_string());
-        put("atol", self.solver.atol.to_string());
-        row
-    }
 }
 
 impl<M: Model> Plan for SweepSpec<M> {
@@ -205,17 +226,31 @@ impl<M: Model> Plan for SweepSpec<M> {
     fn point_id(&self, point: &Self::Point) -> usize {
         point.id
     }
-    fn row_matches(&self, row: &Row, point: &Self::Point) -> bool {
-        self.input_row(point)
-            .fields
-            .iter()
-            .all(|(k, v)| row.cell_is(k, v))
+    /// κ, the model's inputs, the integrator and the tolerances.
+    fn input_row(&self, point: &Self::Point) -> Row {
+        let mut row = Row {
+            point_id: point.id,
+            fields: Default::default(),
+        };
+        let mut put = |k: &'static str, v: String| {
+            row.fields.insert(k, v);
+        };
+        put("point_id", point.id.to_string());
+        put("kappa", point.kappa.to_string());
+        for (k, v) in M::inputs(&point.config) {
+            put(k, v);
+        }
+        put("integrator", point.integrator.to_string());
+        put("rtol", self.solver.rtol.to_string());
+        put("atol", self.solver.atol.to_string());
+        row
     }
     fn run_point(&self, point: &Self::Point) -> Row {
         let mut row = self.input_row(point);
         let mut put = |k: &'static str, v: String| {
             row.fields.insert(k, v);
         };
+        let start = std::time::Instant::now();
         match M::run(self, &point.config, point.kappa, point.integrator) {
             Err(e) => {
                 put("status", "error".into());
@@ -229,7 +264,8 @@ impl<M: Model> Plan for SweepSpec<M> {
                 for (k, v) in stat_fields(&stats) {
                     put(k, v);
                 }
-                put("wall_time_s", stats.wall_time_s.to_string());
+                // The whole point, whatever the model's own counters time.
+                put("wall_time_s", start.elapsed().as_secs_f64().to_string());
             }
         }
         row

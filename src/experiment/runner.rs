@@ -1,7 +1,9 @@
 //! The sweep runner: points in parallel (rayon), deterministic output order, failed points kept
 //! as rows with their error, resume after interruption, shards for job arrays, atomic writes.
 
-use super::store::{io_err, rows_in, table_text, DirLock, Provenance, PROVENANCE_JSON};
+use super::store::{
+    discard_report, discard_rows, io_err, rows_in, table_text, DirLock, Provenance, PROVENANCE_JSON,
+};
 pub use super::store::{write_atomically, RunError};
 use super::table::{parse_rows, Row};
 use std::collections::BTreeMap;
@@ -19,8 +21,8 @@ pub const META_JSON: &str = "meta.json";
 /// One impact's sampled time history (the κ of the grid nearest 1e-6, first integrator).
 pub const HISTORY_CSV: &str = "history.csv";
 
-/// What the runner needs of an experiment: its points, the columns of its table, how to run one
-/// point into a row, and which stored row is the result of which point (for resume).
+/// What the runner needs of an experiment: its points, the columns of its table, the cells a
+/// point fixes before it runs (which stored row is its result), and how to run it into a row.
 pub trait Plan: Sync {
     type Point: Sync;
     fn name(&self) -> &str;
@@ -29,18 +31,26 @@ pub trait Plan: Sync {
     /// Every point, in output order; `point_id` is the position.
     fn points(&self) -> Vec<Self::Point>;
     fn point_id(&self, point: &Self::Point) -> usize;
-    /// Whether a stored row is the result of `point` (same inputs), so it may be reused.
-    fn row_matches(&self, row: &Row, point: &Self::Point) -> bool;
+    /// The cells of `point` known before it runs: every input that shapes its row. A stored
+    /// row is the result of `point` when it holds each of them (numbers compared as numbers),
+    /// and a failed point's row keeps them.
+    fn input_row(&self, point: &Self::Point) -> Row;
     /// Run one point; a failure is a row with `status = error`, never a panic.
     fn run_point(&self, point: &Self::Point) -> Row;
     /// A short description for the progress bar.
     fn describe(&self, point: &Self::Point) -> String;
     /// The experiment as JSON, for meta.json.
     fn spec_json(&self) -> serde_json::Value;
-    /// Outputs written after a full run or a merge (besides runs.csv and meta.json).
+    /// Side tables of the report besides runs.csv and meta.json, written into `dir` (the
+    /// report's staging directory) after a full run or a merge.
     fn after_run(&self, _dir: &Path) -> Result<(), RunError> {
         Ok(())
     }
+}
+
+/// Whether `row` is the result of the point whose known cells are `inputs`.
+pub fn row_matches(row: &Row, inputs: &Row) -> bool {
+    row.point_id == inputs.point_id && inputs.fields.iter().all(|(k, v)| row.cell_is(k, v))
 }
 
 /// Every n-th point, starting at i: `--shard i/n`.
@@ -93,6 +103,9 @@ pub struct RunOptions {
     pub fresh: bool,
     /// The command line, for meta.json.
     pub command_line: String,
+    /// Stop the sweep as an interruption would once this many new rows are in the journal:
+    /// the directory is left as a kill at that moment leaves it (tests of resume use it).
+    pub stop_after_rows: Option<usize>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -120,8 +133,10 @@ pub struct NotReused {
 /// shard subdirectory).
 ///
 /// Rows already in the directory are reused only when they were computed under the same
-/// provenance (every setting and the same build; see [`super::store`]) and match their point's
-/// inputs; the summary says how many were rerun and why.
+/// provenance (every setting and the same build; see [`super::store`]) and hold their point's
+/// inputs; the summary says how many were rerun and why. Rows that may not be reused and the
+/// previous report are removed before the new provenance is written, so an interruption at any
+/// moment leaves only rows of the settings that provenance.json names.
 pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary, RunError> {
     let start = Instant::now();
     let dir = match opts.shard {
@@ -142,45 +157,49 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
     let n_points = points.len();
     let provenance = Provenance::current(&spec.spec_json(), opts.shard.map(|s| s.to_string()));
     let mut stored = rows_in(&dir, &[RUNS_CSV, JOURNAL_CSV], columns);
-    let mut not_reused = None;
-    if !stored.is_empty() {
-        let why = if opts.fresh {
-            Some("--fresh".to_string())
-        } else {
-            match Provenance::read(&dir) {
-                Some(p) => provenance.mismatch(&p),
-                None => Some(format!("no {PROVENANCE_JSON} says how they were computed")),
-            }
-        };
-        if let Some(why) = why {
-            not_reused = Some(NotReused {
-                rows: stored.len(),
-                reason: why,
-            });
-            stored.clear();
+    let why_not = if opts.fresh {
+        Some("--fresh".to_string())
+    } else {
+        match Provenance::read(&dir) {
+            Some(p) => provenance.mismatch(&p),
+            None => Some(format!("no {PROVENANCE_JSON} says how they were computed")),
         }
-    }
+    };
+    let not_reused = match why_not {
+        Some(reason) => {
+            let rows = stored.len();
+            stored.clear();
+            discard_rows(&dir, &[RUNS_CSV, JOURNAL_CSV])?;
+            (rows > 0).then_some(NotReused { rows, reason })
+        }
+        None => None,
+    };
+    discard_report(&dir)?;
     provenance.write(&dir)?;
     let mut done: BTreeMap<usize, Row> = BTreeMap::new();
     let mut todo = Vec::new();
     for p in points {
-        match stored.get(&spec.point_id(&p)) {
-            Some(row) if spec.row_matches(row, &p) => {
-                done.insert(spec.point_id(&p), row.clone());
+        let id = spec.point_id(&p);
+        match stored.remove(&id) {
+            Some(row) if row_matches(&row, &spec.input_row(&p)) => {
+                done.insert(id, row);
             }
             _ => todo.push(p),
         }
     }
     let resumed = done.len();
-    // Journal: existing finished rows first, then every new row as soon as it exists.
+    // Journal: existing finished rows first, then every new row as soon as it exists. Rows of
+    // runs.csv that are not reused leave with it.
     let journal_path = dir.join(JOURNAL_CSV);
     write_atomically(&journal_path, &table_text(&done, columns))?;
-    let journal = Mutex::new(
+    discard_rows(&dir, &[RUNS_CSV])?;
+    let journal = Mutex::new((
         OpenOptions::new()
             .append(true)
             .open(&journal_path)
             .map_err(io_err(&journal_path))?,
-    );
+        0usize,
+    ));
     let new_rows = Mutex::new(Vec::with_capacity(todo.len()));
     let total = todo.len();
     // A progress bar on a terminal, nothing otherwise (logs of batch jobs stay clean).
@@ -209,12 +228,19 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
             let row = spec.run_point(p);
             {
                 let mut j = journal.lock().unwrap_or_else(|e| e.into_inner());
-                if let Err(e) = writeln!(j, "{}", row.to_csv_line(columns)).and_then(|_| j.flush())
+                let (file, written) = &mut *j;
+                if opts.stop_after_rows.is_some_and(|n| *written >= n) {
+                    stop.store(true, Ordering::Relaxed);
+                    return;
+                }
+                if let Err(e) =
+                    writeln!(file, "{}", row.to_csv_line(columns)).and_then(|_| file.flush())
                 {
                     stop.store(true, Ordering::Relaxed);
                     *write_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                     return;
                 }
+                *written += 1;
             }
             new_rows.lock().unwrap_or_else(|e| e.into_inner()).push(row);
             bar.set_message(format!("({})", spec.describe(p)));
@@ -230,6 +256,13 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
                 format!("{e}; the sweep stopped, rows written so far are kept for resume"),
             ),
         });
+    }
+    if stop.load(Ordering::Relaxed) {
+        return Err(RunError::Interrupted(format!(
+            "the sweep of {} stopped after {} new rows; run it again to resume",
+            dir.display(),
+            opts.stop_after_rows.unwrap_or(0)
+        )));
     }
     let new_rows = new_rows.into_inner().unwrap_or_else(|e| e.into_inner());
     let failed = new_rows.iter().filter(|r| r.text("status") != "ok").count()
@@ -249,9 +282,6 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
     };
     write_atomically(&dir.join(META_JSON), &meta_json(spec, opts, &summary))?;
     fs::remove_file(&journal_path).map_err(io_err(&journal_path))?;
-    if opts.shard.is_none() {
-        spec.after_run(&dir)?;
-    }
     Ok(summary)
 }
 
@@ -312,8 +342,20 @@ pub fn merge_shards<P: Plan>(
     let mut build: Option<(String, String)> = None;
     let points = spec.points();
     let mut merged: BTreeMap<usize, Row> = BTreeMap::new();
+    // Every shard stays locked until the merge is written: none is rerun while it is read.
+    let mut shard_locks = Vec::with_capacity(shards.len());
     for (shard, d) in &shards {
         let name = shard.dir_name();
+        shard_locks.push(DirLock::acquire(d).map_err(|_| {
+            RunError::Busy(format!(
+                "{name} is being run (its directory is locked); wait for that run to finish, then merge"
+            ))
+        })?);
+        if d.join(JOURNAL_CSV).exists() || !d.join(RUNS_CSV).exists() {
+            return Err(RunError::Merge(format!(
+                "{name} has not finished (no {RUNS_CSV}, or the {JOURNAL_CSV} of an interrupted run); resume it with --shard {shard}, then merge"
+            )));
+        }
         let stored = Provenance::read(d).ok_or_else(|| {
             RunError::Merge(format!(
                 "{name} has no {PROVENANCE_JSON}: it was not written by this version of rigid-limit; rerun it with --shard {shard}"
@@ -345,7 +387,7 @@ pub fn merge_shards<P: Plan>(
             let id = row.point_id;
             let point = points.iter().find(|p| spec.point_id(p) == id);
             match point {
-                Some(p) if id % count == shard.index && spec.row_matches(&row, p) => {
+                Some(p) if id % count == shard.index && row_matches(&row, &spec.input_row(p)) => {
                     merged.insert(id, row);
                 }
                 _ => {
@@ -371,6 +413,10 @@ pub fn merge_shards<P: Plan>(
             if missing.len() > 5 { ", …" } else { "" }
         )));
     }
+    // The merged rows supersede whatever the directory held: the previous report, and the
+    // journal of an interrupted run of the whole experiment, which a later run would resume.
+    discard_report(out_dir)?;
+    discard_rows(out_dir, &[JOURNAL_CSV])?;
     write_atomically(&out_dir.join(RUNS_CSV), &table_text(&merged, &columns))?;
     Provenance {
         build: build.map(|(b, _)| b).unwrap_or_default(),
@@ -392,9 +438,9 @@ pub fn merge_shards<P: Plan>(
         progress: false,
         fresh: false,
         command_line: command_line.to_string(),
+        stop_after_rows: None,
     };
     write_atomically(&out_dir.join(META_JSON), &meta_json(spec, &opts, &summary))?;
-    spec.after_run(out_dir)?;
     Ok(summary)
 }
 

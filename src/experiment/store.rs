@@ -71,6 +71,107 @@ fn whole_lines(bytes: &[u8]) -> String {
     out
 }
 
+/// The report files of the run in a directory (`outputs.json`): what [`discard_report`] removes
+/// when a new run starts, so that a directory never holds the report of one run beside the
+/// rows of another.
+pub const OUTPUTS_JSON: &str = "outputs.json";
+/// Where a report is written before its files replace the previous ones together.
+const STAGING_DIR: &str = ".report.tmp";
+/// The files of a run that its report reads; linked into the staging directory, never moved.
+const REPORT_INPUTS: [&str; 2] = ["runs.csv", "meta.json"];
+
+#[derive(Serialize, Deserialize, Default)]
+struct Outputs {
+    files: Vec<String>,
+}
+
+fn remove_if_present(path: &Path) -> Result<(), RunError> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io_err(path)(e)),
+        _ => Ok(()),
+    }
+}
+
+/// Remove the report of the run that wrote `dir` before: every file its `outputs.json` lists,
+/// the manifest, its meta.json and a staging directory left by an interrupted report. Files the
+/// manifest does not list (a user's own, or written by an older build) are left alone.
+pub fn discard_report(dir: &Path) -> Result<(), RunError> {
+    let manifest = dir.join(OUTPUTS_JSON);
+    if let Ok(text) = fs::read_to_string(&manifest) {
+        let listed: Outputs = serde_json::from_str(&text).unwrap_or_default();
+        for name in listed.files {
+            // Only plain names are ever listed; anything else is not ours to remove.
+            if !name.contains(['/', '\\']) && !name.starts_with('.') {
+                remove_if_present(&dir.join(name))?;
+            }
+        }
+    }
+    remove_if_present(&manifest)?;
+    remove_if_present(&dir.join("meta.json"))?;
+    let staging = dir.join(STAGING_DIR);
+    if staging.exists() {
+        fs::remove_dir_all(&staging).map_err(io_err(&staging))?;
+    }
+    Ok(())
+}
+
+/// Write the report of the run in `dir` so that it replaces the previous report as a whole.
+///
+/// `write` receives a staging directory holding the run's runs.csv and meta.json (linked, not
+/// copied) and writes every file of the report there. On success the manifest `outputs.json`
+/// is written first, listing the new files, and then each file is moved into `dir`: a run
+/// interrupted while moving leaves only files of this run, all listed, which the next run
+/// removes. On failure nothing of the new report is kept and the previous one is gone too (it
+/// described other rows).
+pub fn replace_report(
+    dir: &Path,
+    write: impl FnOnce(&Path) -> Result<(), RunError>,
+) -> Result<(), RunError> {
+    discard_report(dir)?;
+    let staging = dir.join(STAGING_DIR);
+    fs::create_dir_all(&staging).map_err(io_err(&staging))?;
+    for name in REPORT_INPUTS {
+        let (from, to) = (dir.join(name), staging.join(name));
+        if from.exists() && fs::hard_link(&from, &to).is_err() {
+            fs::copy(&from, &to).map_err(io_err(&to))?;
+        }
+    }
+    let result = write(&staging).and_then(|()| {
+        let mut files: Vec<String> = fs::read_dir(&staging)
+            .map_err(io_err(&staging))?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|name| !REPORT_INPUTS.contains(&name.as_str()) && !name.starts_with('.'))
+            .collect();
+        files.sort();
+        let manifest = serde_json::to_string_pretty(&Outputs {
+            files: files.clone(),
+        })
+        .unwrap_or_default();
+        write_atomically(&dir.join(OUTPUTS_JSON), &(manifest + "\n"))?;
+        for name in &files {
+            let (from, to) = (staging.join(name), dir.join(name));
+            fs::rename(&from, &to).map_err(io_err(&to))?;
+        }
+        Ok(())
+    });
+    let cleaned = fs::remove_dir_all(&staging).map_err(io_err(&staging));
+    if result.is_err() {
+        // Whatever was moved belongs to a report that did not finish.
+        discard_report(dir)?;
+    }
+    result.and(cleaned)
+}
+
+/// Remove a table's rows from `dir` (runs.csv and the journal): rows that may not be reused
+/// must not survive an interruption of the run that replaces them.
+pub fn discard_rows(dir: &Path, files: &[&str]) -> Result<(), RunError> {
+    files
+        .iter()
+        .try_for_each(|name| remove_if_present(&dir.join(name)))
+}
+
 /// Rows already in `dir`: runs.csv, then the journal of an interrupted run (later wins).
 pub fn rows_in(dir: &Path, files: &[&str], columns: &[&'static str]) -> BTreeMap<usize, Row> {
     let mut rows = BTreeMap::new();
@@ -108,6 +209,9 @@ pub enum RunError {
     /// The output directory is locked by another run.
     #[error("{0}")]
     Busy(String),
+    /// The sweep stopped before its end (see `RunOptions::stop_after_rows`).
+    #[error("{0}")]
+    Interrupted(String),
 }
 
 /// What determines the rows of a directory.

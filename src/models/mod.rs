@@ -18,8 +18,9 @@ use crate::error::SimError;
 use crate::experiment::grammar::SpecError;
 use crate::experiment::model::{Model, SweepSpec};
 use crate::experiment::runner::{
-    merge_shards, run_experiment, RunError, RunOptions, RunSummary, RUNS_CSV,
+    merge_shards, run_experiment, Plan, RunError, RunOptions, RunSummary, RUNS_CSV,
 };
+use crate::experiment::store::replace_report;
 use crate::experiment::table::parse_rows;
 use std::path::Path;
 
@@ -210,8 +211,16 @@ impl Experiment {
         with_plan!(self, p => merge_shards(p.as_ref(), out_dir, command_line))
     }
 
-    /// Write the report (summary.md, analysis.json, figures) of the run in `dir`.
+    /// Write the report (side tables, summary.md, analysis.json, figures) of the run in `dir`;
+    /// its files replace the previous report's together ([`replace_report`]).
     pub fn report(&self, dir: &Path) -> Result<(), RunError> {
+        replace_report(dir, |staging| {
+            with_plan!(self, p => p.after_run(staging))?;
+            self.write_report(staging)
+        })
+    }
+
+    fn write_report(&self, dir: &Path) -> Result<(), RunError> {
         match self {
             Experiment::Rod(spec) => report_sweep(spec, dir),
             Experiment::RodModeTable(spec) => report_sweep(spec, dir),

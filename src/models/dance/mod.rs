@@ -120,6 +120,7 @@ pub const PARTIAL_SUM_DEGREE: usize = 41;
 
 impl Model for Dance {
     const NAME: &'static str = "dance";
+    const SOLVER_KEYS: &'static [&'static str] = &[];
     type Params = Params;
     type Sweep = Sweep;
     type Analysis = Analysis;

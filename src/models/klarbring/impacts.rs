@@ -131,6 +131,7 @@ pub fn predicted_rate(damping: f64, sticks: bool) -> f64 {
 
 impl Model for KlarbringImpacts {
     const NAME: &'static str = "klarbring_impacts";
+    const SOLVER_KEYS: &'static [&'static str] = &["max_steps", "max_events"];
     type Params = ImpactParams;
     type Sweep = ImpactSweep;
     type Analysis = Analysis;

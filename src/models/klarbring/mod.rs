@@ -62,14 +62,17 @@ pub enum Analysis {
     RigidLimit,
 }
 
-/// One configuration: which formulation runs.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// One configuration: which formulation runs, on which parameters (written with every row,
+/// failed ones too, and compared on resume).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     pub method: Method,
+    pub params: Params,
 }
 
 impl Model for Klarbring {
     const NAME: &'static str = "klarbring";
+    const SOLVER_KEYS: &'static [&'static str] = &["max_steps", "max_events"];
     type Params = Params;
     type Sweep = Sweep;
     type Analysis = Analysis;
@@ -130,13 +133,16 @@ impl Model for Klarbring {
         match spec.params.method {
             Method::Compliant => vec![Config {
                 method: Method::Compliant,
+                params: spec.params.clone(),
             }],
             _ => Vec::new(),
         }
     }
 
     fn inputs(config: &Config) -> Cells {
-        vec![("method", config.method.name().to_string())]
+        let mut cells = vec![("method", config.method.name().to_string())];
+        cells.extend(param_cells(&config.params));
+        cells
     }
 
     fn run(
@@ -155,9 +161,7 @@ impl Model for Klarbring {
             Method::Compliant => run::run_compliant_point(p, kappa, integrator, tolerances, guards),
             _ => run::run_rigid_point(p, integrator, tolerances, guards),
         };
-        let (mut cells, stats) = result.map_err(|e| e.to_string())?;
-        cells.extend(param_cells(p));
-        Ok((cells, stats))
+        result.map_err(|e| e.to_string())
     }
 
     fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
@@ -177,8 +181,7 @@ pub fn guards<M: Model>(spec: &SweepSpec<M>) -> (usize, usize) {
     )
 }
 
-/// The input cells fixed by `[params]` (written with the measured ones; the method column
-/// tells the rows apart).
+/// The input cells fixed by `[params]` (the method column tells the rows apart).
 fn param_cells(p: &Params) -> Cells {
     vec![
         ("dimension", p.dimension().to_string()),
@@ -231,6 +234,7 @@ impl Plan for KlarbringPlan {
                 kappa: 0.0,
                 config: Config {
                     method: Method::Rigid,
+                    params: self.spec.params.clone(),
                 },
                 integrator,
             })
@@ -244,8 +248,8 @@ impl Plan for KlarbringPlan {
     fn point_id(&self, point: &Self::Point) -> usize {
         point.id
     }
-    fn row_matches(&self, row: &Row, point: &Self::Point) -> bool {
-        self.spec.row_matches(row, point)
+    fn input_row(&self, point: &Self::Point) -> Row {
+        self.spec.input_row(point)
     }
     fn run_point(&self, point: &Self::Point) -> Row {
         self.spec.run_point(point)
@@ -260,7 +264,8 @@ impl Plan for KlarbringPlan {
         self.spec.spec_json()
     }
     /// paths.csv: the rigid path and the compliant one at the largest κ whose run completes,
-    /// for the figures.
+    /// for the figures; none when no run completes (the report says so, and runs.csv holds
+    /// the errors: a failed point is a row, never a failed experiment).
     fn after_run(&self, dir: &Path) -> Result<(), RunError> {
         let Some(&integrator) = self.spec.solver.integrators.first() else {
             return Ok(());
@@ -281,10 +286,9 @@ impl Plan for KlarbringPlan {
                 break;
             }
         }
-        let text = result.map_err(|e| RunError::Io {
-            path: dir.join("paths.csv").display().to_string(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
-        crate::experiment::runner::write_atomically(&dir.join("paths.csv"), &text)
+        match result {
+            Ok(text) => crate::experiment::runner::write_atomically(&dir.join("paths.csv"), &text),
+            Err(_) => Ok(()),
+        }
     }
 }

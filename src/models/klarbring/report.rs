@@ -81,6 +81,13 @@ pub fn write_report(spec: &SweepSpec<Klarbring>, rows: &[Row], dir: &Path) -> Re
          runs.csv and paths.csv; derivations in docs/klarbring.md.\n",
         spec.name
     );
+    if !dir.join("paths.csv").exists() {
+        let _ = writeln!(
+            s,
+            "No path figure: neither a run of the κ ladder nor the rigid reference reached T \
+             (runs.csv's `error` column says why).\n"
+        );
+    }
     let _ = writeln!(
         s,
         "K = {:?}, F = {:?} + {:?} cos(ω t) + {:?} sin(ω t), ω = {:?}, μ = {}, e = {}, c_d = {}, \

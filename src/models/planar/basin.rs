@@ -41,6 +41,7 @@ impl PlanarState {
 
 impl Model for PlanarBasin {
     const NAME: &'static str = "planar";
+    const SOLVER_KEYS: &'static [&'static str] = crate::experiment::model::FAST_TIME_SOLVER_KEYS;
     type Params = Params;
     type Sweep = Sweep;
     type Analysis = BasinAnalysis;

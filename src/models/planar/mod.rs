@@ -333,6 +333,7 @@ const STATE_COLUMNS: &[&str] = INPUTS.split_at(8).0;
 
 impl Model for Planar {
     const NAME: &'static str = "planar";
+    const SOLVER_KEYS: &'static [&'static str] = crate::experiment::model::FAST_TIME_SOLVER_KEYS;
     type Params = Params;
     type Sweep = Sweep;
     type Analysis = Analysis;

@@ -108,6 +108,7 @@ const MEASURES: &[&str] = &[
 
 impl Model for PlanarPortraits {
     const NAME: &'static str = "planar";
+    const SOLVER_KEYS: &'static [&'static str] = crate::experiment::model::FAST_TIME_SOLVER_KEYS;
     type Params = Params;
     type Sweep = Sweep;
     type Analysis = PortraitAnalysis;

@@ -149,6 +149,7 @@ const MAX_SCAN: usize = 5000;
 
 impl Model for PlanarStickBasin {
     const NAME: &'static str = "planar";
+    const SOLVER_KEYS: &'static [&'static str] = crate::experiment::model::FAST_TIME_SOLVER_KEYS;
     type Params = Params;
     type Sweep = Sweep;
     type Analysis = StickBasinAnalysis;

@@ -57,6 +57,7 @@ fn saddle(rod: &RodImpact) -> Result<SlipSaddle, String> {
 
 impl Model for RodBasin {
     const NAME: &'static str = "rod";
+    const SOLVER_KEYS: &'static [&'static str] = crate::experiment::model::FAST_TIME_SOLVER_KEYS;
     type Params = RodParams;
     type Sweep = RodSweep;
     type Analysis = BasinAnalysis;

@@ -36,9 +36,9 @@ pub struct SimulateArgs {
     /// quasi-static penetration, until --t-end) or drop (from --height, until --t-end).
     #[arg(long, default_value = "impact")]
     scenario: String,
-    /// Drop height of the contact point (scenario drop).
-    #[arg(long, allow_hyphen_values = true, default_value_t = 0.5)]
-    height: f64,
+    /// Drop height of the contact point (scenario drop; default 0.5).
+    #[arg(long, allow_hyphen_values = true)]
+    height: Option<f64>,
     /// Integrator: bdf, tr-bdf2, esdirk34, tsit45, radau5, rodas4, tsit5 or dop853.
     #[arg(long, default_value = "bdf")]
     integrator: String,
@@ -114,6 +114,18 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
             format!("--scenario {name} runs to a fixed time: give --t-end (e.g. --t-end 1)")
         })
     };
+    if args.trajectory && !args.json {
+        return Err(
+            "--trajectory adds the sampled trajectory to the JSON: add --json (or print it alone with --csv)"
+                .to_string(),
+        );
+    }
+    if let (Some(h), false) = (args.height, args.scenario == "drop") {
+        return Err(format!(
+            "--height {} is the drop height of --scenario drop; remove it or add --scenario drop",
+            crate::error::number_text(h)
+        ));
+    }
     let scenario = match args.scenario.as_str() {
         "impact" => Scenario::Impact(impact),
         "sustained" => Scenario::Sustained {
@@ -122,7 +134,7 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         },
         "drop" => Scenario::Drop {
             rod: impact,
-            height: args.height,
+            height: args.height.unwrap_or(0.5),
             t_end: needs_end("drop")?,
         },
         other => {

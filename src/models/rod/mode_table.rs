@@ -62,6 +62,7 @@ fn contact_state(imp: &RodImpact) -> ([f64; 3], [f64; 3]) {
 
 impl Model for RodModeTable {
     const NAME: &'static str = "rod";
+    const SOLVER_KEYS: &'static [&'static str] = crate::experiment::model::FAST_TIME_SOLVER_KEYS;
     type Params = RodParams;
     type Sweep = RodSweep;
     type Analysis = ModeTableAnalysis;

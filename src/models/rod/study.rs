@@ -454,9 +454,8 @@ impl Plan for StudySpec {
         point.id
     }
 
-    fn row_matches(&self, row: &Row, p: &StudyPoint) -> bool {
-        let fresh = study_row_inputs(self, p);
-        INPUT_COLUMNS.iter().all(|c| row.cell_is(c, fresh.text(c)))
+    fn input_row(&self, p: &StudyPoint) -> Row {
+        study_row_inputs(self, p)
     }
 
     fn run_point(&self, p: &StudyPoint) -> Row {
@@ -546,10 +545,7 @@ impl Plan for StudySpec {
     }
 }
 
-/// The input columns of a study row (what identifies the run): the first 16.
-const INPUT_COLUMNS: &[&str] = STUDY_COLUMNS.split_at(16).0;
-
-/// A row holding only the inputs of `p`.
+/// A row holding only the inputs of `p` (what identifies the run).
 fn study_row_inputs(spec: &StudySpec, p: &StudyPoint) -> Row {
     let mut f: BTreeMap<&'static str, String> = BTreeMap::new();
     let rod = p.scenario.rod();

@@ -382,6 +382,7 @@ impl Configurations {
 
 impl Model for Rod {
     const NAME: &'static str = "rod";
+    const SOLVER_KEYS: &'static [&'static str] = &["t_max", "max_steps", "max_events"];
     type Params = RodParams;
     type Sweep = RodSweep;
     type Analysis = AnalysisKind;

@@ -207,17 +207,14 @@ impl Plan for SmSpec {
     fn point_id(&self, point: &SmPoint) -> usize {
         point.id
     }
-    fn row_matches(&self, row: &Row, point: &SmPoint) -> bool {
-        input_cells(point).iter().all(|(k, v)| row.text(k) == v)
+    fn input_row(&self, point: &SmPoint) -> Row {
+        Row {
+            point_id: point.id,
+            fields: input_cells(point).into_iter().collect(),
+        }
     }
     fn run_point(&self, point: &SmPoint) -> Row {
-        let mut row = Row {
-            point_id: point.id,
-            fields: Default::default(),
-        };
-        for (k, v) in input_cells(point) {
-            row.fields.insert(k, v);
-        }
+        let mut row = self.input_row(point);
         let start = Instant::now();
         let result = match point.case.setting {
             Setting::Incremental { steps } => {

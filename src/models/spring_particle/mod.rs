@@ -79,6 +79,7 @@ fn initial_state(p: &Params, kappa: f64) -> ([f64; 2], [f64; 2]) {
 
 impl Model for SpringParticle {
     const NAME: &'static str = "spring_particle";
+    const SOLVER_KEYS: &'static [&'static str] = &["max_steps", "max_events"];
     type Params = Params;
     type Sweep = Sweep;
     type Analysis = Analysis;

@@ -328,6 +328,7 @@ const MANIFOLD_CHECK_STEP: f64 = 0.01;
 
 impl Model for TwoContact {
     const NAME: &'static str = "two_contact";
+    const SOLVER_KEYS: &'static [&'static str] = crate::experiment::model::FAST_TIME_SOLVER_KEYS;
     type Params = Params;
     type Sweep = Sweep;
     type Analysis = Analysis;
