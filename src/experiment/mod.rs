@@ -5,6 +5,7 @@
 
 pub mod grammar;
 pub mod model;
+pub mod record;
 pub mod runner;
 pub mod store;
 pub mod table;

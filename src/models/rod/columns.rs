@@ -1,13 +1,14 @@
-//! The columns of the rod's runs.csv: its inputs and what one impact measures.
+//! The columns of the rod's runs.csv: its inputs and what one impact measures ([`RodMeasures`]).
 
 use super::mechanics::THETA;
 use crate::compliant::record::RunRecord;
-use crate::experiment::model::Cells;
+use serde::{Deserialize, Serialize};
 
 /// Input columns (between `kappa` and `integrator`).
 pub const INPUT_COLUMNS: &[&str] = &["mu", "mu_s", "theta0", "omega0", "u0", "damping"];
 
-/// Measured columns (between `error` and the work counters); `case` is known before the run.
+/// Measured columns (between `error` and the work counters): `case`, known before the run, then
+/// the fields of [`RodMeasures`] (a test holds the two lists together).
 pub const MEASURE_COLUMNS: &[&str] = &[
     "case",
     "mode_sequence",
@@ -34,48 +35,86 @@ pub const MEASURE_COLUMNS: &[&str] = &[
     "energy_balance_error",
 ];
 
-/// The measured cells of one impact.
-pub fn measured_cells(r: &RunRecord) -> Cells {
-    let mut cells = Cells::new();
-    let mut put = |k: &'static str, v: String| cells.push((k, v));
-    put(
-        "mode_sequence",
-        r.modes
-            .iter()
-            .map(|m| m.mode.name())
-            .collect::<Vec<_>>()
-            .join(">"),
-    );
-    put("n_events", r.events.len().to_string());
-    put("t_slide", r.durations.slide.to_string());
-    put("t_stick", r.durations.stick.to_string());
-    put("t_reverse_slip", r.durations.reverse_slip.to_string());
-    // The attitude where the first slide ends: where the hypotheses (eq. 19) of the
-    // Zhao–Liu slide bounds bind.
-    if let Some(m) = r.modes.first().filter(|m| m.mode.slip_sign() != 0) {
-        put("theta_slide_end", m.q_end[THETA].to_string());
-        put("omega_slide_end", m.qdot_end[THETA].to_string());
+/// What one impact of the rod measures: a row of runs.csv from `mode_sequence` to
+/// `energy_balance_error` (an empty cell where a field is `None`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RodMeasures {
+    /// The modes in time order, joined by `>`.
+    pub mode_sequence: String,
+    pub n_events: usize,
+    /// Phase durations (Zhao–Liu's slide, stick and reverse slip).
+    pub t_slide: f64,
+    pub t_stick: f64,
+    pub t_reverse_slip: f64,
+    /// θ and θ̇ where the first slide ends: where the hypotheses (eq. 19) of the Zhao–Liu slide
+    /// bounds bind; none when the run does not start slipping.
+    pub theta_slide_end: Option<f64>,
+    pub omega_slide_end: Option<f64>,
+    pub separated: bool,
+    /// The post-impact state (none without separation).
+    pub t_separation: Option<f64>,
+    pub u_out: Option<f64>,
+    pub v_out: Option<f64>,
+    pub omega_out: Option<f64>,
+    pub impulse_normal: f64,
+    pub impulse_tangential: f64,
+    pub peak_normal_force: f64,
+    pub max_penetration: f64,
+    /// The energy account (docs/model.md).
+    pub energy_initial: f64,
+    pub energy_final: f64,
+    pub friction_work: f64,
+    pub damping_work: f64,
+    pub separation_loss: f64,
+    pub energy_balance_error: f64,
+}
+
+impl From<&RunRecord> for RodMeasures {
+    fn from(r: &RunRecord) -> Self {
+        let slide = r.modes.first().filter(|m| m.mode.slip_sign() != 0);
+        let post = r.post_impact.as_ref();
+        let e = &r.energy;
+        RodMeasures {
+            mode_sequence: r
+                .modes
+                .iter()
+                .map(|m| m.mode.name())
+                .collect::<Vec<_>>()
+                .join(">"),
+            n_events: r.events.len(),
+            t_slide: r.durations.slide,
+            t_stick: r.durations.stick,
+            t_reverse_slip: r.durations.reverse_slip,
+            theta_slide_end: slide.map(|m| m.q_end[THETA]),
+            omega_slide_end: slide.map(|m| m.qdot_end[THETA]),
+            separated: r.separated,
+            t_separation: post.map(|p| p.t),
+            u_out: post.map(|p| p.u),
+            v_out: post.map(|p| p.v),
+            omega_out: post.and_then(|p| p.omega),
+            impulse_normal: r.impulse_normal,
+            impulse_tangential: r.impulse_tangential,
+            peak_normal_force: r.peak_normal_force,
+            max_penetration: r.max_penetration,
+            energy_initial: e.initial_total,
+            energy_final: e.final_total,
+            friction_work: e.friction_work,
+            damping_work: e.damping_work,
+            separation_loss: e.separation_loss,
+            energy_balance_error: e.balance_error,
+        }
     }
-    put("separated", r.separated.to_string());
-    if let Some(p) = &r.post_impact {
-        put("t_separation", p.t.to_string());
-        put("u_out", p.u.to_string());
-        put("v_out", p.v.to_string());
-        put(
-            "omega_out",
-            p.omega.map(|w| w.to_string()).unwrap_or_default(),
-        );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::record::columns;
+
+    #[test]
+    fn the_measured_columns_are_case_then_the_record_fields() {
+        let mut derived = vec!["case"];
+        derived.extend(columns::<RodMeasures>());
+        assert_eq!(derived, MEASURE_COLUMNS);
     }
-    put("impulse_normal", r.impulse_normal.to_string());
-    put("impulse_tangential", r.impulse_tangential.to_string());
-    put("peak_normal_force", r.peak_normal_force.to_string());
-    put("max_penetration", r.max_penetration.to_string());
-    let e = &r.energy;
-    put("energy_initial", e.initial_total.to_string());
-    put("energy_final", e.final_total.to_string());
-    put("friction_work", e.friction_work.to_string());
-    put("damping_work", e.damping_work.to_string());
-    put("separation_loss", e.separation_loss.to_string());
-    put("energy_balance_error", e.balance_error.to_string());
-    cells
 }

@@ -3,7 +3,7 @@
 //! optional mask by slip case), their grid ([`RodGrid`], shared with the mode table of
 //! [`super::mode_table`]), and the rod's κ sweep and atlas as a [`Model`] of the harness.
 
-use super::columns::{measured_cells, INPUT_COLUMNS, MEASURE_COLUMNS};
+use super::columns::{RodMeasures, INPUT_COLUMNS, MEASURE_COLUMNS};
 use super::mechanics::{PainleveRod, SlipCase, UNIFORM_GYRATION_SQ};
 use super::scenario::RodImpact;
 use crate::compliant::normal::require_resolvable_kappa;
@@ -13,6 +13,7 @@ use crate::experiment::grammar::{
     check_sources, grid_size, merged_states, Axis, LogGrid, Source, MAX_AXIS_VALUES,
 };
 use crate::experiment::model::{Cells, Model, SweepSpec};
+use crate::experiment::record;
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
@@ -488,7 +489,8 @@ impl Model for Rod {
         let record = RodImpact { kappa, ..*config }
             .simulate(&o)
             .map_err(|e| e.to_string())?;
-        Ok((measured_cells(&record), record.stats))
+        let cells = record::cells(&RodMeasures::from(&record)).map_err(|e| e.to_string())?;
+        Ok((cells, record.stats))
     }
 
     fn after_run(spec: &SweepSpec<Rod>, dir: &Path) -> Result<(), RunError> {

@@ -13,6 +13,7 @@ use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions
 use crate::error::{require_non_negative, require_positive, SimError};
 use crate::experiment::grammar::LogGrid;
 use crate::experiment::model::{Cells, Model, SweepSpec};
+use crate::experiment::record;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
@@ -75,6 +76,23 @@ impl Params {
 fn initial_state(p: &Params, kappa: f64) -> ([f64; 2], [f64; 2]) {
     let y0 = -kappa * p.mechanics().rest_normal_force(kappa);
     ([0.0, y0], [0.0, 0.0])
+}
+
+/// What one run measures: runs.csv's columns from `mode_sequence` to `energy_balance_error`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Measures {
+    /// The modes in time order, joined by `>`.
+    pub mode_sequence: String,
+    pub n_events: usize,
+    /// The first event (the stick → slide switch); none when the particle never slips.
+    pub t_slip_onset: Option<f64>,
+    /// The closed form of the slip onset at this κ and in the rigid limit (none where the load
+    /// never reaches the friction cone).
+    pub t_slip_onset_closed_form: Option<f64>,
+    pub t_slip_onset_rigid: Option<f64>,
+    pub x_end: f64,
+    pub load_work: f64,
+    pub energy_balance_error: f64,
 }
 
 impl Model for SpringParticle {
@@ -182,21 +200,22 @@ impl Model for SpringParticle {
         let (q0, qdot0) = initial_state(p, kappa);
         let r = simulate(&problem, &q0, &qdot0, &options).map_err(|e| e.to_string())?;
         let onset = r.events.first().map(|e| e.t);
-        let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-        let sequence: Vec<_> = r.modes.iter().map(|m| m.mode.name()).collect();
-        let cells = vec![
-            ("mode_sequence", sequence.join(">")),
-            ("n_events", r.events.len().to_string()),
-            ("t_slip_onset", opt(onset)),
-            (
-                "t_slip_onset_closed_form",
-                opt(system.slip_onset(p.mu, kappa)),
-            ),
-            ("t_slip_onset_rigid", opt(system.slip_onset(p.mu, 0.0))),
-            ("x_end", r.final_q[0].to_string()),
-            ("load_work", r.energy.load_work.to_string()),
-            ("energy_balance_error", r.energy.balance_error.to_string()),
-        ];
+        let measures = Measures {
+            mode_sequence: r
+                .modes
+                .iter()
+                .map(|m| m.mode.name())
+                .collect::<Vec<_>>()
+                .join(">"),
+            n_events: r.events.len(),
+            t_slip_onset: onset,
+            t_slip_onset_closed_form: system.slip_onset(p.mu, kappa),
+            t_slip_onset_rigid: system.slip_onset(p.mu, 0.0),
+            x_end: r.final_q[0],
+            load_work: r.energy.load_work,
+            energy_balance_error: r.energy.balance_error,
+        };
+        let cells = record::cells(&measures).map_err(|e| e.to_string())?;
         Ok((cells, r.stats))
     }
 
@@ -317,4 +336,17 @@ fn render_summary(spec: &SweepSpec<SpringParticle>, rows: &[Row]) -> String {
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_measured_columns_are_the_record_fields() {
+        assert_eq!(
+            record::columns::<Measures>(),
+            SpringParticle::MEASURE_COLUMNS
+        );
+    }
 }
