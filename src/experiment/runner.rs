@@ -2,16 +2,17 @@
 //! as rows with their error, resume after interruption, shards for job arrays, atomic writes.
 
 use super::store::{
-    discard_report, discard_rows, io_err, rows_in, table_text, DirLock, Provenance, PROVENANCE_JSON,
+    compact, discard_report, discard_rows, io_err, temporary_path, DirLock, MergedLines,
+    Provenance, TableLines, TableWriter, PROVENANCE_JSON,
 };
 pub use super::store::{write_atomically, RunError};
-use super::table::{parse_rows, Row};
+use super::table::Row;
 use std::collections::BTreeMap;
-use std::fs::{self, OpenOptions};
-use std::io::{IsTerminal, Write};
+use std::fs;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::Instant;
 
 pub const RUNS_CSV: &str = "runs.csv";
@@ -129,6 +130,13 @@ pub struct NotReused {
     pub reason: String,
 }
 
+/// Rows an interrupted run resumes from, in point order: runs.csv and the journal, compacted
+/// into one file when a run starts, removed when it ends.
+pub const RESUME_CSV: &str = "runs.resume.csv";
+/// Rows held at most while they wait for an earlier point to finish: rows are written in point
+/// order as soon as they can be, so the run is never held in memory.
+const REORDER_LIMIT: usize = 4096;
+
 /// Run (or resume) an experiment; writes runs.csv and meta.json in the output directory (or its
 /// shard subdirectory).
 ///
@@ -137,6 +145,11 @@ pub struct NotReused {
 /// inputs; the summary says how many were rerun and why. Rows that may not be reused and the
 /// previous report are removed before the new provenance is written, so an interruption at any
 /// moment leaves only rows of the settings that provenance.json names.
+///
+/// Rows stream: points are handed to the workers in output order, each row is appended to the
+/// journal (and flushed) in point order as soon as every earlier point is done, and the journal
+/// becomes runs.csv at the end. Memory holds at most [`REORDER_LIMIT`] rows, whatever the size
+/// of the grid.
 pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary, RunError> {
     let start = Instant::now();
     let dir = match opts.shard {
@@ -156,7 +169,11 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
         .collect();
     let n_points = points.len();
     let provenance = Provenance::current(&spec.spec_json(), opts.shard.map(|s| s.to_string()));
-    let mut stored = rows_in(&dir, &[RUNS_CSV, JOURNAL_CSV], columns);
+    let (runs, journal_path, resume) = (
+        dir.join(RUNS_CSV),
+        dir.join(JOURNAL_CSV),
+        dir.join(RESUME_CSV),
+    );
     let why_not = if opts.fresh {
         Some("--fresh".to_string())
     } else {
@@ -165,46 +182,48 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
             None => Some(format!("no {PROVENANCE_JSON} says how they were computed")),
         }
     };
+    discard_report(&dir)?;
     let not_reused = match why_not {
         Some(reason) => {
-            let rows = stored.len();
-            stored.clear();
-            discard_rows(&dir, &[RUNS_CSV, JOURNAL_CSV])?;
+            let stored = [resume.clone(), runs.clone(), journal_path.clone()];
+            let rows = MergedLines::open(&stored, columns).count();
+            discard_rows(&dir, &[RESUME_CSV, RUNS_CSV, JOURNAL_CSV])?;
             (rows > 0).then_some(NotReused { rows, reason })
         }
-        None => None,
-    };
-    discard_report(&dir)?;
-    provenance.write(&dir)?;
-    let mut done: BTreeMap<usize, Row> = BTreeMap::new();
-    let mut todo = Vec::new();
-    for p in points {
-        let id = spec.point_id(&p);
-        match stored.remove(&id) {
-            Some(row) if row_matches(&row, &spec.input_row(&p)) => {
-                done.insert(id, row);
+        None => {
+            // The rows to resume from, in one file in point order.
+            if journal_path.exists() || resume.exists() {
+                compact(&[&resume, &runs, &journal_path], &resume, columns)?;
+            } else if runs.exists() {
+                fs::rename(&runs, &resume).map_err(io_err(&resume))?;
             }
-            _ => todo.push(p),
+            None
         }
-    }
-    let resumed = done.len();
-    // Journal: existing finished rows first, then every new row as soon as it exists. Rows of
-    // runs.csv that are not reused leave with it.
-    let journal_path = dir.join(JOURNAL_CSV);
-    write_atomically(&journal_path, &table_text(&done, columns))?;
-    discard_rows(&dir, &[RUNS_CSV])?;
-    let journal = Mutex::new((
-        OpenOptions::new()
-            .append(true)
-            .open(&journal_path)
-            .map_err(io_err(&journal_path))?,
-        0usize,
-    ));
-    let new_rows = Mutex::new(Vec::with_capacity(todo.len()));
-    let total = todo.len();
+    };
+    provenance.write(&dir)?;
+    let feed = Mutex::new(Feed {
+        spec,
+        columns,
+        points: points.iter(),
+        stored: MergedLines::open(std::slice::from_ref(&resume), columns),
+        seq: 0,
+        resumed: 0,
+    });
+    let mut journal = TableWriter::create(&journal_path, columns)?;
+    journal.flush()?;
+    let ordered = Mutex::new(Ordered {
+        next: 0,
+        pending: BTreeMap::new(),
+        journal,
+        new_rows: 0,
+        failed: 0,
+        error: None,
+        interrupted: false,
+    });
+    let room = Condvar::new();
     // A progress bar on a terminal, nothing otherwise (logs of batch jobs stay clean).
     let bar = if opts.progress && std::io::stderr().is_terminal() {
-        let bar = indicatif::ProgressBar::new(total as u64);
+        let bar = indicatif::ProgressBar::new(n_points as u64);
         if let Ok(style) = indicatif::ProgressStyle::with_template(
             "{prefix} [{bar:40}] {pos}/{len} points, {elapsed} elapsed, ETA {eta} {msg}",
         ) {
@@ -217,38 +236,56 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
     };
     // A failed journal write (a full disk) stops the sweep at once: no point is computed whose
     // row could not be kept.
-    let write_error = Mutex::new(None);
     let stop = AtomicBool::new(false);
-    {
-        use rayon::prelude::*;
-        todo.par_iter().for_each(|p| {
-            if stop.load(Ordering::Relaxed) {
-                return;
+    let lock = |m| -> std::sync::MutexGuard<'_, Ordered> { lock_ignoring_poison(m) };
+    let worker = || loop {
+        {
+            let mut w = lock(&ordered);
+            while w.pending.len() >= REORDER_LIMIT && !stop.load(Ordering::Relaxed) {
+                w = room.wait(w).unwrap_or_else(|e| e.into_inner());
             }
-            let row = spec.run_point(p);
-            {
-                let mut j = journal.lock().unwrap_or_else(|e| e.into_inner());
-                let (file, written) = &mut *j;
-                if opts.stop_after_rows.is_some_and(|n| *written >= n) {
-                    stop.store(true, Ordering::Relaxed);
-                    return;
+        }
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some((seq, item)) = lock_ignoring_poison(&feed).next() else {
+            return;
+        };
+        let written = match item {
+            Item::Stored { line, ok } => Written {
+                line,
+                ok,
+                new: false,
+            },
+            Item::Run(p) => {
+                let row = spec.run_point(p);
+                bar.set_message(format!("({})", spec.describe(p)));
+                Written {
+                    line: row.to_csv_line(columns),
+                    ok: row.text("status") == "ok",
+                    new: true,
                 }
-                if let Err(e) =
-                    writeln!(file, "{}", row.to_csv_line(columns)).and_then(|_| file.flush())
-                {
-                    stop.store(true, Ordering::Relaxed);
-                    *write_error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
-                    return;
-                }
-                *written += 1;
             }
-            new_rows.lock().unwrap_or_else(|e| e.into_inner()).push(row);
-            bar.set_message(format!("({})", spec.describe(p)));
-            bar.inc(1);
-        });
-    }
+        };
+        bar.inc(1);
+        let mut w = lock(&ordered);
+        w.pending.insert(seq, written);
+        if let Err(stopped) = w.write_ready(opts.stop_after_rows) {
+            if stopped {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+        room.notify_all();
+    };
+    rayon::scope(|s| {
+        for _ in 0..rayon::current_num_threads() {
+            s.spawn(|_| worker());
+        }
+    });
     bar.finish_and_clear();
-    if let Some(e) = write_error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    let resumed = lock_ignoring_poison(&feed).resumed;
+    let w = ordered.into_inner().unwrap_or_else(|e| e.into_inner());
+    if let Some(e) = w.error {
         return Err(RunError::Io {
             path: journal_path.display().to_string(),
             source: std::io::Error::new(
@@ -257,32 +294,135 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
             ),
         });
     }
-    if stop.load(Ordering::Relaxed) {
+    if w.interrupted {
         return Err(RunError::Interrupted(format!(
             "the sweep of {} stopped after {} new rows; run it again to resume",
             dir.display(),
-            opts.stop_after_rows.unwrap_or(0)
+            w.new_rows
         )));
     }
-    let new_rows = new_rows.into_inner().unwrap_or_else(|e| e.into_inner());
-    let failed = new_rows.iter().filter(|r| r.text("status") != "ok").count()
-        + done.values().filter(|r| r.text("status") != "ok").count();
-    for row in new_rows {
-        done.insert(row.point_id, row);
-    }
-    write_atomically(&dir.join(RUNS_CSV), &table_text(&done, columns))?;
+    debug_assert_eq!(w.next, n_points);
+    let failed = w.failed;
+    drop(w);
+    fs::rename(&journal_path, &runs).map_err(io_err(&runs))?;
+    discard_rows(&dir, &[RESUME_CSV])?;
     let summary = RunSummary {
         out_dir: dir.clone(),
         points: n_points,
         resumed,
-        ran: total,
+        ran: n_points - resumed,
         failed,
         not_reused,
         wall_time_s: start.elapsed().as_secs_f64(),
     };
     write_atomically(&dir.join(META_JSON), &meta_json(spec, opts, &summary))?;
-    fs::remove_file(&journal_path).map_err(io_err(&journal_path))?;
     Ok(summary)
+}
+
+fn lock_ignoring_poison<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What a worker takes next: a stored row to keep, or a point to run.
+enum Item<'a, Pt> {
+    Stored { line: String, ok: bool },
+    Run(&'a Pt),
+}
+
+/// The points in output order, each paired with its stored row when that row may be reused.
+struct Feed<'a, P: Plan> {
+    spec: &'a P,
+    columns: &'a [&'static str],
+    points: std::slice::Iter<'a, P::Point>,
+    stored: MergedLines,
+    seq: usize,
+    resumed: usize,
+}
+
+impl<'a, P: Plan> Iterator for Feed<'a, P> {
+    type Item = (usize, Item<'a, P::Point>);
+    fn next(&mut self) -> Option<Self::Item> {
+        let p = self.points.next()?;
+        let seq = self.seq;
+        self.seq += 1;
+        let stored = self
+            .stored
+            .row_of(self.spec.point_id(p))
+            .and_then(|line| Some((Row::from_csv_line(&line, self.columns)?, line)))
+            .filter(|(row, _)| row_matches(row, &self.spec.input_row(p)));
+        Some((
+            seq,
+            match stored {
+                Some((row, line)) => {
+                    self.resumed += 1;
+                    Item::Stored {
+                        ok: row.text("status") == "ok",
+                        line,
+                    }
+                }
+                None => Item::Run(p),
+            },
+        ))
+    }
+}
+
+/// A finished row waiting for its turn.
+struct Written {
+    line: String,
+    ok: bool,
+    new: bool,
+}
+
+/// The journal written in point order.
+struct Ordered {
+    /// The position (in output order) of the next row to write.
+    next: usize,
+    pending: BTreeMap<usize, Written>,
+    journal: TableWriter,
+    new_rows: usize,
+    failed: usize,
+    error: Option<std::io::Error>,
+    interrupted: bool,
+}
+
+impl Ordered {
+    /// Write every pending row whose turn has come, and flush; `Err(true)` when the sweep must
+    /// stop (a write failed, or the rows of `stop_after_rows` are written).
+    fn write_ready(&mut self, stop_after_rows: Option<usize>) -> Result<(), bool> {
+        if self.error.is_some() || self.interrupted {
+            return Err(true);
+        }
+        let mut wrote = false;
+        while let Some(entry) = self.pending.first_entry() {
+            if *entry.key() != self.next {
+                break;
+            }
+            let row = entry.remove();
+            if row.new && stop_after_rows.is_some_and(|n| self.new_rows >= n) {
+                self.interrupted = true;
+                break;
+            }
+            if let Err(e) = self.journal.line(&row.line) {
+                self.error = Some(e.into_io());
+                return Err(true);
+            }
+            wrote = true;
+            self.next += 1;
+            self.new_rows += usize::from(row.new);
+            self.failed += usize::from(!row.ok);
+        }
+        if wrote {
+            if let Err(e) = self.journal.flush() {
+                self.error = Some(e.into_io());
+                return Err(true);
+            }
+        }
+        if self.interrupted {
+            Err(true)
+        } else {
+            Ok(())
+        }
+    }
 }
 
 /// Join the shards in `out_dir/shard-*-of-*` into `out_dir/runs.csv`.
@@ -341,7 +481,7 @@ pub fn merge_shards<P: Plan>(
     let expected = Provenance::current(&spec.spec_json(), None);
     let mut build: Option<(String, String)> = None;
     let points = spec.points();
-    let mut merged: BTreeMap<usize, Row> = BTreeMap::new();
+    let mut streams = Vec::with_capacity(shards.len());
     // Every shard stays locked until the merge is written: none is rerun while it is read.
     let mut shard_locks = Vec::with_capacity(shards.len());
     for (shard, d) in &shards {
@@ -382,28 +522,26 @@ pub fn merge_shards<P: Plan>(
             None => build = Some((stored.build.clone(), name.clone())),
         }
         let path = d.join(RUNS_CSV);
-        let text = fs::read_to_string(&path).map_err(io_err(&path))?;
-        for row in parse_rows(&text, &columns) {
-            let id = row.point_id;
-            let point = points.iter().find(|p| spec.point_id(p) == id);
-            match point {
-                Some(p) if id % count == shard.index && row_matches(&row, &spec.input_row(p)) => {
-                    merged.insert(id, row);
-                }
-                _ => {
-                    return Err(RunError::Merge(format!(
-                        "{name}/{RUNS_CSV} holds a row for point {id} that is not one of its points in this experiment; rerun it with --shard {shard}"
-                    )))
-                }
-            }
-        }
+        let lines = TableLines::open(&path, &columns).ok_or_else(|| {
+            RunError::Merge(format!(
+                "{name}/{RUNS_CSV} is not a table of this experiment (its header differs); rerun it with --shard {shard}"
+            ))
+        })?;
+        streams.push((*shard, name, lines.peekable()));
     }
-    let missing: Vec<usize> = points
-        .iter()
-        .map(|p| spec.point_id(p))
-        .filter(|id| !merged.contains_key(id))
-        .collect();
+    // Point i is row i / count of shard i mod count: the shards are read in turn, a row at a
+    // time, and the merged table is written as it is read.
+    let tmp = temporary_path(&out_dir.join(RUNS_CSV));
+    let merged = merge_streams(spec, &points, &columns, &mut streams, &tmp);
+    let (failed, missing) = match merged {
+        Ok(counts) => counts,
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
     if !missing.is_empty() {
+        let _ = fs::remove_file(&tmp);
         let shown: Vec<String> = missing.iter().take(5).map(|id| id.to_string()).collect();
         return Err(RunError::Merge(format!(
             "{} of {} points missing after merging {count} shards (points {}{}); resume the shards that hold them (point i is in shard i mod {count}), then merge again",
@@ -416,8 +554,9 @@ pub fn merge_shards<P: Plan>(
     // The merged rows supersede whatever the directory held: the previous report, and the
     // journal of an interrupted run of the whole experiment, which a later run would resume.
     discard_report(out_dir)?;
-    discard_rows(out_dir, &[JOURNAL_CSV])?;
-    write_atomically(&out_dir.join(RUNS_CSV), &table_text(&merged, &columns))?;
+    discard_rows(out_dir, &[JOURNAL_CSV, RESUME_CSV])?;
+    let runs = out_dir.join(RUNS_CSV);
+    fs::rename(&tmp, &runs).map_err(io_err(&runs))?;
     Provenance {
         build: build.map(|(b, _)| b).unwrap_or_default(),
         ..expected
@@ -428,7 +567,7 @@ pub fn merge_shards<P: Plan>(
         points: points.len(),
         resumed: points.len(),
         ran: 0,
-        failed: merged.values().filter(|r| r.text("status") != "ok").count(),
+        failed,
         not_reused: None,
         wall_time_s: start.elapsed().as_secs_f64(),
     };
@@ -442,6 +581,52 @@ pub fn merge_shards<P: Plan>(
     };
     write_atomically(&out_dir.join(META_JSON), &meta_json(spec, &opts, &summary))?;
     Ok(summary)
+}
+
+type ShardStream = (Shard, String, std::iter::Peekable<TableLines>);
+
+/// Write the shards' rows in point order into `to`; (failed rows, missing points), or the first
+/// row that is not its shard's.
+fn merge_streams<P: Plan>(
+    spec: &P,
+    points: &[P::Point],
+    columns: &[&'static str],
+    streams: &mut [ShardStream],
+    to: &Path,
+) -> Result<(usize, Vec<usize>), RunError> {
+    let foreign = |name: &str, shard: Shard, id: usize| {
+        RunError::Merge(format!(
+            "{name}/{RUNS_CSV} holds a row for point {id} that is not one of its points in this experiment; rerun it with --shard {shard}"
+        ))
+    };
+    let mut out = TableWriter::create(to, columns)?;
+    let (mut failed, mut missing) = (0, Vec::new());
+    let count = streams.len();
+    for p in points {
+        let id = spec.point_id(p);
+        let (shard, name, lines) = &mut streams[id % count];
+        match lines.peek() {
+            Some(&(i, _)) if i < id => return Err(foreign(name, *shard, i)),
+            Some(&(i, _)) if i == id => {
+                let (_, line) = lines.next().unwrap_or_default();
+                match Row::from_csv_line(&line, columns) {
+                    Some(row) if row_matches(&row, &spec.input_row(p)) => {
+                        failed += usize::from(row.text("status") != "ok");
+                        out.line(&line)?;
+                    }
+                    _ => return Err(foreign(name, *shard, id)),
+                }
+            }
+            _ => missing.push(id),
+        }
+    }
+    for (shard, name, lines) in streams.iter_mut() {
+        if let Some((i, _)) = lines.next() {
+            return Err(foreign(name, *shard, i));
+        }
+    }
+    out.flush()?;
+    Ok((failed, missing))
 }
 
 fn meta_json<P: Plan>(spec: &P, opts: &RunOptions, s: &RunSummary) -> String {

@@ -6,10 +6,10 @@
 //! settings, all of them, and the same build of the program. A row computed with another
 //! `t_max`, another tolerance or by another build is never mixed into a table.
 
-use super::table::{header_line, parse_rows, Row};
+use super::table::header_line;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::fs::{self, File};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -51,24 +51,6 @@ pub fn temporary_path(path: &Path) -> std::path::PathBuf {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     path.with_file_name(format!(".{name}.tmp"))
-}
-
-/// The lines of a table file that are whole: valid UTF-8 and ended by a line break. A torn last
-/// line (a run killed while writing) or a damaged byte costs that line only.
-fn whole_lines(bytes: &[u8]) -> String {
-    let mut out = String::new();
-    let mut rest = bytes;
-    while let Some(end) = rest.iter().position(|&b| b == b'\n') {
-        if let Ok(line) = std::str::from_utf8(&rest[..end]) {
-            out.push_str(line.trim_end_matches('\r'));
-            out.push('\n');
-        } else if out.is_empty() {
-            // A damaged header: the file cannot be read as this table.
-            return String::new();
-        }
-        rest = &rest[end + 1..];
-    }
-    out
 }
 
 /// The report files of the run in a directory (`outputs.json`): what [`discard_report`] removes
@@ -172,28 +154,145 @@ pub fn discard_rows(dir: &Path, files: &[&str]) -> Result<(), RunError> {
         .try_for_each(|name| remove_if_present(&dir.join(name)))
 }
 
-/// Rows already in `dir`: runs.csv, then the journal of an interrupted run (later wins).
-pub fn rows_in(dir: &Path, files: &[&str], columns: &[&'static str]) -> BTreeMap<usize, Row> {
-    let mut rows = BTreeMap::new();
-    for name in files {
-        if let Ok(bytes) = fs::read(dir.join(name)) {
-            for row in parse_rows(&whole_lines(&bytes), columns) {
-                rows.insert(row.point_id, row);
+/// The rows of a table file in file order, as (point id, line), read as a stream: whole lines
+/// only, so a torn last line (a run killed while writing) or a damaged byte costs that line; a
+/// file with another header (another table, or a damaged header) yields nothing.
+pub struct TableLines {
+    reader: BufReader<File>,
+    buf: Vec<u8>,
+}
+
+impl TableLines {
+    /// `None` when `path` is absent or is not a table with `columns`.
+    pub fn open(path: &Path, columns: &[&str]) -> Option<Self> {
+        let mut lines = TableLines {
+            reader: BufReader::new(File::open(path).ok()?),
+            buf: Vec::new(),
+        };
+        (lines.next_line()?.as_deref() == Some(header_line(columns).as_str())).then_some(lines)
+    }
+
+    /// The next whole line: `Some(None)` for a damaged one, `None` at the end.
+    fn next_line(&mut self) -> Option<Option<String>> {
+        self.buf.clear();
+        match self.reader.read_until(b'\n', &mut self.buf) {
+            Ok(n) if n > 0 && self.buf.ends_with(b"\n") => {
+                self.buf.pop();
+                if self.buf.ends_with(b"\r") {
+                    self.buf.pop();
+                }
+                Some(String::from_utf8(std::mem::take(&mut self.buf)).ok())
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Iterator for TableLines {
+    type Item = (usize, String);
+    fn next(&mut self) -> Option<(usize, String)> {
+        loop {
+            let line = self.next_line()?;
+            let id = line
+                .as_deref()
+                .and_then(|l| l.split(',').next()?.parse().ok());
+            if let (Some(id), Some(line)) = (id, line) {
+                return Some((id, line));
             }
         }
     }
-    rows
 }
 
-/// The CSV text of a table.
-pub fn table_text(rows: &BTreeMap<usize, Row>, columns: &[&'static str]) -> String {
-    let mut out = header_line(columns);
-    out.push('\n');
-    for row in rows.values() {
-        out.push_str(&row.to_csv_line(columns));
-        out.push('\n');
+/// The rows of several tables sorted by point id, merged in id order; where several hold an id,
+/// the row of the last table wins (the newest: a journal over the rows it resumed).
+pub struct MergedLines {
+    sources: Vec<std::iter::Peekable<TableLines>>,
+}
+
+impl MergedLines {
+    pub fn open(paths: &[std::path::PathBuf], columns: &[&str]) -> Self {
+        MergedLines {
+            sources: paths
+                .iter()
+                .filter_map(|p| TableLines::open(p, columns))
+                .map(Iterator::peekable)
+                .collect(),
+        }
     }
-    out
+
+    /// The row of point `id`, skipping rows of smaller ids (points no longer in the grid);
+    /// `None` when no table holds it.
+    pub fn row_of(&mut self, id: usize) -> Option<String> {
+        let mut found = None;
+        for source in &mut self.sources {
+            while source.peek().is_some_and(|(i, _)| *i < id) {
+                source.next();
+            }
+            if source.peek().is_some_and(|(i, _)| *i == id) {
+                found = source.next().map(|(_, line)| line);
+            }
+        }
+        found
+    }
+}
+
+impl Iterator for MergedLines {
+    type Item = (usize, String);
+    fn next(&mut self) -> Option<(usize, String)> {
+        let id = self
+            .sources
+            .iter_mut()
+            .filter_map(|s| s.peek().map(|(i, _)| *i))
+            .min()?;
+        self.row_of(id).map(|line| (id, line))
+    }
+}
+
+/// Writes a table line by line: the header at once, each row as it comes.
+pub struct TableWriter {
+    path: std::path::PathBuf,
+    file: BufWriter<File>,
+}
+
+impl TableWriter {
+    pub fn create(path: &Path, columns: &[&str]) -> Result<Self, RunError> {
+        let file = File::create(path).map_err(io_err(path))?;
+        let mut w = TableWriter {
+            path: path.to_path_buf(),
+            file: BufWriter::new(file),
+        };
+        w.line(&header_line(columns))?;
+        Ok(w)
+    }
+
+    pub fn line(&mut self, line: &str) -> Result<(), RunError> {
+        writeln!(self.file, "{line}").map_err(io_err(&self.path))
+    }
+
+    /// Flush what is buffered to the file (so that an interruption loses no written row).
+    pub fn flush(&mut self) -> Result<(), RunError> {
+        self.file.flush().map_err(io_err(&self.path))
+    }
+}
+
+/// Merge the sorted tables `from` into `to` (through a temporary file and a rename), then remove
+/// `from`: the rows a run resumes, in one file. Returns the number of rows.
+pub fn compact(from: &[&Path], to: &Path, columns: &[&str]) -> Result<usize, RunError> {
+    let paths: Vec<std::path::PathBuf> = from.iter().map(|p| p.to_path_buf()).collect();
+    let tmp = temporary_path(to);
+    let mut out = TableWriter::create(&tmp, columns)?;
+    let mut rows = 0;
+    for (_, line) in MergedLines::open(&paths, columns) {
+        out.line(&line)?;
+        rows += 1;
+    }
+    out.flush()?;
+    drop(out);
+    fs::rename(&tmp, to).map_err(io_err(to))?;
+    for path in from.iter().filter(|p| *p != &to) {
+        remove_if_present(path)?;
+    }
+    Ok(rows)
 }
 
 /// Errors of a run, a merge or a report.
@@ -212,6 +311,16 @@ pub enum RunError {
     /// The sweep stopped before its end (see `RunOptions::stop_after_rows`).
     #[error("{0}")]
     Interrupted(String),
+}
+
+impl RunError {
+    /// The underlying I/O error (a message for the others).
+    pub fn into_io(self) -> std::io::Error {
+        match self {
+            RunError::Io { source, .. } => source,
+            other => std::io::Error::other(other.to_string()),
+        }
+    }
 }
 
 /// What determines the rows of a directory.
@@ -395,10 +504,31 @@ mod tests {
 
     #[test]
     fn a_bad_byte_or_a_torn_line_costs_one_line() {
+        let dir = std::env::temp_dir().join(format!("rigid-limit-lines-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
         let mut bytes = b"point_id,x\n0,1\n1,".to_vec();
         bytes.extend_from_slice(&[0xff, b'\n']);
         bytes.extend_from_slice(b"2,3\n3,4");
-        assert_eq!(whole_lines(&bytes), "point_id,x\n0,1\n2,3\n");
+        fs::write(dir.join("a.csv"), &bytes).unwrap();
+        let lines: Vec<_> = TableLines::open(&dir.join("a.csv"), &["point_id", "x"])
+            .unwrap()
+            .collect();
+        assert_eq!(lines, [(0, "0,1".to_string()), (2, "2,3".to_string())]);
+        assert!(TableLines::open(&dir.join("a.csv"), &["point_id", "y"]).is_none());
+        // Merged in id order, the later table winning.
+        fs::write(dir.join("b.csv"), "point_id,x\n1,5\n2,6\n").unwrap();
+        let merged: Vec<_> =
+            MergedLines::open(&[dir.join("a.csv"), dir.join("b.csv")], &["point_id", "x"])
+                .collect();
+        assert_eq!(
+            merged,
+            [
+                (0, "0,1".to_string()),
+                (1, "1,5".to_string()),
+                (2, "2,6".to_string())
+            ]
+        );
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]
