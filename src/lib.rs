@@ -8,8 +8,9 @@
 //! any stepper, with event location. [`compliant`]: the penalty contact with exact Coulomb
 //! friction as one hybrid system. [`experiment`]: the generic harness (experiment files, the
 //! `Model` contract, the resumable runner, the output directory, tables). [`models`]: one folder
-//! per mechanical system and the registry. [`analysis`]: fits, pure. [`plot`]: figures, no
-//! physics. [`output`]: standard output for the command line.
+//! per mechanical system and the registry. [`analysis`]: fits, pure. [`report`]: the one writer
+//! of side tables. [`plot`]: figures, no physics. [`output`]: standard output for the command
+//! line.
 
 pub mod analysis;
 pub mod compliant;
@@ -21,4 +22,5 @@ pub mod model;
 pub mod models;
 pub mod output;
 pub mod plot;
+pub mod report;
 pub mod rigid;

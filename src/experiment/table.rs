@@ -59,8 +59,9 @@ impl Row {
 }
 
 /// A cell holding a decimal number is written in its shortest round-trip form (`1e-10`, not
-/// `0.0000000001`), and so is each number of a space-separated list of numbers (a state
-/// `0.25 -3.1e-18`); integers and text are written as they are.
+/// `0.0000000001`; `1.8295288525171745e19`, not `18295288525171745000`), and so is each number
+/// of a space-separated list of numbers (a state `0.25 -3.1e-18`); integers (up to 15 digits) and
+/// text are written as they are.
 fn canonical_number(cell: &str) -> std::borrow::Cow<'_, str> {
     if cell.contains(' ') {
         let tokens: Vec<&str> = cell.split(' ').collect();
@@ -70,7 +71,9 @@ fn canonical_number(cell: &str) -> std::borrow::Cow<'_, str> {
         }
         return cell.into();
     }
-    let is_decimal = cell.contains(['.', 'e', 'E']);
+    // A float written with `{}` has no point when it is integral (`18295288525171745000`, or
+    // 309 digits for -1e308): beyond 15 digits no cell is a count, so it is a decimal too.
+    let is_decimal = cell.contains(['.', 'e', 'E']) || cell.trim_start_matches('-').len() > 15;
     match cell.parse::<f64>() {
         Ok(x) if is_decimal && x.is_finite() => crate::error::number_text(x).into(),
         _ => cell.into(),
@@ -96,7 +99,7 @@ pub fn header_line(columns: &[&str]) -> String {
 }
 
 /// Quote a cell when it holds a comma, a quote or a line break (RFC 4180).
-fn quote(cell: &str) -> String {
+pub fn quote(cell: &str) -> String {
     if cell.contains([',', '"', '\n', '\r']) {
         format!(
             "\"{}\"",

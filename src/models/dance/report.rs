@@ -5,12 +5,14 @@
 use super::compliant_report;
 use super::study::{self, SeriesFacts};
 use super::{Dance, PARTIAL_SUM_DEGREE};
+use crate::cells;
 use crate::experiment::grammar::Method;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::integrate::Tolerances;
 use crate::plot::{save, Figure, Mark, Panel, Series};
+use crate::report::table::Table;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -41,12 +43,26 @@ pub fn write_tables(spec: &SweepSpec<Dance>, dir: &Path) -> Result<(), RunError>
         rtol: spec.solver.rtol,
         atol: spec.solver.atol,
     };
-    let mut coefficients =
-        String::from("mu,n,power,log10_abs,log10_abs_3n_over_nfact,log10_abs_fit_normalised,log10_abs_radius_normalised\n");
-    let mut truncation =
-        String::from("mu,t,optimal_value,smallest_term,smallest_power,rigid_v1,abs_error\n");
-    let mut partial = String::from("mu,degree,abs_gap_at_half\n");
-    let mut trajectory = String::from("mu,t,source,u1,u2,v1,v2\n");
+    let mut coefficients = Table::new([
+        "mu",
+        "n",
+        "power",
+        "log10_abs",
+        "log10_abs_3n_over_nfact",
+        "log10_abs_fit_normalised",
+        "log10_abs_radius_normalised",
+    ]);
+    let mut truncation = Table::new([
+        "mu",
+        "t",
+        "optimal_value",
+        "smallest_term",
+        "smallest_power",
+        "rigid_v1",
+        "abs_error",
+    ]);
+    let mut partial = Table::new(["mu", "degree", "abs_gap_at_half"]);
+    let mut trajectory = Table::new(["mu", "t", "source", "u1", "u2", "v1", "v2"]);
     for &mu in &spec.sweep.mu {
         let facts = SeriesFacts::compute(mu, p.series_degree).map_err(|e| failed(e.to_string()))?;
         let ln10 = std::f64::consts::LN_10;
@@ -54,22 +70,19 @@ pub fn write_tables(spec: &SweepSpec<Dance>, dir: &Path) -> Result<(), RunError>
             let nf = n as f64;
             let factorial = statrs::function::gamma::ln_gamma(nf + 1.0);
             let fitted = facts.growth.map(|g| {
-                ((ln + nf * g.a.ln() - statrs::function::gamma::ln_gamma(nf + g.beta)) / ln10)
-                    .to_string()
+                (ln + nf * g.a.ln() - statrs::function::gamma::ln_gamma(nf + g.beta)) / ln10
             });
             // A convergent series' |c_n| |x_s|ⁿ (x = t², |x_s| = R²) varies only as a power of n.
-            let radius_normalised = facts
-                .radius
-                .map(|r| ((ln + nf * r.radius.ln()) / ln10).to_string());
-            let _ = writeln!(
-                coefficients,
-                "{mu},{n},{},{},{},{},{}",
+            let radius_normalised = facts.radius.map(|r| (ln + nf * r.radius.ln()) / ln10);
+            coefficients.push(cells![
+                mu,
+                n,
                 2 * n + 1,
                 ln / ln10,
                 (ln + nf * 3f64.ln() - factorial) / ln10,
-                fitted.unwrap_or_default(),
-                radius_normalised.unwrap_or_default()
-            );
+                fitted,
+                radius_normalised
+            ]);
         }
         // Rigid numerics on the truncation window, at .5 and on (t₀, 1] for the trajectory.
         let mut times = study::truncation_times();
@@ -85,29 +98,24 @@ pub fn write_tables(spec: &SweepSpec<Dance>, dir: &Path) -> Result<(), RunError>
             let o = facts.logs.state_at(s.t).parallel_velocity;
             let in_window = (0.35 - 1e-12..=0.6 + 1e-12).contains(&s.t);
             if in_window && !o.at_last_coefficient {
-                let _ = writeln!(
-                    truncation,
-                    "{mu},{},{},{},{},{},{}",
+                truncation.push(cells![
+                    mu,
                     s.t,
                     o.value,
                     o.smallest_term,
                     o.smallest_power,
                     s.v[0],
                     (o.value - s.v[0]).abs()
-                );
+                ]);
             }
             if grid.iter().any(|g| (g - s.t).abs() < 1e-12) {
-                let _ = writeln!(
-                    trajectory,
-                    "{mu},{},rigid,{},{},{},{}",
-                    s.t, s.u[0], s.u[1], s.v[0], s.v[1]
-                );
+                trajectory.push(cells![mu, s.t, "rigid", s.u[0], s.u[1], s.v[0], s.v[1]]);
             }
             if (s.t - 0.5).abs() < 1e-12 {
                 for (k, gap) in
                     study::partial_sum_gaps(&facts.logs, 0.5, s.v[0], PARTIAL_SUM_DEGREE)
                 {
-                    let _ = writeln!(partial, "{mu},{k},{gap}");
+                    partial.push(cells![mu, k, gap]);
                 }
             }
         }
@@ -115,11 +123,7 @@ pub fn write_tables(spec: &SweepSpec<Dance>, dir: &Path) -> Result<(), RunError>
             // log-spaced series samples from 1e-3 to t₀
             let t = 1e-3 * (p.t_series / 1e-3).powf(f64::from(i) / 30.0);
             let s = facts.logs.state_at(t).state;
-            let _ = writeln!(
-                trajectory,
-                "{mu},{t},series,{},{},{},{}",
-                s.u[0], s.u[1], s.v[0], s.v[1]
-            );
+            trajectory.push(cells![mu, t, "series", s.u[0], s.u[1], s.v[0], s.v[1]]);
         }
     }
     if spec.params.method == Method::Compliant {
@@ -132,7 +136,7 @@ pub fn write_tables(spec: &SweepSpec<Dance>, dir: &Path) -> Result<(), RunError>
         (PARTIAL_SUMS_CSV, &partial),
         (TRAJECTORY_CSV, &trajectory),
     ] {
-        write_atomically(&dir.join(name), text)?;
+        write_atomically(&dir.join(name), &text.to_csv())?;
     }
     Ok(())
 }

@@ -10,9 +10,11 @@ use super::truncation::{
     factorial_growth, odd_part, partial_sum, ratio_radius, GrowthFit, RadiusFit,
 };
 use super::{pair, Dance, REPORTED_TIMES};
+use crate::cells;
 use crate::error::SimError;
 use crate::experiment::model::{Cells, SweepSpec};
 use crate::integrate::{IntegratorKind, SolverStats, Tolerances};
+use crate::report::table::Table;
 
 /// The series is computed with this many mantissa bits (77 digits) …
 pub type Working = BigFloat<256>;
@@ -217,7 +219,9 @@ pub fn compliant_velocity_csv(spec: &SweepSpec<Dance>) -> Result<String, SimErro
         .filter(|c| c.0 == Start::Rest)
         .map(|c| c.1)
         .collect();
-    let mut out = String::from("mu,start,damping,kappa,t,v1,v2,rigid_v1,rigid_v2\n");
+    let mut out = Table::new([
+        "mu", "start", "damping", "kappa", "t", "v1", "v2", "rigid_v1", "rigid_v2",
+    ]);
     for &mu in &spec.sweep.mu {
         let series = FormalSeries::<Working>::new(mu, COMPARISON_DEGREE.min(p.series_degree))?;
         let logs = SeriesLogs::of(&series);
@@ -237,13 +241,12 @@ pub fn compliant_velocity_csv(spec: &SweepSpec<Dance>) -> Result<String, SimErro
                     tol,
                 )?;
                 for (s, r) in run.samples.iter().zip(&rigid) {
-                    out.push_str(&format!(
-                        "{mu},rest,{damping},{kappa},{},{},{},{},{}\n",
-                        s.0, s.2[0], s.2[1], r.v[0], r.v[1]
-                    ));
+                    out.push(cells![
+                        mu, "rest", damping, kappa, s.0, s.2[0], s.2[1], r.v[0], r.v[1]
+                    ]);
                 }
             }
         }
     }
-    Ok(out)
+    Ok(out.to_csv())
 }

@@ -3,6 +3,7 @@
 
 use super::params::{Params, Particle};
 use crate::analysis::trajectory::trajectory_distances;
+use crate::cells;
 use crate::compliant::cone::ConeMode;
 use crate::compliant::normal::NormalCompliance;
 use crate::compliant::spatial::{
@@ -14,6 +15,7 @@ use crate::hybrid::Named;
 use crate::integrate::{IntegratorKind, SolverStats, Tolerances};
 use crate::model::ContactSystem;
 use crate::models::klarbring::mechanics::KlarbringParticle;
+use crate::report::table::{Cell, Table};
 use crate::rigid::{RigidEvent, RigidProblem};
 
 /// The times at which the state is written into the row (those before `t_end`, and `t_end`).
@@ -30,7 +32,7 @@ pub fn checkpoint_times(t_end: f64) -> Vec<f64> {
 pub fn joined(values: &[f64]) -> String {
     values
         .iter()
-        .map(|v| v.to_string())
+        .map(|&v| crate::error::number_text(v))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -359,8 +361,8 @@ pub fn run_compliant_point(
 /// Samples of paths.csv per run.
 pub const PATH_SAMPLES: usize = 2_000;
 
-/// The sampled path of a run: one line per output, `key,t,mode,U…`.
-fn path_lines<E>(key: &str, run: &SpatialRun<E>, n: usize, d: usize) -> Vec<String> {
+/// The sampled path of a run: one row per output, `key,t,mode,U…`.
+fn path_lines<E>(key: &str, run: &SpatialRun<E>, n: usize, d: usize) -> Vec<Vec<Cell>> {
     run.outputs
         .iter()
         .map(|(t, mode, y)| {
@@ -374,8 +376,9 @@ fn path_lines<E>(key: &str, run: &SpatialRun<E>, n: usize, d: usize) -> Vec<Stri
                 }
                 m => m.name(),
             };
-            let u: Vec<String> = y[..n].iter().map(|v| v.to_string()).collect();
-            format!("{key},{t},{name},{}", u.join(","))
+            let mut row = cells![key, *t, name].to_vec();
+            row.extend(y[..n].iter().map(Cell::from));
+            row
         })
         .collect()
 }
@@ -385,7 +388,7 @@ fn paths_of<const N: usize, const D: usize>(
     p: &Params,
     kappa: Option<f64>,
     settings: &RunSettings,
-) -> Result<Vec<String>, SimError>
+) -> Result<Vec<Vec<Cell>>, SimError>
 where
     KlarbringParticle<N>: ContactSystem<N, D, 1>,
 {
@@ -432,9 +435,11 @@ pub fn paths_csv(
         Particle::Planar(k) => paths_of::<2, 1>(&k, p, kappa, &settings)?,
         Particle::Spatial(k) => paths_of::<3, 2>(&k, p, kappa, &settings)?,
     };
-    let header = (0..p.dimension())
-        .map(|i| format!("U{i}"))
-        .collect::<Vec<_>>()
-        .join(",");
-    Ok(format!("run,t,mode,{header}\n{}\n", lines.join("\n")))
+    let mut columns = vec!["run".to_string(), "t".into(), "mode".into()];
+    columns.extend((0..p.dimension()).map(|i| format!("U{i}")));
+    let mut table = Table::new(columns);
+    for row in lines {
+        table.push(row);
+    }
+    Ok(table.to_csv())
 }

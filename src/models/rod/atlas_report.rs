@@ -3,14 +3,12 @@
 use super::atlas::{AtlasAnalysis, StateAnalysis, StateBound, REVERSE_RESOLVED, STANDARD_SEQUENCE};
 use super::convergence::QuantityConvergence;
 use super::sweep::Rod;
+use crate::cells;
 use crate::experiment::model::SweepSpec;
+use crate::report::table::{Cell, Table};
 use std::fmt::Write;
 
 pub const POINTS_CSV: &str = "points.csv";
-
-fn cell(v: Option<f64>) -> String {
-    v.map(|x| x.to_string()).unwrap_or_default()
-}
 
 /// A bound's name as a CSV column prefix: "slide lower (33)" → "slide_lower_33".
 fn slug(name: &str) -> String {
@@ -33,27 +31,59 @@ fn half_width(c: &Option<QuantityConvergence>) -> Option<f64> {
     Some(c.as_ref()?.extrapolation.as_ref()?.half_width)
 }
 
-/// points.csv: one row per initial state.
+/// points.csv: one row per initial state. The bound columns are those of every bound checked at
+/// some state, in the order first met; a state where a bound does not apply has them empty.
 pub fn render_points_csv(a: &AtlasAnalysis) -> String {
-    let mut head = String::from(
-        "mu,mu_s,theta0,theta_fraction,omega0,u0,damping,A0,B0,runs,failed,sequence,\
-         limit_stick_scaled,stick_scaled_extrapolated,stick_scaled_half_width,err_stick_scaled,\
-         limit_slide_coefficient,slide_log_coefficient,limit_reverse_scaled,err_reverse_scaled,reverse_rounding,\
-         limit_v_out,v_out_extrapolated,v_out_half_width,err_v_out,limit_omega_out,err_omega_out",
-    );
-    if let Some(s) = a.per_state.first() {
-        for b in &s.bounds {
-            let p = slug(b.bound);
-            let _ = write!(head, ",{p}_holds,{p}_worst_ratio,{p}_hypotheses_fail");
+    let mut columns: Vec<String> = [
+        "mu",
+        "mu_s",
+        "theta0",
+        "theta_fraction",
+        "omega0",
+        "u0",
+        "damping",
+        "A0",
+        "B0",
+        "runs",
+        "failed",
+        "sequence",
+        "limit_stick_scaled",
+        "stick_scaled_extrapolated",
+        "stick_scaled_half_width",
+        "err_stick_scaled",
+        "limit_slide_coefficient",
+        "slide_log_coefficient",
+        "limit_reverse_scaled",
+        "err_reverse_scaled",
+        "reverse_rounding",
+        "limit_v_out",
+        "v_out_extrapolated",
+        "v_out_half_width",
+        "err_v_out",
+        "limit_omega_out",
+        "err_omega_out",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut bounds: Vec<&str> = Vec::new();
+    for b in a.per_state.iter().flat_map(|s| &s.bounds) {
+        if !bounds.contains(&b.bound) {
+            bounds.push(b.bound);
         }
     }
-    let mut out = head + "\n";
+    for b in &bounds {
+        let p = slug(b);
+        columns.extend([
+            format!("{p}_holds"),
+            format!("{p}_worst_ratio"),
+            format!("{p}_hypotheses_fail"),
+        ]);
+    }
+    let mut table = Table::new(columns);
     for s in &a.per_state {
         let i = &s.impact;
         let l = s.limit.as_ref();
-        let _ = write!(
-            out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+        let mut row = cells![
             i.mu,
             i.mu_s,
             i.theta0,
@@ -66,34 +96,36 @@ pub fn render_points_csv(a: &AtlasAnalysis) -> String {
             s.runs,
             s.failed,
             s.sequence.replace(',', ";"),
-            cell(l.map(|l| l.stick_duration_scaled)),
-            cell(extrapolated(&s.stick_scaled)),
-            cell(half_width(&s.stick_scaled)),
-            cell(s.err_stick_scaled),
-            cell(l.map(|l| 1.0 / l.slide_rate)),
-            cell(s.slide_log_coefficient),
-            cell(l.map(|l| l.reverse_slip_duration_scaled)),
-            cell(s.err_reverse_scaled),
-            cell(s.reverse_rounding),
-            cell(l.map(|l| l.v_out)),
-            cell(extrapolated(&s.v_out)),
-            cell(half_width(&s.v_out)),
-            cell(s.err_v_out),
-            cell(l.map(|l| l.omega_out)),
-            cell(s.err_omega_out),
-        );
-        for b in &s.bounds {
-            let _ = write!(
-                out,
-                ",{},{},{}",
-                b.holds_at_every_kappa,
-                cell(b.worst.map(|w| w.3)),
-                b.hypotheses_fail
-            );
+            l.map(|l| l.stick_duration_scaled),
+            extrapolated(&s.stick_scaled),
+            half_width(&s.stick_scaled),
+            s.err_stick_scaled,
+            l.map(|l| 1.0 / l.slide_rate),
+            s.slide_log_coefficient,
+            l.map(|l| l.reverse_slip_duration_scaled),
+            s.err_reverse_scaled,
+            s.reverse_rounding,
+            l.map(|l| l.v_out),
+            extrapolated(&s.v_out),
+            half_width(&s.v_out),
+            s.err_v_out,
+            l.map(|l| l.omega_out),
+            s.err_omega_out,
+        ]
+        .to_vec();
+        for name in &bounds {
+            match bound_of(s, name) {
+                Some(b) => row.extend(cells![
+                    b.holds_at_every_kappa,
+                    b.worst.map(|w| w.3),
+                    b.hypotheses_fail
+                ]),
+                None => row.extend([Cell::Empty, Cell::Empty, Cell::Empty]),
+            }
         }
-        out.push('\n');
+        table.push(row);
     }
-    out
+    table.to_csv()
 }
 
 fn range_of(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {

@@ -1,12 +1,14 @@
 //! `rigid-limit simulate`: one run of the rod from command-line flags, printed as a summary or
 //! as one JSON object (its keys are frozen by tests/golden.rs).
 
+use crate::cells;
 use crate::compliant::record::RunRecord;
 use crate::compliant::{EndCondition, SimulationOptions};
 use crate::integrate::IntegratorKind;
 use crate::models::rod::limit::RigidLimit;
 use crate::models::rod::scenario::{RodImpact, Scenario};
 use crate::output::write_stdout;
+use crate::report::table::{Cell, Table};
 
 #[derive(clap::Args)]
 #[command(allow_negative_numbers = true)]
@@ -215,18 +217,16 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
     }
 }
 
-/// The trajectory as CSV, one line per sample, numbers in shortest round-trip form.
+/// The trajectory as CSV, one line per sample.
 fn trajectory_csv(samples: &[crate::compliant::record::Sample]) -> String {
-    let mut out = TRAJECTORY_CSV_COLUMNS.join(",") + "\n";
+    let mut table = Table::new(TRAJECTORY_CSV_COLUMNS);
     for p in samples {
-        let number = |x: &f64| crate::error::number_text(*x);
-        let mut cells = vec![number(&p.t), p.mode.name().to_string()];
-        cells.extend(p.q.iter().chain(&p.qdot).map(number));
-        cells.extend([number(&p.normal_force), number(&p.tangential_force)]);
-        out += &cells.join(",");
-        out.push('\n');
+        let mut row = cells![p.t, p.mode.name()].to_vec();
+        row.extend(p.q.iter().chain(&p.qdot).map(Cell::from));
+        row.extend(cells![p.normal_force, p.tangential_force]);
+        table.push(row);
     }
-    out
+    table.to_csv()
 }
 
 fn post_impact_json(record: &RunRecord) -> serde_json::Value {

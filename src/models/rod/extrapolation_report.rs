@@ -5,31 +5,48 @@
 use super::convergence::{QuantityConvergence, RodQuantity};
 use super::extrapolation_atlas::{CoverageSummary, ExtrapolationAtlas, StateExtrapolation};
 use super::sweep::Rod;
+use crate::cells;
 use crate::experiment::model::SweepSpec;
 use crate::plot::{save, Figure, Mark, Panel, Series};
+use crate::report::table::Table;
 use std::fmt::Write;
 use std::path::Path;
 
 pub const STATES_CSV: &str = "states.csv";
 
-fn cell(v: Option<f64>) -> String {
-    v.map(|x| x.to_string()).unwrap_or_default()
-}
-
 /// states.csv: one row per (state, quantity).
 pub fn render_states_csv(a: &ExtrapolationAtlas) -> String {
-    let mut out = String::from(
-        "mu,mu_s,theta0,omega0,u0,damping,sequence,standard,quantity,closed_form,smallest_kappa,\
-         value_at_smallest_kappa,error_at_smallest_kappa,extrapolated,half_width,error,covered,\
-         model,points,kappa_max,b_fitted,b_derived,c_fitted,refusal\n",
-    );
+    let mut table = Table::new([
+        "mu",
+        "mu_s",
+        "theta0",
+        "omega0",
+        "u0",
+        "damping",
+        "sequence",
+        "standard",
+        "quantity",
+        "closed_form",
+        "smallest_kappa",
+        "value_at_smallest_kappa",
+        "error_at_smallest_kappa",
+        "extrapolated",
+        "half_width",
+        "error",
+        "covered",
+        "model",
+        "points",
+        "kappa_max",
+        "b_fitted",
+        "b_derived",
+        "c_fitted",
+        "refusal",
+    ]);
     for s in &a.per_state {
         let i = &s.impact;
         for q in &s.quantities {
             let e = q.extrapolation.as_ref();
-            let _ = writeln!(
-                out,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},\"{}\"",
+            table.push(cells![
                 i.mu,
                 i.mu_s,
                 i.theta0,
@@ -39,27 +56,25 @@ pub fn render_states_csv(a: &ExtrapolationAtlas) -> String {
                 s.sequence.replace(',', ";"),
                 s.is_standard(),
                 q.quantity.key(),
-                cell(q.closed_form),
+                q.closed_form,
                 q.smallest_kappa,
                 q.value_at_smallest_kappa,
-                cell(q.relative_error_at_smallest_kappa),
-                cell(e.map(|e| e.limit)),
-                cell(e.map(|e| e.half_width)),
-                cell(q.extrapolation_error()),
-                q.covers_closed_form()
-                    .map(|b| b.to_string())
-                    .unwrap_or_default(),
-                e.map(|e| format!("\"{}\"", e.formula)).unwrap_or_default(),
-                cell(e.map(|e| e.points as f64)),
-                cell(e.map(|e| e.kappa_max)),
-                cell(q.fitted_log_coefficient()),
-                cell(q.predicted_log_coefficient),
-                cell(q.fitted_sqrt_coefficient()),
-                q.refusal.clone().unwrap_or_default().replace('"', "'"),
-            );
+                q.relative_error_at_smallest_kappa,
+                e.map(|e| e.limit),
+                e.map(|e| e.half_width),
+                q.extrapolation_error(),
+                q.covers_closed_form(),
+                e.map(|e| e.formula.to_string()),
+                e.map(|e| e.points),
+                e.map(|e| e.kappa_max),
+                q.fitted_log_coefficient(),
+                q.predicted_log_coefficient,
+                q.fitted_sqrt_coefficient(),
+                q.refusal.clone(),
+            ]);
         }
     }
-    out
+    table.to_csv()
 }
 
 fn coverage_row(s: &mut String, c: &CoverageSummary) {

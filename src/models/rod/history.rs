@@ -2,9 +2,11 @@
 //! figure.
 
 use super::sweep::{AnalysisKind, Rod};
+use crate::cells;
 use crate::compliant::SimulationOptions;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError, HISTORY_CSV};
+use crate::report::table::Table;
 use std::path::Path;
 
 /// Simulate one representative impact with its trajectory and write `dir/history.csv`
@@ -27,19 +29,27 @@ pub fn write_history(spec: &SweepSpec<Rod>, dir: &Path) -> Result<(), RunError> 
         s.max_events,
     );
     options.record_trajectory = true;
-    let mut text = String::from("kappa,t,mode,penetration,normal_force,u,omega\n");
+    let mut table = Table::new([
+        "kappa",
+        "t",
+        "mode",
+        "penetration",
+        "normal_force",
+        "u",
+        "omega",
+    ]);
     if let Ok(record) = spec.impact(kappa).simulate(&options) {
         for s in record.trajectory.unwrap_or_default() {
-            text.push_str(&format!(
-                "{kappa},{},{},{},{},{},{}\n",
+            table.push(cells![
+                kappa,
                 s.t,
                 s.mode.name(),
                 -s.q[1],
                 s.normal_force,
                 s.qdot[0],
                 s.qdot[2]
-            ));
+            ]);
         }
     }
-    write_atomically(&dir.join(HISTORY_CSV), &text)
+    write_atomically(&dir.join(HISTORY_CSV), &table.to_csv())
 }

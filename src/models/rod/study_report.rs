@@ -3,9 +3,11 @@
 
 use super::report::{figure_error, ANALYSIS_JSON, SUMMARY_MD};
 use super::study_analysis::{analyze_study, Recommendation, StudyAnalysis, TARGETS, TIE_MARGIN};
+use crate::cells;
 use crate::experiment::runner::{write_atomically, RunError, RUNS_CSV};
 use crate::experiment::table::parse_rows;
 use crate::models::rod::study::{StudySpec, STUDY_COLUMNS};
+use crate::report::table::Table;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -32,43 +34,50 @@ pub fn write_study_report(spec: &StudySpec, dir: &Path) -> Result<StudyAnalysis,
     Ok(analysis)
 }
 
-fn cell(v: Option<f64>) -> String {
-    v.map(|v| v.to_string()).unwrap_or_default()
-}
-
 fn sci(v: Option<f64>) -> String {
     v.map(|v| format!("{v:.1e}")).unwrap_or_else(|| "—".into())
 }
 
 pub fn render_errors_csv(a: &StudyAnalysis) -> String {
-    let mut s = String::from(
-        "scenario,kind,kappa,damping,integrator,rtol,quantity,error,status,sequence_matches,wall_time_s,rhs_evals,lu_factorisations,steps\n",
-    );
+    let mut table = Table::new([
+        "scenario",
+        "kind",
+        "kappa",
+        "damping",
+        "integrator",
+        "rtol",
+        "quantity",
+        "error",
+        "status",
+        "sequence_matches",
+        "wall_time_s",
+        "rhs_evals",
+        "lu_factorisations",
+        "steps",
+    ]);
     for c in &a.configs {
         for r in &c.runs {
             for (q, e) in c.quantities.iter().zip(&r.errors) {
-                let _ = writeln!(
-                    s,
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                    c.scenario,
-                    c.kind,
+                table.push(cells![
+                    &c.scenario,
+                    &c.kind,
                     c.kappa,
                     c.damping,
-                    r.integrator,
+                    &r.integrator,
                     r.rtol,
                     q,
-                    cell(*e),
+                    *e,
                     if r.ok { "ok" } else { "error" },
                     r.sequence_matches,
-                    cell(r.wall_time_s),
-                    cell(r.rhs_evals),
-                    cell(r.lu_factorisations),
-                    cell(r.steps),
-                );
+                    r.wall_time_s,
+                    r.rhs_evals,
+                    r.lu_factorisations,
+                    r.steps,
+                ]);
             }
         }
     }
-    s
+    table.to_csv()
 }
 
 pub fn render_study_summary(spec: &StudySpec, a: &StudyAnalysis) -> String {

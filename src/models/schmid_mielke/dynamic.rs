@@ -14,7 +14,7 @@ use crate::compliant::record::RunRecord;
 use crate::compliant::{simulate, ContactProblem, EndCondition, Event, SimulationOptions};
 use crate::error::SimError;
 use crate::integrate::SolverStats;
-use std::fmt::Write;
+use crate::report::table::Table;
 
 type Cells = Vec<(&'static str, String)>;
 
@@ -158,7 +158,7 @@ const FAST_WINDOW: f64 = 150.0;
 /// Append to paths.csv the trajectories of the compliant cases drawn in the figures: at the
 /// smallest κ, the ε of the first ζ of the grid that are powers of ten ("compliant ε=…"), and
 /// the smallest ε of every other ζ ("compliant ζ=… ε=…").
-pub fn push_trajectories(text: &mut String, label: &str, cases: &[Case]) {
+pub fn push_trajectories(table: &mut Table, label: &str, cases: &[Case]) {
     let compliant: Vec<(Case, CompliantSetting)> = cases
         .iter()
         .filter_map(|c| match c.setting {
@@ -208,7 +208,7 @@ pub fn push_trajectories(text: &mut String, label: &str, cases: &[Case]) {
                 continue;
             }
             last = *s;
-            let _ = writeln!(text, "{label},{series},{s:.8},{:.8},{:.8}", z[0], z[1]);
+            super::paths::push_sample(table, label, &series, *s, *z);
         }
     }
 }

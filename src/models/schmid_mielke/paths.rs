@@ -6,7 +6,7 @@ use super::examples::Example;
 use super::quasistatic::uniform_partition;
 use super::spec::{Case, Setting, SmSpec};
 use crate::experiment::runner::{write_atomically, RunError};
-use std::fmt::Write;
+use crate::report::table::{Cell, Table};
 use std::path::Path;
 
 pub const PATHS_CSV: &str = "paths.csv";
@@ -42,13 +42,21 @@ pub fn distinct_examples(spec: &SmSpec) -> Vec<(Example, f64)> {
     out
 }
 
-fn push(text: &mut String, case: &str, series: &str, t: f64, z: [f64; 2]) {
-    let _ = writeln!(text, "{case},{series},{t:.8},{:.8},{:.8}", z[0], z[1]);
+/// The columns of paths.csv.
+pub const PATHS_COLUMNS: [&str; 5] = ["case", "series", "t", "z1", "z2"];
+
+/// Decimals of a path's time and position: the figures need no more.
+const PATH_DECIMALS: usize = 8;
+
+/// One sample of a path: (t, z₁, z₂) rounded to [`PATH_DECIMALS`].
+pub fn push_sample(table: &mut Table, case: &str, series: &str, t: f64, z: [f64; 2]) {
+    let r = |x: f64| Cell::rounded(x, PATH_DECIMALS);
+    table.push([case.into(), series.into(), r(t), r(z[0]), r(z[1])]);
 }
 
 /// Write `dir/paths.csv`.
 pub fn write_paths(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
-    let mut text = String::from("case,series,t,z1,z2\n");
+    let mut table = Table::new(PATHS_COLUMNS);
     let points = spec.points();
     for (example, t_end) in distinct_examples(spec) {
         let label = case_label(&example);
@@ -59,14 +67,14 @@ pub fn write_paths(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
         let (before, after): (Vec<f64>, Vec<f64>) =
             times.partition(|&t| cf.jump.is_none_or(|j| t < j.time));
         for &t in &before {
-            push(&mut text, &label, "exact", t, cf.at(t));
+            push_sample(&mut table, &label, "exact", t, cf.at(t));
         }
         if let Some(j) = cf.jump {
-            push(&mut text, &label, "exact", j.time, j.from);
-            push(&mut text, &label, "exact after jump", j.time, j.to);
+            push_sample(&mut table, &label, "exact", j.time, j.from);
+            push_sample(&mut table, &label, "exact after jump", j.time, j.to);
         }
         for &t in &after {
-            push(&mut text, &label, "exact after jump", t, cf.at(t));
+            push_sample(&mut table, &label, "exact after jump", t, cf.at(t));
         }
         let cases: Vec<Case> = points
             .iter()
@@ -94,11 +102,11 @@ pub fn write_paths(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
                 .solve_incremental(example.initial_position(), &times)
             {
                 for (t, z) in path.times.iter().zip(&path.positions) {
-                    push(&mut text, &label, &format!("IP N={n}"), *t, *z);
+                    push_sample(&mut table, &label, &format!("IP N={n}"), *t, *z);
                 }
             }
         }
-        super::dynamic::push_trajectories(&mut text, &label, &cases);
+        super::dynamic::push_trajectories(&mut table, &label, &cases);
     }
-    write_atomically(&dir.join(PATHS_CSV), &text)
+    write_atomically(&dir.join(PATHS_CSV), &table.to_csv())
 }

@@ -1,0 +1,203 @@
+//! Side tables: every CSV a study writes next to runs.csv (a trajectory, per-state results,
+//! sampled paths, errors). One writer, so that every such table is well-formed by construction:
+//! each row has as many fields as the header (a missing value is an empty cell, never a dropped
+//! one), every number is in its shortest round-trip form (`9.126047822576006e-25`, not
+//! `0.0000000000000000000000009126047822576006`; [`crate::error::number_text`]), and a cell
+//! holding a comma, a quote or a line break is quoted (RFC 4180).
+
+use crate::error::number_text;
+use crate::experiment::table::{header_line, quote};
+
+/// One cell of a side table.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Cell {
+    /// A missing value: an empty cell.
+    Empty,
+    /// A number, written by [`number_text`] (non-finite values as `NaN`, `inf`, `-inf`).
+    Number(f64),
+    /// A count or an index, written as it is.
+    Integer(i64),
+    /// Text, quoted when it must be.
+    Text(String),
+}
+
+impl Cell {
+    /// `x` rounded to `decimals` digits after the point (a table that need not carry more),
+    /// then written in shortest form: `rounded(0.5, 8)` is `0.5`, not `0.50000000`.
+    pub fn rounded(x: f64, decimals: usize) -> Cell {
+        Cell::Number(format!("{x:.decimals$}").parse().unwrap_or(x))
+    }
+
+    /// The cell as it is written in the CSV (quoted if it must be).
+    pub fn text(&self) -> String {
+        match self {
+            Cell::Empty => String::new(),
+            Cell::Number(x) => number_text(*x),
+            Cell::Integer(n) => n.to_string(),
+            Cell::Text(s) => quote(s),
+        }
+    }
+}
+
+impl From<f64> for Cell {
+    fn from(x: f64) -> Cell {
+        Cell::Number(x)
+    }
+}
+
+impl From<&f64> for Cell {
+    fn from(x: &f64) -> Cell {
+        Cell::Number(*x)
+    }
+}
+
+macro_rules! integer_cells {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Cell {
+            fn from(n: $t) -> Cell {
+                Cell::Integer(i64::try_from(n).unwrap_or(i64::MAX))
+            }
+        }
+    )*};
+}
+integer_cells!(usize, u64, u32, i64, i32);
+
+impl From<bool> for Cell {
+    fn from(b: bool) -> Cell {
+        Cell::Text(b.to_string())
+    }
+}
+
+impl From<&str> for Cell {
+    fn from(s: &str) -> Cell {
+        Cell::Text(s.to_string())
+    }
+}
+
+impl From<String> for Cell {
+    fn from(s: String) -> Cell {
+        Cell::Text(s)
+    }
+}
+
+impl From<&String> for Cell {
+    fn from(s: &String) -> Cell {
+        Cell::Text(s.clone())
+    }
+}
+
+impl<T: Into<Cell>> From<Option<T>> for Cell {
+    fn from(v: Option<T>) -> Cell {
+        v.map_or(Cell::Empty, Into::into)
+    }
+}
+
+/// The cells of one row, each converted with `Cell::from`: `cells![mu, "rigid", None::<f64>]`.
+#[macro_export]
+macro_rules! cells {
+    ($($cell:expr),* $(,)?) => {
+        [$($crate::report::table::Cell::from($cell)),*]
+    };
+}
+
+/// A side table: a header of columns and rows of cells.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    columns: Vec<String>,
+    rows: Vec<Vec<Cell>>,
+}
+
+impl Table {
+    /// An empty table with these columns.
+    pub fn new<S: Into<String>>(columns: impl IntoIterator<Item = S>) -> Table {
+        Table {
+            columns: columns.into_iter().map(Into::into).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    pub fn columns(&self) -> &[String] {
+        &self.columns
+    }
+
+    /// The number of rows (the header not counted).
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// Append a row; cells missing at its end are written empty. More cells than columns is a
+    /// bug of the table's code (the columns and the row disagree), not of any input.
+    pub fn push(&mut self, cells: impl IntoIterator<Item = Cell>) {
+        let mut row: Vec<Cell> = cells.into_iter().collect();
+        assert!(
+            row.len() <= self.columns.len(),
+            "a row of {} cells under a header of {} columns ({})",
+            row.len(),
+            self.columns.len(),
+            self.columns.join(",")
+        );
+        row.resize(self.columns.len(), Cell::Empty);
+        self.rows.push(row);
+    }
+
+    /// Append the rows of `other`, whose columns must be the same.
+    pub fn append(&mut self, other: Table) {
+        assert_eq!(self.columns, other.columns, "tables with other columns");
+        self.rows.extend(other.rows);
+    }
+
+    /// The CSV text: the header line, then one line per row, each ending in a newline.
+    pub fn to_csv(&self) -> String {
+        let columns: Vec<&str> = self.columns.iter().map(String::as_str).collect();
+        let mut out = header_line(&columns);
+        out.push('\n');
+        for row in &self.rows {
+            let cells: Vec<String> = row.iter().map(Cell::text).collect();
+            out.push_str(&cells.join(","));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::table::split_csv_line;
+
+    #[test]
+    fn short_rows_are_padded_and_numbers_shortest() {
+        let mut t = Table::new(["a", "b", "c"]);
+        t.push(cells![9.126047822576006e-25, "x, \"y\""]);
+        t.push(cells![None::<f64>, 3usize, 1e21]);
+        let text = t.to_csv();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3);
+        for line in &lines[1..] {
+            assert_eq!(split_csv_line(line).unwrap().len(), 3, "{line}");
+        }
+        let first = split_csv_line(lines[1]).unwrap();
+        assert_eq!(first[0], "9.126047822576006e-25");
+        assert_eq!(first[1], "x, \"y\"");
+        assert_eq!(first[2], "");
+        let second = split_csv_line(lines[2]).unwrap();
+        assert_eq!(second, ["", "3", "1e21"]);
+    }
+
+    #[test]
+    fn rounded_cells_keep_the_rounded_value_in_shortest_form() {
+        assert_eq!(Cell::rounded(0.5, 8).text(), "0.5");
+        assert_eq!(Cell::rounded(1.23456789123, 8).text(), "1.23456789");
+        assert_eq!(Cell::rounded(1e-9, 8).text(), "0");
+    }
+
+    #[test]
+    #[should_panic(expected = "a row of 2 cells under a header of 1 columns")]
+    fn a_row_longer_than_the_header_is_refused() {
+        Table::new(["a"]).push(cells![1.0, 2.0]);
+    }
+}
