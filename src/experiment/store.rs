@@ -6,7 +6,7 @@
 //! settings, all of them, and the same build of the program. A row computed with another
 //! `t_max`, another tolerance or by another build is never mixed into a table.
 
-use super::table::header_line;
+use super::table::{header_line, Row};
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File};
 use std::io::{BufRead, BufReader, BufWriter, Write};
@@ -201,6 +201,17 @@ impl Iterator for TableLines {
             }
         }
     }
+}
+
+/// Every row of the table at `path`, read a line at a time (the rows share one column list).
+pub fn read_rows(path: &Path, columns: &[&'static str]) -> Result<Vec<Row>, RunError> {
+    File::open(path).map_err(io_err(path))?;
+    let shared: std::sync::Arc<[&'static str]> = std::sync::Arc::from(columns);
+    Ok(TableLines::open(path, columns)
+        .into_iter()
+        .flatten()
+        .filter_map(|(_, line)| Row::from_line_of(&line, &shared))
+        .collect())
 }
 
 /// The rows of several tables sorted by point id, merged in id order; where several hold an id,

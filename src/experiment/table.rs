@@ -2,13 +2,158 @@
 //! CSV, read back for resume, merge and analysis.
 
 use crate::integrate::SolverStats;
-use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// One row: column name → text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     pub point_id: usize,
-    pub fields: BTreeMap<&'static str, String>,
+    pub fields: Fields,
+}
+
+/// The cells of a row by column, kept in one text buffer. A row read from a table
+/// shares the table's column list, so it costs its text and one offset per column: a map of
+/// strings cost five times that, which decided the memory of an analysis holding every row.
+#[derive(Clone, Default)]
+pub struct Fields {
+    keys: Keys,
+    text: String,
+    /// `ends[i]`: where cell i ends in `text` (it starts where cell i − 1 ends).
+    ends: Vec<u32>,
+}
+
+#[derive(Clone)]
+enum Keys {
+    Shared(Arc<[&'static str]>),
+    Own(Vec<&'static str>),
+}
+
+impl Default for Keys {
+    fn default() -> Self {
+        Keys::Own(Vec::new())
+    }
+}
+
+impl Fields {
+    fn keys(&self) -> &[&'static str] {
+        match &self.keys {
+            Keys::Shared(k) => k,
+            Keys::Own(k) => k,
+        }
+    }
+
+    fn cell(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.text[start..self.ends[i] as usize]
+    }
+
+    fn position(&self, key: &str) -> Option<usize> {
+        self.keys().iter().position(|k| *k == key)
+    }
+
+    /// The cell of `key`; `None` when it is absent or empty.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.position(key)
+            .map(|i| self.cell(i))
+            .filter(|c| !c.is_empty())
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Set the cell of `key`, returning the text it held.
+    pub fn insert(&mut self, key: &'static str, value: String) -> Option<String> {
+        let old = self.remove(key);
+        if let Keys::Shared(shared) = &self.keys {
+            self.keys = Keys::Own(shared.to_vec());
+        }
+        if let Keys::Own(keys) = &mut self.keys {
+            keys.push(key);
+        }
+        self.text.push_str(&value);
+        self.ends.push(self.text.len() as u32);
+        old
+    }
+
+    /// Remove the cell of `key`, returning its text.
+    pub fn remove(&mut self, key: &str) -> Option<String> {
+        let i = self.position(key)?;
+        let cells: Vec<(&'static str, String)> = self
+            .keys()
+            .iter()
+            .enumerate()
+            .map(|(j, &k)| (k, self.cell(j).to_string()))
+            .collect();
+        let old = cells[i].1.clone();
+        *self = cells
+            .into_iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, c)| c)
+            .collect();
+        (!old.is_empty()).then_some(old)
+    }
+
+    /// Every cell set, empty ones too, in column order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.keys()
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| (k, self.cell(i)))
+    }
+
+    fn non_empty(&self) -> impl Iterator<Item = (&'static str, &str)> {
+        self.iter().filter(|(_, c)| !c.is_empty())
+    }
+
+    /// The cells of a line read with `columns` (shared by every row of the table).
+    fn from_cells(columns: &Arc<[&'static str]>, cells: &[String]) -> Self {
+        let mut text = String::with_capacity(cells.iter().map(String::len).sum());
+        let ends = cells
+            .iter()
+            .map(|c| {
+                text.push_str(c);
+                text.len() as u32
+            })
+            .collect();
+        Fields {
+            keys: Keys::Shared(Arc::clone(columns)),
+            text,
+            ends,
+        }
+    }
+}
+
+impl FromIterator<(&'static str, String)> for Fields {
+    fn from_iter<I: IntoIterator<Item = (&'static str, String)>>(cells: I) -> Self {
+        let mut f = Fields::default();
+        for (k, v) in cells {
+            f.insert(k, v);
+        }
+        f
+    }
+}
+
+/// Rows are equal when they hold the same non-empty cells, whatever their order.
+impl PartialEq for Fields {
+    fn eq(&self, other: &Self) -> bool {
+        let sorted = |f: &Fields| {
+            let mut cells: Vec<(&str, &str)> = f.non_empty().collect();
+            cells.sort_unstable();
+            cells
+                .into_iter()
+                .map(|(k, v)| (k, v.to_string()))
+                .collect::<Vec<_>>()
+        };
+        sorted(self) == sorted(other)
+    }
+}
+
+impl std::fmt::Debug for Fields {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map().entries(self.non_empty()).finish()
+    }
 }
 
 impl Row {
@@ -18,7 +163,7 @@ impl Row {
     }
 
     pub fn text(&self, column: &str) -> &str {
-        self.fields.get(column).map(String::as_str).unwrap_or("")
+        self.fields.get(column).unwrap_or("")
     }
 
     /// Whether the cell holds `text` as it would be written (numbers compared in their
@@ -31,11 +176,7 @@ impl Row {
     pub fn to_csv_line(&self, columns: &[&str]) -> String {
         let cells: Vec<String> = columns
             .iter()
-            .map(|c| {
-                quote(&canonical_number(
-                    self.fields.get(c).map_or("", String::as_str),
-                ))
-            })
+            .map(|c| quote(&canonical_number(self.text(c))))
             .collect();
         cells.join(",")
     }
@@ -43,18 +184,20 @@ impl Row {
     /// Parse a CSV line written by [`Row::to_csv_line`] with the same `columns` (the first is the
     /// point id); `None` for a torn or foreign line.
     pub fn from_csv_line(line: &str, columns: &[&'static str]) -> Option<Row> {
+        Self::from_line_of(line, &Arc::from(columns))
+    }
+
+    /// [`Row::from_csv_line`] for the rows of one table, which share its column list.
+    pub fn from_line_of(line: &str, columns: &Arc<[&'static str]>) -> Option<Row> {
         let cells = split_csv_line(line)?;
         if cells.len() != columns.len() {
             return None;
         }
         let point_id = cells[0].parse().ok()?;
-        let fields = columns
-            .iter()
-            .zip(cells)
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(&k, v)| (k, v))
-            .collect();
-        Some(Row { point_id, fields })
+        Some(Row {
+            point_id,
+            fields: Fields::from_cells(columns, &cells),
+        })
     }
 }
 
@@ -139,9 +282,10 @@ pub fn split_csv_line(line: &str) -> Option<Vec<String>> {
 /// parse are skipped, and a file with another header yields nothing.
 pub fn parse_rows(text: &str, columns: &[&'static str]) -> Vec<Row> {
     let mut lines = text.lines();
+    let shared: Arc<[&'static str]> = Arc::from(columns);
     match lines.next() {
         Some(h) if h == header_line(columns) => lines
-            .filter_map(|line| Row::from_csv_line(line, columns))
+            .filter_map(|line| Row::from_line_of(line, &shared))
             .collect(),
         _ => Vec::new(),
     }
@@ -153,7 +297,7 @@ mod tests {
 
     #[test]
     fn csv_lines_round_trip_with_commas_and_quotes() {
-        let mut fields = BTreeMap::new();
+        let mut fields = Fields::default();
         fields.insert("point_id", "7".to_string());
         fields.insert("error", "integrator \"bdf\" failed, at t = 1".to_string());
         fields.insert("kappa", "0.00000001".to_string());

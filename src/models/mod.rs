@@ -20,8 +20,7 @@ use crate::experiment::model::{Model, SweepSpec};
 use crate::experiment::runner::{
     merge_shards, run_experiment, Plan, RunError, RunOptions, RunSummary, RUNS_CSV,
 };
-use crate::experiment::store::replace_report;
-use crate::experiment::table::parse_rows;
+use crate::experiment::store::{read_rows, replace_report};
 use std::path::Path;
 
 /// Any experiment file, by its model.
@@ -244,11 +243,6 @@ impl Experiment {
 
 /// Read `dir/runs.csv` and hand its rows to the model's report.
 fn report_sweep<M: Model>(spec: &SweepSpec<M>, dir: &Path) -> Result<(), RunError> {
-    let path = dir.join(RUNS_CSV);
-    let text = std::fs::read_to_string(&path).map_err(|source| RunError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
-    let rows = parse_rows(&text, &SweepSpec::<M>::columns());
+    let rows = read_rows(&dir.join(RUNS_CSV), &SweepSpec::<M>::columns())?;
     M::report(spec, &rows, dir)
 }

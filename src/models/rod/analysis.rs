@@ -290,7 +290,6 @@ pub fn analyze(spec: &SweepSpec<Rod>, rows: &[Row]) -> SweepAnalysis {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
     const SPEC: &str = r#"
 name = "synthetic"
@@ -321,7 +320,7 @@ atol = 1e-14
                 } else {
                     2.0 * sk * (1.0 + sk)
                 };
-                let mut f: BTreeMap<&'static str, String> = BTreeMap::new();
+                let mut f = crate::experiment::table::Fields::default();
                 f.insert("kappa", k.to_string());
                 f.insert("integrator", "bdf".into());
                 f.insert("status", "ok".into());

@@ -582,7 +582,7 @@ fn study_row_inputs(spec: &StudySpec, p: &StudyPoint) -> Row {
     f.insert("integrator", p.integrator.to_string());
     Row {
         point_id: p.id,
-        fields: f,
+        fields: f.into_iter().collect(),
     }
 }
 
