@@ -143,8 +143,9 @@ fn interrupted_reruns_under_new_settings_end_in_the_rows_of_the_final_file() {
             std::fs::read_to_string(reference.join(PROVENANCE_JSON)).unwrap(),
             "{file}"
         );
-        // The report is the final run's, listed whole in its manifest.
+        // The report is the final run's, listed whole in its manifest, beside its meta.json.
         assert!(dir.join(OUTPUTS_JSON).exists() && dir.join("summary.md").exists());
+        assert!(dir.join("meta.json").exists(), "{file}: no meta.json");
         let _ = std::fs::remove_dir_all(&dir);
         let _ = std::fs::remove_dir_all(&reference);
     }

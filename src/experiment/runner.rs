@@ -2,8 +2,8 @@
 //! as rows with their error, resume after interruption, shards for job arrays, atomic writes.
 
 use super::store::{
-    compact, discard_report, discard_rows, io_err, temporary_path, DirLock, MergedLines,
-    Provenance, TableLines, TableWriter, PROVENANCE_JSON,
+    compact, discard_report, discard_rows, fresh_staging, io_err, temporary_path, DirLock,
+    MergedLines, Provenance, TableLines, TableWriter, PROVENANCE_JSON,
 };
 pub use super::store::{write_atomically, RunError};
 use super::table::Row;
@@ -42,8 +42,9 @@ pub trait Plan: Sync {
     fn describe(&self, point: &Self::Point) -> String;
     /// The experiment as JSON, for meta.json.
     fn spec_json(&self) -> serde_json::Value;
-    /// Side tables of the report besides runs.csv and meta.json, written into `dir` (the
-    /// report's staging directory) after a full run or a merge.
+    /// Side tables besides runs.csv (a sampled trajectory, paths), computed at the end of a full
+    /// run or a merge and written into `dir`, the report's staging directory: the report stage
+    /// reads them and never runs a solver.
     fn after_run(&self, _dir: &Path) -> Result<(), RunError> {
         Ok(())
     }
@@ -316,6 +317,9 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
         wall_time_s: start.elapsed().as_secs_f64(),
     };
     write_atomically(&dir.join(META_JSON), &meta_json(spec, opts, &summary))?;
+    if opts.shard.is_none() {
+        spec.after_run(&fresh_staging(&dir)?)?;
+    }
     Ok(summary)
 }
 
@@ -580,6 +584,7 @@ pub fn merge_shards<P: Plan>(
         stop_after_rows: None,
     };
     write_atomically(&out_dir.join(META_JSON), &meta_json(spec, &opts, &summary))?;
+    spec.after_run(&fresh_staging(out_dir)?)?;
     Ok(summary)
 }
 

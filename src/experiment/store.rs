@@ -75,9 +75,31 @@ fn remove_if_present(path: &Path) -> Result<(), RunError> {
 }
 
 /// Remove the report of the run that wrote `dir` before: every file its `outputs.json` lists,
-/// the manifest, its meta.json and a staging directory left by an interrupted report. Files the
-/// manifest does not list (a user's own, or written by an older build) are left alone.
+/// the manifest, its meta.json and a staging directory left by an interrupted run or report.
+/// Files the manifest does not list (a user's own, or written by an older build) are left alone.
 pub fn discard_report(dir: &Path) -> Result<(), RunError> {
+    discard_outputs(dir)?;
+    remove_if_present(&dir.join("meta.json"))?;
+    let staging = dir.join(STAGING_DIR);
+    if staging.exists() {
+        fs::remove_dir_all(&staging).map_err(io_err(&staging))?;
+    }
+    Ok(())
+}
+
+/// The report's staging directory, made empty: the run stage writes its side tables there
+/// ([`super::runner::Plan::after_run`]), the report stage the rest ([`replace_report`]).
+pub fn fresh_staging(dir: &Path) -> Result<std::path::PathBuf, RunError> {
+    let staging = dir.join(STAGING_DIR);
+    if staging.exists() {
+        fs::remove_dir_all(&staging).map_err(io_err(&staging))?;
+    }
+    fs::create_dir_all(&staging).map_err(io_err(&staging))?;
+    Ok(staging)
+}
+
+/// Remove the files `outputs.json` lists, and the manifest.
+fn discard_outputs(dir: &Path) -> Result<(), RunError> {
     let manifest = dir.join(OUTPUTS_JSON);
     if let Ok(text) = fs::read_to_string(&manifest) {
         let listed: Outputs = serde_json::from_str(&text).unwrap_or_default();
@@ -88,19 +110,14 @@ pub fn discard_report(dir: &Path) -> Result<(), RunError> {
             }
         }
     }
-    remove_if_present(&manifest)?;
-    remove_if_present(&dir.join("meta.json"))?;
-    let staging = dir.join(STAGING_DIR);
-    if staging.exists() {
-        fs::remove_dir_all(&staging).map_err(io_err(&staging))?;
-    }
-    Ok(())
+    remove_if_present(&manifest)
 }
 
 /// Write the report of the run in `dir` so that it replaces the previous report as a whole.
 ///
-/// `write` receives a staging directory holding the run's runs.csv and meta.json (linked, not
-/// copied) and writes every file of the report there. On success the manifest `outputs.json`
+/// `write` receives the staging directory, holding the run's side tables (written there by the
+/// run stage) and its runs.csv and meta.json (linked, not copied), and writes every other file
+/// of the report there: the report stage reads rows and side tables and never runs a solver. On success the manifest `outputs.json`
 /// is written first, listing the new files, and then each file is moved into `dir`: a run
 /// interrupted while moving leaves only files of this run, all listed, which the next run
 /// removes. On failure nothing of the new report is kept and the previous one is gone too (it
@@ -109,7 +126,7 @@ pub fn replace_report(
     dir: &Path,
     write: impl FnOnce(&Path) -> Result<(), RunError>,
 ) -> Result<(), RunError> {
-    discard_report(dir)?;
+    discard_outputs(dir)?;
     let staging = dir.join(STAGING_DIR);
     fs::create_dir_all(&staging).map_err(io_err(&staging))?;
     for name in REPORT_INPUTS {
@@ -141,7 +158,7 @@ pub fn replace_report(
     let cleaned = fs::remove_dir_all(&staging).map_err(io_err(&staging));
     if result.is_err() {
         // Whatever was moved belongs to a report that did not finish.
-        discard_report(dir)?;
+        discard_outputs(dir)?;
     }
     result.and(cleaned)
 }

@@ -18,7 +18,7 @@ use crate::error::SimError;
 use crate::experiment::grammar::SpecError;
 use crate::experiment::model::{Model, SweepSpec};
 use crate::experiment::runner::{
-    merge_shards, run_experiment, Plan, RunError, RunOptions, RunSummary, RUNS_CSV,
+    merge_shards, run_experiment, RunError, RunOptions, RunSummary, RUNS_CSV,
 };
 use crate::experiment::store::{read_rows, replace_report};
 use std::path::Path;
@@ -210,13 +210,11 @@ impl Experiment {
         with_plan!(self, p => merge_shards(p.as_ref(), out_dir, command_line))
     }
 
-    /// Write the report (side tables, summary.md, analysis.json, figures) of the run in `dir`;
-    /// its files replace the previous report's together ([`replace_report`]).
+    /// Write the report (summary.md, analysis.json, figures, beside the side tables of the run
+    /// stage) of the run in `dir`; its files replace the previous report's together
+    /// ([`replace_report`]).
     pub fn report(&self, dir: &Path) -> Result<(), RunError> {
-        replace_report(dir, |staging| {
-            with_plan!(self, p => p.after_run(staging))?;
-            self.write_report(staging)
-        })
+        replace_report(dir, |staging| self.write_report(staging))
     }
 
     fn write_report(&self, dir: &Path) -> Result<(), RunError> {
