@@ -40,6 +40,7 @@ fn bad_input_is_rejected_with_the_flag_named() {
             &["--scenario", "sustained", "--t-end", "1", "--height", "0.3"],
             "--height",
         ),
+        (&["--t-end", "1", "--t-max", "5"], "--t-max"),
     ];
     for (args, flag) in cases {
         let (ok, _, err) = simulate(args);

@@ -61,14 +61,19 @@ fn rows_without_timing(dir: &Path) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(dir.join(RUNS_CSV)).unwrap();
     let mut lines = text.lines();
     let header = split_csv_line(lines.next().unwrap()).unwrap();
-    let timing = header.iter().position(|c| c == "wall_time_s");
+    let timing: Vec<bool> = header
+        .iter()
+        .map(|c| ["wall_time_s", "wall_time_min_s", "repeats"].contains(&c.as_str()))
+        .collect();
     lines
         .map(|l| {
-            let mut cells = split_csv_line(l).unwrap();
-            if let Some(i) = timing {
-                cells.remove(i);
-            }
+            let cells = split_csv_line(l).unwrap();
             cells
+                .into_iter()
+                .zip(&timing)
+                .filter(|(_, t)| !**t)
+                .map(|(c, _)| c)
+                .collect()
         })
         .collect()
 }
@@ -94,12 +99,35 @@ impl Draws {
     }
 }
 
+/// The integrator study (its own plan) in small: one scenario, two integrators, three
+/// tolerances.
+const SMALL_STUDY: &str = r#"
+name = "integrators_small"
+kind = "integrator_study"
+integrators = ["tsit5", "dop853"]
+rtol = { min = 1e-8, max = 1e-6, per_decade = 1 }
+atol_per_rtol = 1.0
+repeats = 1
+reference = { integrators = ["dop853", "tsit5"], rtol = 1e-12 }
+time_per_work_ns = { tsit5 = 139, dop853 = 98 }
+
+[[scenario]]
+name = "impact"
+kind = "impact"
+kappa = [1e-6]
+damping = [0.0]
+mu = 2.0
+theta0 = 1.3
+u0 = -1.0
+"#;
+
 /// Across experiment kinds: a complete run under other settings, then the final file run and
 /// interrupted at random points (twice), then resumed: the rows equal an uninterrupted run of
 /// the final file, and provenance.json names the final settings.
 #[test]
 fn interrupted_reruns_under_new_settings_end_in_the_rows_of_the_final_file() {
     let files = [
+        "integrators (small)",
         "zhao_liu.toml",
         "klarbring_2d.toml",
         "klarbring_impacts.toml",
@@ -112,11 +140,24 @@ fn interrupted_reruns_under_new_settings_end_in_the_rows_of_the_final_file() {
         "fast_phase_portraits.toml",
         "two_contact_iwc.toml",
         "two_contact_sprag_slip.toml",
+        "two_contact_sprag_slip_long.toml",
+        "liftoff_iwc_basin_planar.toml",
+        "stick_liftoff_basin.toml",
     ];
     let mut draws = Draws(20261126);
     for file in files {
-        let final_text = experiment_text(file);
-        let before = Experiment::parse(&other_settings(&final_text)).unwrap();
+        let (final_text, before_text) = match file {
+            "integrators (small)" => (
+                SMALL_STUDY.to_string(),
+                SMALL_STUDY.replace("atol_per_rtol = 1.0", "atol_per_rtol = 10.0"),
+            ),
+            _ => {
+                let text = experiment_text(file);
+                let before = other_settings(&text);
+                (text, before)
+            }
+        };
+        let before = Experiment::parse(&before_text).unwrap();
         let after = Experiment::parse(&final_text).unwrap();
         let reference = scratch(&format!("reference-{file}"));
         let n = run(&after, &options(&reference, None, None)).points;

@@ -54,9 +54,9 @@ pub struct SimulateArgs {
     /// Run to this time instead of stopping at separation.
     #[arg(long, allow_hyphen_values = true)]
     t_end: Option<f64>,
-    /// Time limit when running until separation.
-    #[arg(long, allow_hyphen_values = true, default_value_t = 10.0)]
-    t_max: f64,
+    /// Time limit when running until separation (default 10).
+    #[arg(long, allow_hyphen_values = true)]
+    t_max: Option<f64>,
     /// Step guard: the run fails after this many steps.
     #[arg(long, default_value_t = crate::compliant::DEFAULT_MAX_STEPS)]
     max_steps: usize,
@@ -151,14 +151,21 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         .parse()
         .map_err(|e| format!("--integrator: {e}"))?;
     crate::error::require_rtol("--rtol", args.rtol).map_err(|e| e.to_string())?;
-    for (name, v) in [("--atol", args.atol), ("--t-max", args.t_max)] {
+    if let (Some(t_max), Some(_)) = (args.t_max, args.t_end) {
+        return Err(format!(
+            "--t-max {} limits a run until separation, and --t-end runs to a fixed time: give one of them",
+            crate::error::number_text(t_max)
+        ));
+    }
+    let t_max = args.t_max.unwrap_or(10.0);
+    for (name, v) in [("--atol", args.atol), ("--t-max", t_max)] {
         crate::error::require_positive(name, v).map_err(|e| e.to_string())?;
     }
     crate::error::require_guard("--max-steps", Some(args.max_steps)).map_err(|e| e.to_string())?;
     crate::error::require_guard("--max-events", Some(args.max_events))
         .map_err(|e| e.to_string())?;
     let mut options = SimulationOptions::new(integrator, args.rtol, args.atol).with_guards(
-        Some(args.t_max),
+        Some(t_max),
         Some(args.max_steps),
         Some(args.max_events),
     );
