@@ -219,7 +219,13 @@ fn list(experiments: &Path) -> Result<(), String> {
         "Experiments ({}; run one with `rigid-limit run FILE`):",
         experiments.display()
     );
-    for path in experiment_files(experiments)? {
+    // Outside the repository there are no experiment files; the models and integrators are
+    // still listed.
+    let files = experiment_files(experiments).unwrap_or_else(|e| {
+        let _ = writeln!(out, "  (none: {e})");
+        Vec::new()
+    });
+    for path in files {
         let text =
             std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         let name = match Experiment::parse(&text) {

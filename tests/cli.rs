@@ -260,3 +260,21 @@ fn repeat_changes_nothing_but_the_wall_time() {
     };
     assert_eq!(run(&[]), run(&["--repeat", "4"]));
 }
+
+/// `list` outside the repository (no experiments/ there) still lists models and integrators.
+#[test]
+fn list_works_outside_the_repository() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
+        .arg("list")
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("run rigid-limit");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("(none: experiments"), "{text}");
+    assert!(text.contains("Models") && text.contains("dop853"), "{text}");
+}
