@@ -387,8 +387,7 @@ pub fn write_report(
             columns: 1,
             size: (900, 600),
         };
-        plot::save(&figure, dir, "offsets")
-            .map_err(crate::models::rod::report::figure_error(dir))?;
+        plot::save(&figure, dir, "offsets").map_err(crate::report::figure_error(dir))?;
     }
     write_atomically(
         &dir.join("summary.md"),

@@ -1,5 +1,18 @@
 //! The report layer: what a study writes for its reader besides runs.csv. Today: [`table`], the
-//! one writer of side tables (history.csv, points.csv, paths.csv, …). It computes no physics and
-//! names no model.
+//! one writer of side tables (history.csv, points.csv, paths.csv, …), [`rates`], the rates of
+//! convergence fitted to the rows of a κ ladder, and the error of a figure that could not be
+//! drawn. It computes no physics and names no model.
 
+pub mod rates;
 pub mod table;
+
+use crate::experiment::runner::RunError;
+use std::path::Path;
+
+/// The error of a figure of `dir` that could not be drawn, as a run's error.
+pub fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
+    move |e| RunError::Io {
+        path: dir.display().to_string(),
+        source: std::io::Error::other(format!("drawing figures: {e}")),
+    }
+}

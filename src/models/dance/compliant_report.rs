@@ -9,9 +9,9 @@ use super::Dance;
 use crate::analysis::fit::power_law;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::table::Row;
-use crate::models::klarbring::report::{rate, FIT_RANGE};
 use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
+use crate::report::rates::{in_fit_range, rate, FIT_RANGE};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -222,7 +222,7 @@ fn write_stop_table(s: &mut String, rows: &[&Row]) {
             show(&stops),
             show(&slips)
         );
-        if ds.is_finite() && k >= FIT_RANGE.0 * 0.999 && k <= FIT_RANGE.1 * 1.001 {
+        if ds.is_finite() && in_fit_range(k) {
             fit.0.push(k);
             fit.1.push(ds.abs());
             fit.2.push(de.abs());

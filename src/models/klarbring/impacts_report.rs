@@ -4,13 +4,14 @@
 //! extrapolated to κ → 0 against e(c_d). No solver here.
 
 use super::impacts::{predicted_rate, KlarbringImpacts};
-use super::report::{fitted_series, rate, FIT_RANGE};
+use super::report::fitted_series;
 use crate::analysis::fit::multiple_least_squares;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::style::{format_small_parameter, format_value};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
+use crate::report::rates::{rate, FIT_RANGE};
 use std::fmt::Write;
 use std::path::Path;
 

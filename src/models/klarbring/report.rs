@@ -10,11 +10,9 @@ use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{save, Figure, Mark, Panel, Series};
+use crate::report::rates::{in_fit_range, rate, FIT_RANGE};
 use std::fmt::Write;
 use std::path::Path;
-
-/// The κ range of the fitted rates (the "Fit rates over κ ∈ [1e-8, 1e-4]").
-pub const FIT_RANGE: (f64, f64) = (1e-8, 1e-4);
 
 /// The distances with their predicted rates.
 pub const DISTANCES: [(&str, &str, f64); 4] = [
@@ -43,16 +41,6 @@ fn compliant<'a>(rows: &'a [Row], integrator: &str) -> Vec<&'a Row> {
         .filter(|r| r.text("method") == "compliant" && r.text("integrator") == integrator)
         .filter(|r| r.text("status") == "ok")
         .collect()
-}
-
-/// Fit `column` ∝ κ^p over [`FIT_RANGE`].
-pub fn rate(rows: &[&Row], column: &str) -> Option<LinearFit> {
-    let (k, v): (Vec<f64>, Vec<f64>) = rows
-        .iter()
-        .filter_map(|r| Some((r.number("kappa")?, r.number(column)?)))
-        .filter(|(k, v)| *k >= FIT_RANGE.0 * 0.999 && *k <= FIT_RANGE.1 * 1.001 && *v > 0.0)
-        .unzip();
-    power_law(&k, &v)
 }
 
 /// |Δt_i| of each rigid-like event of each row (by κ), when the kinds match the rigid row's.
@@ -256,7 +244,7 @@ fn event_time_section(s: &mut String, rows: &[&Row], rigid_kinds: &str) {
             let v = d.get(i).copied().unwrap_or(f64::NAN);
             let scale = if scaled { k.sqrt() } else { *k };
             let _ = write!(row, " {:.4} |", v / scale);
-            if *k >= FIT_RANGE.0 * 0.999 && *k <= FIT_RANGE.1 * 1.001 && v != 0.0 && v.is_finite() {
+            if in_fit_range(*k) && v != 0.0 && v.is_finite() {
                 kk.push(*k);
                 vv.push(v.abs());
             }

@@ -387,8 +387,7 @@ fn write_report(name: &str, rows: &[Row], dir: &Path) -> Result<(), RunError> {
             columns: 3,
             size: (1650, 1150),
         };
-        plot::save(&figure, dir, "portraits")
-            .map_err(crate::models::rod::report::figure_error(dir))?;
+        plot::save(&figure, dir, "portraits").map_err(crate::report::figure_error(dir))?;
     }
     let mut s = String::new();
     let _ = writeln!(

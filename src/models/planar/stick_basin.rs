@@ -568,7 +568,7 @@ fn write_report(name: &str, rows: &[Row], dir: &Path) -> Result<(), RunError> {
     let json = serde_json::to_string_pretty(&c).unwrap_or_default();
     write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
     if let Some(figure) = plane_figure(rows) {
-        plot::save(&figure, dir, "basin").map_err(crate::models::rod::report::figure_error(dir))?;
+        plot::save(&figure, dir, "basin").map_err(crate::report::figure_error(dir))?;
     }
     write_atomically(&dir.join("summary.md"), &render(name, &c))
 }

@@ -12,6 +12,7 @@ use crate::analysis::fit::LinearFit;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError, META_JSON};
 use crate::experiment::table::Row;
+use crate::report::figure_error;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -31,13 +32,6 @@ fn run_time(dir: &Path) -> Option<f64> {
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
         .and_then(|m| m["wall_time_s"].as_f64())
-}
-
-pub(crate) fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
-    move |e| RunError::Io {
-        path: dir.display().to_string(),
-        source: std::io::Error::other(format!("drawing figures: {e}")),
-    }
 }
 
 /// Analyse the rows of a rod sweep (κ sweep or atlas, as the spec says); write `summary.md`,

@@ -1,12 +1,13 @@
 //! The outputs of an integrator study: summary.md, the tidy errors.csv, analysis.json and the
 //! figures, from runs.csv.
 
-use super::report::{figure_error, ANALYSIS_JSON, SUMMARY_MD};
+use super::report::{ANALYSIS_JSON, SUMMARY_MD};
 use super::study_analysis::{analyze_study, Recommendation, StudyAnalysis, TARGETS, TIE_MARGIN};
 use crate::cells;
 use crate::experiment::runner::{write_atomically, RunError, RUNS_CSV};
 use crate::experiment::table::parse_rows;
 use crate::models::rod::study::{StudySpec, STUDY_COLUMNS};
+use crate::report::figure_error;
 use crate::report::table::Table;
 use std::fmt::Write;
 use std::path::Path;

@@ -13,10 +13,9 @@ use crate::compliant::normal::NormalCompliance;
 use crate::compliant::record::RunRecord;
 use crate::compliant::{simulate, ContactProblem, EndCondition, Event, SimulationOptions};
 use crate::error::SimError;
+use crate::experiment::model::Cells;
 use crate::integrate::SolverStats;
 use crate::report::table::Table;
-
-type Cells = Vec<(&'static str, String)>;
 
 /// The dashpot of the penalty law, c_d in F_n = δ/κ + c_d δ̇/√κ: the normal oscillation's
 /// damping ratio is c_d/2 at any κ.

@@ -5,6 +5,7 @@ use super::closed_form::ClosedForm;
 use super::examples::Example;
 use super::quasistatic::uniform_partition;
 use super::spec::{Case, Key, Setting, SmPoint, SmSpec};
+use crate::experiment::model::Cells;
 use crate::experiment::runner::{Plan, RunError};
 use crate::experiment::table::{stat_fields, Row};
 use crate::integrate::SolverStats;
@@ -73,8 +74,6 @@ fn counter_column(name: &'static str) -> &'static str {
         name
     }
 }
-
-type Cells = Vec<(&'static str, String)>;
 
 /// A number as it round-trips, in exponent form when small or large.
 pub fn cell(v: f64) -> String {

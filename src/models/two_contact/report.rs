@@ -298,12 +298,12 @@ pub fn write_report(
     let mut figures = Vec::new();
     if !c.circles.is_empty() {
         plot::save_captioned(&circle_figure(rows), &caption, dir, "circle")
-            .map_err(crate::models::rod::report::figure_error(dir))?;
+            .map_err(crate::report::figure_error(dir))?;
         figures.push("circle.png");
     }
     if c.cycles.iter().any(|x| x.intervals.len() > 1) {
         plot::save_captioned(&cycle_figure(&c), &caption, dir, "cycle")
-            .map_err(crate::models::rod::report::figure_error(dir))?;
+            .map_err(crate::report::figure_error(dir))?;
         figures.push("cycle.png");
     }
     write_atomically(&dir.join("summary.md"), &render(&spec.name, &c, &figures))
