@@ -4,7 +4,7 @@
 use rigid_limit::experiment::runner::{JOURNAL_CSV, RUNS_CSV};
 use rigid_limit::experiment::table::{header_line, parse_rows, Row};
 use rigid_limit::experiment::{merge_shards, run_experiment, RunOptions, Shard};
-use rigid_limit::models::rod::sweep::Rod;
+use rigid_limit::models::rod::Rod;
 
 /// A rod κ sweep or atlas.
 type ExperimentSpec = rigid_limit::experiment::SweepSpec<Rod>;

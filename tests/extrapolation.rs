@@ -4,7 +4,7 @@
 use rigid_limit::experiment::model::SweepSpec;
 use rigid_limit::experiment::table::{parse_rows, Row};
 use rigid_limit::models::rod::convergence::{quantity_convergence, spread_accuracy, RodQuantity};
-use rigid_limit::models::rod::sweep::Rod;
+use rigid_limit::models::rod::Rod;
 use std::path::Path;
 
 fn committed_rows(name: &str) -> Vec<Row> {

@@ -26,7 +26,7 @@ use std::path::Path;
 /// Any experiment file, by its model.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Experiment {
-    Rod(Box<SweepSpec<rod::sweep::Rod>>),
+    Rod(Box<SweepSpec<rod::Rod>>),
     /// The rod's mode table (`model = "rod"`, `analysis = "mode_table"`).
     RodModeTable(Box<SweepSpec<rod::mode_table::RodModeTable>>),
     Planar(Box<SweepSpec<planar::Planar>>),
@@ -74,7 +74,7 @@ macro_rules! with_plan {
 /// The names `model = …` accepts, with what each system is (for `rigid-limit list`).
 pub const MODELS: [(&str, &str); 8] = [
     (
-        rod::sweep::Rod::NAME,
+        rod::Rod::NAME,
         "the Painlevé rod on a compliant contact (Zhao–Liu–Chen–Brogliato 2015); analyses \
          mode_table and liftoff_iwc_basin (Champneys–Várkonyi 2016)",
     ),
@@ -148,7 +148,7 @@ impl Experiment {
         // A model's analyses with their own tables are models of their own.
         let analysis = table.get("analysis").and_then(|a| a.as_str());
         match table.get("model") {
-            Some(toml::Value::String(name)) if name == rod::sweep::Rod::NAME => match analysis {
+            Some(toml::Value::String(name)) if name == rod::Rod::NAME => match analysis {
                 Some("mode_table") => {
                     SweepSpec::parse(text).map(|s| Experiment::RodModeTable(Box::new(s)))
                 }

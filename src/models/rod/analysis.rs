@@ -2,7 +2,7 @@
 //! the form √κ (b ln(1/κ) + c) + …; docs/extrapolation.md), the stated bounds.
 
 use super::convergence::{quantity_convergence, spread_accuracy, QuantityConvergence, RodQuantity};
-use super::sweep::Rod;
+use super::Rod;
 use crate::analysis::fit::{power_law, slide_law, LinearFit};
 use crate::experiment::model::SweepSpec;
 use crate::experiment::table::Row;

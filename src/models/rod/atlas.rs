@@ -4,7 +4,7 @@
 
 use super::analysis::{bound_checks, series, BoundCheck};
 use super::convergence::{quantity_convergence, QuantityConvergence, RodQuantity};
-use super::sweep::Rod;
+use super::Rod;
 use crate::analysis::fit::slide_law;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::table::Row;

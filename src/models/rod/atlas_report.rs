@@ -2,7 +2,7 @@
 
 use super::atlas::{AtlasAnalysis, StateAnalysis, StateBound, REVERSE_RESOLVED, STANDARD_SEQUENCE};
 use super::convergence::QuantityConvergence;
-use super::sweep::Rod;
+use super::Rod;
 use crate::cells;
 use crate::experiment::model::SweepSpec;
 use crate::report::table::{Cell, Table};

@@ -6,7 +6,7 @@
 
 use super::atlas::{rows_by_state, STANDARD_SEQUENCE};
 use super::convergence::{quantity_convergence, QuantityConvergence, RodQuantity};
-use super::sweep::Rod;
+use super::Rod;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::table::Row;
 use crate::models::rod::scenario::RodImpact;

@@ -4,7 +4,7 @@
 
 use super::convergence::{QuantityConvergence, RodQuantity};
 use super::extrapolation_atlas::{CoverageSummary, ExtrapolationAtlas, StateExtrapolation};
-use super::sweep::Rod;
+use super::Rod;
 use crate::cells;
 use crate::experiment::model::SweepSpec;
 use crate::plot::{save, Figure, Mark, Panel, Series};

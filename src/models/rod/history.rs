@@ -1,7 +1,7 @@
 //! The rod's `history.csv`: one representative impact sampled at every step, for the time-history
 //! figure.
 
-use super::sweep::{AnalysisKind, Rod};
+use super::{AnalysisKind, Rod};
 use crate::cells;
 use crate::compliant::SimulationOptions;
 use crate::experiment::model::SweepSpec;

@@ -26,3 +26,19 @@ pub mod study_analysis;
 pub mod study_figures;
 pub mod study_report;
 pub mod sweep;
+
+use serde::{Deserialize, Serialize};
+
+/// The Painlevé rod of Zhao–Liu as a model of the harness (`model = "rod"`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rod;
+
+/// What the report of a rod sweep is: one configuration against κ, an atlas of many, or the
+/// validation of the κ → 0 extrapolation over many (docs/extrapolation.md §3).
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AnalysisKind {
+    Sweep,
+    Atlas,
+    Extrapolation,
+}

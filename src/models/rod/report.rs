@@ -7,7 +7,7 @@ use super::extrapolation_atlas::{analyze_extrapolation_atlas, ExtrapolationAtlas
 use super::extrapolation_report::{
     render_extrapolation_summary, render_states_csv, write_extrapolation_figures, STATES_CSV,
 };
-use super::sweep::{AnalysisKind, Rod};
+use super::{AnalysisKind, Rod};
 use crate::analysis::fit::LinearFit;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError, META_JSON};

@@ -4,6 +4,7 @@
 //! [`super::mode_table`]), and the rod's κ sweep and atlas as a [`Model`] of the harness.
 
 use super::columns::{RodMeasures, INPUT_COLUMNS, MEASURE_COLUMNS};
+use super::{AnalysisKind, Rod};
 use super::mechanics::{PainleveRod, SlipCase, UNIFORM_GYRATION_SQ};
 use super::scenario::RodImpact;
 use crate::compliant::normal::require_resolvable_kappa;
@@ -21,20 +22,6 @@ use crate::model::iwc::FastStart;
 use crate::models::mode_table::{check_starts, fast_starts};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-
-/// The Painlevé rod of Zhao–Liu as a model of the harness (`model = "rod"`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Rod;
-
-/// What the report of a rod sweep is: one configuration against κ, an atlas of many, or the
-/// validation of the κ → 0 extrapolation over many (docs/extrapolation.md §3).
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum AnalysisKind {
-    Sweep,
-    Atlas,
-    Extrapolation,
-}
 
 /// Fixed parameters of the rod impact. Each parameter is given here or swept in [`RodSweep`],
 /// not both.
