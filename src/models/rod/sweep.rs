@@ -4,9 +4,9 @@
 //! [`super::mode_table`]), and the rod's κ sweep and atlas as a [`Model`] of the harness.
 
 use super::columns::{RodMeasures, INPUT_COLUMNS, MEASURE_COLUMNS};
-use super::{AnalysisKind, Rod};
 use super::mechanics::{PainleveRod, SlipCase, UNIFORM_GYRATION_SQ};
 use super::scenario::RodImpact;
+use super::{AnalysisKind, Rod};
 use crate::compliant::normal::require_resolvable_kappa;
 use crate::compliant::SimulationOptions;
 use crate::error::SimError;

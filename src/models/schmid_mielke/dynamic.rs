@@ -4,10 +4,10 @@
 //! fast time T/ε; measured in slow time s = εt against the closed form.
 
 use super::analysis::{crossing_time, sup_error};
-use super::examples::Example;
+use super::cells::cell;
+use super::examples::{crossing_level, Example};
 use super::mechanics::SlowlyLoadedParticle;
-use super::plan::{cell, crossing_level};
-use super::spec::{Case, CompliantSetting, Setting};
+use super::spec::{Case, CompliantSetting};
 use crate::compliant::coulomb::Coulomb;
 use crate::compliant::normal::NormalCompliance;
 use crate::compliant::record::RunRecord;
@@ -15,7 +15,6 @@ use crate::compliant::{simulate, ContactProblem, EndCondition, Event, Simulation
 use crate::error::SimError;
 use crate::experiment::model::Cells;
 use crate::integrate::SolverStats;
-use crate::report::table::Table;
 
 /// The dashpot of the penalty law, c_d in F_n = δ/κ + c_d δ̇/√κ: the normal oscillation's
 /// damping ratio is c_d/2 at any κ.
@@ -147,67 +146,4 @@ pub fn run_compliant(
 ) -> Result<(Cells, SolverStats), String> {
     let record = simulate_case(case, setting, true).map_err(|e| e.to_string())?;
     Ok((measure(case, setting, &record), record.stats))
-}
-
-/// Slow-time spacing of the samples written to paths.csv: T/800, and ε/2 (half a unit of fast
-/// time) within [`FAST_WINDOW`]·ε of the transition, where the fast-time figure looks.
-const PATH_SPACING: f64 = 1.0 / 800.0;
-const FAST_WINDOW: f64 = 150.0;
-
-/// Append to paths.csv the trajectories of the compliant cases drawn in the figures: at the
-/// smallest κ, the ε of the first ζ of the grid that are powers of ten ("compliant ε=…"), and
-/// the smallest ε of every other ζ ("compliant ζ=… ε=…").
-pub fn push_trajectories(table: &mut Table, label: &str, cases: &[Case]) {
-    let compliant: Vec<(Case, CompliantSetting)> = cases
-        .iter()
-        .filter_map(|c| match c.setting {
-            Setting::Compliant(s) => Some((*c, s)),
-            Setting::Incremental { .. } => None,
-        })
-        .collect();
-    let Some(kappa) = compliant.iter().map(|(_, s)| s.kappa).reduce(f64::min) else {
-        return;
-    };
-    let first_zeta = compliant[0].1.zeta;
-    let at_kappa: Vec<&(Case, CompliantSetting)> =
-        compliant.iter().filter(|(_, s)| s.kappa == kappa).collect();
-    for (case, setting) in &at_kappa {
-        let series = if setting.zeta == first_zeta {
-            // Decades only: a figure holds few curves.
-            let decade = setting.epsilon.log10();
-            if (decade - decade.round()).abs() > 1e-9 {
-                continue;
-            }
-            format!("compliant ε={}", setting.epsilon)
-        } else {
-            let smallest = at_kappa
-                .iter()
-                .filter(|(_, s)| s.zeta == setting.zeta)
-                .map(|(_, s)| s.epsilon)
-                .fold(f64::INFINITY, f64::min);
-            if setting.epsilon != smallest {
-                continue;
-            }
-            format!("compliant ζ={} ε={}", setting.zeta, setting.epsilon)
-        };
-        let Ok(record) = simulate_case(case, setting, true) else {
-            continue;
-        };
-        let run = slow_samples(&record, setting.epsilon);
-        let mid = case.closed_form().transition_midpoint_time().unwrap_or(0.0);
-        let eps = setting.epsilon;
-        let mut last = f64::NEG_INFINITY;
-        for (s, z) in run.s.iter().zip(&run.z) {
-            let spacing = if (s - mid).abs() < FAST_WINDOW * eps {
-                0.5 * eps
-            } else {
-                PATH_SPACING * case.t_end
-            };
-            if s - last < spacing {
-                continue;
-            }
-            last = *s;
-            super::paths::push_sample(table, label, &series, *s, *z);
-        }
-    }
 }

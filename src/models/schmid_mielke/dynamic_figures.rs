@@ -206,7 +206,7 @@ pub(crate) fn convergence_figure(
             let exact = c
                 .example
                 .closed_form()
-                .crossing_time(super::plan::crossing_level(&c.example))
+                .crossing_time(super::examples::crossing_level(&c.example))
                 .unwrap_or(f64::NAN);
             delay.series.push(series(
                 &label,

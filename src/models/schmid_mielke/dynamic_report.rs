@@ -166,7 +166,7 @@ fn case_table(s: &mut String, c: &CaseRows, rows: &[(CompliantSetting, &Row)], f
     let exact = c
         .example
         .closed_form()
-        .crossing_time(super::plan::crossing_level(&c.example));
+        .crossing_time(super::examples::crossing_level(&c.example));
     let _ = writeln!(
         s,
         "#### {} ({}, ζ = {})\n",
@@ -180,7 +180,7 @@ fn case_table(s: &mut String, c: &CaseRows, rows: &[(CompliantSetting, &Row)], f
         let _ = write!(head, " sup error, κ = {k:e} |");
         rule.push_str("---|");
     }
-    let level = super::plan::crossing_level(&c.example);
+    let level = super::examples::crossing_level(&c.example);
     let _ = writeln!(
         s,
         "{head} crossing of z₁ = {level:.4} (exact {}) | excursion | re-contacts | balance error / load work |",

@@ -12,6 +12,7 @@
 //! [`paths`] (paths.csv), [`report`] and its compliant section (summary.md, figures).
 
 pub mod analysis;
+pub mod cells;
 pub mod closed_form;
 pub mod dynamic;
 mod dynamic_figures;

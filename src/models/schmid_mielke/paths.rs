@@ -4,7 +4,7 @@
 
 use super::examples::Example;
 use super::quasistatic::uniform_partition;
-use super::spec::{Case, Setting, SmSpec};
+use super::spec::{Case, CompliantSetting, Setting, SmSpec};
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::report::table::{Cell, Table};
 use std::path::Path;
@@ -106,7 +106,70 @@ pub fn write_paths(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
                 }
             }
         }
-        super::dynamic::push_trajectories(&mut table, &label, &cases);
+        push_trajectories(&mut table, &label, &cases);
     }
     write_atomically(&dir.join(PATHS_CSV), &table.to_csv())
+}
+
+/// Slow-time spacing of the samples written to paths.csv: T/800, and ε/2 (half a unit of fast
+/// time) within [`FAST_WINDOW`]·ε of the transition, where the fast-time figure looks.
+const PATH_SPACING: f64 = 1.0 / 800.0;
+const FAST_WINDOW: f64 = 150.0;
+
+/// Append to paths.csv the trajectories of the compliant cases drawn in the figures: at the
+/// smallest κ, the ε of the first ζ of the grid that are powers of ten ("compliant ε=…"), and
+/// the smallest ε of every other ζ ("compliant ζ=… ε=…").
+pub fn push_trajectories(table: &mut Table, label: &str, cases: &[Case]) {
+    let compliant: Vec<(Case, CompliantSetting)> = cases
+        .iter()
+        .filter_map(|c| match c.setting {
+            Setting::Compliant(s) => Some((*c, s)),
+            Setting::Incremental { .. } => None,
+        })
+        .collect();
+    let Some(kappa) = compliant.iter().map(|(_, s)| s.kappa).reduce(f64::min) else {
+        return;
+    };
+    let first_zeta = compliant[0].1.zeta;
+    let at_kappa: Vec<&(Case, CompliantSetting)> =
+        compliant.iter().filter(|(_, s)| s.kappa == kappa).collect();
+    for (case, setting) in &at_kappa {
+        let series = if setting.zeta == first_zeta {
+            // Decades only: a figure holds few curves.
+            let decade = setting.epsilon.log10();
+            if (decade - decade.round()).abs() > 1e-9 {
+                continue;
+            }
+            format!("compliant ε={}", setting.epsilon)
+        } else {
+            let smallest = at_kappa
+                .iter()
+                .filter(|(_, s)| s.zeta == setting.zeta)
+                .map(|(_, s)| s.epsilon)
+                .fold(f64::INFINITY, f64::min);
+            if setting.epsilon != smallest {
+                continue;
+            }
+            format!("compliant ζ={} ε={}", setting.zeta, setting.epsilon)
+        };
+        let Ok(record) = super::dynamic::simulate_case(case, setting, true) else {
+            continue;
+        };
+        let run = super::dynamic::slow_samples(&record, setting.epsilon);
+        let mid = case.closed_form().transition_midpoint_time().unwrap_or(0.0);
+        let eps = setting.epsilon;
+        let mut last = f64::NEG_INFINITY;
+        for (s, z) in run.s.iter().zip(&run.z) {
+            let spacing = if (s - mid).abs() < FAST_WINDOW * eps {
+                0.5 * eps
+            } else {
+                PATH_SPACING * case.t_end
+            };
+            if s - last < spacing {
+                continue;
+            }
+            last = *s;
+            push_sample(table, label, &series, *s, *z);
+        }
+    }
 }

@@ -1,8 +1,9 @@
 //! The model's runs as a [`Plan`] of the runner: the columns of runs.csv, one point → one row.
 
 use super::analysis::{first_time_past_midpoint, nodes_in_transition, sup_error};
+use super::cells::{cell, opt};
 use super::closed_form::ClosedForm;
-use super::examples::Example;
+use super::examples::{crossing_level, Example};
 use super::quasistatic::uniform_partition;
 use super::spec::{Case, Key, Setting, SmPoint, SmSpec};
 use crate::experiment::model::Cells;
@@ -11,15 +12,6 @@ use crate::experiment::table::{stat_fields, Row};
 use crate::integrate::SolverStats;
 use std::path::Path;
 use std::time::Instant;
-
-/// The level of z₁ whose crossing the compliant run times: the end of §4.1's ramp, and for §4.2
-/// the middle of the supercritical jump of the case (z₁ from 1 to −1/3).
-pub fn crossing_level(example: &Example) -> f64 {
-    match example {
-        Example::VaryingFriction(_) => super::examples::RAMP.1,
-        Example::VaryingNormalForce(_) => 1.0 / 3.0,
-    }
-}
 
 /// The columns of runs.csv.
 pub fn columns() -> Vec<&'static str> {
@@ -73,19 +65,6 @@ fn counter_column(name: &'static str) -> &'static str {
     } else {
         name
     }
-}
-
-/// A number as it round-trips, in exponent form when small or large.
-pub fn cell(v: f64) -> String {
-    if v == 0.0 || (1e-4..1e15).contains(&v.abs()) || !v.is_finite() {
-        v.to_string()
-    } else {
-        format!("{v:e}")
-    }
-}
-
-fn opt(v: Option<f64>) -> String {
-    v.map(cell).unwrap_or_default()
 }
 
 impl Case {
