@@ -2,11 +2,11 @@
 //! κ with the delay and the excursion (dyn_convergence). Plotting only: the data are rows,
 //! paths.csv and the closed forms.
 
-use super::dynamic_report::{
+use super::dynamic_rows::{
     compliant, ladder, num, CompliantFits, JumpComparison, KAPPA_CHECK_EPSILON,
 };
 use super::examples::Regime;
-use super::report::{panel, save_grid, series, CaseRows, FigureTarget};
+use super::report_kit::{panel, save_grid, series, CaseRows, FigureTarget};
 use crate::plot::style::format_small_parameter;
 use crate::plot::Mark;
 

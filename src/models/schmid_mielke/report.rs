@@ -3,13 +3,16 @@
 
 use super::closed_form::JumpEnergy;
 use super::examples::Example;
-use super::paths::{case_label, case_title, distinct_examples, PATHS_CSV};
-use super::spec::{Setting, SmPoint, SmSpec};
+use super::report_kit::{
+    fmt_fit, fmt_opt, group, panel, path_figure, read_paths, save_grid, series, CaseRows,
+    FigureTarget,
+};
+use super::spec::{Setting, SmSpec};
 use crate::analysis::fit::{power_law, LinearFit};
 use crate::experiment::runner::{write_atomically, RunError, RUNS_CSV};
 use crate::experiment::table::{parse_rows, Row};
 use crate::plot::style::format_small_parameter;
-use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
+use crate::plot::Mark;
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
@@ -24,36 +27,6 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
         path: path.display().to_string(),
         source,
     }
-}
-
-/// Rows with their points, for one (example, T).
-pub(crate) struct CaseRows<'a> {
-    pub example: Example,
-    /// The key of the case in paths.csv and the tables.
-    pub label: String,
-    /// The case in a figure.
-    pub title: String,
-    pub rows: Vec<(&'a SmPoint, &'a Row)>,
-}
-
-pub(crate) fn group<'a>(
-    spec: &SmSpec,
-    points: &'a [SmPoint],
-    rows: &'a [Row],
-) -> Vec<CaseRows<'a>> {
-    distinct_examples(spec)
-        .into_iter()
-        .map(|(example, t_end)| CaseRows {
-            example,
-            label: case_label(&example),
-            title: case_title(&example),
-            rows: rows
-                .iter()
-                .filter_map(|r| points.get(r.point_id).map(|p| (p, r)))
-                .filter(|(p, _)| p.case.example == example && p.case.t_end == t_end)
-                .collect(),
-        })
-        .collect()
 }
 
 /// The incremental rows of a case, (N, row), N ascending, successful only.
@@ -144,19 +117,6 @@ fn incremental_fits(c: &CaseRows) -> Option<IncrementalFits> {
         max_stability_violation: fold("stability_violation_max", 0.0, f64::max),
         jump_energy: c.example.jump_energy(),
     })
-}
-
-pub(crate) fn fmt_fit(f: &Option<LinearFit>) -> String {
-    f.as_ref()
-        .map(|f| format!("{:.3} ± {:.3}", f.slope, f.slope_ci95))
-        .unwrap_or_else(|| "—".into())
-}
-
-pub(crate) fn fmt_opt(v: Option<f64>, digits: usize) -> String {
-    // A rounding residue prints as 0, not −0.
-    v.map(|v| if v.abs() < 1e-12 { 0.0 } else { v })
-        .map(|v| format!("{v:.digits$}"))
-        .unwrap_or_else(|| "—".into())
 }
 
 /// The table of cases: regime, (G5), breakpoints, the jump and its energy.
@@ -270,121 +230,6 @@ fn incremental_section(s: &mut String, cases: &[CaseRows], fits: &[IncrementalFi
     }
 }
 
-/// (case, series) → points of paths.csv.
-pub(crate) fn read_paths(dir: &Path) -> Vec<(String, String, f64, f64)> {
-    let Ok(text) = std::fs::read_to_string(dir.join(PATHS_CSV)) else {
-        return Vec::new();
-    };
-    text.lines()
-        .skip(1)
-        .filter_map(|l| {
-            let c: Vec<&str> = l.split(',').collect();
-            Some((
-                c.first()?.to_string(),
-                c.get(1)?.to_string(),
-                c.get(2)?.parse().ok()?,
-                c.get(3)?.parse().ok()?,
-            ))
-        })
-        .collect()
-}
-
-pub(crate) fn series(label: &str, points: Vec<(f64, f64)>, mark: Mark, color: usize) -> Series {
-    Series {
-        label: label.into(),
-        points,
-        mark,
-        color,
-    }
-}
-
-pub(crate) fn panel(title: &str, x: &str, y: &str, log: bool) -> Panel {
-    Panel {
-        title: title.into(),
-        x_label: x.into(),
-        y_label: y.into(),
-        log_x: log,
-        log_y: log,
-        legend_lower: log,
-        series: Vec::new(),
-        bands: Vec::new(),
-    }
-}
-
-/// z₁ of the closed form against the drawn series whose names start with one of `prefixes`,
-/// in a window (before, after) around each case's transition; one panel per case that has such
-/// series.
-pub(crate) fn path_figure(
-    cases: &[&CaseRows],
-    paths: &[(String, String, f64, f64)],
-    prefixes: &[&str],
-    x_label: &str,
-    window: (f64, f64),
-    out: &FigureTarget,
-    stem: &str,
-) -> Result<bool, String> {
-    let mut panels = Vec::new();
-    for c in cases {
-        let mut p = panel(
-            &format!("{} ({})", c.title, c.example.regime().name()),
-            x_label,
-            "z₁",
-            false,
-        );
-        // The legend goes where the path is not: below it when z₁ falls.
-        let t = c.example.closed_form().transition;
-        p.legend_lower = t.z1_to < t.z1_from;
-        // A window around the transition, where the descriptions differ.
-        let mid = c
-            .example
-            .closed_form()
-            .transition_midpoint_time()
-            .unwrap_or(0.0);
-        let (lo, hi) = (mid - window.0, mid + window.1);
-        let pick = |series: &str| -> Vec<(f64, f64)> {
-            paths
-                .iter()
-                .filter(|(case, s, t, _)| *case == c.label && s == series && (lo..=hi).contains(t))
-                .map(|(_, _, t, z)| (*t, *z))
-                .collect()
-        };
-        let mut names: Vec<String> = Vec::new();
-        for (case, s, _, _) in paths {
-            if *case == c.label && prefixes.iter().any(|p| s.starts_with(p)) && !names.contains(s) {
-                names.push(s.clone());
-            }
-        }
-        if names.is_empty() {
-            continue;
-        }
-        for (i, name) in names.iter().enumerate() {
-            let mark = if name.starts_with("IP") {
-                Mark::Markers
-            } else {
-                Mark::Line
-            };
-            p.series.push(series(name, pick(name), mark, i));
-        }
-        // The closed form on top.
-        p.series
-            .push(series("closed form", pick("exact"), Mark::Line, 6));
-        p.series
-            .push(series("", pick("exact after jump"), Mark::Line, 6));
-        panels.push(p);
-    }
-    if panels.is_empty() {
-        return Ok(false);
-    }
-    save_grid(panels, (1400, 420), out, stem)?;
-    Ok(true)
-}
-
-/// Where the figures of a run go, and the caption line that names the experiment and method.
-pub(crate) struct FigureTarget<'a> {
-    pub dir: &'a Path,
-    pub caption: String,
-}
-
 impl<'a> FigureTarget<'a> {
     /// "sm_dynamic · compliant, radau5, rtol 10⁻¹⁰": the experiment and its method.
     fn of(spec: &SmSpec, dir: &'a Path) -> Self {
@@ -397,22 +242,6 @@ impl<'a> FigureTarget<'a> {
         }
         FigureTarget { dir, caption }
     }
-}
-
-/// Save panels two to a row, each row `size.1` pixels high, as `dir/stem.{svg,png}`, captioned.
-pub(crate) fn save_grid(
-    panels: Vec<Panel>,
-    size: (u32, u32),
-    out: &FigureTarget,
-    stem: &str,
-) -> Result<(), String> {
-    let rows = panels.len().div_ceil(2) as u32;
-    let fig = Figure {
-        panels,
-        columns: 2,
-        size: (size.0, size.1 * rows),
-    };
-    save_captioned(&fig, &out.caption, out.dir, stem)
 }
 
 /// Errors below this are drawn at it (an exact 0 has no place on a log axis).
