@@ -6,7 +6,9 @@
 //! holding a comma, a quote or a line break is quoted (RFC 4180).
 
 use crate::error::number_text;
-use crate::experiment::table::{header_line, quote};
+use crate::experiment::runner::RunError;
+use crate::experiment::table::{header_line, quote, split_csv_line};
+use std::path::Path;
 
 /// One cell of a side table.
 #[derive(Clone, Debug, PartialEq)]
@@ -162,6 +164,33 @@ impl Table {
         }
         out
     }
+}
+
+/// A side table read back: its header and its rows, every cell parsed as a number (a text or
+/// empty cell as NaN).
+pub fn read_numbers(path: &Path) -> Result<(Vec<String>, Vec<Vec<f64>>), RunError> {
+    let text = std::fs::read_to_string(path).map_err(|source| RunError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let mut lines = text.lines();
+    let header = lines.next().and_then(split_csv_line).unwrap_or_default();
+    let rows = lines
+        .filter_map(split_csv_line)
+        .map(|cells| {
+            cells
+                .iter()
+                .map(|c| c.parse().unwrap_or(f64::NAN))
+                .collect()
+        })
+        .collect();
+    Ok((header, rows))
+}
+
+/// The position of column `name` in `header` (`usize::MAX` when absent: a lookup then reads
+/// nothing).
+pub fn column(header: &[String], name: &str) -> usize {
+    header.iter().position(|h| h == name).unwrap_or(usize::MAX)
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! (U_N ≤ 0), and the distances of each run to the rigid motion (series below t₀, rigid
 //! numerics above).
 
+use super::rigid::rigid_from_series;
 use super::rigid::{RigidState, SeriesLogs};
-use super::study::rigid_from_series;
 use crate::compliant::cone::ConeMode;
 use crate::compliant::normal::NormalCompliance;
 use crate::compliant::spatial::{simulate_spatial, RunSettings, SpatialContactProblem};

@@ -4,7 +4,6 @@
 //! μ = 1, c_d = 1 in t/√κ, and the figures. No solver here.
 
 use super::compliant::{predicted_constants, NormalTransient};
-use super::report::{column, read_table};
 use super::Dance;
 use crate::analysis::fit::power_law;
 use crate::experiment::model::SweepSpec;
@@ -12,6 +11,7 @@ use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::rates::{in_fit_range, rate, FIT_RANGE};
+use crate::report::table::{column, read_numbers};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -259,7 +259,7 @@ pub fn write_figures(spec: &SweepSpec<Dance>, rows: &[&Row], dir: &Path) -> Resu
         format_small_parameter(spec.solver.atol)
     );
     // Velocity near t = 0.
-    let (h, table) = read_table(dir, VELOCITY_CSV).map_err(|e| e.to_string())?;
+    let (h, table) = read_numbers(&dir.join(VELOCITY_CSV)).map_err(|e| e.to_string())?;
     let (mu_c, d_c, k_c, t_c, v_c, r_c) = (
         column(&h, "mu"),
         column(&h, "damping"),

@@ -399,9 +399,9 @@ fn run_rigid(
         atol: tol.atol / 10.0,
     };
     let (states, mut stats) =
-        study::rigid_from_series(c.mu, &facts.logs, p.t_series, &times, integrator, tol)?;
+        rigid::rigid_from_series(c.mu, &facts.logs, p.t_series, &times, integrator, tol)?;
     let (refined, _) =
-        study::rigid_from_series(c.mu, &facts.logs, p.t_series, &times, integrator, finer)?;
+        rigid::rigid_from_series(c.mu, &facts.logs, p.t_series, &times, integrator, finer)?;
     let at = |t: f64| {
         states
             .iter()

@@ -13,6 +13,7 @@ use crate::experiment::table::Row;
 use crate::integrate::Tolerances;
 use crate::plot::{save, Figure, Mark, Panel, Series};
 use crate::report::table::Table;
+use crate::report::table::{column, read_numbers};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -20,13 +21,6 @@ const COEFFICIENTS_CSV: &str = "coefficients.csv";
 const TRUNCATION_CSV: &str = "truncation.csv";
 const PARTIAL_SUMS_CSV: &str = "partial_sums.csv";
 const TRAJECTORY_CSV: &str = "trajectory.csv";
-
-fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
-    move |source| RunError::Io {
-        path: path.display().to_string(),
-        source,
-    }
-}
 
 fn failed(message: String) -> RunError {
     RunError::Io {
@@ -92,7 +86,7 @@ pub fn write_tables(spec: &SweepSpec<Dance>, dir: &Path) -> Result<(), RunError>
         times.sort_by(f64::total_cmp);
         times.dedup_by(|a, b| (*a - *b).abs() < 1e-12);
         let (states, _) =
-            study::rigid_from_series(mu, &facts.logs, p.t_series, &times, integrator, tol)
+            super::rigid::rigid_from_series(mu, &facts.logs, p.t_series, &times, integrator, tol)
                 .map_err(|e| failed(e.to_string()))?;
         for s in &states {
             let o = facts.logs.state_at(s.t).parallel_velocity;
@@ -139,31 +133,6 @@ pub fn write_tables(spec: &SweepSpec<Dance>, dir: &Path) -> Result<(), RunError>
         write_atomically(&dir.join(name), &text.to_csv())?;
     }
     Ok(())
-}
-
-/// The rows of one of the tables above as (μ, columns parsed as numbers; text cells as NaN).
-pub(super) fn read_table(dir: &Path, name: &str) -> Result<(Vec<String>, Vec<Vec<f64>>), RunError> {
-    let path = dir.join(name);
-    let text = std::fs::read_to_string(&path).map_err(io(&path))?;
-    let mut lines = text.lines();
-    let header: Vec<String> = lines
-        .next()
-        .unwrap_or_default()
-        .split(',')
-        .map(str::to_string)
-        .collect();
-    let rows = lines
-        .map(|l| {
-            l.split(',')
-                .map(|c| c.parse().unwrap_or(f64::NAN))
-                .collect()
-        })
-        .collect();
-    Ok((header, rows))
-}
-
-pub(super) fn column(header: &[String], name: &str) -> usize {
-    header.iter().position(|h| h == name).unwrap_or(usize::MAX)
 }
 
 /// summary.md and the three figures.
@@ -282,7 +251,7 @@ pub fn write_report(spec: &SweepSpec<Dance>, rows: &[Row], dir: &Path) -> Result
 }
 
 fn write_figures(spec: &SweepSpec<Dance>, dir: &Path) -> Result<(), String> {
-    let table = |name| read_table(dir, name).map_err(|e| e.to_string());
+    let table = |name| read_numbers(&dir.join(name)).map_err(|e| e.to_string());
     let mus = &spec.sweep.mu;
     let by_mu = |rows: &[Vec<f64>], mu: f64, x: usize, y: usize| -> Vec<(f64, f64)> {
         let mut points: Vec<(f64, f64)> = rows

@@ -4,7 +4,7 @@
 
 use super::compliant::{self, Start};
 use super::precision::{BigFloat, SeriesScalar};
-use super::rigid::{integrate_slide, RigidState, SeriesLogs};
+use super::rigid::SeriesLogs;
 use super::series::{FormalSeries, LogCoefficients};
 use super::truncation::{
     factorial_growth, odd_part, partial_sum, ratio_radius, GrowthFit, RadiusFit,
@@ -20,10 +20,6 @@ use crate::report::table::Table;
 pub type Working = BigFloat<256>;
 /// … and checked against this many (106 digits).
 pub type Check = BigFloat<352>;
-
-/// The largest smallest-term at t₀ accepted as a starting state: far below the integration
-/// tolerances used (rtol ≥ 1e-13 on v = O(t³)).
-pub const START_TOLERANCE: f64 = 1e-16;
 
 /// The times at which the optimal truncation is compared with the numerics (issue 18: [.35, .6]).
 pub fn truncation_times() -> Vec<f64> {
@@ -79,30 +75,6 @@ impl SeriesFacts {
             radius: radius.filter(|_| !divergent),
         })
     }
-}
-
-/// The rigid slide of one μ from the series' state at t₀ to the given times.
-pub fn rigid_from_series(
-    mu: f64,
-    logs: &SeriesLogs,
-    t_series: f64,
-    times: &[f64],
-    integrator: IntegratorKind,
-    tolerances: Tolerances,
-) -> Result<(Vec<RigidState>, SolverStats), SimError> {
-    let start = logs.state_at(t_series);
-    if start.smallest_term > START_TOLERANCE {
-        return Err(SimError::invalid(
-            "params.t_series",
-            crate::error::number_text(t_series),
-            &format!(
-                "the series' smallest term there is {:.1e} > {START_TOLERANCE:e}: the start would \
-                 carry that error; choose a smaller t_series (μ = 1: .25 gives 2e-21)",
-                start.smallest_term
-            ),
-        ));
-    }
-    integrate_slide(mu, start.state, times, integrator, tolerances)
 }
 
 /// The partial sums of v₁ at t against a reference value: (degree, |S_degree(t) − reference|)
