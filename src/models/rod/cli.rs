@@ -47,8 +47,8 @@ pub struct SimulateArgs {
     /// Relative tolerance, 0 < rtol < 0.1.
     #[arg(long, allow_hyphen_values = true, default_value = "1e-10")]
     rtol: f64,
-    /// Absolute tolerance; the harness scales it by min(κ, 1) on the gap and by min(√κ, 1) on
-    /// the normal velocity (docs/tolerances.md).
+    /// Absolute tolerance, 0 < atol < 0.1; the harness scales it by min(κ, 1) on the gap and by
+    /// min(√κ, 1) on the normal velocity (docs/tolerances.md).
     #[arg(long, allow_hyphen_values = true, default_value = "1e-12")]
     atol: f64,
     /// Run to this time instead of stopping at separation.
@@ -139,6 +139,7 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         .parse()
         .map_err(|e| format!("--integrator: {e}"))?;
     crate::error::require_rtol("--rtol", args.rtol).map_err(|e| e.to_string())?;
+    crate::error::require_atol("--atol", args.atol).map_err(|e| e.to_string())?;
     for (name, v) in [("--atol", args.atol), ("--t-max", args.t_max)] {
         crate::error::require_positive(name, v).map_err(|e| e.to_string())?;
     }
