@@ -720,7 +720,7 @@ pub fn write_report(
     dir: &Path,
 ) -> Result<(), RunError> {
     let c = checks(rows, state_columns);
-    let json = serde_json::to_string_pretty(&c).unwrap_or_default();
+    let json = crate::report::json::pretty(&c);
     write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
     write_atomically(
         &dir.join("summary.md"),

@@ -564,7 +564,7 @@ pub fn checks(rows: &[Row]) -> StickBasinChecks {
 
 fn write_report(name: &str, rows: &[Row], dir: &Path) -> Result<(), RunError> {
     let c = checks(rows);
-    let json = serde_json::to_string_pretty(&c).unwrap_or_default();
+    let json = crate::report::json::pretty(&c);
     write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
     if let Some(figure) = plane_figure(rows) {
         plot::save(&figure, dir, "basin").map_err(crate::models::rod::report::figure_error(dir))?;

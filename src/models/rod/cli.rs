@@ -195,7 +195,7 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         if let Some(tr) = &record.trajectory {
             json["trajectory"] = serde_json::to_value(tr).map_err(|e| e.to_string())?;
         }
-        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+        let text = crate::report::json::pretty(&json);
         write_stdout(&(text + "\n"))
     } else if args.csv {
         write_stdout(&trajectory_csv(
