@@ -1,7 +1,7 @@
 //! Every experiment file, mutated the ways a new user gets a file wrong (a key deleted, a number
 //! replaced by nan / inf / -1 / 0 / 1e308 / 1e-320 / 4294967296 / a string, an array emptied, an
 //! unknown key), is either refused with one line that names a key or accepted by parse and
-//! validation (which never run a point: this battery stays fast).
+//! validation (which never run a point: this battery stays fast); nan and inf are always refused.
 
 use rigid_limit::models::Experiment;
 use std::path::Path;
@@ -279,6 +279,9 @@ fn every_mutated_experiment_file_is_refused_in_one_line_naming_a_key_or_accepted
             }
             match result {
                 Err(_) => faults.push(format!("{name}, {what}: panicked")),
+                Ok(Ok(_)) if what.ends_with("-> nan") || what.ends_with("-> inf") => {
+                    faults.push(format!("{name}, {what}: a non-finite number accepted"));
+                }
                 Ok(Ok(_)) => {
                     accepted += 1;
                     if std::env::var_os("FUZZ_LIST_ACCEPTED").is_some() {
