@@ -134,6 +134,16 @@ pub fn time_text(t: f64) -> String {
         .unwrap_or_else(|_| t.to_string())
 }
 
+/// `x` to `digits` significant digits, written like [`number_text`] (`1.4092675144`, not
+/// `1.4092675144e0`).
+pub fn significant_text(x: f64, digits: usize) -> String {
+    let decimals = digits.saturating_sub(1);
+    format!("{x:.decimals$e}")
+        .parse()
+        .map(number_text)
+        .unwrap_or_else(|_| x.to_string())
+}
+
 /// A value as it is written in an experiment file (`"tsit45"` → `tsit45`, `[1, 2]`, `1e-8`),
 /// for messages: never Rust's Debug form.
 pub fn as_written<T: serde::Serialize>(value: &T) -> String {
@@ -248,6 +258,8 @@ mod tests {
         assert_eq!(time_text(1.2277284), "1.227728");
         assert_eq!(time_text(2.6607391e-3), "0.002660739");
         assert_eq!(time_text(3.4e-9), "3.4e-9");
+        assert_eq!(significant_text(1.40926751443, 11), "1.4092675144");
+        assert_eq!(significant_text(6.76e-5, 4), "6.76e-5");
         assert_eq!(time_text(10.0), "10");
         let max = SimError::invalid("sweep.kappa.max", 1e-6, "must be >= sweep.kappa.min");
         assert_eq!(
