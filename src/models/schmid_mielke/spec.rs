@@ -217,7 +217,7 @@ pub struct SmPoint {
 }
 
 /// The most time steps N of the incremental problem a point may ask for. Every step of the
-/// path is kept (about 91 bytes each: `steps = [3000000]` peaks at 273 MB, `/usr/bin/time -f
+/// path is kept (about 93 bytes each: `steps = [3000000]` peaks at 272,588 kB, `/usr/bin/time -f
 /// %M`), so 1e7 steps hold about 0.9 GB; the path's jump node time converges at order 1, to
 /// about T/N, which is 1e-7 T at this bound.
 pub const LARGEST_IP_STEPS: usize = 10_000_000;
@@ -390,7 +390,7 @@ impl SmSpec {
                         &name(Key::Steps),
                         crate::error::number_text(n),
                         &format!(
-                            "must be a whole number of time steps N in 1 ..= {LARGEST_IP_STEPS:e}: every step of the incremental path is kept (about 91 bytes: N = 3e6 peaks at 273 MB), so N = 1e7 holds about 0.9 GB; and the jump node time converges at order 1, to about T/N, already 6e-5 T at N = 65536"
+                            "must be a whole number of time steps N in 1 ..= {LARGEST_IP_STEPS:e}: every step of the incremental path is kept (about 93 bytes: N = 3e6 peaks at 272,588 kB resident), so N = 1e7 holds about 0.9 GB; and the jump node time converges at order 1, to about T/N (1.5e-5 T at N = 65536)"
                         ),
                     ));
                 }
