@@ -159,7 +159,9 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
     if args.repeat == 0 {
         return Err("invalid --repeat = 0: give the number of runs to time, at least 1".into());
     }
-    let mut record = scenario.simulate(&options).map_err(|e| e.to_string())?;
+    let mut record = scenario
+        .simulate(&options)
+        .map_err(|e| with_study_hint(e, &scenario, integrator))?;
     if args.repeat > 1 {
         let mut times = vec![record.stats.wall_time_s];
         for _ in 1..args.repeat {
@@ -204,6 +206,40 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
     } else {
         write_stdout(&summary_text(&scenario, &impact, &record, &args))
     }
+}
+
+/// The integrators the integrator study names cheapest at some target accuracy for each of its
+/// scenarios (results/integrators/summary.md, "Recommendation"; experiments/integrators.toml):
+/// dop853 and tsit5 for the impact, also radau5 and rodas4 in sustained contact and the drop
+/// (at κ ≤ 1e-5). The study never recommends bdf, tr-bdf2, esdirk34 or tsit45.
+fn study_recommends(scenario: &Scenario) -> &'static [&'static str] {
+    match scenario {
+        Scenario::Impact(_) => &["dop853", "tsit5"],
+        _ => &["dop853", "tsit5", "radau5", "rodas4"],
+    }
+}
+
+/// An integrator failure with the integrators the study found to work for the scenario.
+fn with_study_hint(
+    error: crate::error::SimError,
+    scenario: &Scenario,
+    integrator: IntegratorKind,
+) -> String {
+    let message = error.to_string();
+    if !matches!(error, crate::error::SimError::SolverFailed { .. }) {
+        return message;
+    }
+    let others: Vec<&str> = study_recommends(scenario)
+        .iter()
+        .copied()
+        .filter(|name| *name != integrator.name())
+        .collect();
+    format!(
+        "{message}; the integrator study (results/integrators/summary.md) found {} to work for the {} scenario: try --integrator {}",
+        others.join(", "),
+        scenario.name(),
+        others.first().copied().unwrap_or("dop853")
+    )
 }
 
 /// The trajectory as CSV, one line per sample.
