@@ -27,6 +27,13 @@ pub enum SimError {
         mode: &'static str,
         last: String,
     },
+    /// Steps that leave the time where it was: the run cannot advance, and no step limit helps.
+    #[error("no progress in time: {steps} steps in a row left t = {} unchanged in mode {mode} (steps of zero length); the run cannot advance, whatever the step limit: an input is outside what the model resolves (the start, the forces or the tolerances)", time_text(*.time))]
+    NoProgress {
+        steps: usize,
+        time: f64,
+        mode: &'static str,
+    },
     /// Too many steps.
     #[error("step limit: {steps} steps by t = {} in mode {mode} (last events: {last}); loosen the tolerances or raise the step limit (simulate --max-steps, max_steps in the experiment file)", time_text(*.time))]
     StepLimit {
@@ -127,6 +134,16 @@ pub fn time_text(t: f64) -> String {
         .unwrap_or_else(|_| t.to_string())
 }
 
+/// `x` to `digits` significant digits, written like [`number_text`] (`1.4092675144`, not
+/// `1.4092675144e0`).
+pub fn significant_text(x: f64, digits: usize) -> String {
+    let decimals = digits.saturating_sub(1);
+    format!("{x:.decimals$e}")
+        .parse()
+        .map(number_text)
+        .unwrap_or_else(|_| x.to_string())
+}
+
 /// A value as it is written in an experiment file (`"tsit45"` → `tsit45`, `[1, 2]`, `1e-8`),
 /// for messages: never Rust's Debug form.
 pub fn as_written<T: serde::Serialize>(value: &T) -> String {
@@ -171,6 +188,25 @@ pub fn require_rtol(field: &str, value: f64) -> Result<f64, SimError> {
             field,
             number_text(value),
             "must be < 0.1: a relative error of 10% or more is no measurement (at rtol 0.1 the rod's v_out is already 14% off, and beyond it the error control stops acting); see docs/tolerances.md, \"Resolution limits\"",
+        ));
+    }
+    Ok(value)
+}
+
+/// The largest absolute tolerance accepted: atol is absolute on the contact-scaled state
+/// (angles and tangential velocities as they are, the gap in units of κ, the normal velocity in
+/// units of √κ; docs/tolerances.md, "Tolerances in short"), whose components are O(1), so an
+/// atol of 0.1 already allows errors of 10 % of the state's size.
+pub const LARGEST_ATOL: f64 = 0.1;
+
+/// Checks an absolute tolerance is finite, > 0 and < [`LARGEST_ATOL`].
+pub fn require_atol(field: &str, value: f64) -> Result<f64, SimError> {
+    require_positive(field, value)?;
+    if value >= LARGEST_ATOL {
+        return Err(SimError::invalid(
+            field,
+            number_text(value),
+            "must be < 0.1: atol is absolute on the contact-scaled state, whose components are O(1), so 0.1 is already an error of 10% of its size (simulate --kappa 1e-6: the separation time is 3% off at atol 1, v_out 28% off at 1e20); see docs/tolerances.md, \"Resolution limits\"",
         ));
     }
     Ok(value)
@@ -222,6 +258,8 @@ mod tests {
         assert_eq!(time_text(1.2277284), "1.227728");
         assert_eq!(time_text(2.6607391e-3), "0.002660739");
         assert_eq!(time_text(3.4e-9), "3.4e-9");
+        assert_eq!(significant_text(1.40926751443, 11), "1.4092675144");
+        assert_eq!(significant_text(6.76e-5, 4), "6.76e-5");
         assert_eq!(time_text(10.0), "10");
         let max = SimError::invalid("sweep.kappa.max", 1e-6, "must be >= sweep.kappa.min");
         assert_eq!(

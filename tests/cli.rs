@@ -278,3 +278,32 @@ fn list_works_outside_the_repository() {
     assert!(text.contains("(none: experiments"), "{text}");
     assert!(text.contains("Models") && text.contains("dop853"), "{text}");
 }
+
+/// An integrator failure names the integrators the integrator study found to work for the
+/// scenario, and the one it suggests does work there.
+#[test]
+fn a_failing_integrator_names_those_the_study_found_to_work() {
+    let state = [
+        "--scenario",
+        "sustained",
+        "--t-end",
+        "1",
+        "--kappa",
+        "1e-8",
+        "--theta0",
+        "0.5",
+        "--mu",
+        "0.3",
+    ];
+    let (ok, _, err) = simulate(&[&state[..], &["--integrator", "bdf"]].concat());
+    assert!(!ok && err.contains("integrator bdf failed"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    let suggested = err
+        .rsplit("try --integrator ")
+        .next()
+        .map(str::trim)
+        .expect("a suggestion");
+    assert!(err.contains("dop853") && err.contains("radau5"), "{err}");
+    let (ok, _, err) = simulate(&[&state[..], &["--integrator", suggested]].concat());
+    assert!(ok, "--integrator {suggested}: {err}");
+}

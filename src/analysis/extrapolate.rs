@@ -33,6 +33,7 @@
 //! Pure functions: no I/O, never a solver.
 
 use crate::analysis::fit::{multiple_least_squares, student_t95, MultipleFit};
+use crate::error::{number_text, significant_text};
 use serde::Serialize;
 use std::fmt;
 
@@ -637,12 +638,14 @@ pub fn extrapolate(
     let resolved = half_width <= RESOLUTION * distance;
     if !resolved {
         return Err(Refusal::NotAsymptotic(format!(
-            "the extrapolated limit {y0:.10e} ± {half_width:.3e} ({}, {} points) is not {:.0}× closer than the smallest-κ value {:.10e} (κ = {:e}): the ladder does not resolve the correction; add smaller κ or tighten the run tolerance",
+            "the extrapolated limit {} ± {} ({}, {} points) is not {:.0}× closer than the smallest-κ value {} (κ = {}): the ladder does not resolve the correction; add smaller κ or tighten the run tolerance",
+            significant_text(y0, 11),
+            significant_text(half_width, 4),
             best.model.formula(),
             best.n,
             1.0 / RESOLUTION,
-            y[0],
-            k[0]
+            significant_text(y[0], 11),
+            number_text(k[0])
         )));
     }
     let terms: Vec<FittedTerm> = best

@@ -34,6 +34,59 @@ pub fn require_resolvable_kappa(field: &str, value: f64) -> Result<f64, SimError
     Ok(value)
 }
 
+/// The largest dashpot c_d (in F_n = δ/κ + c_d δ̇/√κ) whose contact double precision follows:
+/// 1/√ε ≈ 6.7e7. An overdamped contact relaxes at two rates, about c_d and 1/c_d in units of
+/// its normal frequency 1/√κ (for O(1) mobility); their ratio is c_d². Beyond 1/ε the slow
+/// rate, the penetration creeping back, is below the rounding of the fast one: the contact is a
+/// dashpot lock that no integrator follows (an explicit one needs c_d² steps per relaxation,
+/// an implicit one's Newton matrices are singular in double precision).
+pub const LARGEST_DAMPING: f64 = 6.7e7;
+
+/// Checks that the dashpot `value` (named `field`) is finite, ≥ 0 and at most
+/// [`LARGEST_DAMPING`].
+pub fn require_resolvable_damping(field: &str, value: f64) -> Result<f64, SimError> {
+    crate::error::require_non_negative(field, value)?;
+    if value > LARGEST_DAMPING {
+        return Err(SimError::invalid(
+            field,
+            crate::error::number_text(value),
+            &format!(
+                "must be <= {LARGEST_DAMPING:e} (1/√ε): the overdamped contact relaxes at rates c_d and 1/c_d (in units of its normal frequency), whose ratio c_d² = {} exceeds what double precision resolves (1/ε = 4.5e15); no integrator follows such a dashpot",
+                crate::error::number_text(value * value)
+            ),
+        ));
+    }
+    Ok(value)
+}
+
+/// Checks a fast start's scaled penetration or its rate (`value`, named `field`: Y0 in units of
+/// κ, V0 in units of √κ) at the largest compliance of the run, `kappa_max` (named `kappa_key`):
+/// the start reaches a penetration of about κ·|value| in the body's length unit, and the
+/// penalty law stands for a contact whose penetration is small against the body (its rigid limit
+/// is δ → 0). At κ·|value| ≥ 1 the body starts inside the ground by its own size, and at
+/// |value| near 1e308 its force overflows: such a start is refused, not run.
+pub fn require_representable_start(
+    field: &str,
+    value: f64,
+    kappa_key: &str,
+    kappa_max: f64,
+) -> Result<f64, SimError> {
+    crate::error::require_finite(field, value)?;
+    if kappa_max * value.abs() >= 1.0 {
+        return Err(SimError::invalid(
+            field,
+            crate::error::number_text(value),
+            &format!(
+                "must be smaller in size than 1/κ = {} ({kappa_key} = {}): the start's penetration, about κ·|value| = {} body lengths, is no contact the penalty law represents (it stands for penetrations small against the body)",
+                crate::error::number_text(1.0 / kappa_max),
+                crate::error::number_text(kappa_max),
+                crate::error::number_text(kappa_max * value.abs())
+            ),
+        ));
+    }
+    Ok(value)
+}
+
 /// The normal force law `F_n(δ, δ̇)` of a closed contact, before the `max(0, ·)` that the
 /// mode machine applies by switching to free flight.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

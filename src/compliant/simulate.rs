@@ -100,7 +100,7 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
 ) -> Result<RunRecord, SimError> {
     check_tolerances(&options.tolerances)?;
     super::normal::require_resolvable_kappa("kappa", problem.compliance.kappa)?;
-    crate::error::require_non_negative("damping", problem.compliance.damping)?;
+    super::normal::require_resolvable_damping("damping", problem.compliance.damping)?;
     let mut y0 = vec![0.0; problem.state_len()];
     y0[..N].copy_from_slice(q0);
     y0[N..2 * N].copy_from_slice(qdot0);

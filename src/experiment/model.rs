@@ -136,7 +136,7 @@ impl<M: Model> SweepSpec<M> {
         self.solver
             .check_work(M::grid_size(self).saturating_mul(kappas * integrators))?;
         crate::error::require_rtol("solver.rtol", self.solver.rtol)?;
-        crate::error::require_positive("solver.atol", self.solver.atol)?;
+        crate::error::require_atol("solver.atol", self.solver.atol)?;
         crate::error::require_guard("solver.max_steps", self.solver.max_steps)?;
         crate::error::require_guard("solver.max_events", self.solver.max_events)?;
         if let Some(t) = self.solver.t_max {

@@ -10,6 +10,11 @@ use crate::integrate::{
     StepperFactory, Tolerances,
 };
 
+/// Consecutive steps of zero length (the run's time unchanged) after which a run ends with
+/// [`SimError::NoProgress`] instead of spinning to the step limit: a step may land exactly on a
+/// stop time it is already at once or twice, never a hundred times in a row.
+const MAX_STALLED_STEPS: usize = 100;
+
 /// Run `sys` from `y0` with the integrator `kind` until `control.until`, telling `observer`
 /// what happens.
 pub fn run_hybrid<H: HybridSystem, O: Observer<H>>(
@@ -320,6 +325,8 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             }
         }
         let mut y_step = vec![0.0; n];
+        // Consecutive steps that left the time where it was.
+        let mut stalled = 0;
         loop {
             progress.steps += 1;
             if progress.steps > self.control.max_steps {
@@ -333,6 +340,18 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             let saved = st.save();
             let reached_stop = st.step().map_err(|m| failed(t_prev, m))?;
             let t_step = st.time();
+            if t_phase_start + t_step == t_phase_start + t_prev {
+                stalled += 1;
+                if stalled >= MAX_STALLED_STEPS {
+                    return Err(SimError::NoProgress {
+                        steps: stalled,
+                        time: t_phase_start + t_prev,
+                        mode: mode.name(),
+                    });
+                }
+            } else {
+                stalled = 0;
+            }
             st.state(&mut y_step);
             check_finite(t_phase_start + t_prev, mode, "time", &[t_step])?;
             check_finite(t_phase_start + t_step, mode, "state", &y_step)?;

@@ -316,6 +316,6 @@ pub struct Trace<M, E> {
 /// Check the tolerances of a run.
 pub fn check_tolerances(tolerances: &crate::integrate::Tolerances) -> Result<(), SimError> {
     crate::error::require_rtol("rtol", tolerances.rtol)?;
-    crate::error::require_positive("atol", tolerances.atol)?;
+    crate::error::require_atol("atol", tolerances.atol)?;
     Ok(())
 }

@@ -351,7 +351,7 @@ pub fn write_report(
     dir: &Path,
 ) -> Result<(), RunError> {
     let c = checks(rows, state_columns);
-    let json = serde_json::to_string_pretty(&c).unwrap_or_default();
+    let json = crate::report::json::pretty(&c);
     write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
     let fitted: Vec<&LineCheck> = c.lines.iter().filter(|l| l.exponent.is_some()).collect();
     if !fitted.is_empty() {

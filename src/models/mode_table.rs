@@ -86,7 +86,13 @@ pub fn fast_starts(list: Option<&[FastStart]>, y0: &[f64], v0: &[f64]) -> Vec<Fa
 }
 
 /// `sweep.starts` excludes Y0 and V0 elsewhere (`y0_v0_elsewhere`), is not empty and finite.
-pub fn check_starts(list: Option<&[FastStart]>, y0_v0_elsewhere: bool) -> Result<(), SimError> {
+/// `kappa_max` is the largest κ of the ladder: a start is bounded by it
+/// ([`require_representable_start`](crate::compliant::normal::require_representable_start)).
+pub fn check_starts(
+    list: Option<&[FastStart]>,
+    y0_v0_elsewhere: bool,
+    kappa_max: f64,
+) -> Result<(), SimError> {
     let Some(list) = list else {
         return Ok(());
     };
@@ -105,22 +111,103 @@ pub fn check_starts(list: Option<&[FastStart]>, y0_v0_elsewhere: bool) -> Result
         ));
     }
     for (i, s) in list.iter().enumerate() {
-        crate::error::require_finite(&format!("sweep.starts[{i}].Y0"), s.gap)?;
-        crate::error::require_finite(&format!("sweep.starts[{i}].V0"), s.normal_velocity)?;
+        let start = |key: &str, value: f64| {
+            crate::compliant::normal::require_representable_start(
+                &format!("sweep.starts[{i}].{key}"),
+                value,
+                "sweep.kappa.max",
+                kappa_max,
+            )
+        };
+        start("Y0", s.gap)?;
+        start("V0", s.normal_velocity)?;
     }
     Ok(())
 }
 
-/// `[solver] window_scaled`: required and positive for the mode table.
+/// `[solver] window_scaled`: required, positive, and at most rtol/ε. Times near s are rounded
+/// to ε·s in fast units, whose scale is the contact's normal time (1): beyond s = rtol/ε the
+/// rounding of the time alone exceeds the accuracy the run asks for, and events there cannot be
+/// located (at 1e20, times are 2.2e4 fast units apart).
 pub fn window(solver: &SolverSpec) -> Result<f64, SimError> {
     match solver.window_scaled {
-        Some(w) => crate::error::require_positive("solver.window_scaled", w),
+        Some(w) => {
+            crate::error::require_positive("solver.window_scaled", w)?;
+            let largest = solver.rtol / f64::EPSILON;
+            if w > largest {
+                return Err(SimError::invalid(
+                    "solver.window_scaled",
+                    crate::error::number_text(w),
+                    &format!(
+                        "must be <= rtol/ε = {} (solver.rtol = {}): at s = {} double precision rounds times to {} fast units, coarser than the run's tolerance on the contact's time scale (1); shorten the window",
+                        crate::error::time_text(largest),
+                        crate::error::number_text(solver.rtol),
+                        crate::error::number_text(w),
+                        crate::error::time_text(w * f64::EPSILON)
+                    ),
+                ));
+            }
+            Ok(w)
+        }
         None => Err(SimError::invalid(
             "solver.window_scaled",
             "missing",
             "the mode table runs each point to s = t/√κ = window_scaled (the issue's rule: 200)",
         )),
     }
+}
+
+/// |hλ| of the largest stable step of an explicit Runge–Kutta method on a decaying mode of rate
+/// λ: about 3.3 for Tsitouras 5(4) and 6 for DOP853 (Hairer–Wanner I, §IV.2); the larger bounds
+/// the steps of either from below.
+const EXPLICIT_STABLE_STEP: f64 = 6.0;
+
+/// The fastest rate of a closed contact in fast units: the roots of λ² + C·c_d·λ + C = 0 of the
+/// scaled normal law (normal mobility `c`, dashpot `damping`), √C when underdamped and
+/// (C c_d + √((C c_d)² − 4C))/2 when overdamped.
+pub fn closed_contact_rate(c: f64, damping: f64) -> f64 {
+    let trace = c * damping;
+    let discriminant = trace * trace - 4.0 * c;
+    if discriminant >= 0.0 {
+        0.5 * (trace + discriminant.sqrt())
+    } else {
+        c.sqrt()
+    }
+}
+
+/// Checks that each explicit integrator of `solver` can cross a closed contact of fastest rate
+/// `rate` (fast units; set by `key` = `value`) within the step limit over `window`: a stable
+/// step is at most [`EXPLICIT_STABLE_STEP`]/rate, so a contact closed for the window takes at
+/// least window·rate/6 steps. Beyond the step limit the run would end at the step guard after
+/// minutes; refused before running, with the implicit integrators as the remedy.
+pub fn check_explicit_steps(
+    solver: &SolverSpec,
+    window: f64,
+    rate: f64,
+    key: &str,
+    value: f64,
+) -> Result<(), SimError> {
+    let limit = solver
+        .max_steps
+        .unwrap_or(crate::compliant::DEFAULT_MAX_STEPS) as f64;
+    let needed = window * rate / EXPLICIT_STABLE_STEP;
+    if let Some(explicit) = solver.integrators.iter().find(|i| !i.is_implicit()) {
+        if needed > limit {
+            return Err(SimError::invalid(
+                key,
+                crate::error::number_text(value),
+                &format!(
+                    "with the explicit integrator {} the closed contact's fastest rate {} (fast units, from C and c_d) allows steps of at most 6/rate, about {} steps over solver.window_scaled = {}, more than the step limit {}; use an implicit integrator (radau5, rodas4) or a smaller value",
+                    explicit.name(),
+                    crate::error::time_text(rate),
+                    crate::error::time_text(needed),
+                    crate::error::number_text(window),
+                    limit
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The cells of C–V's projected scalars at `pd`.
@@ -633,7 +720,7 @@ pub fn write_report(
     dir: &Path,
 ) -> Result<(), RunError> {
     let c = checks(rows, state_columns);
-    let json = serde_json::to_string_pretty(&c).unwrap_or_default();
+    let json = crate::report::json::pretty(&c);
     write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
     write_atomically(
         &dir.join("summary.md"),

@@ -1,8 +1,10 @@
 //! The report layer: what a study writes for its reader besides runs.csv. Today: [`table`], the
-//! one writer of side tables (history.csv, points.csv, paths.csv, …), [`rates`], the rates of
+//! one writer of side tables (history.csv, points.csv, paths.csv, …) and their reader, [`json`],
+//! pretty JSON with shortest numbers (analysis.json, `simulate --json`), [`rates`], the rates of
 //! convergence fitted to the rows of a κ ladder, and the error of a figure that could not be
 //! drawn. It computes no physics and names no model.
 
+pub mod json;
 pub mod rates;
 pub mod table;
 

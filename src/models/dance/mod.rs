@@ -358,7 +358,10 @@ fn validate_compliant(spec: &SweepSpec<Dance>) -> Result<(), SimError> {
     }
     for (i, case) in cases.iter().enumerate() {
         for &d in &case.damping {
-            crate::error::require_non_negative(&format!("sweep.compliant[{i}].damping"), d)?;
+            crate::compliant::normal::require_resolvable_damping(
+                &format!("sweep.compliant[{i}].damping"),
+                d,
+            )?;
         }
     }
     if spec.params.t_end < compliant::COMPARE_UNTIL {

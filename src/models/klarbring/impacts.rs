@@ -33,7 +33,7 @@ use crate::compliant::normal::{restitution_unit_normal_mass, NormalCompliance};
 use crate::compliant::spatial::{
     simulate_spatial, RunSettings, SpatialContactProblem, SpatialEvent,
 };
-use crate::error::{require_finite, require_non_negative, SimError};
+use crate::error::{require_finite, SimError};
 use crate::experiment::grammar::{LogGrid, Method};
 use crate::experiment::model::{Cells, Model, SweepSpec};
 use crate::experiment::runner::RunError;
@@ -185,7 +185,10 @@ impl Model for KlarbringImpacts {
             }
         }
         for (i, &c) in spec.sweep.damping.iter().enumerate() {
-            require_non_negative(&format!("sweep.damping[{i}]"), c)?;
+            crate::compliant::normal::require_resolvable_damping(
+                &format!("sweep.damping[{i}]"),
+                c,
+            )?;
         }
         if p.u0.first().is_some_and(|&u| u >= 0.0) {
             return Err(SimError::invalid(
@@ -196,7 +199,9 @@ impl Model for KlarbringImpacts {
             ));
         }
         for case in Self::configurations(spec) {
-            p.case(&case)?.validate()?;
+            let params = p.case(&case)?;
+            params.validate()?;
+            params.check_scales(Some(spec.sweep.kappa.max))?;
         }
         Ok(())
     }

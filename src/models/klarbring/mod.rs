@@ -120,7 +120,9 @@ impl Model for Klarbring {
                 "this model runs to params.t_end; a fast-time window belongs to the mode table",
             ));
         }
-        spec.params.validate()
+        spec.params.validate()?;
+        let kappa_max = (spec.params.method == Method::Compliant).then_some(spec.sweep.kappa.max);
+        spec.params.check_scales(kappa_max)
     }
 
     fn grid_size(_: &SweepSpec<Self>) -> u128 {

@@ -127,6 +127,106 @@ impl Params {
         }
     }
 
+    /// The size each load key reaches by `t_end`, in units of the particle's weight, as
+    /// (key, its values as written, Σ_i |c_i|, |a_i|, |b_i| or Σ_k |p_ik| t_endᵏ).
+    fn load_terms(&self) -> [(&'static str, String, f64); 4] {
+        let sum = |v: &[f64]| v.iter().map(|x| x.abs()).sum::<f64>();
+        let written = |v: &Option<Vec<f64>>| crate::error::as_written(v);
+        let polynomial: f64 = self
+            .force_polynomial
+            .iter()
+            .flatten()
+            .flat_map(|row| row.iter().enumerate())
+            .map(|(k, p)| p.abs() * self.t_end.abs().powi(k as i32 + 1))
+            .sum();
+        [
+            (
+                "params.force_constant",
+                crate::error::as_written(&self.force_constant),
+                sum(&self.force_constant),
+            ),
+            (
+                "params.force_cos",
+                written(&self.force_cos),
+                sum(self.force_cos.as_deref().unwrap_or_default()),
+            ),
+            (
+                "params.force_sin",
+                written(&self.force_sin),
+                sum(self.force_sin.as_deref().unwrap_or_default()),
+            ),
+            (
+                "params.force_polynomial",
+                crate::error::as_written(&self.force_polynomial),
+                polynomial,
+            ),
+        ]
+    }
+
+    /// Checks the scales of the problem against what the penalty law and double precision
+    /// represent. The load must stay below √(largest double) ≈ 1.3e154, so that its work (F²/K
+    /// with an O(1) stiffness) is finite. With a compliant run at compliances up to `kappa_max`,
+    /// the contact (stiffness 1/κ) must be stiffer than the particle's spring (κ‖K‖ < 1, the
+    /// Frobenius norm bounding K's largest eigenvalue) and the penetration the load presses in,
+    /// about κ·|F|, must be small against the unit length (κ|F| < 1): otherwise the compliant
+    /// model is no contact and has no rigid limit to converge to.
+    pub fn check_scales(&self, kappa_max: Option<f64>) -> Result<(), SimError> {
+        let terms = self.load_terms();
+        let load: f64 = terms.iter().map(|t| t.2).sum();
+        // The key that contributes most is the one to fix.
+        let (load_key, load_written, _) = terms
+            .iter()
+            .max_by(|a, b| a.2.total_cmp(&b.2))
+            .cloned()
+            .unwrap_or_default();
+        let largest_load = f64::MAX.sqrt();
+        if load.is_nan() || load >= largest_load {
+            return Err(SimError::invalid(
+                load_key,
+                load_written,
+                &format!(
+                    "the load's size Σ|c| + |a| + |b| + Σ|p| t_endᵏ = {} must be < √(largest double) = {}: its work (F²/K) overflows double precision",
+                    crate::error::number_text(load),
+                    crate::error::number_text(largest_load)
+                ),
+            ));
+        }
+        let Some(kappa) = kappa_max else {
+            return Ok(());
+        };
+        let norm = self
+            .stiffness
+            .iter()
+            .flatten()
+            .map(|k| k * k)
+            .sum::<f64>()
+            .sqrt();
+        if kappa * norm >= 1.0 {
+            return Err(SimError::invalid(
+                "params.stiffness",
+                crate::error::as_written(&self.stiffness),
+                &format!(
+                    "κ·‖K‖ = {} at sweep.kappa.max = {}: the contact (stiffness 1/κ) must be stiffer than the particle's spring (κ·‖K‖ < 1), else the compliant model is no contact and has no rigid limit; lower the stiffness or sweep.kappa.max",
+                    crate::error::number_text(kappa * norm),
+                    crate::error::number_text(kappa)
+                ),
+            ));
+        }
+        if kappa * load >= 1.0 {
+            return Err(SimError::invalid(
+                load_key,
+                load_written,
+                &format!(
+                    "the load (size {}) presses the contact in by about κ·|F| = {} unit lengths at sweep.kappa.max = {}: it must be < 1, a penetration small against the body, for the penalty law to stand for a contact",
+                    crate::error::number_text(load),
+                    crate::error::number_text(kappa * load),
+                    crate::error::number_text(kappa)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Check everything; errors name the key.
     pub fn validate(&self) -> Result<(), SimError> {
         let n = self.dimension();
@@ -139,7 +239,7 @@ impl Params {
                 "the restitution coefficient e must lie in [0, 1]",
             ));
         }
-        require_non_negative("params.damping", self.damping)?;
+        crate::compliant::normal::require_resolvable_damping("params.damping", self.damping)?;
         require_positive("params.t_end", self.t_end)?;
         for (key, v) in [("U0", &self.u0), ("V0", &self.v0)] {
             if v.len() != n {

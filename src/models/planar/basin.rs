@@ -71,6 +71,7 @@ impl Model for PlanarBasin {
                 || in_states,
         )?;
         mode_table::window(&spec.solver)?;
+        grid.check_explicit_steps(&spec.solver)?;
         for (state, index) in grid.states() {
             let key = if s.states.is_some() {
                 format!("sweep.states[{index}]")

@@ -34,8 +34,11 @@ pub mod stick_basin;
 
 use super::mode_table::{self, FastRun};
 use crate::compliant::coulomb::Coulomb;
-use crate::error::{require_finite, require_non_negative, require_positive, SimError};
-use crate::experiment::grammar::{check_sources, grid_size, merged_states, Axis, LogGrid, Source};
+use crate::compliant::normal::{require_representable_start, require_resolvable_damping};
+use crate::error::{require_finite, require_positive, SimError};
+use crate::experiment::grammar::{
+    check_sources, grid_size, merged_states, Axis, LogGrid, SolverSpec, Source,
+};
 use crate::experiment::model::{Cells, Model, SweepSpec};
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
@@ -157,8 +160,9 @@ impl PlanarState {
         }
     }
 
-    /// Check the state; `key` maps a parameter to the key that set it.
-    fn validate(&self, key: impl Fn(&str) -> String) -> Result<(), SimError> {
+    /// Check the state at the ladder's largest κ, `kappa_max`; `key` maps a parameter to the
+    /// key that set it.
+    fn validate(&self, kappa_max: f64, key: impl Fn(&str) -> String) -> Result<(), SimError> {
         let s = &self.system;
         require_finite(&key("a"), s.free_tangential_accel)?;
         require_finite(&key("b"), s.free_normal_accel)?;
@@ -177,9 +181,14 @@ impl PlanarState {
         }
         require_positive(&key("mu"), self.mu)?;
         require_finite(&key("u0"), self.u0)?;
-        require_non_negative(&key("damping"), self.damping)?;
-        require_finite(&key("Y0"), self.start.gap)?;
-        require_finite(&key("V0"), self.start.normal_velocity)?;
+        require_resolvable_damping(&key("damping"), self.damping)?;
+        require_representable_start(&key("Y0"), self.start.gap, "sweep.kappa.max", kappa_max)?;
+        require_representable_start(
+            &key("V0"),
+            self.start.normal_velocity,
+            "sweep.kappa.max",
+            kappa_max,
+        )?;
         Ok(())
     }
 }
@@ -228,7 +237,8 @@ impl<'a> PlanarGrid<'a> {
             check_sources(&self.sources(p), Axis::validate)?;
             y0_v0_elsewhere |= p.y0.is_some() || p.v0.is_some();
         }
-        mode_table::check_starts(self.sweep.starts.as_deref(), y0_v0_elsewhere)?;
+        let kappa_max = self.sweep.kappa.max;
+        mode_table::check_starts(self.sweep.starts.as_deref(), y0_v0_elsewhere, kappa_max)?;
         let swept = |name: &str| {
             self.sources(self.params)
                 .iter()
@@ -243,7 +253,7 @@ impl<'a> PlanarGrid<'a> {
                 .is_some_and(|v| v.get(name).is_some_and(|x| !x.is_null()))
         };
         for (state, index) in self.states() {
-            state.validate(|name| {
+            state.validate(kappa_max, |name| {
                 if swept(name) {
                     format!("sweep.{name}")
                 } else if in_state(index, name) {
@@ -254,6 +264,37 @@ impl<'a> PlanarGrid<'a> {
             })?;
         }
         Ok(())
+    }
+
+    /// Checks every state's closed contact against the explicit integrators' step budget
+    /// ([`mode_table::check_explicit_steps`]); the key named is C's.
+    pub fn check_explicit_steps(&self, solver: &SolverSpec) -> Result<(), SimError> {
+        let window = mode_table::window(solver)?;
+        let mut worst: Option<(f64, PlanarState, usize)> = None;
+        for (state, index) in self.states() {
+            let rate = mode_table::closed_contact_rate(state.system.normal_mobility, state.damping);
+            if worst.as_ref().is_none_or(|w| rate > w.0) {
+                worst = Some((rate, state, index));
+            }
+        }
+        let Some((rate, state, index)) = worst else {
+            return Ok(());
+        };
+        let in_state = self
+            .sweep
+            .states
+            .as_ref()
+            .and_then(|s| s.get(index))
+            .and_then(|p| serde_json::to_value(p).ok())
+            .is_some_and(|v| v.get("C").is_some_and(|x| !x.is_null()));
+        let key = if self.sweep.normal_mobility.is_some() {
+            "sweep.C".to_string()
+        } else if in_state {
+            format!("sweep.states[{index}].C")
+        } else {
+            "params.C".to_string()
+        };
+        mode_table::check_explicit_steps(solver, window, rate, &key, state.system.normal_mobility)
     }
 
     /// The number of states (an upper bound), counted without building them.
@@ -347,7 +388,8 @@ impl Model for Planar {
 
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
         grid_of(spec).validate()?;
-        mode_table::window(&spec.solver).map(|_| ())
+        mode_table::window(&spec.solver)?;
+        grid_of(spec).check_explicit_steps(&spec.solver)
     }
 
     fn grid_size(spec: &SweepSpec<Self>) -> u128 {
@@ -453,6 +495,24 @@ window_scaled = 200
         assert_eq!(get("cell"), "I(iii)");
         assert_eq!(get("expected"), "F and IWC");
         assert_eq!(get("table3"), "F and IWC");
+    }
+
+    #[test]
+    fn a_run_that_cannot_advance_ends_at_once_with_that_diagnosis() {
+        // Past validation (which refuses it), a start at Y0 = -1e200 (1e154 ... 1e300 alike):
+        // the steps leave t = 0 where it is. Without the no-progress guard it spins to the step
+        // limit (2,000,001 steps, about 1.7 s).
+        let spec = SweepSpec::<Planar>::parse(FILE).unwrap();
+        let mut state = Planar::configurations(&spec)[1];
+        state.start.gap = -1e200;
+        let started = std::time::Instant::now();
+        let result = Planar::run(&spec, &state, 1e-8, IntegratorKind::Tsit45);
+        let took = started.elapsed().as_secs_f64();
+        let Err(error) = result else {
+            panic!("a run from a start beyond the contact law");
+        };
+        assert!(took < 0.5, "{took} s: {error}");
+        assert!(error.starts_with("no progress in time"), "{error}");
     }
 
     #[test]

@@ -122,7 +122,8 @@ impl Model for PlanarPortraits {
 
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
         grid_of(spec).validate()?;
-        mode_table::window(&spec.solver).map(|_| ())
+        mode_table::window(&spec.solver)?;
+        grid_of(spec).check_explicit_steps(&spec.solver)
     }
 
     fn grid_size(spec: &SweepSpec<Self>) -> u128 {

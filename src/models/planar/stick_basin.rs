@@ -195,6 +195,20 @@ impl Model for PlanarStickBasin {
                  give the starts only there",
             ));
         }
+        // The axes first: their values are built only once their length is known to be bounded.
+        for (key, axis) in [("sweep.Y0", &s.y0), ("sweep.V0", &s.v0)] {
+            match axis {
+                Some(a @ Axis::Range(_)) => a.validate(key)?,
+                Some(_) => {
+                    return Err(SimError::invalid(
+                        key,
+                        "a list",
+                        "a scan is an evenly spaced range { min = …, max = …, n = … }",
+                    ))
+                }
+                None => {}
+            }
+        }
         let lines = scans(s);
         if lines.is_empty() {
             return Err(SimError::invalid(
@@ -209,21 +223,6 @@ impl Model for PlanarStickBasin {
                 BasinLine::RestingDepth => "sweep.Y0",
                 _ => "sweep.V0",
             };
-            let axis = if *line == BasinLine::RestingDepth {
-                s.y0.as_ref()
-            } else {
-                s.v0.as_ref()
-            };
-            match axis {
-                Some(a @ Axis::Range(_)) => a.validate(key)?,
-                _ => {
-                    return Err(SimError::invalid(
-                        key,
-                        "a list",
-                        "a scan is an evenly spaced range { min = …, max = …, n = … }",
-                    ))
-                }
-            }
             if values.len() < 2 || values.len() > MAX_SCAN {
                 return Err(SimError::invalid(
                     key,
@@ -236,6 +235,7 @@ impl Model for PlanarStickBasin {
         let grid = super::PlanarGrid::new(&spec.params, &states);
         grid.validate()?;
         mode_table::window(&spec.solver)?;
+        grid.check_explicit_steps(&spec.solver)?;
         for (state, index) in grid.states() {
             let key = if s.states.is_some() {
                 format!("sweep.states[{index}]")
@@ -565,7 +565,7 @@ pub fn checks(rows: &[Row]) -> StickBasinChecks {
 
 fn write_report(name: &str, rows: &[Row], dir: &Path) -> Result<(), RunError> {
     let c = checks(rows);
-    let json = serde_json::to_string_pretty(&c).unwrap_or_default();
+    let json = crate::report::json::pretty(&c);
     write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
     if let Some(figure) = plane_figure(rows) {
         plot::save(&figure, dir, "basin").map_err(crate::report::figure_error(dir))?;

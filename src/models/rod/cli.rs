@@ -47,8 +47,8 @@ pub struct SimulateArgs {
     /// Relative tolerance, 0 < rtol < 0.1.
     #[arg(long, allow_hyphen_values = true, default_value = "1e-10")]
     rtol: f64,
-    /// Absolute tolerance; the harness scales it by min(κ, 1) on the gap and by min(√κ, 1) on
-    /// the normal velocity (docs/tolerances.md).
+    /// Absolute tolerance, 0 < atol < 0.1; the harness scales it by min(κ, 1) on the gap and by
+    /// min(√κ, 1) on the normal velocity (docs/tolerances.md).
     #[arg(long, allow_hyphen_values = true, default_value = "1e-12")]
     atol: f64,
     /// Run to this time instead of stopping at separation.
@@ -151,6 +151,7 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         .parse()
         .map_err(|e| format!("--integrator: {e}"))?;
     crate::error::require_rtol("--rtol", args.rtol).map_err(|e| e.to_string())?;
+    crate::error::require_atol("--atol", args.atol).map_err(|e| e.to_string())?;
     if let (Some(t_max), Some(_)) = (args.t_max, args.t_end) {
         return Err(format!(
             "--t-max {} limits a run until separation, and --t-end runs to a fixed time: give one of them",
@@ -177,7 +178,9 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
     if args.repeat == 0 {
         return Err("invalid --repeat = 0: give the number of runs to time, at least 1".into());
     }
-    let mut record = scenario.simulate(&options).map_err(|e| e.to_string())?;
+    let mut record = scenario
+        .simulate(&options)
+        .map_err(|e| with_study_hint(e, &scenario, integrator))?;
     if args.repeat > 1 {
         let mut times = vec![record.stats.wall_time_s];
         for _ in 1..args.repeat {
@@ -213,7 +216,7 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         if let Some(tr) = &record.trajectory {
             json["trajectory"] = serde_json::to_value(tr).map_err(|e| e.to_string())?;
         }
-        let text = serde_json::to_string_pretty(&json).map_err(|e| e.to_string())?;
+        let text = crate::report::json::pretty(&json);
         write_stdout(&(text + "\n"))
     } else if args.csv {
         write_stdout(&trajectory_csv(
@@ -222,6 +225,40 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
     } else {
         write_stdout(&summary_text(&scenario, &impact, &record, &args))
     }
+}
+
+/// The integrators the integrator study names cheapest at some target accuracy for each of its
+/// scenarios (results/integrators/summary.md, "Recommendation"; experiments/integrators.toml):
+/// dop853 and tsit5 for the impact, also radau5 and rodas4 in sustained contact and the drop
+/// (at κ ≤ 1e-5). The study never recommends bdf, tr-bdf2, esdirk34 or tsit45.
+fn study_recommends(scenario: &Scenario) -> &'static [&'static str] {
+    match scenario {
+        Scenario::Impact(_) => &["dop853", "tsit5"],
+        _ => &["dop853", "tsit5", "radau5", "rodas4"],
+    }
+}
+
+/// An integrator failure with the integrators the study found to work for the scenario.
+fn with_study_hint(
+    error: crate::error::SimError,
+    scenario: &Scenario,
+    integrator: IntegratorKind,
+) -> String {
+    let message = error.to_string();
+    if !matches!(error, crate::error::SimError::SolverFailed { .. }) {
+        return message;
+    }
+    let others: Vec<&str> = study_recommends(scenario)
+        .iter()
+        .copied()
+        .filter(|name| *name != integrator.name())
+        .collect();
+    format!(
+        "{message}; the integrator study (results/integrators/summary.md) found {} to work for the {} scenario: try --integrator {}",
+        others.join(", "),
+        scenario.name(),
+        others.first().copied().unwrap_or("dop853")
+    )
 }
 
 /// The trajectory as CSV, one line per sample.

@@ -44,7 +44,7 @@ pub fn write_report(spec: &SweepSpec<Rod>, rows: &[Row], dir: &Path) -> Result<R
             &render_extrapolation_summary(spec, &analysis, run_time(dir)),
         )?;
         write_atomically(&dir.join(STATES_CSV), &render_states_csv(&analysis))?;
-        let json = serde_json::to_string_pretty(&analysis).unwrap_or_default() + "\n";
+        let json = crate::report::json::pretty(&analysis) + "\n";
         write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
         write_extrapolation_figures(&analysis, dir).map_err(figure_error(dir))?;
         return Ok(Report::Extrapolation(analysis));
@@ -56,7 +56,7 @@ pub fn write_report(spec: &SweepSpec<Rod>, rows: &[Row], dir: &Path) -> Result<R
             &render_atlas_summary(spec, &analysis, rows.len(), run_time(dir)),
         )?;
         write_atomically(&dir.join(POINTS_CSV), &render_points_csv(&analysis))?;
-        let json = serde_json::to_string_pretty(&analysis).unwrap_or_default() + "\n";
+        let json = crate::report::json::pretty(&analysis) + "\n";
         write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
         crate::models::rod::atlas_figures::write_atlas_figures(&analysis, dir)
             .map_err(figure_error(dir))?;
@@ -67,7 +67,7 @@ pub fn write_report(spec: &SweepSpec<Rod>, rows: &[Row], dir: &Path) -> Result<R
         &dir.join(SUMMARY_MD),
         &render_summary(spec, &analysis, rows.len()),
     )?;
-    let json = serde_json::to_string_pretty(&analysis).unwrap_or_default() + "\n";
+    let json = crate::report::json::pretty(&analysis) + "\n";
     write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
     crate::models::rod::figures::write_sweep_figures(rows, &analysis, dir)
         .and_then(|_| crate::models::rod::figures::write_convergence_figure(rows, &analysis, dir))

@@ -12,7 +12,7 @@ use crate::compliant::coulomb::Coulomb;
 use crate::compliant::normal::NormalCompliance;
 use crate::compliant::record::RunRecord;
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
-use crate::error::{require_finite, require_non_negative, require_positive, SimError};
+use crate::error::{require_finite, require_positive, SimError};
 use crate::model::iwc::FastStart;
 use crate::model::ProjectedDynamics;
 use crate::models::rod::mechanics::Y_A;
@@ -108,8 +108,16 @@ impl RodImpact {
         }
         require_finite(&flag("omega0"), self.omega0)?;
         require_finite(&flag("u0"), self.u0)?;
-        require_non_negative(&flag("damping"), self.damping)?;
+        crate::compliant::normal::require_resolvable_damping(&flag("damping"), self.damping)?;
         require_positive(&flag("gyration_sq"), self.gyration_sq)?;
+        for (key, value) in [("Y0", self.start.gap), ("V0", self.start.normal_velocity)] {
+            crate::compliant::normal::require_representable_start(
+                &flag(key),
+                value,
+                &flag("kappa"),
+                self.kappa,
+            )?;
+        }
         Ok(())
     }
 

@@ -28,7 +28,7 @@ pub fn write_study_report(spec: &StudySpec, dir: &Path) -> Result<StudyAnalysis,
         &dir.join(SUMMARY_MD),
         &render_study_summary(spec, &analysis),
     )?;
-    let json = serde_json::to_string_pretty(&analysis).unwrap_or_default() + "\n";
+    let json = crate::report::json::pretty(&analysis) + "\n";
     write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
     crate::models::rod::study_figures::write_study_figures(&analysis, dir)
         .map_err(figure_error(dir))?;

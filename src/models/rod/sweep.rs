@@ -209,7 +209,11 @@ impl<'a> RodGrid<'a> {
             check_sources(&self.sources(&p), RodAxis::validate)?;
             y0_v0_elsewhere |= p.y0.is_some() || p.v0.is_some();
         }
-        check_starts(self.sweep.starts.as_deref(), y0_v0_elsewhere)
+        check_starts(
+            self.sweep.starts.as_deref(),
+            y0_v0_elsewhere,
+            self.sweep.kappa.max,
+        )
     }
 
     /// The number of configurations (an upper bound), counted without building them.

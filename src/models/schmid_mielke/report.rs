@@ -367,6 +367,6 @@ pub fn write_report(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
     };
     write_atomically(
         &dir.join("analysis.json"),
-        &(serde_json::to_string_pretty(&analysis).unwrap_or_default() + "\n"),
+        &(crate::report::json::pretty(&analysis) + "\n"),
     )
 }

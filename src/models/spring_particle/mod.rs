@@ -10,7 +10,7 @@ use crate::analysis::fit::power_law;
 use crate::compliant::coulomb::Coulomb;
 use crate::compliant::normal::{require_resolvable_kappa, NormalCompliance};
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
-use crate::error::{require_non_negative, require_positive, SimError};
+use crate::error::{require_positive, SimError};
 use crate::experiment::grammar::LogGrid;
 use crate::experiment::model::{Cells, Model, SweepSpec};
 use crate::experiment::record;
@@ -95,6 +95,38 @@ pub struct Measures {
     pub energy_balance_error: f64,
 }
 
+/// Checks the spring and the load against the largest compliance `kappa_max` of the ladder. The
+/// contact (stiffness 1/κ) must be stiffer than the spring that presses the particle into it
+/// (κk < 1): the penetration κkd/(1 + κk) is then small against the depth d, and the model has a
+/// rigid limit. The load must vary slower than the contact's normal oscillation (period 2π√κ):
+/// ω√κ < 1, else the contact never sees the slowly varying load whose rigid limit is the onset
+/// asin(μkd/a)/ω.
+fn check_scales(p: &Params, kappa_max: f64) -> Result<(), SimError> {
+    if kappa_max * p.stiffness >= 1.0 {
+        return Err(SimError::invalid(
+            "params.stiffness",
+            crate::error::number_text(p.stiffness),
+            &format!(
+                "κ·k = {} at sweep.kappa.max = {}: the contact (stiffness 1/κ) must be stiffer than the spring (κ·k < 1), else the penetration is not small against params.depth and there is no rigid limit; lower the stiffness or sweep.kappa.max",
+                crate::error::number_text(kappa_max * p.stiffness),
+                crate::error::number_text(kappa_max)
+            ),
+        ));
+    }
+    if p.load_frequency * kappa_max.sqrt() >= 1.0 {
+        return Err(SimError::invalid(
+            "params.load_frequency",
+            crate::error::number_text(p.load_frequency),
+            &format!(
+                "ω·√κ = {} at sweep.kappa.max = {}: the load must vary slower than the contact's normal oscillation (ω·√κ < 1), else the contact never sees a slowly varying load and there is no rigid limit; lower the frequency or sweep.kappa.max",
+                crate::error::number_text(p.load_frequency * kappa_max.sqrt()),
+                crate::error::number_text(kappa_max)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 impl Model for SpringParticle {
     const NAME: &'static str = "spring_particle";
     const SOLVER_KEYS: &'static [&'static str] = &["max_steps", "max_events"];
@@ -140,7 +172,8 @@ impl Model for SpringParticle {
         require_positive("params.stiffness", p.stiffness)?;
         require_positive("params.depth", p.depth)?;
         require_positive("params.load_frequency", p.load_frequency)?;
-        require_non_negative("params.damping", p.damping)?;
+        check_scales(p, spec.sweep.kappa.max)?;
+        crate::compliant::normal::require_resolvable_damping("params.damping", p.damping)?;
         require_positive("params.t_end", p.t_end)?;
         if p.mechanics().slip_onset(p.mu, 0.0).is_none() {
             return Err(SimError::invalid(

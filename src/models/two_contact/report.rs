@@ -280,7 +280,7 @@ pub fn write_report(
     dir: &Path,
 ) -> Result<(), RunError> {
     let c = checks(rows);
-    let json = serde_json::to_string_pretty(&c).unwrap_or_default();
+    let json = crate::report::json::pretty(&c);
     write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
     let caption = format!(
         "{}: integrators {}, rtol {}, atol {}, to s = {}",
