@@ -126,7 +126,12 @@ pub struct RunRecord {
 impl RunRecord {
     /// The sequence of modes, e.g. `slide_left → stick → slide_right → free`.
     pub fn mode_sequence(&self) -> String {
+        self.modes_joined(" → ")
+    }
+
+    /// The names of the modes in time order joined by `separator` (runs.csv's `>`).
+    pub fn modes_joined(&self, separator: &str) -> String {
         let names: Vec<_> = self.modes.iter().map(|m| m.mode.name()).collect();
-        names.join(" → ")
+        names.join(separator)
     }
 }

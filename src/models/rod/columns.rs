@@ -75,12 +75,7 @@ impl From<&RunRecord> for RodMeasures {
         let post = r.post_impact.as_ref();
         let e = &r.energy;
         RodMeasures {
-            mode_sequence: r
-                .modes
-                .iter()
-                .map(|m| m.mode.name())
-                .collect::<Vec<_>>()
-                .join(">"),
+            mode_sequence: r.modes_joined(">"),
             n_events: r.events.len(),
             t_slide: r.durations.slide,
             t_stick: r.durations.stick,

@@ -234,12 +234,7 @@ impl Model for SpringParticle {
         let r = simulate(&problem, &q0, &qdot0, &options).map_err(|e| e.to_string())?;
         let onset = r.events.first().map(|e| e.t);
         let measures = Measures {
-            mode_sequence: r
-                .modes
-                .iter()
-                .map(|m| m.mode.name())
-                .collect::<Vec<_>>()
-                .join(">"),
+            mode_sequence: r.modes_joined(">"),
             n_events: r.events.len(),
             t_slip_onset: onset,
             t_slip_onset_closed_form: system.slip_onset(p.mu, kappa),
