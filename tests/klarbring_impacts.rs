@@ -7,7 +7,8 @@
 use rigid_limit::compliant::normal::restitution_unit_normal_mass;
 use rigid_limit::experiment::model::{Model, SweepSpec};
 use rigid_limit::integrate::IntegratorKind;
-use rigid_limit::models::klarbring::impacts::{ImpactCase, KlarbringImpacts};
+use rigid_limit::models::klarbring::impacts::ImpactCase;
+use rigid_limit::models::klarbring::KlarbringImpacts;
 
 fn spec() -> SweepSpec<KlarbringImpacts> {
     let text = std::fs::read_to_string(

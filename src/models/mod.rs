@@ -44,7 +44,7 @@ pub enum Experiment {
     SchmidMielke(Box<schmid_mielke::spec::SmSpec>),
     Klarbring(Box<klarbring::KlarbringPlan>),
     /// One impact of Klarbring's particle (`model = "klarbring_impacts"`).
-    KlarbringImpacts(Box<SweepSpec<klarbring::impacts::KlarbringImpacts>>),
+    KlarbringImpacts(Box<SweepSpec<klarbring::KlarbringImpacts>>),
     /// C–V's fast dynamics of two slipping contacts (`model = "two_contact"`).
     TwoContact(Box<SweepSpec<two_contact::TwoContact>>),
 }
@@ -84,7 +84,7 @@ pub const MODELS: [(&str, &str); 8] = [
          compliant or the rigid event-driven reference (impacts as resets)",
     ),
     (
-        klarbring::impacts::KlarbringImpacts::NAME,
+        klarbring::KlarbringImpacts::NAME,
         "one impact of Klarbring's particle to the first opening: compliant post-impact \
          velocity against the rigid impact law with e = e(c_d)",
     ),
@@ -211,9 +211,7 @@ impl Experiment {
             Some(toml::Value::String(name)) if name == klarbring::Klarbring::NAME => {
                 klarbring::KlarbringPlan::parse(text).map(|s| Experiment::Klarbring(Box::new(s)))
             }
-            Some(toml::Value::String(name))
-                if name == klarbring::impacts::KlarbringImpacts::NAME =>
-            {
+            Some(toml::Value::String(name)) if name == klarbring::KlarbringImpacts::NAME => {
                 SweepSpec::parse(text).map(|s| Experiment::KlarbringImpacts(Box::new(s)))
             }
             Some(toml::Value::String(name)) if name == dance::Dance::NAME => {

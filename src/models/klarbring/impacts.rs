@@ -28,6 +28,7 @@
 
 use super::params::{Params, Particle};
 use super::run::{joined, rigid_run_until};
+use super::KlarbringImpacts;
 use crate::compliant::cone::ConeMode;
 use crate::compliant::normal::{restitution_unit_normal_mass, NormalCompliance};
 use crate::compliant::spatial::{
@@ -45,10 +46,6 @@ use crate::models::klarbring::mechanics::KlarbringParticle;
 use crate::rigid::{RigidEvent, RigidProblem};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-
-/// One impact of Klarbring's particle as a model of the harness.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct KlarbringImpacts;
 
 /// `[params]`: the particle (as `model = "klarbring"`), its start position and the latest time.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -115,17 +112,6 @@ impl ImpactParams {
             method: Method::Compliant,
             damping: case.damping,
         })
-    }
-}
-
-/// The rate at which ‖V^κ − V⁺‖ at the first opening vanishes (docs/klarbring.md, "One
-/// impact"): 1 for an undamped impact that sticks (the O(√κ) change of the exit speed cancels by
-/// energy, and the stick breaks only O(κ) before the opening), else 1/2.
-pub fn predicted_rate(damping: f64, sticks: bool) -> f64 {
-    if damping == 0.0 && sticks {
-        1.0
-    } else {
-        0.5
     }
 }
 

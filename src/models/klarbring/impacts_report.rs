@@ -3,8 +3,8 @@
 //! κ ∈ [1e-8, 1e-4] against the predicted one, and the restitution measured at the opening
 //! extrapolated to κ → 0 against e(c_d). No solver here.
 
-use super::impacts::{predicted_rate, KlarbringImpacts};
 use super::report::fitted_series;
+use super::{predicted_rate, KlarbringImpacts};
 use crate::analysis::fit::multiple_least_squares;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};

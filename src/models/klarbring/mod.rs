@@ -294,3 +294,18 @@ impl Plan for KlarbringPlan {
         }
     }
 }
+
+/// One impact of Klarbring's particle as a model of the harness.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KlarbringImpacts;
+
+/// The rate at which ‖V^κ − V⁺‖ at the first opening vanishes (docs/klarbring.md, "One
+/// impact"): 1 for an undamped impact that sticks (the O(√κ) change of the exit speed cancels by
+/// energy, and the stick breaks only O(κ) before the opening), else 1/2.
+pub fn predicted_rate(damping: f64, sticks: bool) -> f64 {
+    if damping == 0.0 && sticks {
+        1.0
+    } else {
+        0.5
+    }
+}
