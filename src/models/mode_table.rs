@@ -152,7 +152,7 @@ pub fn window(solver: &SolverSpec) -> Result<f64, SimError> {
         None => Err(SimError::invalid(
             "solver.window_scaled",
             "missing",
-            "the mode table runs each point to s = t/√κ = window_scaled (the issue's rule: 200)",
+            "the mode table runs each point to s = t/√κ = window_scaled (the experiment files use 200)",
         )),
     }
 }

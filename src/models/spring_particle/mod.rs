@@ -266,7 +266,7 @@ fn render_summary(spec: &SweepSpec<SpringParticle>, rows: &[Row]) -> String {
     let _ = writeln!(
         s,
         "μ = {}, k = {}, d = {}, load {} sin({} t), c_d = {}; rtol {:e}, atol {:e}. Closed form \
-         (docs/adding_a_model.md): sin(ω t₁) = μ k d / ((1 + kκ) a); rigid limit κ = 0.\n",
+         (at rest δ/κ = k(d − δ), so F_n = kd/(1 + kκ)): sin(ω t₁) = μ k d / ((1 + kκ) a); rigid limit κ = 0.\n",
         p.mu,
         p.stiffness,
         p.depth,
