@@ -32,15 +32,7 @@ fn key_before(text: &str, pos: usize) -> String {
     for line in before.rsplit('\n') {
         let code = line.split('#').next().unwrap_or("");
         if let Some(eq) = code.rfind('=') {
-            let name: String = code[..eq]
-                .trim_end()
-                .chars()
-                .rev()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
+            let name = identifier_before(&code[..eq]);
             if !name.is_empty() {
                 return name;
             }
@@ -194,6 +186,17 @@ fn mutations(text: &str) -> Vec<(String, String, String)> {
     out
 }
 
+/// The identifier that ends `text` (before an `=`), or an empty string.
+fn identifier_before(text: &str) -> String {
+    let text = text.trim_end();
+    let start = text
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |i| {
+            i + text[i..].chars().next().map_or(1, char::len_utf8)
+        });
+    text[start..].to_string()
+}
+
 /// The keys of a file: every `name =` and every table name.
 fn file_keys(text: &str) -> Vec<String> {
     let mut keys: Vec<String> = Vec::new();
@@ -204,15 +207,7 @@ fn file_keys(text: &str) -> Vec<String> {
         }
         let mut rest = code;
         while let Some(eq) = rest.find('=') {
-            let name: String = rest[..eq]
-                .trim_end()
-                .chars()
-                .rev()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
+            let name = identifier_before(&rest[..eq]);
             if !name.is_empty() {
                 keys.push(name);
             }

@@ -238,10 +238,9 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
     // A failed journal write (a full disk) stops the sweep at once: no point is computed whose
     // row could not be kept.
     let stop = AtomicBool::new(false);
-    let lock = |m| -> std::sync::MutexGuard<'_, Ordered> { lock_ignoring_poison(m) };
     let worker = || loop {
         {
-            let mut w = lock(&ordered);
+            let mut w = lock_ignoring_poison(&ordered);
             while w.pending.len() >= REORDER_LIMIT && !stop.load(Ordering::Relaxed) {
                 w = room.wait(w).unwrap_or_else(|e| e.into_inner());
             }
@@ -269,7 +268,7 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
             }
         };
         bar.inc(1);
-        let mut w = lock(&ordered);
+        let mut w = lock_ignoring_poison(&ordered);
         w.pending.insert(seq, written);
         if let Err(stopped) = w.write_ready(opts.stop_after_rows) {
             if stopped {
