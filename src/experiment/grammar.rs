@@ -433,35 +433,39 @@ impl SpecError {
 /// from the key `method` and write it in a `method` column.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "lowercase")]
-pub enum Method {
+pub enum MethodKind {
     Compliant,
     Rigid,
     Incremental,
 }
 
-impl Method {
-    pub const ALL: [Method; 3] = [Method::Compliant, Method::Rigid, Method::Incremental];
+impl MethodKind {
+    pub const ALL: [MethodKind; 3] = [
+        MethodKind::Compliant,
+        MethodKind::Rigid,
+        MethodKind::Incremental,
+    ];
 
     /// The word in experiment files and tables.
     pub fn name(self) -> &'static str {
         match self {
-            Method::Compliant => "compliant",
-            Method::Rigid => "rigid",
-            Method::Incremental => "incremental",
+            MethodKind::Compliant => "compliant",
+            MethodKind::Rigid => "rigid",
+            MethodKind::Incremental => "incremental",
         }
     }
 }
 
-impl std::fmt::Display for Method {
+impl std::fmt::Display for MethodKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
 }
 
-impl std::str::FromStr for Method {
+impl std::str::FromStr for MethodKind {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Method::ALL
+        MethodKind::ALL
             .into_iter()
             .find(|m| m.name() == s)
             .ok_or_else(|| format!("unknown method '{s}': use compliant, rigid or incremental"))

@@ -212,7 +212,7 @@ impl Iterator for TableLines {
             let line = self.next_line()?;
             let id = line
                 .as_deref()
-                .and_then(|l| l.split(',').next()?.parse().ok());
+                .and_then(crate::experiment::table::leading_point_id);
             if let (Some(id), Some(line)) = (id, line) {
                 return Some((id, line));
             }

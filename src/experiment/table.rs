@@ -253,6 +253,12 @@ pub fn quote(cell: &str) -> String {
     }
 }
 
+/// The point id that leads a line of runs.csv (its first cell, never quoted), without splitting
+/// the rest: the journal and the shards are streamed a line at a time.
+pub fn leading_point_id(line: &str) -> Option<usize> {
+    line.split_once(',').map_or(line, |(id, _)| id).parse().ok()
+}
+
 /// The cells of one CSV line (RFC 4180 quoting); `None` for a line torn inside a quoted cell.
 pub fn split_csv_line(line: &str) -> Option<Vec<String>> {
     let mut cells = Vec::new();

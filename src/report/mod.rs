@@ -5,6 +5,7 @@
 //! drawn. It computes no physics and names no model.
 
 pub mod json;
+pub mod markdown;
 pub mod rates;
 pub mod table;
 

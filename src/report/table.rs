@@ -187,6 +187,56 @@ pub fn read_numbers(path: &Path) -> Result<(Vec<String>, Vec<Vec<f64>>), RunErro
     Ok((header, rows))
 }
 
+/// A side table read back as text: its header and its rows, cells unquoted (RFC 4180), looked up
+/// by column name.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TextTable {
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl TextTable {
+    /// The position of column `name`, if the table has it.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.header.iter().position(|h| h == name)
+    }
+
+    /// The positions of `names`, or the first that is missing.
+    pub fn columns<const N: usize>(&self, names: [&str; N]) -> Result<[usize; N], String> {
+        let mut out = [0; N];
+        for (slot, name) in out.iter_mut().zip(names) {
+            *slot = self
+                .column(name)
+                .ok_or_else(|| format!("the table has no column {name}"))?;
+        }
+        Ok(out)
+    }
+}
+
+/// The cell `i` of `row` as a number (`None` when absent, empty or not a number).
+pub fn number_at(row: &[String], i: usize) -> Option<f64> {
+    row.get(i)?.parse().ok()
+}
+
+/// The side table at `path` as text; `Ok(None)` when there is no such file (a report drawn
+/// before its side table exists draws nothing from it).
+pub fn read_text(path: &Path) -> Result<Option<TextTable>, RunError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(RunError::Io {
+                path: path.display().to_string(),
+                source,
+            })
+        }
+    };
+    let mut lines = text.lines();
+    let header = lines.next().and_then(split_csv_line).unwrap_or_default();
+    let rows = lines.filter_map(split_csv_line).collect();
+    Ok(Some(TextTable { header, rows }))
+}
+
 /// The position of column `name` in `header` (`usize::MAX` when absent: a lookup then reads
 /// nothing).
 pub fn column(header: &[String], name: &str) -> usize {

@@ -30,7 +30,7 @@ pub mod study;
 pub mod truncation;
 
 use crate::error::SimError;
-use crate::experiment::grammar::{LogGrid, Method};
+use crate::experiment::grammar::{LogGrid, MethodKind};
 use crate::experiment::model::{Cells, Model, SweepSpec};
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
@@ -49,7 +49,7 @@ pub struct Dance;
 pub struct Params {
     /// `rigid` (the series, then the rigid slide) or `compliant` (the rigid rows, then the
     /// compliant runs of `sweep.compliant` over `sweep.kappa`).
-    pub method: Method,
+    pub method: MethodKind,
     /// End of each run.
     pub t_end: f64,
     /// Highest power of t in the formal series.
@@ -173,7 +173,7 @@ impl Model for Dance {
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
         let p = &spec.params;
         match p.method {
-            Method::Rigid => {
+            MethodKind::Rigid => {
                 if spec.sweep.kappa.is_some() {
                     return Err(SimError::invalid(
                         "sweep.kappa",
@@ -197,8 +197,8 @@ impl Model for Dance {
                     ));
                 }
             }
-            Method::Compliant => validate_compliant(spec)?,
-            Method::Incremental => {
+            MethodKind::Compliant => validate_compliant(spec)?,
+            MethodKind::Incremental => {
                 return Err(SimError::invalid(
                     "params.method",
                     "incremental",
@@ -278,9 +278,9 @@ impl Model for Dance {
 
     fn inputs(c: &Config) -> Cells {
         let (method, start, damping) = match c.compliant {
-            None => (Method::Rigid, String::new(), String::new()),
+            None => (MethodKind::Rigid, String::new(), String::new()),
             Some((start, damping)) => (
-                Method::Compliant,
+                MethodKind::Compliant,
                 start.name().to_string(),
                 damping.to_string(),
             ),

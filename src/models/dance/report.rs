@@ -6,7 +6,7 @@ use super::compliant_report;
 use super::study::{self, SeriesFacts};
 use super::{Dance, PARTIAL_SUM_DEGREE};
 use crate::cells;
-use crate::experiment::grammar::Method;
+use crate::experiment::grammar::MethodKind;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
@@ -120,7 +120,7 @@ pub fn write_tables(spec: &SweepSpec<Dance>, dir: &Path) -> Result<(), RunError>
             trajectory.push(cells![mu, t, "series", s.u[0], s.u[1], s.v[0], s.v[1]]);
         }
     }
-    if spec.params.method == Method::Compliant {
+    if spec.params.method == MethodKind::Compliant {
         let velocity = study::compliant_velocity_csv(spec).map_err(|e| failed(e.to_string()))?;
         write_atomically(&dir.join(compliant_report::VELOCITY_CSV), &velocity)?;
     }

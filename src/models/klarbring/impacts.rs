@@ -35,7 +35,7 @@ use crate::compliant::spatial::{
     simulate_spatial, RunSettings, SpatialContactProblem, SpatialEvent,
 };
 use crate::error::{require_finite, SimError};
-use crate::experiment::grammar::{LogGrid, Method};
+use crate::experiment::grammar::{LogGrid, MethodKind};
 use crate::experiment::model::{Cells, Model, SweepSpec};
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
@@ -109,7 +109,7 @@ impl ImpactParams {
             u0: self.u0.clone(),
             v0: case.v0.clone(),
             t_end: self.t_end,
-            method: Method::Compliant,
+            method: MethodKind::Compliant,
             damping: case.damping,
         })
     }

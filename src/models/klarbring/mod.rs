@@ -35,7 +35,7 @@ pub mod report;
 pub mod run;
 
 use crate::error::SimError;
-use crate::experiment::grammar::{LogGrid, Method};
+use crate::experiment::grammar::{LogGrid, MethodKind};
 use crate::experiment::model::{Cells, Model, Point, SweepSpec};
 use crate::experiment::runner::{Plan, RunError};
 use crate::experiment::table::Row;
@@ -66,7 +66,7 @@ pub enum Analysis {
 /// failed ones too, and compared on resume).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
-    pub method: Method,
+    pub method: MethodKind,
     pub params: Params,
 }
 
@@ -121,7 +121,8 @@ impl Model for Klarbring {
             ));
         }
         spec.params.validate()?;
-        let kappa_max = (spec.params.method == Method::Compliant).then_some(spec.sweep.kappa.max);
+        let kappa_max =
+            (spec.params.method == MethodKind::Compliant).then_some(spec.sweep.kappa.max);
         spec.params.check_scales(kappa_max)
     }
 
@@ -133,8 +134,8 @@ impl Model for Klarbring {
     /// none for a rigid-only experiment.
     fn configurations(spec: &SweepSpec<Self>) -> Vec<Config> {
         match spec.params.method {
-            Method::Compliant => vec![Config {
-                method: Method::Compliant,
+            MethodKind::Compliant => vec![Config {
+                method: MethodKind::Compliant,
                 params: spec.params.clone(),
             }],
             _ => Vec::new(),
@@ -160,7 +161,9 @@ impl Model for Klarbring {
         };
         let guards = guards(spec);
         let result = match config.method {
-            Method::Compliant => run::run_compliant_point(p, kappa, integrator, tolerances, guards),
+            MethodKind::Compliant => {
+                run::run_compliant_point(p, kappa, integrator, tolerances, guards)
+            }
             _ => run::run_rigid_point(p, integrator, tolerances, guards),
         };
         result.map_err(|e| e.to_string())
@@ -235,7 +238,7 @@ impl Plan for KlarbringPlan {
                 id: 0,
                 kappa: 0.0,
                 config: Config {
-                    method: Method::Rigid,
+                    method: MethodKind::Rigid,
                     params: self.spec.params.clone(),
                 },
                 integrator,
@@ -258,7 +261,7 @@ impl Plan for KlarbringPlan {
     }
     fn describe(&self, point: &Self::Point) -> String {
         match point.config.method {
-            Method::Rigid => format!("{} rigid", point.integrator),
+            MethodKind::Rigid => format!("{} rigid", point.integrator),
             _ => self.spec.describe(point),
         }
     }
@@ -278,7 +281,7 @@ impl Plan for KlarbringPlan {
         };
         let p = &self.spec.params;
         let ladder = match p.method {
-            Method::Compliant => self.spec.sweep.kappa.values(),
+            MethodKind::Compliant => self.spec.sweep.kappa.values(),
             _ => Vec::new(),
         };
         let mut result = Err(SimError::invalid("paths", "", "no run"));

@@ -4,7 +4,7 @@
 
 use super::mechanics::{KlarbringParticle, LoadComponent};
 use crate::error::{require_finite, require_non_negative, require_positive, SimError};
-use crate::experiment::grammar::Method;
+use crate::experiment::grammar::MethodKind;
 use serde::{Deserialize, Serialize};
 
 /// `[params]`.
@@ -37,7 +37,7 @@ pub struct Params {
     pub v0: Vec<f64>,
     pub t_end: f64,
     /// `rigid`, or `compliant` (then the rigid reference runs too and is written as a row).
-    pub method: Method,
+    pub method: MethodKind,
     /// c_d ≥ 0 of the compliant normal law δ/κ + c_d δ̇/√κ (default 0).
     #[serde(default)]
     pub damping: f64,
@@ -260,7 +260,7 @@ impl Params {
                 "the start must be admissible (BB §1): U0[0] = U_N ≤ 0, and V0[0] ≤ 0 when U_N = 0",
             ));
         }
-        if self.method == Method::Incremental {
+        if self.method == MethodKind::Incremental {
             return Err(SimError::invalid(
                 "params.method",
                 "incremental",

@@ -11,6 +11,7 @@ use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{save, Figure, Mark, Panel, Series};
 use crate::report::rates::{in_fit_range, rate, FIT_RANGE};
+use crate::report::table::number_at;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -305,21 +306,25 @@ fn mode_color(mode: &str) -> usize {
 type Paths = Vec<(String, Vec<(f64, String, Vec<f64>)>)>;
 
 fn read_paths(dir: &Path) -> Paths {
-    let Ok(text) = std::fs::read_to_string(dir.join("paths.csv")) else {
+    let Ok(Some(table)) = crate::report::table::read_text(&dir.join("paths.csv")) else {
         return Vec::new();
     };
+    let Ok([run, t, mode]) = table.columns(["run", "t", "mode"]) else {
+        return Vec::new();
+    };
+    // U0, U1, … follow the mode.
+    let velocity = mode + 1..table.header.len();
     let mut out: Paths = Vec::new();
-    for line in text.lines().skip(1) {
-        let f: Vec<&str> = line.split(',').collect();
-        if f.len() < 4 {
+    for f in &table.rows {
+        let (Some(key), Some(mode)) = (f.get(run), f.get(mode)) else {
             continue;
-        }
-        let key = f[0].to_string();
-        let t: f64 = f[1].parse().unwrap_or(f64::NAN);
-        let u: Vec<f64> = f[3..].iter().filter_map(|v| v.parse().ok()).collect();
-        match out.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push((t, f[2].to_string(), u)),
-            None => out.push((key, vec![(t, f[2].to_string(), u)])),
+        };
+        let t = number_at(f, t).unwrap_or(f64::NAN);
+        let u: Vec<f64> = velocity.clone().filter_map(|i| number_at(f, i)).collect();
+        let sample = (t, mode.clone(), u);
+        match out.iter_mut().find(|(k, _)| k == key) {
+            Some((_, v)) => v.push(sample),
+            None => out.push((key.clone(), vec![sample])),
         }
     }
     out

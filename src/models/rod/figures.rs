@@ -7,6 +7,7 @@ use crate::experiment::table::Row;
 use crate::models::rod::bounds::{stick_lower, stick_upper, SlideBoundConstants};
 use crate::plot::style::{format_small_parameter, format_value};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series, REFERENCE};
+use crate::report::table::number_at;
 use std::path::Path;
 
 /// (κ, value) of a column for one integrator's successful rows, κ ascending.
@@ -507,7 +508,9 @@ fn format_value_1(v: f64) -> String {
 
 /// Figure (4): one impact's time history from `dir/history.csv`, phases shaded.
 pub fn write_history_figure(experiment: &str, dir: &Path) -> Result<(), String> {
-    let Ok(text) = std::fs::read_to_string(dir.join(crate::experiment::runner::HISTORY_CSV)) else {
+    let Ok(Some(table)) =
+        crate::report::table::read_text(&dir.join(crate::experiment::runner::HISTORY_CSV))
+    else {
         return Ok(());
     };
     struct Sample {
@@ -515,22 +518,27 @@ pub fn write_history_figure(experiment: &str, dir: &Path) -> Result<(), String> 
         mode: String,
         values: [f64; 4],
     }
+    let [k, t, mode, delta, force, u, omega] = table.columns([
+        "kappa",
+        "t",
+        "mode",
+        "penetration",
+        "normal_force",
+        "u",
+        "omega",
+    ])?;
     let mut kappa = f64::NAN;
-    let samples: Vec<Sample> = text
-        .lines()
-        .skip(1)
-        .filter_map(|l| {
-            let c: Vec<&str> = l.split(',').collect();
-            if c.len() != 7 {
-                return None;
-            }
-            let n = |i: usize| c[i].parse::<f64>().ok();
-            kappa = n(0)?;
+    let samples: Vec<Sample> = table
+        .rows
+        .iter()
+        .filter_map(|c| {
+            let n = |i: usize| number_at(c, i);
+            kappa = n(k)?;
             let sk = kappa.sqrt();
             Some(Sample {
-                t: n(1)? / sk,
-                mode: c[2].to_string(),
-                values: [n(3)? / sk, n(4)? * sk, n(5)?, n(6)?],
+                t: n(t)? / sk,
+                mode: c.get(mode)?.clone(),
+                values: [n(delta)? / sk, n(force)? * sk, n(u)?, n(omega)?],
             })
         })
         .collect();

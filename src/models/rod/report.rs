@@ -8,11 +8,11 @@ use super::extrapolation_report::{
     render_extrapolation_summary, render_states_csv, write_extrapolation_figures, STATES_CSV,
 };
 use super::{AnalysisKind, Rod};
-use crate::analysis::fit::LinearFit;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError, META_JSON};
 use crate::experiment::table::Row;
 use crate::report::figure_error;
+use crate::report::markdown::slope_n;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -76,13 +76,6 @@ pub fn write_report(spec: &SweepSpec<Rod>, rows: &[Row], dir: &Path) -> Result<R
     Ok(Report::Sweep(analysis))
 }
 
-fn fit_cell(f: &Option<LinearFit>) -> String {
-    match f {
-        Some(f) => format!("{:.4} ± {:.4} (n = {})", f.slope, f.slope_ci95, f.n),
-        None => "—".to_string(),
-    }
-}
-
 /// The Markdown summary.
 pub fn render_summary(spec: &SweepSpec<Rod>, a: &SweepAnalysis, n_rows: usize) -> String {
     let mut s = String::new();
@@ -131,9 +124,9 @@ pub fn render_summary(spec: &SweepSpec<Rod>, a: &SweepAnalysis, n_rows: usize) -
             i.integrator,
             i.failed,
             i.points,
-            fit_cell(&i.slide_exponent),
-            fit_cell(&i.stick_exponent),
-            fit_cell(&i.reverse_slip_exponent),
+            slope_n(&i.slide_exponent, 4),
+            slope_n(&i.stick_exponent, 4),
+            slope_n(&i.reverse_slip_exponent, 4),
             la,
             lb
         );

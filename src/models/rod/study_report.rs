@@ -8,6 +8,7 @@ use crate::experiment::runner::{write_atomically, RunError, RUNS_CSV};
 use crate::experiment::table::parse_rows;
 use crate::models::rod::study::{StudySpec, STUDY_COLUMNS};
 use crate::report::figure_error;
+use crate::report::markdown::{optional, sci};
 use crate::report::table::Table;
 use std::fmt::Write;
 use std::path::Path;
@@ -33,10 +34,6 @@ pub fn write_study_report(spec: &StudySpec, dir: &Path) -> Result<StudyAnalysis,
     crate::models::rod::study_figures::write_study_figures(&analysis, dir)
         .map_err(figure_error(dir))?;
     Ok(analysis)
-}
-
-fn sci(v: Option<f64>) -> String {
-    v.map(|v| format!("{v:.1e}")).unwrap_or_else(|| "—".into())
 }
 
 pub fn render_errors_csv(a: &StudyAnalysis) -> String {
@@ -253,13 +250,13 @@ pub fn render_study_summary(spec: &StudySpec, a: &StudyAnalysis) -> String {
             .quantities
             .iter()
             .zip(&c.reference_agreement)
-            .map(|(q, e)| format!("{q} {}", sci(*e)))
+            .map(|(q, e)| format!("{q} {}", optional(*e, |v| sci(v, 1))))
             .collect();
         let _ = writeln!(
             s,
             "| {} | {} ({}) | {} | {} |",
             c.label(),
-            sci(c.reference_error()),
+            optional(c.reference_error(), |v| sci(v, 1)),
             per.join(", "),
             c.reference_sequences_agree,
             c.reference_contacts

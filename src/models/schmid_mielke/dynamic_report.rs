@@ -8,10 +8,11 @@ use super::dynamic_rows::{
 };
 use super::examples::{Example, Regime};
 use super::jump::frozen_load_landing;
-use super::report_kit::{fmt_fit, fmt_opt, path_figure, CaseRows, FigureTarget};
+use super::report_kit::{path_figure, CaseRows, FigureTarget};
 use super::spec::CompliantSetting;
 use crate::analysis::fit::power_law;
 use crate::experiment::table::Row;
+use crate::report::markdown::{fixed, optional, slope};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -126,7 +127,7 @@ fn case_table(s: &mut String, c: &CaseRows, rows: &[(CompliantSetting, &Row)], f
     let _ = writeln!(
         s,
         "{head} crossing of z₁ = {level:.4} (exact {}) | excursion | re-contacts | balance error / load work |",
-        fmt_opt(exact, 4)
+        optional(exact, |v| fixed(v, 4))
     );
     let _ = writeln!(s, "{rule}---|---|---|---|");
     for (eps, row) in ladder(rows, f.kappa, f.zeta) {
@@ -143,8 +144,8 @@ fn case_table(s: &mut String, c: &CaseRows, rows: &[(CompliantSetting, &Row)], f
         let _ = writeln!(
             s,
             " {} | {} | {} | {:.1e} |",
-            fmt_opt(row.number("crossing_time"), 4),
-            fmt_opt(row.number("excursion"), 4),
+            optional(row.number("crossing_time"), |v| fixed(v, 4)),
+            optional(row.number("excursion"), |v| fixed(v, 4)),
             row.text("recontacts"),
             (num(row, "energy_balance_error") / num(row, "load_work")).abs()
         );
@@ -152,7 +153,7 @@ fn case_table(s: &mut String, c: &CaseRows, rows: &[(CompliantSetting, &Row)], f
     let order = if c.example.regime().jumps() {
         "not fitted (a jump: the error is the delay's until it is inside the window)".to_string()
     } else {
-        format!("p = {}", fmt_fit(&f.epsilon_order))
+        format!("p = {}", slope(&f.epsilon_order, 3))
     };
     let _ = writeln!(
         s,

@@ -4,8 +4,7 @@
 use super::closed_form::JumpEnergy;
 use super::examples::Example;
 use super::report_kit::{
-    fmt_fit, fmt_opt, group, panel, path_figure, read_paths, save_grid, series, CaseRows,
-    FigureTarget,
+    group, panel, path_figure, read_paths, save_grid, series, CaseRows, FigureTarget,
 };
 use super::spec::{Setting, SmSpec};
 use crate::analysis::fit::{power_law, LinearFit};
@@ -13,6 +12,7 @@ use crate::experiment::runner::{write_atomically, RunError, RUNS_CSV};
 use crate::experiment::table::{parse_rows, Row};
 use crate::plot::style::format_small_parameter;
 use crate::plot::Mark;
+use crate::report::markdown::{fixed, optional, slope};
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
@@ -149,9 +149,9 @@ fn cases_table(s: &mut String, cases: &[CaseRows]) {
             },
             bp.join(", "),
             jump,
-            fmt_opt(e.map(|e| e.released), 4),
-            fmt_opt(e.map(|e| e.coulomb), 4),
-            fmt_opt(e.map(|e| e.defect), 4),
+            optional(e.map(|e| e.released), |v| fixed(v, 4)),
+            optional(e.map(|e| e.coulomb), |v| fixed(v, 4)),
+            optional(e.map(|e| e.defect), |v| fixed(v, 4)),
         );
     }
 }
@@ -187,9 +187,9 @@ fn incremental_section(s: &mut String, cases: &[CaseRows], fits: &[IncrementalFi
             "| {} | {} | {} | {} | {} |",
             f.case,
             f.regime,
-            fmt_fit(&f.sup_error_order),
+            slope(&f.sup_error_order, 3),
             f.exact_from_steps.map_or("—".into(), |n| n.to_string()),
-            fmt_fit(&f.node_time_order)
+            slope(&f.node_time_order, 3)
         );
     }
     let _ = writeln!(
@@ -218,7 +218,7 @@ fn incremental_section(s: &mut String, cases: &[CaseRows], fits: &[IncrementalFi
                 s,
                 "| {n} | {:.3e} | {} | {} | {} | {:.3e} | {:.6} |",
                 r.number("sup_error").unwrap_or(f64::NAN),
-                fmt_opt(node, 6),
+                optional(node, |v| fixed(v, 6)),
                 node.zip(exact)
                     .map_or("—".into(), |(a, b)| format!("{:.2e}", a - b)),
                 r.text("nodes_in_jump"),

@@ -4,9 +4,9 @@
 use super::examples::Example;
 use super::paths::{case_label, case_title, distinct_examples, PATHS_CSV};
 use super::spec::{SmPoint, SmSpec};
-use crate::analysis::fit::LinearFit;
 use crate::experiment::table::Row;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
+use crate::report::table::number_at;
 use std::path::Path;
 
 /// Rows with their points, for one (example, T).
@@ -39,33 +39,23 @@ pub(crate) fn group<'a>(
         .collect()
 }
 
-pub(crate) fn fmt_fit(f: &Option<LinearFit>) -> String {
-    f.as_ref()
-        .map(|f| format!("{:.3} ± {:.3}", f.slope, f.slope_ci95))
-        .unwrap_or_else(|| "—".into())
-}
-
-pub(crate) fn fmt_opt(v: Option<f64>, digits: usize) -> String {
-    // A rounding residue prints as 0, not −0.
-    v.map(|v| if v.abs() < 1e-12 { 0.0 } else { v })
-        .map(|v| format!("{v:.digits$}"))
-        .unwrap_or_else(|| "—".into())
-}
-
-/// (case, series) → points of paths.csv.
+/// (case, series) → points of paths.csv (the columns case, series, t, z1).
 pub(crate) fn read_paths(dir: &Path) -> Vec<(String, String, f64, f64)> {
-    let Ok(text) = std::fs::read_to_string(dir.join(PATHS_CSV)) else {
+    let Ok(Some(table)) = crate::report::table::read_text(&dir.join(PATHS_CSV)) else {
         return Vec::new();
     };
-    text.lines()
-        .skip(1)
-        .filter_map(|l| {
-            let c: Vec<&str> = l.split(',').collect();
+    let Ok([case, series, t, z1]) = table.columns(["case", "series", "t", "z1"]) else {
+        return Vec::new();
+    };
+    table
+        .rows
+        .iter()
+        .filter_map(|r| {
             Some((
-                c.first()?.to_string(),
-                c.get(1)?.to_string(),
-                c.get(2)?.parse().ok()?,
-                c.get(3)?.parse().ok()?,
+                r.get(case)?.clone(),
+                r.get(series)?.clone(),
+                number_at(r, t)?,
+                number_at(r, z1)?,
             ))
         })
         .collect()

@@ -10,7 +10,7 @@
 
 use super::examples::{Example, VaryingFriction, VaryingNormalForce};
 use crate::error::{require_positive, SimError};
-use crate::experiment::grammar::{parse_validated, validate_name, Axis, Method, SpecError};
+use crate::experiment::grammar::{parse_validated, validate_name, Axis, MethodKind, SpecError};
 use crate::integrate::IntegratorKind;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
@@ -119,9 +119,9 @@ impl Key {
     }
 
     /// The keys a method uses.
-    fn of_method(method: Method) -> &'static [Key] {
+    fn of_method(method: MethodKind) -> &'static [Key] {
         match method {
-            Method::Incremental => &[Key::Steps],
+            MethodKind::Incremental => &[Key::Steps],
             _ => &[Key::Kappa, Key::Epsilon, Key::Zeta, Key::Rtol],
         }
     }
@@ -135,7 +135,7 @@ pub const DEFAULT_INTEGRATOR: IntegratorKind = IntegratorKind::Radau5;
 /// `[params]`: `method`, `integrator` and any numeric key.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct Params {
-    pub method: Method,
+    pub method: MethodKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub integrator: Option<IntegratorKind>,
     /// The numeric keys given here (an unknown key fails to parse as a [`Key`]).
@@ -247,7 +247,7 @@ impl SmSpec {
                 &format!("this file is read as a {NAME} experiment"),
             ));
         }
-        if self.params.method == Method::Rigid {
+        if self.params.method == MethodKind::Rigid {
             return Err(SimError::invalid(
                 "params.method",
                 "rigid",
@@ -383,7 +383,7 @@ impl SmSpec {
         })?;
         let t_end = require_positive(&name(Key::TEnd), v[&Key::TEnd])?;
         let setting = match method {
-            Method::Incremental => {
+            MethodKind::Incremental => {
                 let n = v[&Key::Steps];
                 if !(n >= 1.0 && n.fract() == 0.0 && n <= LARGEST_IP_STEPS as f64) {
                     return Err(SimError::invalid(
@@ -396,7 +396,7 @@ impl SmSpec {
                 }
                 Setting::Incremental { steps: n as usize }
             }
-            Method::Compliant | Method::Rigid => Setting::Compliant(CompliantSetting {
+            MethodKind::Compliant | MethodKind::Rigid => Setting::Compliant(CompliantSetting {
                 kappa: require_positive(&name(Key::Kappa), v[&Key::Kappa])?,
                 epsilon: require_positive(&name(Key::Epsilon), v[&Key::Epsilon])?,
                 zeta: crate::error::require_non_negative(&name(Key::Zeta), v[&Key::Zeta])?,

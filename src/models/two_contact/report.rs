@@ -10,6 +10,7 @@ use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::{self, Figure, Mark, Panel, Series, REFERENCE};
+use crate::report::markdown::{fixed, optional};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::f64::consts::PI;
@@ -513,10 +514,6 @@ fn cycle_figure(c: &Checks) -> Figure {
     }
 }
 
-fn opt(v: Option<f64>, digits: usize) -> String {
-    v.map_or("—".into(), |x| format!("{x:.digits$}"))
-}
-
 fn render(name: &str, c: &Checks, figures: &[&str]) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -620,7 +617,7 @@ fn render(name: &str, c: &Checks, figures: &[&str]) -> String {
                 x.offset,
                 x.below,
                 x.above,
-                opt(x.min_force_on_manifold, 4)
+                optional(x.min_force_on_manifold, |v| fixed(v, 4))
             );
         }
         if let Some(m) = c.max_crossing_offset {
@@ -651,11 +648,11 @@ fn render(name: &str, c: &Checks, figures: &[&str]) -> String {
                 x.integrator,
                 x.outcome,
                 x.mode_end,
-                opt(x.first_open_s, 6),
-                opt(x.openings_2, 0),
-                opt(x.period, 9),
+                optional(x.first_open_s, |v| fixed(v, 6)),
+                optional(x.openings_2, |v| fixed(v, 0)),
+                optional(x.period, |v| fixed(v, 9)),
                 x.period_spread.map_or("—".into(), |v| format!("{v:.2e}")),
-                opt(x.open_fraction_2, 6)
+                optional(x.open_fraction_2, |v| fixed(v, 6))
             );
         }
     }
