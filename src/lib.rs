@@ -24,3 +24,4 @@ pub mod output;
 pub mod plot;
 pub mod report;
 pub mod rigid;
+pub mod study;

@@ -91,3 +91,32 @@ fn the_experiment_runs_through_the_harness_and_converges_at_rate_one() {
     ));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `study = "convergence"` names the study the file already runs: the same experiment.
+#[test]
+fn the_study_key_names_the_convergence_study() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/spring_particle.toml");
+    let text = std::fs::read_to_string(path).unwrap();
+    let named = text.replace(
+        "model = \"spring_particle\"",
+        "model = \"spring_particle\"\nstudy = \"convergence\"",
+    );
+    let (plain, named) = (
+        Experiment::parse(&text).unwrap(),
+        Experiment::parse(&named).unwrap(),
+    );
+    let Experiment::SpringParticle(named) = named else {
+        panic!("read as another experiment");
+    };
+    let Experiment::SpringParticle(plain) = plain else {
+        panic!("read as another experiment");
+    };
+    assert_eq!(named.analysis.as_deref(), Some("convergence"));
+    assert_eq!((named.params, named.sweep), (plain.params, plain.sweep));
+    let other = text.replace(
+        "model = \"spring_particle\"",
+        "model = \"spring_particle\"\nstudy = \"mode_table\"",
+    );
+    let e = Experiment::parse(&other).unwrap_err().to_string();
+    assert!(e.contains("study") && e.contains("convergence"), "{e}");
+}

@@ -200,6 +200,57 @@ pub struct SolverSpec {
 }
 
 impl SolverSpec {
+    /// Check the solver settings of a grid of `points` configurations × κ values, each run by
+    /// every listed integrator: at least one integrator, the grid's size, the tolerances, the
+    /// guards.
+    pub fn validate(&self, points: u128) -> Result<(), SimError> {
+        if self.integrators.is_empty() {
+            return Err(SimError::invalid(
+                "solver.integrators",
+                "[]",
+                "list at least one integrator",
+            ));
+        }
+        self.check_work(points.saturating_mul(self.integrators.len() as u128))?;
+        crate::error::require_rtol("solver.rtol", self.rtol)?;
+        crate::error::require_atol("solver.atol", self.atol)?;
+        crate::error::require_guard("solver.max_steps", self.max_steps)?;
+        crate::error::require_guard("solver.max_events", self.max_events)?;
+        if let Some(t) = self.t_max {
+            crate::error::require_positive("solver.t_max", t)?;
+        }
+        Ok(())
+    }
+
+    /// A key that the runs of `model` would ignore (not among `used`, of `t_max`,
+    /// `window_scaled`, `max_steps` and `max_events`) is an error, not a silent no-op.
+    pub fn refuse_unused_keys(&self, model: &str, used: &[&str]) -> Result<(), SimError> {
+        let set = [
+            ("t_max", self.t_max.map(crate::error::number_text)),
+            (
+                "window_scaled",
+                self.window_scaled.map(crate::error::number_text),
+            ),
+            ("max_steps", self.max_steps.map(|n| n.to_string())),
+            ("max_events", self.max_events.map(|n| n.to_string())),
+        ];
+        for (key, value) in set {
+            if let Some(value) = value.filter(|_| !used.contains(&key)) {
+                let uses = if used.is_empty() {
+                    "none of t_max, window_scaled, max_steps, max_events".to_string()
+                } else {
+                    used.join(", ")
+                };
+                return Err(SimError::invalid(
+                    &format!("solver.{key}"),
+                    value,
+                    &format!("model {model} does not use it (its runs use {uses}); remove the key"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Refuse duplicate integrators, and a grid of `points` points above the limit, before
     /// anything is allocated.
     pub fn check_work(&self, points: u128) -> Result<(), SimError> {

@@ -8,6 +8,7 @@ pub mod model;
 pub mod record;
 pub mod runner;
 pub mod store;
+pub mod system;
 pub mod table;
 
 pub use grammar::SpecError;

@@ -124,58 +124,11 @@ impl<M: Model> SweepSpec<M> {
             ));
         }
         M::kappa(&self.sweep).validate("sweep.kappa")?;
-        if self.solver.integrators.is_empty() {
-            return Err(SimError::invalid(
-                "solver.integrators",
-                "[]",
-                "list at least one integrator",
-            ));
-        }
         let kappas = M::kappa(&self.sweep).len() as u128;
-        let integrators = self.solver.integrators.len() as u128;
         self.solver
-            .check_work(M::grid_size(self).saturating_mul(kappas * integrators))?;
-        crate::error::require_rtol("solver.rtol", self.solver.rtol)?;
-        crate::error::require_atol("solver.atol", self.solver.atol)?;
-        crate::error::require_guard("solver.max_steps", self.solver.max_steps)?;
-        crate::error::require_guard("solver.max_events", self.solver.max_events)?;
-        if let Some(t) = self.solver.t_max {
-            crate::error::require_positive("solver.t_max", t)?;
-        }
+            .validate(M::grid_size(self).saturating_mul(kappas))?;
         M::validate(self)?;
-        self.refuse_unused_solver_keys()
-    }
-
-    /// A `[solver]` key that this model's runs would ignore is an error, not a silent no-op.
-    fn refuse_unused_solver_keys(&self) -> Result<(), SimError> {
-        let s = &self.solver;
-        let set = [
-            ("t_max", s.t_max.map(crate::error::number_text)),
-            (
-                "window_scaled",
-                s.window_scaled.map(crate::error::number_text),
-            ),
-            ("max_steps", s.max_steps.map(|n| n.to_string())),
-            ("max_events", s.max_events.map(|n| n.to_string())),
-        ];
-        for (key, value) in set {
-            if let Some(value) = value.filter(|_| !M::SOLVER_KEYS.contains(&key)) {
-                let used = if M::SOLVER_KEYS.is_empty() {
-                    "none of t_max, window_scaled, max_steps, max_events".to_string()
-                } else {
-                    M::SOLVER_KEYS.join(", ")
-                };
-                return Err(SimError::invalid(
-                    &format!("solver.{key}"),
-                    value,
-                    &format!(
-                        "model {} does not use it (its runs use {used}); remove the key",
-                        M::NAME
-                    ),
-                ));
-            }
-        }
-        Ok(())
+        self.solver.refuse_unused_keys(M::NAME, M::SOLVER_KEYS)
     }
 
     /// All points, in output order: configurations in grid order, then κ from large to small,
@@ -201,14 +154,77 @@ impl<M: Model> SweepSpec<M> {
     /// The columns of runs.csv: point, κ, the model's inputs, the run's settings and status, the
     /// model's measures, the work counters, the wall time.
     pub fn columns() -> Vec<&'static str> {
-        let mut c = vec!["point_id", "kappa"];
-        c.extend_from_slice(M::INPUT_COLUMNS);
-        c.extend_from_slice(&["integrator", "rtol", "atol", "status", "error"]);
-        c.extend_from_slice(M::MEASURE_COLUMNS);
-        c.extend(stat_fields(&SolverStats::default()).map(|(k, _)| k));
-        c.push("wall_time_s");
-        c
+        sweep_columns(M::INPUT_COLUMNS, M::MEASURE_COLUMNS)
     }
+}
+
+/// The cells a κ-sweep row holds before its run: point, κ, the inputs, the integrator and the
+/// tolerances (compared on resume).
+pub fn sweep_input_row(
+    point_id: usize,
+    kappa: f64,
+    inputs: Cells,
+    integrator: IntegratorKind,
+    solver: &SolverSpec,
+) -> Row {
+    let mut row = Row {
+        point_id,
+        fields: Default::default(),
+    };
+    let mut put = |k: &'static str, v: String| {
+        row.fields.insert(k, v);
+    };
+    put("point_id", point_id.to_string());
+    put("kappa", kappa.to_string());
+    for (k, v) in inputs {
+        put(k, v);
+    }
+    put("integrator", integrator.to_string());
+    put("rtol", solver.rtol.to_string());
+    put("atol", solver.atol.to_string());
+    row
+}
+
+/// A κ-sweep row completed by its run's result: the status, the error or the measured cells
+/// and work counters, and the wall time of the whole point since `start`.
+pub fn finish_sweep_row(
+    mut row: Row,
+    result: Result<(Cells, SolverStats), String>,
+    start: std::time::Instant,
+) -> Row {
+    let mut put = |k: &'static str, v: String| {
+        row.fields.insert(k, v);
+    };
+    match result {
+        Err(e) => {
+            put("status", "error".into());
+            put("error", e);
+        }
+        Ok((cells, stats)) => {
+            put("status", "ok".into());
+            for (k, v) in cells {
+                put(k, v);
+            }
+            for (k, v) in stat_fields(&stats) {
+                put(k, v);
+            }
+            // The whole point, whatever the model's own counters time.
+            put("wall_time_s", start.elapsed().as_secs_f64().to_string());
+        }
+    }
+    row
+}
+
+/// The columns of a κ sweep's runs.csv: point, κ, the inputs, the run's settings and status, the
+/// measures, the work counters, the wall time.
+pub fn sweep_columns(inputs: &[&'static str], measures: &[&'static str]) -> Vec<&'static str> {
+    let mut c = vec!["point_id", "kappa"];
+    c.extend_from_slice(inputs);
+    c.extend_from_slice(&["integrator", "rtol", "atol", "status", "error"]);
+    c.extend_from_slice(measures);
+    c.extend(stat_fields(&SolverStats::default()).map(|(k, _)| k));
+    c.push("wall_time_s");
+    c
 }
 
 impl<M: Model> Plan for SweepSpec<M> {
@@ -228,47 +244,18 @@ impl<M: Model> Plan for SweepSpec<M> {
     }
     /// κ, the model's inputs, the integrator and the tolerances.
     fn input_row(&self, point: &Self::Point) -> Row {
-        let mut row = Row {
-            point_id: point.id,
-            fields: Default::default(),
-        };
-        let mut put = |k: &'static str, v: String| {
-            row.fields.insert(k, v);
-        };
-        put("point_id", point.id.to_string());
-        put("kappa", point.kappa.to_string());
-        for (k, v) in M::inputs(&point.config) {
-            put(k, v);
-        }
-        put("integrator", point.integrator.to_string());
-        put("rtol", self.solver.rtol.to_string());
-        put("atol", self.solver.atol.to_string());
-        row
+        sweep_input_row(
+            point.id,
+            point.kappa,
+            M::inputs(&point.config),
+            point.integrator,
+            &self.solver,
+        )
     }
     fn run_point(&self, point: &Self::Point) -> Row {
-        let mut row = self.input_row(point);
-        let mut put = |k: &'static str, v: String| {
-            row.fields.insert(k, v);
-        };
         let start = std::time::Instant::now();
-        match M::run(self, &point.config, point.kappa, point.integrator) {
-            Err(e) => {
-                put("status", "error".into());
-                put("error", e);
-            }
-            Ok((cells, stats)) => {
-                put("status", "ok".into());
-                for (k, v) in cells {
-                    put(k, v);
-                }
-                for (k, v) in stat_fields(&stats) {
-                    put(k, v);
-                }
-                // The whole point, whatever the model's own counters time.
-                put("wall_time_s", start.elapsed().as_secs_f64().to_string());
-            }
-        }
-        row
+        let result = M::run(self, &point.config, point.kappa, point.integrator);
+        finish_sweep_row(self.input_row(point), result, start)
     }
     fn describe(&self, point: &Self::Point) -> String {
         format!("{} κ = {:.1e}", point.integrator, point.kappa)

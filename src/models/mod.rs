@@ -21,6 +21,8 @@ use crate::experiment::runner::{
     merge_shards, run_experiment, RunError, RunOptions, RunSummary, RUNS_CSV,
 };
 use crate::experiment::store::{read_rows, replace_report};
+use crate::experiment::system::System;
+use crate::study::convergence::Convergence;
 use std::path::Path;
 
 /// Any experiment file, by its model.
@@ -39,7 +41,7 @@ pub enum Experiment {
     PlanarPortraits(Box<SweepSpec<planar::portraits::PlanarPortraits>>),
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
-    SpringParticle(Box<SweepSpec<spring_particle::SpringParticle>>),
+    SpringParticle(Box<Convergence<spring_particle::SpringParticle>>),
     Dance(Box<SweepSpec<dance::Dance>>),
     SchmidMielke(Box<schmid_mielke::spec::SmSpec>),
     Klarbring(Box<klarbring::KlarbringPlan>),
@@ -206,7 +208,7 @@ impl Experiment {
                 _ => SweepSpec::parse(text).map(|s| Experiment::Planar(Box::new(s))),
             },
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
-                SweepSpec::parse(text).map(|s| Experiment::SpringParticle(Box::new(s)))
+                Convergence::parse(text).map(|s| Experiment::SpringParticle(Box::new(s)))
             }
             Some(toml::Value::String(name)) if name == klarbring::Klarbring::NAME => {
                 klarbring::KlarbringPlan::parse(text).map(|s| Experiment::Klarbring(Box::new(s)))
@@ -263,7 +265,7 @@ impl Experiment {
             Experiment::RodStudy(spec) => {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }
-            Experiment::SpringParticle(spec) => report_sweep(spec, dir),
+            Experiment::SpringParticle(spec) => report_convergence(spec, dir),
             Experiment::Dance(spec) => report_sweep(spec, dir),
             Experiment::SchmidMielke(spec) => schmid_mielke::report::write_report(spec, dir),
             Experiment::Klarbring(plan) => report_sweep(&plan.spec, dir),
@@ -271,6 +273,12 @@ impl Experiment {
             Experiment::TwoContact(spec) => report_sweep(spec, dir),
         }
     }
+}
+
+/// Read `dir/runs.csv` and hand its rows to the convergence study's report.
+fn report_convergence<S: System>(spec: &Convergence<S>, dir: &Path) -> Result<(), RunError> {
+    let rows = read_rows(&dir.join(RUNS_CSV), &Convergence::<S>::columns())?;
+    spec.report(&rows, dir)
 }
 
 /// Read `dir/runs.csv` and hand its rows to the model's report.

@@ -1,33 +1,26 @@
 //! The spring-loaded particle (`model = "spring_particle"`): the smallest example of a
-//! mechanical system in its own folder ([`mechanics`]), run by the harness through the
-//! [`Model`] contract, with a closed-form check: the slip onset time, against the compliant
+//! mechanical system in its own folder ([`mechanics`]) and a [`System`] of the harness (its
+//! convergence study is `crate::study::convergence`), with a closed-form check: the slip onset time, against the compliant
 //! closed form at each κ and against the rigid limit (README, "Adding a mechanical system").
 
 pub mod mechanics;
 
-use crate::analysis::extrapolate::{extrapolate, ExtrapolationOptions};
-use crate::analysis::fit::power_law;
 use crate::compliant::coulomb::Coulomb;
 use crate::compliant::normal::{require_resolvable_kappa, NormalCompliance};
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::error::{require_positive, SimError};
 use crate::experiment::grammar::LogGrid;
-use crate::experiment::model::{Cells, Model, SweepSpec};
-use crate::experiment::record;
-use crate::experiment::runner::{write_atomically, RunError};
-use crate::experiment::table::Row;
-use crate::integrate::{IntegratorKind, SolverStats};
-use crate::report::markdown::{fixed, sci, Markdown, MarkdownTable};
+use crate::experiment::system::{Method, Quantity, RunSettings, System};
+use crate::integrate::SolverStats;
 use mechanics::SpringParticleMechanics;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
-/// The spring-loaded particle as a model of the harness.
+/// The spring-loaded particle as a system of the harness.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpringParticle;
 
-/// `[params]`: every parameter is fixed; only κ is swept.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+/// `[params]`: one configuration (the input columns of runs.csv, in this order).
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
     /// Coulomb coefficient μ > 0 (static = kinetic).
@@ -45,20 +38,6 @@ pub struct Params {
     pub damping: f64,
     /// End of each run.
     pub t_end: f64,
-}
-
-/// `[sweep]`: the κ ladder.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Sweep {
-    pub kappa: LogGrid,
-}
-
-/// The one report of this model.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "snake_case")]
-pub enum Analysis {
-    SlipOnset,
 }
 
 impl Params {
@@ -127,52 +106,20 @@ fn check_scales(p: &Params, kappa_max: f64) -> Result<(), SimError> {
     Ok(())
 }
 
-impl Model for SpringParticle {
+impl System for SpringParticle {
     const NAME: &'static str = "spring_particle";
+    const TITLE: &'static str = "spring-loaded particle, slip onset";
     const SOLVER_KEYS: &'static [&'static str] = &["max_steps", "max_events"];
-    type Params = Params;
-    type Sweep = Sweep;
-    type Analysis = Analysis;
     type Config = Params;
-    const INPUT_COLUMNS: &'static [&'static str] = &[
-        "mu",
-        "stiffness",
-        "depth",
-        "load_amplitude",
-        "load_frequency",
-        "damping",
-        "t_end",
-    ];
-    const MEASURE_COLUMNS: &'static [&'static str] = &[
-        "mode_sequence",
-        "n_events",
-        "t_slip_onset",
-        "t_slip_onset_closed_form",
-        "t_slip_onset_rigid",
-        "x_end",
-        "load_work",
-        "energy_balance_error",
-    ];
+    type Record = Measures;
 
-    fn kappa(sweep: &Sweep) -> &LogGrid {
-        &sweep.kappa
-    }
-
-    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
-        require_resolvable_kappa("sweep.kappa.min", spec.sweep.kappa.min)?;
-        let p = &spec.params;
-        if let Some(w) = spec.solver.window_scaled {
-            return Err(SimError::invalid(
-                "solver.window_scaled",
-                w,
-                "this model runs to params.t_end; a fast-time window belongs to the mode table",
-            ));
-        }
+    fn validate(p: &Params, kappa: &LogGrid) -> Result<(), SimError> {
+        require_resolvable_kappa("sweep.kappa.min", kappa.min)?;
         require_positive("params.mu", p.mu)?;
         require_positive("params.stiffness", p.stiffness)?;
         require_positive("params.depth", p.depth)?;
         require_positive("params.load_frequency", p.load_frequency)?;
-        check_scales(p, spec.sweep.kappa.max)?;
+        check_scales(p, kappa.max)?;
         crate::compliant::normal::require_resolvable_damping("params.damping", p.damping)?;
         require_positive("params.t_end", p.t_end)?;
         if p.mechanics().slip_onset(p.mu, 0.0).is_none() {
@@ -188,32 +135,12 @@ impl Model for SpringParticle {
         Ok(())
     }
 
-    fn grid_size(_: &SweepSpec<Self>) -> u128 {
-        1
-    }
-
-    fn configurations(spec: &SweepSpec<Self>) -> Vec<Params> {
-        vec![spec.params]
-    }
-
-    fn inputs(p: &Params) -> Cells {
-        vec![
-            ("mu", p.mu.to_string()),
-            ("stiffness", p.stiffness.to_string()),
-            ("depth", p.depth.to_string()),
-            ("load_amplitude", p.load_amplitude.to_string()),
-            ("load_frequency", p.load_frequency.to_string()),
-            ("damping", p.damping.to_string()),
-            ("t_end", p.t_end.to_string()),
-        ]
-    }
-
     fn run(
-        spec: &SweepSpec<Self>,
         p: &Params,
-        kappa: f64,
-        integrator: IntegratorKind,
-    ) -> Result<(Cells, SolverStats), String> {
+        method: Method,
+        settings: &RunSettings,
+    ) -> Result<(Measures, SolverStats), SimError> {
+        let Method::Compliant { kappa } = method;
         let system = p.mechanics();
         let problem = ContactProblem {
             system: &system,
@@ -223,147 +150,88 @@ impl Model for SpringParticle {
                 mu_s: p.mu,
             },
         };
-        let s = &spec.solver;
-        let mut options = SimulationOptions::new(integrator, s.rtol, s.atol).with_guards(
-            None,
-            s.max_steps,
-            s.max_events,
-        );
+        let mut options = SimulationOptions::new(settings.integrator, settings.rtol, settings.atol)
+            .with_guards(None, settings.max_steps, settings.max_events);
         options.end = EndCondition::Time(p.t_end);
         let (q0, qdot0) = initial_state(p, kappa);
-        let r = simulate(&problem, &q0, &qdot0, &options).map_err(|e| e.to_string())?;
-        let onset = r.events.first().map(|e| e.t);
+        let r = simulate(&problem, &q0, &qdot0, &options)?;
         let measures = Measures {
             mode_sequence: r.modes_joined(">"),
             n_events: r.events.len(),
-            t_slip_onset: onset,
+            t_slip_onset: r.events.first().map(|e| e.t),
             t_slip_onset_closed_form: system.slip_onset(p.mu, kappa),
             t_slip_onset_rigid: system.slip_onset(p.mu, 0.0),
             x_end: r.final_q[0],
             load_work: r.energy.load_work,
             energy_balance_error: r.energy.balance_error,
         };
-        let cells = record::cells(&measures).map_err(|e| e.to_string())?;
-        Ok((cells, r.stats))
+        Ok((measures, r.stats))
     }
 
-    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
-        write_atomically(&dir.join("summary.md"), &render_summary(spec, rows))
+    fn quantities() -> &'static [Quantity] {
+        &[Quantity {
+            column: "t_slip_onset",
+            symbol: "t₁",
+            closed_form: Some("t_slip_onset_closed_form"),
+            rigid_limit: Some("t_slip_onset_rigid"),
+            exponent: Some(1.0),
+        }]
     }
-}
 
-/// summary.md: the slip onset against its closed form and its rigid limit, per integrator, with
-/// the fitted rate of convergence to the rigid limit and the limit extrapolated from the ladder.
-fn render_summary(spec: &SweepSpec<SpringParticle>, rows: &[Row]) -> String {
-    let p = &spec.params;
-    let mut md = Markdown::new();
-    md.heading(1, format!("{}: spring-loaded particle, slip onset", spec.name))
-        .generated_by(&spec.name, "")
-        .paragraph(format!(
-            "μ = {}, k = {}, d = {}, load {} sin({} t), c_d = {}; rtol {:e}, atol {:e}. Closed form \
-             (at rest δ/κ = k(d − δ), so F_n = kd/(1 + kκ)): sin(ω t₁) = μ k d / ((1 + kκ) a); rigid limit κ = 0.",
-            p.mu,
-            p.stiffness,
-            p.depth,
-            p.load_amplitude,
-            p.load_frequency,
-            p.damping,
-            spec.solver.rtol,
-            spec.solver.atol
-        ));
-    let mut table = MarkdownTable::new([
-        "integrator",
-        "κ",
-        "t₁ measured",
-        "− closed form",
-        "− rigid limit",
-        "energy balance error",
-    ]);
-    for r in rows {
-        let (Some(t), Some(exact), Some(rigid)) = (
-            r.number("t_slip_onset"),
-            r.number("t_slip_onset_closed_form"),
-            r.number("t_slip_onset_rigid"),
-        ) else {
-            table.row([
-                r.text("integrator").to_string(),
-                r.text("kappa").to_string(),
-                format!("failed: {}", r.text("error")),
-            ]);
-            continue;
-        };
-        table.row([
-            r.text("integrator").to_string(),
-            sci(r.number("kappa").unwrap_or(f64::NAN), 2),
-            fixed(t, 12),
-            sci(t - exact, 2),
-            sci(t - rigid, 3),
-            sci(r.number("energy_balance_error").unwrap_or(f64::NAN), 1),
-        ]);
+    fn diagnostics() -> &'static [(&'static str, &'static str)] {
+        &[("energy_balance_error", "energy balance error")]
     }
-    md.table(&table)
-        .heading(2, "Convergence to the rigid limit");
-    for kind in &spec.solver.integrators {
-        let (kappa, gap): (Vec<f64>, Vec<f64>) = rows
-            .iter()
-            .filter(|r| r.text("integrator") == kind.name())
-            .filter_map(|r| {
-                Some((
-                    r.number("kappa")?,
-                    (r.number("t_slip_onset")? - r.number("t_slip_onset_rigid")?).abs(),
-                ))
-            })
-            .unzip();
-        match power_law(&kappa, &gap) {
-            Some(f) => md.item(format!(
-                "{kind}: |t₁ − t₁(rigid)| ∝ κ^{:.4} ± {:.4} (95 %, n = {}); predicted exponent 1.",
-                f.slope, f.slope_ci95, f.n
-            )),
-            None => md.item(format!("{kind}: too few successful runs to fit a rate.")),
-        };
-        // The limit itself, extrapolated from the ladder without using the closed form
-        // (docs/extrapolation.md §1), against the rigid onset.
-        let (kappa, onset): (Vec<f64>, Vec<f64>) = rows
-            .iter()
-            .filter(|r| r.text("integrator") == kind.name())
-            .filter_map(|r| Some((r.number("kappa")?, r.number("t_slip_onset")?)))
-            .unzip();
-        let rigid = rows.iter().find_map(|r| r.number("t_slip_onset_rigid"));
-        match (
-            extrapolate(&kappa, &onset, &ExtrapolationOptions::default()),
-            rigid,
-        ) {
-            (Ok(e), Some(t_rigid)) => {
-                md.item_continued(format!(
-                    "t₁ extrapolated to κ → 0: {} ± {} ({}{}, {} points), rigid limit {}: difference {}, {} the interval.",
-                    fixed(e.limit, 12),
-                    sci(e.half_width, 1),
-                    e.formula,
-                    e.exponent.map(|p| format!(", p = {p:.4}")).unwrap_or_default(),
-                    e.points,
-                    fixed(t_rigid, 12),
-                    sci(e.limit - t_rigid, 1),
-                    if e.covers(t_rigid) { "inside" } else { "outside" }
-                ));
-            }
-            (Err(r), _) => {
-                md.item_continued(format!("t₁ extrapolated to κ → 0: refused ({r})."));
-            }
-            (Ok(_), None) => {}
-        }
+
+    fn describe(p: &Params) -> String {
+        format!(
+            "μ = {}, k = {}, d = {}, load {} sin({} t), c_d = {}. Closed form of the slip onset \
+             (at rest δ/κ = k(d − δ), so F_n = kd/(1 + kκ)): sin(ω t₁) = μ k d / ((1 + kκ) a)",
+            p.mu, p.stiffness, p.depth, p.load_amplitude, p.load_frequency, p.damping
+        )
     }
-    md.finish()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::study::convergence::Convergence;
 
     #[test]
-    fn the_measured_columns_are_the_record_fields() {
+    fn the_columns_of_runs_csv_are_the_configuration_and_record_fields() {
         assert_eq!(
-            record::columns::<Measures>(),
-            SpringParticle::MEASURE_COLUMNS
+            Convergence::<SpringParticle>::columns(),
+            [
+                "point_id",
+                "kappa",
+                "mu",
+                "stiffness",
+                "depth",
+                "load_amplitude",
+                "load_frequency",
+                "damping",
+                "t_end",
+                "integrator",
+                "rtol",
+                "atol",
+                "status",
+                "error",
+                "mode_sequence",
+                "n_events",
+                "t_slip_onset",
+                "t_slip_onset_closed_form",
+                "t_slip_onset_rigid",
+                "x_end",
+                "load_work",
+                "energy_balance_error",
+                "steps",
+                "rejected_steps",
+                "rhs_evals",
+                "jvp_evals",
+                "jacobian_evals",
+                "lu_factorisations",
+                "newton_iterations",
+                "wall_time_s",
+            ]
         );
     }
 }

@@ -1,0 +1,84 @@
+//! What a mechanical system is to the harness: physics only. A [`System`] owns its configuration
+//! (a serde struct: every key of `[params]`), what one run measures (a serde record: the measured
+//! columns of runs.csv), how one run is made under a [`Method`], and the quantities whose rigid
+//! limit a convergence study reports. The studies (`crate::study`) own the grid, the columns, the
+//! resume key and the report, once for every system.
+
+use crate::error::SimError;
+use crate::experiment::grammar::LogGrid;
+use crate::integrate::{IntegratorKind, SolverStats};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::fmt::Debug;
+
+/// How contact acts in one run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Method {
+    /// The penalty model: a normal spring of compliance κ (stiffness 1/κ).
+    Compliant { kappa: f64 },
+}
+
+/// The settings of one run that are not physics: the integrator, its tolerances and the guards.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunSettings {
+    pub integrator: IntegratorKind,
+    pub rtol: f64,
+    pub atol: f64,
+    /// Time limit of a run that ends at an event (`[solver] t_max`).
+    pub t_max: Option<f64>,
+    pub max_steps: Option<usize>,
+    pub max_events: Option<usize>,
+}
+
+/// A quantity whose limit κ → 0 a convergence study reports: the column of the system's record
+/// that holds it, and the columns of the same record that predict it (a closed form at the run's
+/// κ, the rigid limit), each optional.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Quantity {
+    /// The record's column.
+    pub column: &'static str,
+    /// Its symbol in a summary (`t₁`).
+    pub symbol: &'static str,
+    /// The record's column holding its closed form at the run's κ.
+    pub closed_form: Option<&'static str>,
+    /// The record's column holding its rigid limit (κ = 0).
+    pub rigid_limit: Option<&'static str>,
+    /// The predicted exponent p of |value − rigid limit| ∝ κ^p.
+    pub exponent: Option<f64>,
+}
+
+/// A mechanical system: its physics, nothing of the harness. The implementing type is a unit
+/// struct (`#[derive(Clone, Copy, Debug, PartialEq)]`) that names the system.
+pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
+    /// `model = "…"` in an experiment file.
+    const NAME: &'static str;
+    /// What the system is, in a few words: a summary's title after the experiment's name.
+    const TITLE: &'static str;
+    /// The optional `[solver]` keys its runs use, of `t_max`, `max_steps` and `max_events`; a
+    /// file that sets another is refused (a key is never accepted and ignored).
+    const SOLVER_KEYS: &'static [&'static str];
+    /// One configuration: the `[params]` table (unknown keys refused). Its fields are the input
+    /// columns of runs.csv, in field order.
+    type Config: Serialize + DeserializeOwned + Default + Clone + Debug + PartialEq + Send + Sync;
+    /// What one run measures: the measured columns of runs.csv, in field order.
+    type Record: Serialize + DeserializeOwned + Default + Clone + Debug + Send;
+
+    /// Check a configuration that runs over the κ ladder `kappa`; errors name the key to fix.
+    fn validate(config: &Self::Config, kappa: &LogGrid) -> Result<(), SimError>;
+    /// Run one configuration under `method`: what it measures and the work it took.
+    fn run(
+        config: &Self::Config,
+        method: Method,
+        settings: &RunSettings,
+    ) -> Result<(Self::Record, SolverStats), SimError>;
+    /// The quantities whose rigid limit a convergence study reports.
+    fn quantities() -> &'static [Quantity];
+    /// Columns of the record shown beside the quantities, as they are (an energy balance error):
+    /// (column, what it is).
+    fn diagnostics() -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+    /// The configuration in a summary: its parameters and the closed forms the quantities are
+    /// compared with.
+    fn describe(config: &Self::Config) -> String;
+}

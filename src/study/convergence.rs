@@ -1,0 +1,308 @@
+//! The convergence study of any [`System`]: one configuration run over a κ ladder by each listed
+//! integrator; per quantity of the system, its values against the closed form at κ and the rigid
+//! limit, the fitted rate of convergence and the limit extrapolated from the ladder alone
+//! (docs/extrapolation.md §1) against the rigid one.
+//!
+//! ```toml
+//! name = "spring_particle"
+//! model = "spring_particle"       # the system
+//! study = "convergence"           # optional: the default study
+//! [params]                        # the system's configuration
+//! …
+//! [sweep]
+//! kappa = { min = 1e-8, max = 1e-2, per_decade = 2 }
+//! [solver]
+//! integrators = ["radau5", "tsit45"]
+//! rtol = 1e-10
+//! atol = 1e-10
+//! ```
+
+use crate::analysis::extrapolate::{extrapolate, ExtrapolationOptions};
+use crate::analysis::fit::power_law;
+use crate::error::SimError;
+use crate::experiment::grammar::{parse_validated, validate_name, LogGrid, SolverSpec, SpecError};
+use crate::experiment::model::{finish_sweep_row, sweep_columns, sweep_input_row};
+use crate::experiment::record;
+use crate::experiment::runner::{write_atomically, Plan, RunError};
+use crate::experiment::system::{Method, Quantity, RunSettings, System};
+use crate::experiment::table::Row;
+use crate::integrate::IntegratorKind;
+use crate::report::markdown::{fixed, sci, Markdown, MarkdownTable};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The name of this study in `study = "…"`.
+pub const NAME: &str = "convergence";
+
+/// `[sweep]`: the κ ladder.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KappaSweep {
+    pub kappa: LogGrid,
+}
+
+/// A convergence experiment file of system `S`. Unknown keys are refused.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, bound = "")]
+pub struct Convergence<S: System> {
+    /// Name; the default output directory is `results/NAME`.
+    pub name: String,
+    /// The system ([`System::NAME`]).
+    pub model: String,
+    /// `study = "convergence"` (the key `analysis` is read as its alias).
+    #[serde(default, alias = "study")]
+    pub analysis: Option<String>,
+    pub params: S::Config,
+    pub sweep: KappaSweep,
+    pub solver: SolverSpec,
+}
+
+/// One run: a κ of the ladder and an integrator.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    /// Position in the grid: the output order and the resume key.
+    pub id: usize,
+    pub kappa: f64,
+    pub integrator: IntegratorKind,
+}
+
+impl<S: System> Convergence<S> {
+    /// Parse and validate TOML text.
+    pub fn parse(text: &str) -> Result<Self, SpecError> {
+        parse_validated(text, Self::validate)
+    }
+
+    fn validate(&self) -> Result<(), SimError> {
+        validate_name(&self.name)?;
+        if self.model != S::NAME {
+            return Err(SimError::invalid(
+                "model",
+                &self.model,
+                &format!("this file is read as a {} experiment", S::NAME),
+            ));
+        }
+        if let Some(study) = self.analysis.as_deref().filter(|s| *s != NAME) {
+            return Err(SimError::invalid(
+                "study",
+                study,
+                &format!("system {} has the study {NAME}", S::NAME),
+            ));
+        }
+        self.sweep.kappa.validate("sweep.kappa")?;
+        self.solver.validate(self.sweep.kappa.len() as u128)?;
+        S::validate(&self.params, &self.sweep.kappa)?;
+        self.solver.refuse_unused_keys(S::NAME, S::SOLVER_KEYS)
+    }
+
+    /// κ from large to small, then the integrators as listed.
+    pub fn points(&self) -> Vec<Point> {
+        let mut out = Vec::new();
+        for kappa in self.sweep.kappa.values() {
+            for &integrator in &self.solver.integrators {
+                out.push(Point {
+                    id: out.len(),
+                    kappa,
+                    integrator,
+                });
+            }
+        }
+        out
+    }
+
+    /// The columns of runs.csv: point, κ, the configuration, the settings and status, the
+    /// system's record, the work counters, the wall time.
+    pub fn columns() -> Vec<&'static str> {
+        sweep_columns(
+            &record::columns::<S::Config>(),
+            &record::columns::<S::Record>(),
+        )
+    }
+
+    fn settings(&self, integrator: IntegratorKind) -> RunSettings {
+        RunSettings {
+            integrator,
+            rtol: self.solver.rtol,
+            atol: self.solver.atol,
+            t_max: self.solver.t_max,
+            max_steps: self.solver.max_steps,
+            max_events: self.solver.max_events,
+        }
+    }
+
+    /// summary.md from the rows of runs.csv.
+    pub fn report(&self, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+        write_atomically(&dir.join("summary.md"), &self.summary(rows))
+    }
+
+    fn summary(&self, rows: &[Row]) -> String {
+        let mut md = Markdown::new();
+        md.heading(1, format!("{}: {}", self.name, S::TITLE))
+            .generated_by(&self.name, "")
+            .paragraph(format!(
+                "{}; rtol {:e}, atol {:e}. Rigid limit κ = 0.",
+                S::describe(&self.params),
+                self.solver.rtol,
+                self.solver.atol
+            ));
+        md.table(&values_table::<S>(rows))
+            .heading(2, "Convergence to the rigid limit");
+        for q in S::quantities() {
+            for kind in &self.solver.integrators {
+                convergence_items(&mut md, q, kind, rows);
+            }
+        }
+        md.finish()
+    }
+}
+
+/// Every row: each quantity measured, its difference from the closed form at κ and from the
+/// rigid limit, and the system's diagnostics.
+fn values_table<S: System>(rows: &[Row]) -> MarkdownTable {
+    let mut header = vec!["integrator".to_string(), "κ".to_string()];
+    for q in S::quantities() {
+        header.push(format!("{} measured", q.symbol));
+        if q.closed_form.is_some() {
+            header.push("− closed form".into());
+        }
+        if q.rigid_limit.is_some() {
+            header.push("− rigid limit".into());
+        }
+    }
+    header.extend(S::diagnostics().iter().map(|(_, what)| what.to_string()));
+    let mut table = MarkdownTable::new(header);
+    for r in rows {
+        let mut cells = vec![r.text("integrator").to_string()];
+        if r.text("status") != "ok" {
+            cells.push(r.text("kappa").to_string());
+            cells.push(format!("failed: {}", r.text("error")));
+            table.row(cells);
+            continue;
+        }
+        cells.push(sci(r.number("kappa").unwrap_or(f64::NAN), 2));
+        for q in S::quantities() {
+            let value = r.number(q.column);
+            let gap = |reference: Option<&str>, digits| {
+                let d = value.zip(reference.and_then(|c| r.number(c)));
+                d.map_or_else(String::new, |(v, e)| sci(v - e, digits))
+            };
+            cells.push(value.map_or_else(String::new, |v| fixed(v, 12)));
+            if q.closed_form.is_some() {
+                cells.push(gap(q.closed_form, 2));
+            }
+            if q.rigid_limit.is_some() {
+                cells.push(gap(q.rigid_limit, 3));
+            }
+        }
+        for (column, _) in S::diagnostics() {
+            cells.push(sci(r.number(column).unwrap_or(f64::NAN), 1));
+        }
+        table.row(cells);
+    }
+    table
+}
+
+/// The rate of |q − rigid limit| ∝ κ^p of `kind`'s rows, and q extrapolated to κ → 0 from the
+/// ladder alone against the rigid limit.
+fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, rows: &[Row]) {
+    let Some(limit) = q.rigid_limit else {
+        return;
+    };
+    let own: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.text("integrator") == kind.name())
+        .collect();
+    let (kappa, gap): (Vec<f64>, Vec<f64>) = own
+        .iter()
+        .filter_map(|r| {
+            Some((
+                r.number("kappa")?,
+                (r.number(q.column)? - r.number(limit)?).abs(),
+            ))
+        })
+        .unzip();
+    let symbol = q.symbol;
+    let predicted = q
+        .exponent
+        .map(|p| format!("; predicted exponent {p}"))
+        .unwrap_or_default();
+    match power_law(&kappa, &gap) {
+        Some(f) => md.item(format!(
+            "{kind}: |{symbol} − {symbol}(rigid)| ∝ κ^{:.4} ± {:.4} (95 %, n = {}){predicted}.",
+            f.slope, f.slope_ci95, f.n
+        )),
+        None => md.item(format!("{kind}: too few successful runs to fit a rate.")),
+    };
+    let (kappa, value): (Vec<f64>, Vec<f64>) = own
+        .iter()
+        .filter_map(|r| Some((r.number("kappa")?, r.number(q.column)?)))
+        .unzip();
+    let rigid = rows.iter().find_map(|r| r.number(limit));
+    match (
+        extrapolate(&kappa, &value, &ExtrapolationOptions::default()),
+        rigid,
+    ) {
+        (Ok(e), Some(rigid)) => {
+            md.item_continued(format!(
+                "{symbol} extrapolated to κ → 0: {} ± {} ({}{}, {} points), rigid limit {}: difference {}, {} the interval.",
+                fixed(e.limit, 12),
+                sci(e.half_width, 1),
+                e.formula,
+                e.exponent.map(|p| format!(", p = {p:.4}")).unwrap_or_default(),
+                e.points,
+                fixed(rigid, 12),
+                sci(e.limit - rigid, 1),
+                if e.covers(rigid) { "inside" } else { "outside" }
+            ));
+        }
+        (Err(r), _) => {
+            md.item_continued(format!("{symbol} extrapolated to κ → 0: refused ({r})."));
+        }
+        (Ok(_), None) => {}
+    }
+}
+
+impl<S: System> Plan for Convergence<S> {
+    type Point = Point;
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn columns(&self) -> Vec<&'static str> {
+        Self::columns()
+    }
+    fn points(&self) -> Vec<Point> {
+        Convergence::points(self)
+    }
+    fn point_id(&self, point: &Point) -> usize {
+        point.id
+    }
+    fn input_row(&self, point: &Point) -> Row {
+        // A configuration that is not a flat record is refused by the tests of each system
+        // (its columns are derived from it); an empty input list here would only lose cells.
+        let inputs = record::cells(&self.params).unwrap_or_default();
+        sweep_input_row(
+            point.id,
+            point.kappa,
+            inputs,
+            point.integrator,
+            &self.solver,
+        )
+    }
+    fn run_point(&self, point: &Point) -> Row {
+        let start = std::time::Instant::now();
+        let method = Method::Compliant { kappa: point.kappa };
+        let result = S::run(&self.params, method, &self.settings(point.integrator))
+            .map_err(|e| e.to_string())
+            .and_then(|(record, stats)| {
+                let cells = record::cells(&record).map_err(|e| e.to_string())?;
+                Ok((cells, stats))
+            });
+        finish_sweep_row(self.input_row(point), result, start)
+    }
+    fn describe(&self, point: &Point) -> String {
+        format!("{} κ = {:.1e}", point.integrator, point.kappa)
+    }
+    fn spec_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).unwrap_or_default()
+    }
+}

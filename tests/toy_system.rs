@@ -1,0 +1,249 @@
+//! A system added from outside the crate the way README's "Adding a mechanical system" says: its
+//! physics (mechanics, configuration, record, one run) and nothing of the harness; the generic
+//! convergence study runs it, writes runs.csv and the summary, and the measured values agree
+//! with the closed forms.
+//!
+//! The toy: a unit-mass particle that lands on a frictional floor under gravity g with velocity
+//! (u₀, −v₀) at the instant of contact, on a linear spring of compliance κ, and runs to lift-off.
+//! The penetration solves δ'' = g − δ/κ, δ(0) = 0, δ'(0) = v₀:
+//! δ = gκ(1 − cos ωt) + v₀√κ sin ωt (ω = 1/√κ), zero again at
+//! t_off = √κ (π + 2 atan(g√κ/v₀)); the normal velocity returns as +v₀ (the spring and gravity
+//! are conservative and y(t_off) = 0), so the normal impulse is 2v₀ + g t_off and, sliding
+//! throughout, u_end = u₀ − μ(2v₀ + g t_off). Rigid limits: t_off → 0 and u_end → u₀ − 2μv₀,
+//! both at rate κ^(1/2).
+
+use rigid_limit::compliant::coulomb::Coulomb;
+use rigid_limit::compliant::normal::NormalCompliance;
+use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
+use rigid_limit::error::{require_positive, SimError};
+use rigid_limit::experiment::grammar::LogGrid;
+use rigid_limit::experiment::runner::{run_experiment, RUNS_CSV};
+use rigid_limit::experiment::store::read_rows;
+use rigid_limit::experiment::system::{Method, Quantity, RunSettings, System};
+use rigid_limit::experiment::RunOptions;
+use rigid_limit::integrate::SolverStats;
+use rigid_limit::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
+use rigid_limit::study::convergence::Convergence;
+use serde::{Deserialize, Serialize};
+
+/// The particle under gravity g above a flat floor: q = (x, y), gap y.
+struct Landing {
+    g: f64,
+}
+
+impl Mechanics<2> for Landing {
+    fn coordinate_names(&self) -> [&'static str; 2] {
+        ["x", "y"]
+    }
+    fn rotation_index(&self) -> Option<usize> {
+        None
+    }
+    fn mass_matrix<S: Real>(&self, _q: &[S; 2]) -> [[S; 2]; 2] {
+        [[S::cst(1.0), S::zero()], [S::zero(), S::cst(1.0)]]
+    }
+    fn generalized_force<S: Real>(&self, _q: &[S; 2], _qdot: &[S; 2]) -> [S; 2] {
+        [S::zero(), S::cst(-self.g)]
+    }
+    fn potential_energy<S: Real>(&self, q: &[S; 2]) -> S {
+        q[1].scale(self.g)
+    }
+}
+
+impl PlanarContactSystem<2> for Landing {
+    fn contact_kinematics<S: Real>(&self, q: &[S; 2], _qdot: &[S; 2]) -> ContactKinematics<S, 2> {
+        ContactKinematics {
+            gap: q[1],
+            tangential: [S::cst(1.0), S::zero()],
+            normal: [S::zero(), S::cst(1.0)],
+            tangential_drift: S::zero(),
+            normal_drift: S::zero(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Config {
+    g: f64,
+    mu: f64,
+    u0: f64,
+    v0: f64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Record {
+    mode_sequence: String,
+    t_liftoff: f64,
+    t_liftoff_closed_form: f64,
+    t_liftoff_rigid: f64,
+    u_end: f64,
+    u_end_closed_form: f64,
+    u_end_rigid: f64,
+    impulse_normal: f64,
+}
+
+impl Config {
+    fn t_liftoff(&self, kappa: f64) -> f64 {
+        let sk = kappa.sqrt();
+        sk * (std::f64::consts::PI + 2.0 * (self.g * sk / self.v0).atan())
+    }
+    fn u_end(&self, kappa: f64) -> f64 {
+        self.u0 - self.mu * (2.0 * self.v0 + self.g * self.t_liftoff(kappa))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Toy;
+
+impl System for Toy {
+    const NAME: &'static str = "landing";
+    const TITLE: &'static str = "a particle landing on a frictional floor";
+    const SOLVER_KEYS: &'static [&'static str] = &[];
+    type Config = Config;
+    type Record = Record;
+
+    fn validate(c: &Config, _kappa: &LogGrid) -> Result<(), SimError> {
+        require_positive("params.v0", c.v0)?;
+        require_positive("params.mu", c.mu)?;
+        Ok(())
+    }
+
+    fn run(c: &Config, method: Method, s: &RunSettings) -> Result<(Record, SolverStats), SimError> {
+        let Method::Compliant { kappa } = method;
+        let landing = Landing { g: c.g };
+        let problem = ContactProblem {
+            system: &landing,
+            compliance: NormalCompliance::spring_dashpot(kappa, 0.0),
+            friction: Coulomb {
+                mu: c.mu,
+                mu_s: c.mu,
+            },
+        };
+        let mut options = SimulationOptions::new(s.integrator, s.rtol, s.atol);
+        options.end = EndCondition::Separation;
+        let r = simulate(&problem, &[0.0, 0.0], &[c.u0, -c.v0], &options)?;
+        let record = Record {
+            mode_sequence: r.modes_joined(">"),
+            t_liftoff: r.final_time,
+            t_liftoff_closed_form: c.t_liftoff(kappa),
+            t_liftoff_rigid: 0.0,
+            u_end: r.final_qdot[0],
+            u_end_closed_form: c.u_end(kappa),
+            u_end_rigid: c.u_end(0.0),
+            impulse_normal: r.impulse_normal,
+        };
+        Ok((record, r.stats))
+    }
+
+    fn quantities() -> &'static [Quantity] {
+        &[
+            Quantity {
+                column: "t_liftoff",
+                symbol: "t_off",
+                closed_form: Some("t_liftoff_closed_form"),
+                rigid_limit: Some("t_liftoff_rigid"),
+                exponent: Some(0.5),
+            },
+            Quantity {
+                column: "u_end",
+                symbol: "u_end",
+                closed_form: Some("u_end_closed_form"),
+                rigid_limit: Some("u_end_rigid"),
+                exponent: Some(0.5),
+            },
+        ]
+    }
+
+    fn describe(c: &Config) -> String {
+        format!(
+            "g = {}, μ = {}, landing at (u₀, −v₀) = ({}, −{})",
+            c.g, c.mu, c.u0, c.v0
+        )
+    }
+}
+
+const EXPERIMENT: &str = r#"
+name = "landing"
+model = "landing"
+study = "convergence"
+
+[params]
+g = 1.0
+mu = 0.3
+u0 = 2.0
+v0 = 1.0
+
+[sweep]
+kappa = { min = 1e-8, max = 1e-4, per_decade = 2 }
+
+[solver]
+integrators = ["dop853", "radau5"]
+rtol = 1e-11
+atol = 1e-13
+"#;
+
+#[test]
+fn a_system_from_outside_the_crate_runs_the_convergence_study_and_matches_its_closed_forms() {
+    let spec = Convergence::<Toy>::parse(EXPERIMENT).expect("the experiment parses");
+    let dir = std::env::temp_dir().join(format!("rigid-limit-toy-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = RunOptions {
+        out_dir: dir.clone(),
+        shard: None,
+        progress: false,
+        fresh: false,
+        command_line: "test".into(),
+        stop_after_rows: None,
+    };
+    let summary = run_experiment(&spec, &opts).expect("the run completes");
+    assert_eq!((summary.points, summary.failed), (18, 0));
+    let rows = read_rows(&dir.join(RUNS_CSV), &Convergence::<Toy>::columns()).unwrap();
+    for r in &rows {
+        let n = |c: &str| r.number(c).unwrap();
+        let kappa = n("kappa");
+        assert_eq!(r.text("mode_sequence"), "slide_right", "{kappa}");
+        // Located lift-off and integrated slide against the closed forms.
+        let rel = |a: f64, b: f64| ((a - b) / b).abs();
+        assert!(
+            rel(n("t_liftoff"), n("t_liftoff_closed_form")) < 1e-7,
+            "κ {kappa}: t_off {} against {}",
+            n("t_liftoff"),
+            n("t_liftoff_closed_form")
+        );
+        assert!(
+            (n("u_end") - n("u_end_closed_form")).abs() < 1e-8,
+            "κ {kappa}"
+        );
+        // Impulse–momentum in the normal direction: ∫F_n = Δv_n + g t_off = 2v₀ + g t_off.
+        assert!((n("impulse_normal") - (2.0 + n("t_liftoff"))).abs() < 1e-7);
+    }
+    spec.report(&rows, &dir).unwrap();
+    let text = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    // The generic report fits |t_off − 0| ∝ κ^p: p = 1/2 within its interval.
+    let rate = text
+        .lines()
+        .find(|l| l.starts_with("- dop853: |t_off"))
+        .expect("a rate line for t_off");
+    let p: f64 = rate
+        .split("κ^")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .expect("a fitted exponent");
+    assert!((p - 0.5).abs() < 0.01, "{rate}");
+    // The limit extrapolated from the ladder alone covers the rigid one, for both quantities
+    // and both integrators.
+    let inside = text
+        .lines()
+        .filter(|l| l.ends_with("inside the interval."))
+        .count();
+    assert_eq!(inside, 4, "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn another_study_name_is_refused_naming_the_key() {
+    let text = EXPERIMENT.replace("study = \"convergence\"", "study = \"atlas\"");
+    let e = Convergence::<Toy>::parse(&text).unwrap_err().to_string();
+    assert!(e.contains("study") && e.contains("atlas"), "{e}");
+}
