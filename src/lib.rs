@@ -16,6 +16,7 @@ pub mod analysis;
 pub mod compliant;
 pub mod error;
 pub mod experiment;
+pub mod expression;
 pub mod hybrid;
 pub mod integrate;
 pub mod model;

@@ -121,6 +121,26 @@ impl<const K: usize> Real for Jet<K> {
         }
         Jet { c: r }
     }
+    /// e' = e x': k e_k = Σ_{j=1..k} j x_j e_{k−j}.
+    fn exp(self) -> Self {
+        let mut e = [0.0; K];
+        e[0] = Real::exp(self.c[0]);
+        for k in 1..K {
+            let s: f64 = (1..=k).map(|j| j as f64 * self.c[j] * e[k - j]).sum();
+            e[k] = s / k as f64;
+        }
+        Jet { c: e }
+    }
+    /// l' x = x': k l_k x_0 = k x_k − Σ_{j=1..k−1} j l_j x_{k−j} (x_0 > 0).
+    fn ln(self) -> Self {
+        let mut l = [0.0; K];
+        l[0] = Real::ln(self.c[0]);
+        for k in 1..K {
+            let s: f64 = (1..k).map(|j| j as f64 * l[j] * self.c[k - j]).sum();
+            l[k] = (k as f64 * self.c[k] - s) / (k as f64 * self.c[0]);
+        }
+        Jet { c: l }
+    }
 }
 
 /// sin and cos together: with u = sin x, v = cos x, u' = v x', v' = −u x', so
@@ -179,6 +199,15 @@ mod tests {
         // 1/(1 − s) = Σ s^k.
         let q = Jet::<5>::cst(1.0) / (Jet::cst(1.0) - Jet::variable(0.0));
         assert!(q.c.iter().all(|&c| (c - 1.0).abs() < 1e-15));
+        // exp(s) = Σ s^k/k!; ln(exp(0.7 + s)) = 0.7 + s.
+        let e = Jet::<5>::variable(0.0).exp();
+        for (a, b) in e.c.iter().zip([1.0, 1.0, 0.5, 1.0 / 6.0, 1.0 / 24.0]) {
+            assert!((a - b).abs() < 1e-15);
+        }
+        let l = Jet::<5>::variable(0.7).exp().ln();
+        for (a, b) in l.c.iter().zip([0.7, 1.0, 0.0, 0.0, 0.0]) {
+            assert!((a - b).abs() < 1e-14, "{:?}", l.c);
+        }
         // cos(0.3 + s) at order 2: −cos(0.3)/2.
         let c = Jet::<3>::variable(0.3).cos();
         assert!((c.c[2] + 0.3f64.cos() / 2.0).abs() < 1e-15);

@@ -30,6 +30,21 @@ pub trait Real:
     fn sin(self) -> Self;
     fn cos(self) -> Self;
     fn sqrt(self) -> Self;
+    fn exp(self) -> Self;
+    /// The natural logarithm.
+    fn ln(self) -> Self;
+    /// |x|; its derivative at 0 is taken as 0's sign, +1.
+    fn abs(self) -> Self {
+        if self.value() < 0.0 {
+            -self
+        } else {
+            self
+        }
+    }
+    fn tan(self) -> Self {
+        let (s, c) = self.sin_cos();
+        s / c
+    }
     /// `(sin, cos)` of one angle, sharing its argument reduction.
     fn sin_cos(self) -> (Self, Self) {
         (self.sin(), self.cos())
@@ -60,6 +75,12 @@ impl Real for f64 {
     }
     fn sqrt(self) -> Self {
         f64::sqrt(self)
+    }
+    fn exp(self) -> Self {
+        libm::exp(self)
+    }
+    fn ln(self) -> Self {
+        libm::log(self)
     }
 }
 
@@ -128,6 +149,13 @@ impl Real for Dual {
     fn sqrt(self) -> Self {
         let r = self.re.sqrt();
         Dual::new(r, self.eps / (2.0 * r))
+    }
+    fn exp(self) -> Self {
+        let e = Real::exp(self.re);
+        Dual::new(e, self.eps * e)
+    }
+    fn ln(self) -> Self {
+        Dual::new(Real::ln(self.re), self.eps / self.re)
     }
 }
 
