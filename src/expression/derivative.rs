@@ -78,8 +78,8 @@ pub(super) fn neg(a: Expr) -> Expr {
 pub(super) fn add(a: Expr, b: Expr) -> Expr {
     match (num(&a), num(&b)) {
         (Some(x), Some(y)) => Expr::Num(x + y),
-        (Some(x), _) if x == 0.0 => b,
-        (_, Some(y)) if y == 0.0 => a,
+        (Some(0.0), _) => b,
+        (_, Some(0.0)) => a,
         _ => Expr::Add(Box::new(a), Box::new(b)),
     }
 }
@@ -87,8 +87,8 @@ pub(super) fn add(a: Expr, b: Expr) -> Expr {
 pub(super) fn sub(a: Expr, b: Expr) -> Expr {
     match (num(&a), num(&b)) {
         (Some(x), Some(y)) => Expr::Num(x - y),
-        (Some(x), _) if x == 0.0 => neg(b),
-        (_, Some(y)) if y == 0.0 => a,
+        (Some(0.0), _) => neg(b),
+        (_, Some(0.0)) => a,
         _ => Expr::Sub(Box::new(a), Box::new(b)),
     }
 }
@@ -96,11 +96,11 @@ pub(super) fn sub(a: Expr, b: Expr) -> Expr {
 pub(super) fn mul(a: Expr, b: Expr) -> Expr {
     match (num(&a), num(&b)) {
         (Some(x), Some(y)) => Expr::Num(x * y),
-        (Some(x), _) | (_, Some(x)) if x == 0.0 => Expr::Num(0.0),
-        (Some(x), _) if x == 1.0 => b,
-        (_, Some(y)) if y == 1.0 => a,
-        (Some(x), _) if x == -1.0 => neg(b),
-        (_, Some(y)) if y == -1.0 => neg(a),
+        (Some(0.0), _) | (_, Some(0.0)) => Expr::Num(0.0),
+        (Some(1.0), _) => b,
+        (_, Some(1.0)) => a,
+        (Some(-1.0), _) => neg(b),
+        (_, Some(-1.0)) => neg(a),
         _ => Expr::Mul(Box::new(a), Box::new(b)),
     }
 }
@@ -110,8 +110,8 @@ pub(super) fn div(a: Expr, b: Expr) -> Expr {
         // A constant quotient by zero stays a quotient: its evaluation gives the non-finite
         // value that the run reports, rather than a folded one at parse time.
         (Some(x), Some(y)) if y != 0.0 => Expr::Num(x / y),
-        (Some(x), _) if x == 0.0 => Expr::Num(0.0),
-        (_, Some(y)) if y == 1.0 => a,
+        (Some(0.0), _) => Expr::Num(0.0),
+        (_, Some(1.0)) => a,
         _ => Expr::Div(Box::new(a), Box::new(b)),
     }
 }

@@ -140,9 +140,7 @@ impl Expr {
 
     /// The sum of `terms` (0 when empty).
     pub fn sum(terms: impl IntoIterator<Item = Expr>) -> Expr {
-        terms
-            .into_iter()
-            .fold(Expr::Num(0.0), |acc, t| derivative::add(acc, t))
+        terms.into_iter().fold(Expr::Num(0.0), derivative::add)
     }
 }
 
