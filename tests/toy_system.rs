@@ -135,10 +135,11 @@ impl System for Toy {
         Ok((record, r.stats))
     }
 
-    fn quantities() -> &'static [Quantity] {
-        &[
+    fn quantities(_: &Config) -> Vec<Quantity> {
+        vec![
             Quantity {
                 column: "t_liftoff",
+                component: None,
                 symbol: "t_off",
                 closed_form: Some("t_liftoff_closed_form"),
                 rigid_limit: Some("t_liftoff_rigid"),
@@ -146,6 +147,7 @@ impl System for Toy {
             },
             Quantity {
                 column: "u_end",
+                component: None,
                 symbol: "u_end",
                 closed_form: Some("u_end_closed_form"),
                 rigid_limit: Some("u_end_rigid"),
@@ -197,7 +199,7 @@ fn a_system_from_outside_the_crate_runs_the_convergence_study_and_matches_its_cl
     };
     let summary = run_experiment(&spec, &opts).expect("the run completes");
     assert_eq!((summary.points, summary.failed), (18, 0));
-    let rows = read_rows(&dir.join(RUNS_CSV), &Convergence::<Toy>::columns()).unwrap();
+    let rows = read_rows(&dir.join(RUNS_CSV), &spec.columns()).unwrap();
     for r in &rows {
         let n = |c: &str| r.number(c).unwrap();
         let kappa = n("kappa");

@@ -194,6 +194,10 @@ pub struct SolverSpec {
     /// Step guard of each run (default 2,000,000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_steps: Option<usize>,
+    /// The end of each run of a system that runs to a fixed time (a described system; without
+    /// it, a run ends when the contact opens).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub t_end: Option<f64>,
     /// Event guard of each run (default 1000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_events: Option<usize>,
@@ -219,11 +223,21 @@ impl SolverSpec {
         if let Some(t) = self.t_max {
             crate::error::require_positive("solver.t_max", t)?;
         }
+        if let Some(t) = self.t_end {
+            crate::error::require_positive("solver.t_end", t)?;
+        }
+        if self.t_max.is_some() && self.t_end.is_some() {
+            return Err(SimError::invalid(
+                "solver.t_max",
+                crate::error::number_text(self.t_max.unwrap_or_default()),
+                "a run with solver.t_end ends there; t_max limits a run that ends when the contact opens; remove one",
+            ));
+        }
         Ok(())
     }
 
     /// A key that the runs of `model` would ignore (not among `used`, of `t_max`,
-    /// `window_scaled`, `max_steps` and `max_events`) is an error, not a silent no-op.
+    /// `window_scaled`, `max_steps`, `max_events` and `t_end`) is an error, not a silent no-op.
     pub fn refuse_unused_keys(&self, model: &str, used: &[&str]) -> Result<(), SimError> {
         let set = [
             ("t_max", self.t_max.map(crate::error::number_text)),
@@ -233,11 +247,12 @@ impl SolverSpec {
             ),
             ("max_steps", self.max_steps.map(|n| n.to_string())),
             ("max_events", self.max_events.map(|n| n.to_string())),
+            ("t_end", self.t_end.map(crate::error::number_text)),
         ];
         for (key, value) in set {
             if let Some(value) = value.filter(|_| !used.contains(&key)) {
                 let uses = if used.is_empty() {
-                    "none of t_max, window_scaled, max_steps, max_events".to_string()
+                    "none of t_max, window_scaled, max_steps, max_events, t_end".to_string()
                 } else {
                     used.join(", ")
                 };

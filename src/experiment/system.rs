@@ -6,6 +6,8 @@
 
 use crate::error::SimError;
 use crate::experiment::grammar::LogGrid;
+use crate::experiment::model::Cells;
+use crate::experiment::record;
 use crate::integrate::{IntegratorKind, SolverStats};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -26,17 +28,21 @@ pub struct RunSettings {
     pub atol: f64,
     /// Time limit of a run that ends at an event (`[solver] t_max`).
     pub t_max: Option<f64>,
+    /// The end of a run that runs to a fixed time (`[solver] t_end`).
+    pub t_end: Option<f64>,
     pub max_steps: Option<usize>,
     pub max_events: Option<usize>,
 }
 
 /// A quantity whose limit κ → 0 a convergence study reports: the column of the system's record
-/// that holds it, and the columns of the same record that predict it (a closed form at the run's
-/// κ, the rigid limit), each optional.
+/// that holds it (or one component of a space-separated list there), and the columns of the same
+/// record that predict it (a closed form at the run's κ, the rigid limit), each optional.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Quantity {
     /// The record's column.
     pub column: &'static str,
+    /// The component of a list column (`q_end`), or `None` for a number.
+    pub component: Option<usize>,
     /// Its symbol in a summary (`t₁`).
     pub symbol: &'static str,
     /// The record's column holding its closed form at the run's κ.
@@ -71,8 +77,26 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
         method: Method,
         settings: &RunSettings,
     ) -> Result<(Self::Record, SolverStats), SimError>;
-    /// The quantities whose rigid limit a convergence study reports.
-    fn quantities() -> &'static [Quantity];
+    /// The quantities whose limit κ → 0 a convergence study reports.
+    fn quantities(config: &Self::Config) -> Vec<Quantity>;
+    /// The input columns of runs.csv for `config`: the fields of `Config` unless the system's
+    /// columns depend on its configuration (a described system's parameters).
+    fn input_columns(_config: &Self::Config) -> Vec<&'static str> {
+        record::columns::<Self::Config>()
+    }
+    /// The input cells of `config`, under [`Self::input_columns`].
+    fn inputs(config: &Self::Config) -> Result<Cells, String> {
+        record::cells(config).map_err(|e| e.to_string())
+    }
+    /// The measured columns of runs.csv for `config`: the fields of `Record` unless they depend
+    /// on the configuration (a described system's contacts).
+    fn record_columns(_config: &Self::Config) -> Vec<&'static str> {
+        record::columns::<Self::Record>()
+    }
+    /// The measured cells of `record`, under [`Self::record_columns`].
+    fn record_cells(_config: &Self::Config, record: &Self::Record) -> Result<Cells, String> {
+        record::cells(record).map_err(|e| e.to_string())
+    }
     /// Columns of the record shown beside the quantities, as they are (an energy balance error):
     /// (column, what it is).
     fn diagnostics() -> &'static [(&'static str, &'static str)] {

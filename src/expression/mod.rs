@@ -138,6 +138,11 @@ impl Expr {
         }
     }
 
+    /// `self · other`, with zeros and ones folded.
+    pub fn times(self, other: Expr) -> Expr {
+        derivative::mul(self, other)
+    }
+
     /// The sum of `terms` (0 when empty).
     pub fn sum(terms: impl IntoIterator<Item = Expr>) -> Expr {
         terms.into_iter().fold(Expr::Num(0.0), derivative::add)

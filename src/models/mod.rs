@@ -6,6 +6,7 @@
 
 pub mod basin;
 pub mod dance;
+pub mod described;
 pub mod klarbring;
 pub mod mode_table;
 pub mod planar;
@@ -42,6 +43,8 @@ pub enum Experiment {
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<Convergence<spring_particle::SpringParticle>>),
+    /// A system described in the file (`model = "system"`).
+    Described(Box<Convergence<described::Described>>),
     Dance(Box<SweepSpec<dance::Dance>>),
     SchmidMielke(Box<schmid_mielke::spec::SmSpec>),
     Klarbring(Box<klarbring::KlarbringPlan>),
@@ -64,6 +67,7 @@ macro_rules! with_plan {
             Experiment::PlanarPortraits($plan) => $body,
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
+            Experiment::Described($plan) => $body,
             Experiment::Dance($plan) => $body,
             Experiment::SchmidMielke($plan) => $body,
             Experiment::Klarbring($plan) => $body,
@@ -74,7 +78,7 @@ macro_rules! with_plan {
 }
 
 /// The names `model = …` accepts, with what each system is (for `rigid-limit list`).
-pub const MODELS: [(&str, &str); 8] = [
+pub const MODELS: [(&str, &str); 9] = [
     (
         rod::Rod::NAME,
         "the Painlevé rod on a compliant contact (Zhao–Liu–Chen–Brogliato 2015); analyses \
@@ -93,6 +97,11 @@ pub const MODELS: [(&str, &str); 8] = [
     (
         spring_particle::SpringParticle::NAME,
         "a spring-loaded particle that sticks, then slides: the smallest model folder",
+    ),
+    (
+        described::Described::NAME,
+        "your own system, described in the experiment file by expressions: coordinates, \
+         parameters, mass matrix, forces, one contact (docs/described_systems.md)",
     ),
     (
         dance::Dance::NAME,
@@ -210,6 +219,9 @@ impl Experiment {
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
                 Convergence::parse(text).map(|s| Experiment::SpringParticle(Box::new(s)))
             }
+            Some(toml::Value::String(name)) if name == described::Described::NAME => {
+                Convergence::parse(text).map(|s| Experiment::Described(Box::new(s)))
+            }
             Some(toml::Value::String(name)) if name == klarbring::Klarbring::NAME => {
                 klarbring::KlarbringPlan::parse(text).map(|s| Experiment::Klarbring(Box::new(s)))
             }
@@ -266,6 +278,7 @@ impl Experiment {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }
             Experiment::SpringParticle(spec) => report_convergence(spec, dir),
+            Experiment::Described(spec) => report_convergence(spec, dir),
             Experiment::Dance(spec) => report_sweep(spec, dir),
             Experiment::SchmidMielke(spec) => schmid_mielke::report::write_report(spec, dir),
             Experiment::Klarbring(plan) => report_sweep(&plan.spec, dir),
@@ -277,7 +290,7 @@ impl Experiment {
 
 /// Read `dir/runs.csv` and hand its rows to the convergence study's report.
 fn report_convergence<S: System>(spec: &Convergence<S>, dir: &Path) -> Result<(), RunError> {
-    let rows = read_rows(&dir.join(RUNS_CSV), &Convergence::<S>::columns())?;
+    let rows = read_rows(&dir.join(RUNS_CSV), &spec.columns())?;
     spec.report(&rows, dir)
 }
 

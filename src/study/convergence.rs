@@ -22,7 +22,6 @@ use crate::analysis::fit::power_law;
 use crate::error::SimError;
 use crate::experiment::grammar::{parse_validated, validate_name, LogGrid, SolverSpec, SpecError};
 use crate::experiment::model::{finish_sweep_row, sweep_columns, sweep_input_row};
-use crate::experiment::record;
 use crate::experiment::runner::{write_atomically, Plan, RunError};
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::experiment::table::Row;
@@ -52,6 +51,8 @@ pub struct Convergence<S: System> {
     /// `study = "convergence"` (the key `analysis` is read as its alias).
     #[serde(default, alias = "study")]
     pub analysis: Option<String>,
+    /// The configuration: `[params]` (or `[system]` for a described system).
+    #[serde(alias = "system")]
     pub params: S::Config,
     pub sweep: KappaSweep,
     pub solver: SolverSpec,
@@ -111,10 +112,10 @@ impl<S: System> Convergence<S> {
 
     /// The columns of runs.csv: point, κ, the configuration, the settings and status, the
     /// system's record, the work counters, the wall time.
-    pub fn columns() -> Vec<&'static str> {
+    pub fn columns(&self) -> Vec<&'static str> {
         sweep_columns(
-            &record::columns::<S::Config>(),
-            &record::columns::<S::Record>(),
+            &S::input_columns(&self.params),
+            &S::record_columns(&self.params),
         )
     }
 
@@ -124,6 +125,7 @@ impl<S: System> Convergence<S> {
             rtol: self.solver.rtol,
             atol: self.solver.atol,
             t_max: self.solver.t_max,
+            t_end: self.solver.t_end,
             max_steps: self.solver.max_steps,
             max_events: self.solver.max_events,
         }
@@ -144,9 +146,10 @@ impl<S: System> Convergence<S> {
                 self.solver.rtol,
                 self.solver.atol
             ));
-        md.table(&values_table::<S>(rows))
-            .heading(2, "Convergence to the rigid limit");
-        for q in S::quantities() {
+        let quantities = S::quantities(&self.params);
+        md.table(&values_table::<S>(&quantities, rows))
+            .heading(2, "Convergence as κ → 0");
+        for q in &quantities {
             for kind in &self.solver.integrators {
                 convergence_items(&mut md, q, kind, rows);
             }
@@ -157,9 +160,9 @@ impl<S: System> Convergence<S> {
 
 /// Every row: each quantity measured, its difference from the closed form at κ and from the
 /// rigid limit, and the system's diagnostics.
-fn values_table<S: System>(rows: &[Row]) -> MarkdownTable {
+fn values_table<S: System>(quantities: &[Quantity], rows: &[Row]) -> MarkdownTable {
     let mut header = vec!["integrator".to_string(), "κ".to_string()];
-    for q in S::quantities() {
+    for q in quantities {
         header.push(format!("{} measured", q.symbol));
         if q.closed_form.is_some() {
             header.push("− closed form".into());
@@ -179,8 +182,8 @@ fn values_table<S: System>(rows: &[Row]) -> MarkdownTable {
             continue;
         }
         cells.push(sci(r.number("kappa").unwrap_or(f64::NAN), 2));
-        for q in S::quantities() {
-            let value = r.number(q.column);
+        for q in quantities {
+            let value = value(r, q);
             let gap = |reference: Option<&str>, digits| {
                 let d = value.zip(reference.and_then(|c| r.number(c)));
                 d.map_or_else(String::new, |(v, e)| sci(v - e, digits))
@@ -201,63 +204,74 @@ fn values_table<S: System>(rows: &[Row]) -> MarkdownTable {
     table
 }
 
-/// The rate of |q − rigid limit| ∝ κ^p of `kind`'s rows, and q extrapolated to κ → 0 from the
-/// ladder alone against the rigid limit.
+/// The value of quantity `q` in row `r` (a component of a list column, or a number).
+fn value(r: &Row, q: &Quantity) -> Option<f64> {
+    match q.component {
+        None => r.number(q.column),
+        Some(k) => r.text(q.column).split(' ').nth(k)?.parse().ok(),
+    }
+}
+
+/// For `kind`'s rows: the rate of |q − rigid limit| ∝ κ^p when the rigid limit is known, and q
+/// extrapolated to κ → 0 from the ladder alone (against the rigid limit when known).
 fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, rows: &[Row]) {
-    let Some(limit) = q.rigid_limit else {
-        return;
-    };
     let own: Vec<&Row> = rows
         .iter()
         .filter(|r| r.text("integrator") == kind.name())
         .collect();
-    let (kappa, gap): (Vec<f64>, Vec<f64>) = own
-        .iter()
-        .filter_map(|r| {
-            Some((
-                r.number("kappa")?,
-                (r.number(q.column)? - r.number(limit)?).abs(),
-            ))
-        })
-        .unzip();
     let symbol = q.symbol;
-    let predicted = q
-        .exponent
-        .map(|p| format!("; predicted exponent {p}"))
-        .unwrap_or_default();
-    match power_law(&kappa, &gap) {
-        Some(f) => md.item(format!(
-            "{kind}: |{symbol} − {symbol}(rigid)| ∝ κ^{:.4} ± {:.4} (95 %, n = {}){predicted}.",
-            f.slope, f.slope_ci95, f.n
-        )),
-        None => md.item(format!("{kind}: too few successful runs to fit a rate.")),
-    };
-    let (kappa, value): (Vec<f64>, Vec<f64>) = own
+    let rigid = q
+        .rigid_limit
+        .and_then(|c| rows.iter().find_map(|r| r.number(c)));
+    if let Some(limit) = q.rigid_limit {
+        let (kappa, gap): (Vec<f64>, Vec<f64>) = own
+            .iter()
+            .filter_map(|r| Some((r.number("kappa")?, (value(r, q)? - r.number(limit)?).abs())))
+            .unzip();
+        let predicted = q
+            .exponent
+            .map(|p| format!("; predicted exponent {p}"))
+            .unwrap_or_default();
+        match power_law(&kappa, &gap) {
+            Some(f) => md.item(format!(
+                "{kind}: |{symbol} − {symbol}(rigid)| ∝ κ^{:.4} ± {:.4} (95 %, n = {}){predicted}.",
+                f.slope, f.slope_ci95, f.n
+            )),
+            None => md.item(format!("{kind}: too few successful runs to fit a rate.")),
+        };
+    } else {
+        md.item(format!("{kind}, {symbol}:"));
+    }
+    let (kappa, values): (Vec<f64>, Vec<f64>) = own
         .iter()
-        .filter_map(|r| Some((r.number("kappa")?, r.number(q.column)?)))
+        .filter_map(|r| Some((r.number("kappa")?, value(r, q)?)))
         .unzip();
-    let rigid = rows.iter().find_map(|r| r.number(limit));
-    match (
-        extrapolate(&kappa, &value, &ExtrapolationOptions::default()),
-        rigid,
-    ) {
-        (Ok(e), Some(rigid)) => {
+    match extrapolate(&kappa, &values, &ExtrapolationOptions::default()) {
+        Ok(e) => {
+            let against = rigid
+                .map(|rigid| {
+                    format!(
+                        ", rigid limit {}: difference {}, {} the interval",
+                        fixed(rigid, 12),
+                        sci(e.limit - rigid, 1),
+                        if e.covers(rigid) { "inside" } else { "outside" }
+                    )
+                })
+                .unwrap_or_default();
             md.item_continued(format!(
-                "{symbol} extrapolated to κ → 0: {} ± {} ({}{}, {} points), rigid limit {}: difference {}, {} the interval.",
+                "{symbol} extrapolated to κ → 0: {} ± {} ({}{}, {} points){against}.",
                 fixed(e.limit, 12),
                 sci(e.half_width, 1),
                 e.formula,
-                e.exponent.map(|p| format!(", p = {p:.4}")).unwrap_or_default(),
+                e.exponent
+                    .map(|p| format!(", p = {p:.4}"))
+                    .unwrap_or_default(),
                 e.points,
-                fixed(rigid, 12),
-                sci(e.limit - rigid, 1),
-                if e.covers(rigid) { "inside" } else { "outside" }
             ));
         }
-        (Err(r), _) => {
+        Err(r) => {
             md.item_continued(format!("{symbol} extrapolated to κ → 0: refused ({r})."));
         }
-        (Ok(_), None) => {}
     }
 }
 
@@ -268,7 +282,7 @@ impl<S: System> Plan for Convergence<S> {
         &self.name
     }
     fn columns(&self) -> Vec<&'static str> {
-        Self::columns()
+        Convergence::columns(self)
     }
     fn points(&self) -> Vec<Point> {
         Convergence::points(self)
@@ -279,7 +293,7 @@ impl<S: System> Plan for Convergence<S> {
     fn input_row(&self, point: &Point) -> Row {
         // A configuration that is not a flat record is refused by the tests of each system
         // (its columns are derived from it); an empty input list here would only lose cells.
-        let inputs = record::cells(&self.params).unwrap_or_default();
+        let inputs = S::inputs(&self.params).unwrap_or_default();
         sweep_input_row(
             point.id,
             point.kappa,
@@ -294,7 +308,7 @@ impl<S: System> Plan for Convergence<S> {
         let result = S::run(&self.params, method, &self.settings(point.integrator))
             .map_err(|e| e.to_string())
             .and_then(|(record, stats)| {
-                let cells = record::cells(&record).map_err(|e| e.to_string())?;
+                let cells = S::record_cells(&self.params, &record)?;
                 Ok((cells, stats))
             });
         finish_sweep_row(self.input_row(point), result, start)

@@ -168,9 +168,10 @@ impl System for SpringParticle {
         Ok((measures, r.stats))
     }
 
-    fn quantities() -> &'static [Quantity] {
-        &[Quantity {
+    fn quantities(_: &Params) -> Vec<Quantity> {
+        vec![Quantity {
             column: "t_slip_onset",
+            component: None,
             symbol: "t₁",
             closed_form: Some("t_slip_onset_closed_form"),
             rigid_limit: Some("t_slip_onset_rigid"),
@@ -198,8 +199,12 @@ mod tests {
 
     #[test]
     fn the_columns_of_runs_csv_are_the_configuration_and_record_fields() {
+        let spec = Convergence::<SpringParticle>::parse(include_str!(
+            "../../../experiments/spring_particle.toml"
+        ))
+        .unwrap();
         assert_eq!(
-            Convergence::<SpringParticle>::columns(),
+            spec.columns(),
             [
                 "point_id",
                 "kappa",

@@ -1,0 +1,96 @@
+//! A compiled description as mechanics of the engine: every model function evaluates the
+//! description's expression trees over the engine's number type.
+
+use super::description::Compiled;
+use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real, ValidityMargin};
+
+/// The mechanics of a compiled description with N coordinates and one planar contact.
+#[derive(Clone, Debug)]
+pub struct DescribedMechanics<'a, const N: usize> {
+    pub compiled: &'a Compiled,
+    names: [&'static str; N],
+    margins: Vec<ValidityMargin>,
+}
+
+impl<'a, const N: usize> DescribedMechanics<'a, N> {
+    /// `compiled` must have N coordinates and one contact (its compilation checks the shape).
+    pub fn new(compiled: &'a Compiled) -> Self {
+        let name = crate::experiment::table::column_name;
+        DescribedMechanics {
+            compiled,
+            names: std::array::from_fn(|i| name(&compiled.coordinates[i])),
+            margins: compiled
+                .validity
+                .iter()
+                .map(|(_, margin, meaning)| ValidityMargin {
+                    quantity: name(margin),
+                    meaning: name(meaning),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The components of `exprs` at (q, q̇, t).
+fn eval<S: Real, const N: usize>(
+    exprs: &[crate::expression::Expr],
+    q: &[S],
+    qdot: &[S],
+    t: S,
+) -> [S; N] {
+    std::array::from_fn(|i| exprs[i].eval(q, qdot, t))
+}
+
+impl<const N: usize> Mechanics<N> for DescribedMechanics<'_, N> {
+    fn coordinate_names(&self) -> [&'static str; N] {
+        self.names
+    }
+    fn rotation_index(&self) -> Option<usize> {
+        None
+    }
+    fn mass_matrix<S: Real>(&self, q: &[S; N]) -> [[S; N]; N] {
+        std::array::from_fn(|i| eval(&self.compiled.mass_matrix[i], q, q, S::zero()))
+    }
+    fn generalized_force<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> [S; N] {
+        eval(&self.compiled.force, q, qdot, S::zero())
+    }
+    fn potential_energy<S: Real>(&self, q: &[S; N]) -> S {
+        self.compiled
+            .potential
+            .as_ref()
+            .map_or(S::zero(), |v| v.eval(q, q, S::zero()))
+    }
+    fn is_autonomous(&self) -> bool {
+        self.compiled.load.is_none()
+    }
+    fn external_load<S: Real>(&self, t: S) -> [S; N] {
+        match &self.compiled.load {
+            Some(load) => eval(load, &[], &[], t),
+            None => [S::zero(); N],
+        }
+    }
+    fn validity_margins(&self) -> &[ValidityMargin] {
+        &self.margins
+    }
+    fn validity_margin(&self, index: usize, q: &[f64; N], qdot: &[f64; N]) -> f64 {
+        self.compiled.validity[index].0.eval(q, qdot, 0.0)
+    }
+}
+
+impl<const N: usize> PlanarContactSystem<N> for DescribedMechanics<'_, N> {
+    fn contact_kinematics<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> ContactKinematics<S, N> {
+        let c = &self.compiled.contacts[0];
+        ContactKinematics {
+            gap: c.gap.eval(q, qdot, S::zero()),
+            tangential: eval(&c.tangential, q, qdot, S::zero()),
+            normal: eval(&c.normal, q, qdot, S::zero()),
+            tangential_drift: c.tangential_drift.eval(q, qdot, S::zero()),
+            normal_drift: c.normal_drift.eval(q, qdot, S::zero()),
+        }
+    }
+
+    fn constant_contact_directions(&self) -> Option<([f64; N], [f64; N])> {
+        let (c, d) = self.compiled.contacts[0].constant_directions.as_ref()?;
+        Some((std::array::from_fn(|i| c[i]), std::array::from_fn(|i| d[i])))
+    }
+}

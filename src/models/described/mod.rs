@@ -1,0 +1,324 @@
+//! A mechanical system described in the experiment file (`model = "system"`): coordinates,
+//! parameters, a mass matrix, forces, contacts and a start, written as expressions
+//! ([`description`]; docs/described_systems.md). Compiled at each run's parameters into
+//! expression trees whose derivatives are symbolic, it is mechanics of the engine like a
+//! hand-coded system ([`mechanics`]) and a [`System`] of the harness: the convergence study runs
+//! it over a κ ladder.
+//!
+//! ```toml
+//! name = "my_rod"
+//! model = "system"
+//! [system]
+//! coordinates = ["x", "y", "theta"]
+//! parameters = { g = 1.0, rho2 = 0.3333333333333333 }
+//! mass_matrix = [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "rho2"]]
+//! force = ["0", "-g", "0"]
+//! [[system.contacts]]
+//! name = "A"
+//! gap = "y - sin(theta)"
+//! tangents = ["x - cos(theta)"]
+//! mu = 2.0
+//! [system.initial]
+//! q = ["cos(1.3)", "sin(1.3)", "1.3"]
+//! q_dot = ["-1", "0", "0"]
+//! [sweep]
+//! kappa = { min = 1e-10, max = 1e-4, per_decade = 2 }
+//! [solver]
+//! integrators = ["dop853", "radau5"]
+//! rtol = 1e-10
+//! atol = 1e-12
+//! ```
+
+pub mod description;
+pub mod mechanics;
+
+use crate::compliant::coulomb::Coulomb;
+use crate::compliant::normal::NormalCompliance;
+use crate::compliant::record::RunRecord;
+use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
+use crate::error::{number_text, SimError};
+use crate::experiment::grammar::LogGrid;
+use crate::experiment::model::Cells;
+use crate::experiment::system::{Method, Quantity, RunSettings, System};
+use crate::experiment::table::column_name;
+use crate::integrate::SolverStats;
+use description::{Compiled, Description};
+use mechanics::DescribedMechanics;
+use serde::{Deserialize, Serialize};
+
+/// A described system as a system of the harness.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Described;
+
+/// The most coordinates a described system may have: each count is a compiled instance of the
+/// engine (a build-time cost), and these cover the systems of the papers and the usual
+/// textbook ones (a double pendulum with a free base has four).
+pub const MAX_COORDINATES: usize = 4;
+
+/// What one run of a described system measures (docs/described_systems.md, "Outputs").
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The modes in time order, joined by `>`.
+    pub mode_sequence: String,
+    pub event_times: Vec<f64>,
+    /// The events' names, space-separated.
+    pub event_kinds: String,
+    /// The contact of each event, space-separated.
+    pub event_contacts: String,
+    pub q_end: Vec<f64>,
+    pub q_dot_end: Vec<f64>,
+    /// Per contact, ∫F_n dt.
+    pub impulse_normal: Vec<f64>,
+    /// Per contact, the largest penetration.
+    pub max_penetration: Vec<f64>,
+    /// The energy balance's error; none without a potential.
+    pub energy_balance_error: Option<f64>,
+}
+
+fn list(values: &[f64]) -> String {
+    values
+        .iter()
+        .map(|&v| number_text(v))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl System for Described {
+    const NAME: &'static str = "system";
+    const TITLE: &'static str = "a described system";
+    const SOLVER_KEYS: &'static [&'static str] = &["t_max", "t_end", "max_steps", "max_events"];
+    type Config = Description;
+    type Record = Record;
+
+    fn validate(d: &Description, kappa: &LogGrid) -> Result<(), SimError> {
+        crate::compliant::normal::require_resolvable_kappa("sweep.kappa.min", kappa.min)?;
+        let compiled = d.compile()?;
+        let n = compiled.coordinates.len();
+        if n > MAX_COORDINATES {
+            return Err(SimError::invalid(
+                "system.coordinates",
+                format!("{n} coordinates"),
+                &format!("a described system has at most {MAX_COORDINATES} coordinates for now"),
+            ));
+        }
+        // The start and the mass matrix there, at the ladder's ends.
+        for k in [kappa.max, kappa.min] {
+            let (q, qdot) = d.initial_state(k)?;
+            check_mass_matrix(&compiled, &q)?;
+            let _ = qdot;
+        }
+        Ok(())
+    }
+
+    fn run(
+        d: &Description,
+        method: Method,
+        settings: &RunSettings,
+    ) -> Result<(Record, SolverStats), SimError> {
+        let Method::Compliant { kappa } = method;
+        let compiled = d.compile()?;
+        let (q0, qdot0) = d.initial_state(kappa)?;
+        check_mass_matrix(&compiled, &q0)?;
+        let r = match compiled.coordinates.len() {
+            1 => run_n::<1>(&compiled, &q0, &qdot0, kappa, settings)?,
+            2 => run_n::<2>(&compiled, &q0, &qdot0, kappa, settings)?,
+            3 => run_n::<3>(&compiled, &q0, &qdot0, kappa, settings)?,
+            4 => run_n::<4>(&compiled, &q0, &qdot0, kappa, settings)?,
+            n => {
+                return Err(SimError::invalid(
+                    "system.coordinates",
+                    format!("{n} coordinates"),
+                    &format!(
+                        "a described system has at most {MAX_COORDINATES} coordinates for now"
+                    ),
+                ))
+            }
+        };
+        let contact = &compiled.contacts[0].name;
+        let record = Record {
+            mode_sequence: r.modes_joined(">"),
+            event_times: r.events.iter().map(|e| e.t).collect(),
+            event_kinds: r
+                .events
+                .iter()
+                .map(|e| e.event.name())
+                .collect::<Vec<_>>()
+                .join(" "),
+            event_contacts: vec![contact.as_str(); r.events.len()].join(" "),
+            q_end: r.final_q.clone(),
+            q_dot_end: r.final_qdot.clone(),
+            impulse_normal: vec![r.impulse_normal],
+            max_penetration: vec![r.max_penetration],
+            energy_balance_error: compiled.potential.as_ref().map(|_| r.energy.balance_error),
+        };
+        Ok((record, r.stats))
+    }
+
+    fn quantities(d: &Description) -> Vec<Quantity> {
+        let coordinate = |column: &'static str, k: usize, name: String| Quantity {
+            column,
+            component: Some(k),
+            symbol: column_name(&name),
+            closed_form: None,
+            rigid_limit: None,
+            exponent: None,
+        };
+        let q = d
+            .coordinates
+            .iter()
+            .enumerate()
+            .map(|(k, c)| coordinate("q_end", k, format!("{c}(t_end)")));
+        let qdot = d
+            .coordinates
+            .iter()
+            .enumerate()
+            .map(|(k, c)| coordinate("q_dot_end", k, format!("{c}_dot(t_end)")));
+        q.chain(qdot).collect()
+    }
+
+    /// The parameters, by name.
+    fn input_columns(d: &Description) -> Vec<&'static str> {
+        d.parameters.keys().map(|k| column_name(k)).collect()
+    }
+
+    fn inputs(d: &Description) -> Result<Cells, String> {
+        Ok(d.parameters
+            .iter()
+            .map(|(k, v)| (column_name(k), number_text(*v)))
+            .collect())
+    }
+
+    fn record_columns(d: &Description) -> Vec<&'static str> {
+        let mut c = vec![
+            "mode_sequence",
+            "event_times",
+            "event_kinds",
+            "event_contacts",
+            "q_end",
+            "q_dot_end",
+        ];
+        for prefix in ["impulse_normal", "max_penetration"] {
+            c.extend(
+                d.contacts
+                    .iter()
+                    .map(|k| column_name(&format!("{prefix}_{}", k.name))),
+            );
+        }
+        c.push("energy_balance_error");
+        c
+    }
+
+    fn record_cells(d: &Description, r: &Record) -> Result<Cells, String> {
+        let mut cells: Cells = vec![
+            ("mode_sequence", r.mode_sequence.clone()),
+            ("event_times", list(&r.event_times)),
+            ("event_kinds", r.event_kinds.clone()),
+            ("event_contacts", r.event_contacts.clone()),
+            ("q_end", list(&r.q_end)),
+            ("q_dot_end", list(&r.q_dot_end)),
+        ];
+        for (prefix, values) in [
+            ("impulse_normal", &r.impulse_normal),
+            ("max_penetration", &r.max_penetration),
+        ] {
+            for (k, v) in d.contacts.iter().zip(values) {
+                cells.push((
+                    column_name(&format!("{prefix}_{}", k.name)),
+                    number_text(*v),
+                ));
+            }
+        }
+        if let Some(e) = r.energy_balance_error {
+            cells.push(("energy_balance_error", number_text(e)));
+        }
+        Ok(cells)
+    }
+
+    fn describe(d: &Description) -> String {
+        let parameters: Vec<String> = d
+            .parameters
+            .iter()
+            .map(|(k, v)| format!("{k} = {}", number_text(*v)))
+            .collect();
+        let contacts: Vec<String> = d
+            .contacts
+            .iter()
+            .map(|c| {
+                format!(
+                    "contact {} (gap {}, tangent {})",
+                    c.name,
+                    c.gap,
+                    c.tangents.join(", ")
+                )
+            })
+            .collect();
+        format!(
+            "Coordinates ({}); parameters {}; {}",
+            d.coordinates.join(", "),
+            if parameters.is_empty() {
+                "none".to_string()
+            } else {
+                parameters.join(", ")
+            },
+            contacts.join("; ")
+        )
+    }
+}
+
+/// M(q₀) must be positive definite: its Cholesky factor has positive pivots.
+fn check_mass_matrix(c: &Compiled, q: &[f64]) -> Result<(), SimError> {
+    let n = c.coordinates.len();
+    let m: Vec<Vec<f64>> = c
+        .mass_matrix
+        .iter()
+        .map(|row| row.iter().map(|e| e.eval(q, q, 0.0)).collect())
+        .collect();
+    let mut l = vec![vec![0.0; n]; n];
+    for j in 0..n {
+        let d = m[j][j] - (0..j).map(|k| l[j][k] * l[j][k]).sum::<f64>();
+        if d.is_nan() || d <= 0.0 || d.is_infinite() {
+            return Err(SimError::invalid(
+                "system.mass_matrix",
+                format!("pivot {} at row {j}", number_text(d)),
+                "must be positive definite at the initial state (q = system.initial.q)",
+            ));
+        }
+        let d = d.sqrt();
+        l[j][j] = d;
+        for i in j + 1..n {
+            l[i][j] = (m[i][j] - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>()) / d;
+        }
+    }
+    Ok(())
+}
+
+/// One run on the const-generic engine with N coordinates.
+fn run_n<const N: usize>(
+    compiled: &Compiled,
+    q0: &[f64],
+    qdot0: &[f64],
+    kappa: f64,
+    s: &RunSettings,
+) -> Result<RunRecord, SimError> {
+    let mechanics = DescribedMechanics::<N>::new(compiled);
+    let contact = &compiled.contacts[0];
+    let problem = ContactProblem {
+        system: &mechanics,
+        compliance: NormalCompliance::spring_dashpot(kappa, contact.damping),
+        friction: Coulomb {
+            mu: contact.mu,
+            mu_s: contact.mu_s,
+        },
+    };
+    let mut options = SimulationOptions::new(s.integrator, s.rtol, s.atol).with_guards(
+        s.t_max,
+        s.max_steps,
+        s.max_events,
+    );
+    if let Some(t_end) = s.t_end {
+        options.end = EndCondition::Time(t_end);
+    }
+    let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
+    let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
+    simulate(&problem, &q0, &qdot0, &options)
+}

@@ -1,0 +1,322 @@
+//! Described systems (`model = "system"`): the same mechanics as a hand-coded system gives the
+//! same run (event times and final state), the issue's form runs with its columns, and every
+//! mistake in a description is a one-line error naming the key.
+
+use rigid_limit::compliant::coulomb::Coulomb;
+use rigid_limit::compliant::normal::NormalCompliance;
+use rigid_limit::compliant::record::RunRecord;
+use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
+use rigid_limit::experiment::system::{Method, RunSettings, System};
+use rigid_limit::experiment::RunOptions;
+use rigid_limit::integrate::IntegratorKind;
+use rigid_limit::models::described::{Described, Record};
+use rigid_limit::models::rod::mechanics::PainleveRod;
+use rigid_limit::models::spring_particle::mechanics::SpringParticleMechanics;
+use rigid_limit::models::Experiment;
+use rigid_limit::study::convergence::Convergence;
+
+/// The Painlevé rod in the hand-coded model's coordinates q = (x_A, y_A, θ) (the contact point
+/// and the angle; src/models/rod/mechanics.rs), with a radius of gyration `rho2`.
+fn rod_description(rho2: f64, t_end: Option<f64>) -> String {
+    let end = t_end.map(|t| format!("t_end = {t}")).unwrap_or_default();
+    format!(
+        r#"
+name = "described_rod"
+model = "system"
+
+[system]
+coordinates = ["xa", "ya", "theta"]
+parameters = {{ rho2 = {rho2} }}
+mass_matrix = [["1", "0", "-sin(theta)"], ["0", "1", "cos(theta)"], ["-sin(theta)", "cos(theta)", "1 + rho2"]]
+force = ["cos(theta)*theta_dot^2", "sin(theta)*theta_dot^2 - 1", "-cos(theta)"]
+potential = "ya + sin(theta)"
+validity = [{{ margin = "theta", meaning = "the rod lies flat" }}]
+
+[[system.contacts]]
+name = "A"
+gap = "ya"
+tangents = ["xa"]
+mu = 2.0
+
+[system.initial]
+q = ["0", "0", "1.3"]
+q_dot = ["-1", "0", "0"]
+
+[sweep]
+kappa = {{ min = 1e-8, max = 1e-8, per_decade = 1 }}
+
+[solver]
+integrators = ["dop853"]
+rtol = 1e-12
+atol = 1e-14
+{end}
+"#
+    )
+}
+
+fn described(text: &str) -> Convergence<Described> {
+    match Experiment::parse(text).unwrap_or_else(|e| panic!("{e}")) {
+        Experiment::Described(spec) => *spec,
+        other => panic!("read as {}", other.name()),
+    }
+}
+
+fn settings(integrator: IntegratorKind, t_end: Option<f64>) -> RunSettings {
+    RunSettings {
+        integrator,
+        rtol: 1e-12,
+        atol: 1e-14,
+        t_max: None,
+        t_end,
+        max_steps: None,
+        max_events: None,
+    }
+}
+
+fn options(integrator: IntegratorKind, end: EndCondition) -> SimulationOptions {
+    let mut o = SimulationOptions::new(integrator, 1e-12, 1e-14);
+    o.end = end;
+    o
+}
+
+/// Event times and final state within `tol` relative (absolute below 1).
+fn assert_same_run(described: &Record, hand: &RunRecord, tol: f64, what: &str) {
+    let close = |a: f64, b: f64| (a - b).abs() <= tol * b.abs().max(1.0);
+    let hand_times: Vec<f64> = hand.events.iter().map(|e| e.t).collect();
+    assert_eq!(described.mode_sequence, hand.modes_joined(">"), "{what}");
+    assert_eq!(described.event_times.len(), hand_times.len(), "{what}");
+    for (a, b) in described.event_times.iter().zip(&hand_times) {
+        assert!(close(*a, *b), "{what}: event at {a} against {b}");
+    }
+    for (a, b) in described.q_end.iter().zip(&hand.final_q) {
+        assert!(close(*a, *b), "{what}: q_end {a} against {b}");
+    }
+    for (a, b) in described.q_dot_end.iter().zip(&hand.final_qdot) {
+        assert!(close(*a, *b), "{what}: q_dot_end {a} against {b}");
+    }
+    assert!(
+        close(described.impulse_normal[0], hand.impulse_normal),
+        "{what}: impulse"
+    );
+}
+
+/// Zhao–Liu's impact (θ0 = 1.3, u0 = −1, μ = 2, κ = 1e-8) of the described rod and of the
+/// hand-coded one, ρ = 1/3 and ρ = 0.2, with an explicit and an implicit integrator.
+#[test]
+fn the_described_rod_runs_as_the_hand_coded_rod() {
+    for rho2 in [1.0 / 3.0, 0.2] {
+        let spec = described(&rod_description(rho2, None));
+        let rod = PainleveRod::new(rho2);
+        let problem = ContactProblem {
+            system: &rod,
+            compliance: NormalCompliance::spring_dashpot(1e-8, 0.0),
+            friction: Coulomb { mu: 2.0, mu_s: 2.0 },
+        };
+        for integrator in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
+            let (record, _) = Described::run(
+                &spec.params,
+                Method::Compliant { kappa: 1e-8 },
+                &settings(integrator, None),
+            )
+            .unwrap();
+            let hand = simulate(
+                &problem,
+                &[0.0, 0.0, 1.3],
+                &[-1.0, 0.0, 0.0],
+                &options(integrator, EndCondition::Separation),
+            )
+            .unwrap();
+            assert_eq!(hand.modes_joined(">"), "slide_left>stick>slide_right");
+            assert_same_run(&record, &hand, 1e-12, &format!("ρ {rho2}, {integrator}"));
+            // The energy balance of the described run, with its declared potential.
+            assert!(record.energy_balance_error.unwrap().abs() < 1e-9);
+        }
+    }
+}
+
+/// The spring particle (a load a sin(ωt) through t in the force) described and hand-coded, from
+/// the quasi-static penetration (an initial state in kappa) to t_end = 3.
+#[test]
+fn the_described_spring_particle_runs_as_the_hand_coded_one() {
+    let text = r#"
+name = "described_spring"
+model = "system"
+[system]
+coordinates = ["x", "y"]
+parameters = { k = 1.0, d = 1.0, a = 1.0, w = 1.0 }
+mass_matrix = [["1", "0"], ["0", "1"]]
+force = ["-k*x + a*sin(w*t)", "-k*(y + d)"]
+potential = "k*(x^2 + (y + d)^2)/2"
+[[system.contacts]]
+name = "floor"
+gap = "y"
+tangents = ["x"]
+mu = 0.5
+[system.initial]
+q = ["0", "-kappa*k*d/(1 + k*kappa)"]
+q_dot = ["0", "0"]
+[sweep]
+kappa = { min = 1e-6, max = 1e-6, per_decade = 1 }
+[solver]
+integrators = ["radau5"]
+rtol = 1e-12
+atol = 1e-14
+t_end = 3.0
+"#;
+    let spec = described(text);
+    let particle = SpringParticleMechanics {
+        stiffness: 1.0,
+        depth: 1.0,
+        load_amplitude: 1.0,
+        load_frequency: 1.0,
+    };
+    let kappa = 1e-6;
+    let problem = ContactProblem {
+        system: &particle,
+        compliance: NormalCompliance::spring_dashpot(kappa, 0.0),
+        friction: Coulomb { mu: 0.5, mu_s: 0.5 },
+    };
+    for integrator in [IntegratorKind::Radau5, IntegratorKind::Tsit45] {
+        let (record, _) = Described::run(
+            &spec.params,
+            Method::Compliant { kappa },
+            &settings(integrator, Some(3.0)),
+        )
+        .unwrap();
+        let y0 = -kappa * particle.rest_normal_force(kappa);
+        let hand = simulate(
+            &problem,
+            &[0.0, y0],
+            &[0.0, 0.0],
+            &options(integrator, EndCondition::Time(3.0)),
+        )
+        .unwrap();
+        assert_eq!(hand.modes_joined(">"), "stick>slide_right");
+        assert_same_run(&record, &hand, 1e-12, &format!("{integrator}"));
+        assert!(record.energy_balance_error.unwrap().abs() < 1e-9);
+    }
+}
+
+/// The issue's form, verbatim (the rod in centre-of-mass coordinates), runs through the registry
+/// with the documented columns.
+#[test]
+fn the_documented_form_runs_with_its_columns() {
+    let text = include_str!("../experiments/described_rod.toml");
+    let experiment = Experiment::parse(text).unwrap();
+    let dir = std::env::temp_dir().join(format!("rigid-limit-described-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = RunOptions {
+        out_dir: dir.clone(),
+        shard: None,
+        progress: false,
+        fresh: false,
+        command_line: "test".into(),
+        stop_after_rows: None,
+    };
+    let summary = experiment.run(&opts).unwrap();
+    assert_eq!(summary.failed, 0);
+    experiment.report(&dir).unwrap();
+    let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
+    let header = runs.lines().next().unwrap();
+    assert_eq!(
+        header,
+        "point_id,kappa,g,rho2,integrator,rtol,atol,status,error,mode_sequence,event_times,\
+         event_kinds,event_contacts,q_end,q_dot_end,impulse_normal_A,max_penetration_A,\
+         energy_balance_error,steps,rejected_steps,rhs_evals,jvp_evals,jacobian_evals,\
+         lu_factorisations,newton_iterations,wall_time_s"
+    );
+    let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(md.contains("extrapolated to κ → 0"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Each mistake: one line, naming the key, and the position inside an expression.
+#[test]
+fn mistakes_in_a_description_name_the_key() {
+    let base = rod_description(1.0 / 3.0, None);
+    let cases = [
+        (
+            "gap = \"ya\"",
+            "gap = \"ya + z\"",
+            "system.contacts[0].gap",
+            "at character 6: unknown name 'z'",
+        ),
+        (
+            "\"-cos(theta)\"]",
+            "\"-cos(theta\"]",
+            "system.force[2]",
+            "expected ')' closing cos(",
+        ),
+        (
+            "[\"-sin(theta)\", \"cos(theta)\", \"1 + rho2\"]]",
+            "[\"-sin(theta)\", \"cos(theta)\"]]",
+            "system.mass_matrix",
+            "must be 3×3",
+        ),
+        (
+            "[\"0\", \"1\", \"cos(theta)\"]",
+            "[\"0\", \"1\", \"sin(theta)\"]",
+            "system.mass_matrix[2][1]",
+            "M is symmetric",
+        ),
+        (
+            "\"1 + rho2\"]]",
+            "\"-1\"]]",
+            "system.mass_matrix",
+            "positive definite",
+        ),
+        (
+            "tangents = [\"xa\"]",
+            "tangents = []",
+            "system.contacts[0].tangents",
+            "one tangential position",
+        ),
+        (
+            "gap = \"ya\"",
+            "gap = \"ya + ya_dot\"",
+            "system.contacts[0].gap",
+            "coordinates only",
+        ),
+        (
+            "mu = 2.0",
+            "mu = \"friction\"",
+            "system.contacts[0].mu",
+            "neither a number nor a parameter",
+        ),
+        (
+            "\"sin(theta)*theta_dot^2 - 1\"",
+            "\"sin(theta)*theta_dot^2 - 1 + t*ya\"",
+            "system.force[1]",
+            "multiplies t with a coordinate",
+        ),
+        (
+            "q = [\"0\", \"0\", \"1.3\"]",
+            "q = [\"0\", \"0\"]",
+            "system.initial",
+            "3 components",
+        ),
+        (
+            "q = [\"0\", \"0\", \"1.3\"]",
+            "q = [\"0\", \"ln(-1)\", \"1.3\"]",
+            "system.initial.q[1]",
+            "non-finite",
+        ),
+    ];
+    for (from, to, key, words) in cases {
+        assert!(base.contains(from), "{from}");
+        let text = base.replace(from, to);
+        let e = Experiment::parse(&text).unwrap_err().to_string();
+        assert!(!e.contains('\n'), "{e}");
+        assert!(e.contains(key) && e.contains(words), "{to}: {e}");
+    }
+    // Two contacts wait for the multi-contact formulation.
+    let two = base.replace(
+        "[system.initial]",
+        "[[system.contacts]]\nname = \"B\"\ngap = \"ya + 2*sin(theta)\"\ntangents = [\"xa + 2*cos(theta)\"]\nmu = 2.0\n\n[system.initial]",
+    );
+    let e = Experiment::parse(&two).unwrap_err().to_string();
+    assert!(
+        e.contains("system.contacts") && e.contains("several contacts"),
+        "{e}"
+    );
+}
