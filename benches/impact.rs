@@ -4,7 +4,7 @@
 //! the dual numbers of the Jacobian–vector products). docs/performance.md has the table.
 //!
 //! Run: `cargo bench --features bench --bench impact`; one group by filter, e.g.
-//! `cargo bench --features bench --bench impact -- rtol_1e-10` or `-- projection`.
+//! `cargo bench --features bench --bench impact -- rtol_1e-10`, `-- projection` or `-- described`.
 //! Allocations per impact: `cargo run --release --example allocations`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -105,12 +105,66 @@ fn projection(c: &mut Criterion) {
     group.finish();
 }
 
+/// The rod described in systems/painleve_rod.toml against the hand-coded rod, one impact each
+/// (κ = 1e-8, rtol = 1e-10, atol = 1e-12), with dop853 and radau5; "described/run" includes the
+/// compilation of the description that every run of the harness does.
+fn described(c: &mut Criterion) {
+    use rigid_limit::experiment::system::{Method, RunSettings, System};
+    use rigid_limit::models::described::Described;
+    use rigid_limit::models::Experiment;
+    let text = r#"
+name = "bench"
+model = "system"
+system = "systems/painleve_rod.toml"
+[sweep]
+kappa = { min = 1e-8, max = 1e-8, per_decade = 1 }
+[solver]
+integrators = ["dop853"]
+rtol = 1e-10
+atol = 1e-12
+"#;
+    let Ok(Experiment::Described(spec)) = Experiment::parse(text) else {
+        panic!("systems/painleve_rod.toml does not parse (run from the repository root)");
+    };
+    let scenario = Scenario::Impact(RodImpact::zhao_liu(1e-8));
+    let mut group = c.benchmark_group("described");
+    group.bench_function("compile", |b| {
+        b.iter(|| black_box(&spec.params).compile().unwrap())
+    });
+    for kind in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
+        let options = SimulationOptions::new(kind, 1e-10, 1e-12);
+        group.bench_function(format!("hand_coded/{}", kind.name()), |b| {
+            b.iter(|| black_box(&scenario).simulate(black_box(&options)).unwrap())
+        });
+        let settings = RunSettings {
+            integrator: kind,
+            rtol: 1e-10,
+            atol: 1e-12,
+            t_max: None,
+            t_end: None,
+            max_steps: None,
+            max_events: None,
+        };
+        group.bench_function(format!("described/{}", kind.name()), |b| {
+            b.iter(|| {
+                Described::run(
+                    black_box(&spec.params),
+                    Method::Compliant { kappa: 1e-8 },
+                    &settings,
+                )
+                .unwrap()
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(20)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_millis(2000));
-    targets = impact, projection
+    targets = impact, projection, described
 }
 criterion_main!(benches);

@@ -1,5 +1,6 @@
 //! Described systems (`model = "system"`): the same mechanics as a hand-coded system gives the
-//! same run (event times and final state), the issue's form runs with its columns, and every
+//! same run (event times and final state; the descriptions in systems/), the documented form
+//! runs with its columns, and every
 //! mistake in a description is a one-line error naming the key.
 
 use rigid_limit::compliant::coulomb::Coulomb;
@@ -17,8 +18,7 @@ use rigid_limit::study::convergence::Convergence;
 
 /// The Painlevé rod in the hand-coded model's coordinates q = (x_A, y_A, θ) (the contact point
 /// and the angle; src/models/rod/mechanics.rs), with a radius of gyration `rho2`.
-fn rod_description(rho2: f64, t_end: Option<f64>) -> String {
-    let end = t_end.map(|t| format!("t_end = {t}")).unwrap_or_default();
+fn rod_description(rho2: f64) -> String {
     format!(
         r#"
 name = "described_rod"
@@ -47,6 +47,24 @@ kappa = {{ min = 1e-8, max = 1e-8, per_decade = 1 }}
 
 [solver]
 integrators = ["dop853"]
+rtol = 1e-12
+atol = 1e-14
+"#
+    )
+}
+
+/// An experiment on the description in file `system`, at one κ.
+fn experiment_of(system: &str, kappa: &str, t_end: Option<f64>) -> String {
+    let end = t_end.map(|t| format!("t_end = {t}")).unwrap_or_default();
+    format!(
+        r#"
+name = "equivalence"
+model = "system"
+system = "{system}"
+[sweep]
+kappa = {{ min = {kappa}, max = {kappa}, per_decade = 1 }}
+[solver]
+integrators = ["radau5"]
 rtol = 1e-12
 atol = 1e-14
 {end}
@@ -104,8 +122,10 @@ fn assert_same_run(described: &Record, hand: &RunRecord, tol: f64, what: &str) {
 /// hand-coded one, ρ = 1/3 and ρ = 0.2, with an explicit and an implicit integrator.
 #[test]
 fn the_described_rod_runs_as_the_hand_coded_rod() {
+    let base = described(&experiment_of("systems/painleve_rod.toml", "1e-8", None));
     for rho2 in [1.0 / 3.0, 0.2] {
-        let spec = described(&rod_description(rho2, None));
+        let mut spec = base.clone();
+        spec.params.parameters.insert("rho2".into(), rho2);
         let rod = PainleveRod::new(rho2);
         let problem = ContactProblem {
             system: &rod,
@@ -138,32 +158,11 @@ fn the_described_rod_runs_as_the_hand_coded_rod() {
 /// the quasi-static penetration (an initial state in kappa) to t_end = 3.
 #[test]
 fn the_described_spring_particle_runs_as_the_hand_coded_one() {
-    let text = r#"
-name = "described_spring"
-model = "system"
-[system]
-coordinates = ["x", "y"]
-parameters = { k = 1.0, d = 1.0, a = 1.0, w = 1.0 }
-mass_matrix = [["1", "0"], ["0", "1"]]
-force = ["-k*x + a*sin(w*t)", "-k*(y + d)"]
-potential = "k*(x^2 + (y + d)^2)/2"
-[[system.contacts]]
-name = "floor"
-gap = "y"
-tangents = ["x"]
-mu = 0.5
-[system.initial]
-q = ["0", "-kappa*k*d/(1 + k*kappa)"]
-q_dot = ["0", "0"]
-[sweep]
-kappa = { min = 1e-6, max = 1e-6, per_decade = 1 }
-[solver]
-integrators = ["radau5"]
-rtol = 1e-12
-atol = 1e-14
-t_end = 3.0
-"#;
-    let spec = described(text);
+    let spec = described(&experiment_of(
+        "systems/spring_particle.toml",
+        "1e-6",
+        Some(3.0),
+    ));
     let particle = SpringParticleMechanics {
         stiffness: 1.0,
         depth: 1.0,
@@ -233,7 +232,7 @@ fn the_documented_form_runs_with_its_columns() {
 /// Each mistake: one line, naming the key, and the position inside an expression.
 #[test]
 fn mistakes_in_a_description_name_the_key() {
-    let base = rod_description(1.0 / 3.0, None);
+    let base = rod_description(1.0 / 3.0);
     let cases = [
         (
             "gap = \"ya\"",
@@ -309,6 +308,14 @@ fn mistakes_in_a_description_name_the_key() {
         assert!(!e.contains('\n'), "{e}");
         assert!(e.contains(key) && e.contains(words), "{to}: {e}");
     }
+    // A system file that does not exist.
+    let e = Experiment::parse(&experiment_of("systems/none.toml", "1e-8", None))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("system = systems/none.toml") && e.contains("names no file"),
+        "{e}"
+    );
     // Two contacts wait for the multi-contact formulation.
     let two = base.replace(
         "[system.initial]",

@@ -450,6 +450,25 @@ pub fn parse_validated<T: serde::de::DeserializeOwned>(
     Ok(value)
 }
 
+/// [`parse_validated`] of a TOML table already read (an experiment whose parts come from several
+/// files).
+pub fn from_table_validated<T: serde::de::DeserializeOwned>(
+    table: toml::Table,
+    validate: impl Fn(&T) -> Result<(), SimError>,
+) -> Result<T, SpecError> {
+    let value: T = toml::Value::Table(table)
+        .try_into()
+        .map_err(|e: toml::de::Error| SpecError::Parse {
+            path: String::new(),
+            message: e.to_string().trim().replace('\n', " "),
+        })?;
+    validate(&value).map_err(|source| SpecError::Invalid {
+        path: String::new(),
+        source,
+    })?;
+    Ok(value)
+}
+
 /// An experiment's name names its output directory.
 pub fn validate_name(name: &str) -> Result<(), SimError> {
     if name.is_empty()

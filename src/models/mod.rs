@@ -167,12 +167,18 @@ impl Experiment {
             path: path.display().to_string(),
             source,
         })?;
-        Self::parse(&text).map_err(|e| e.at(path))
+        Self::parse_at(&text, path.parent()).map_err(|e| e.at(path))
     }
 
     /// Parse and validate TOML text: `kind` selects the integrator study, else `model` the
     /// system.
     pub fn parse(text: &str) -> Result<Self, SpecError> {
+        Self::parse_at(text, None)
+    }
+
+    /// [`Self::parse`] of a file in directory `dir` (where `system = "…"` files are looked up
+    /// besides the working directory).
+    fn parse_at(text: &str, dir: Option<&Path>) -> Result<Self, SpecError> {
         let table: toml::Table = toml::from_str(text).map_err(|e| SpecError::Parse {
             path: String::new(),
             message: e.to_string().trim().replace('\n', " "),
@@ -220,7 +226,8 @@ impl Experiment {
                 Convergence::parse(text).map(|s| Experiment::SpringParticle(Box::new(s)))
             }
             Some(toml::Value::String(name)) if name == described::Described::NAME => {
-                Convergence::parse(text).map(|s| Experiment::Described(Box::new(s)))
+                let table = described::with_system_file(table, dir)?;
+                Convergence::from_table(table).map(|s| Experiment::Described(Box::new(s)))
             }
             Some(toml::Value::String(name)) if name == klarbring::Klarbring::NAME => {
                 klarbring::KlarbringPlan::parse(text).map(|s| Experiment::Klarbring(Box::new(s)))

@@ -20,7 +20,9 @@
 use crate::analysis::extrapolate::{extrapolate, ExtrapolationOptions};
 use crate::analysis::fit::power_law;
 use crate::error::SimError;
-use crate::experiment::grammar::{parse_validated, validate_name, LogGrid, SolverSpec, SpecError};
+use crate::experiment::grammar::{
+    from_table_validated, parse_validated, validate_name, LogGrid, SolverSpec, SpecError,
+};
 use crate::experiment::model::{finish_sweep_row, sweep_columns, sweep_input_row};
 use crate::experiment::runner::{write_atomically, Plan, RunError};
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
@@ -71,6 +73,11 @@ impl<S: System> Convergence<S> {
     /// Parse and validate TOML text.
     pub fn parse(text: &str) -> Result<Self, SpecError> {
         parse_validated(text, Self::validate)
+    }
+
+    /// Validate an experiment read as a TOML table.
+    pub fn from_table(table: toml::Table) -> Result<Self, SpecError> {
+        from_table_validated(table, Self::validate)
     }
 
     fn validate(&self) -> Result<(), SimError> {

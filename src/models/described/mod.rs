@@ -37,7 +37,7 @@ use crate::compliant::normal::NormalCompliance;
 use crate::compliant::record::RunRecord;
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::error::{number_text, SimError};
-use crate::experiment::grammar::LogGrid;
+use crate::experiment::grammar::{LogGrid, SpecError};
 use crate::experiment::model::Cells;
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::experiment::table::column_name;
@@ -263,6 +263,47 @@ impl System for Described {
             contacts.join("; ")
         )
     }
+}
+
+/// The experiment `table` with its `system = "systems/NAME.toml"` replaced by that file's table
+/// (the file holds what `[system]` would: `coordinates = …`, `[[contacts]]`, `[initial]`). The
+/// path is looked up in the working directory, then beside the experiment file's directory
+/// (`experiments/x.toml` finds `systems/NAME.toml` of the same repository).
+pub fn with_system_file(
+    mut table: toml::Table,
+    dir: Option<&std::path::Path>,
+) -> Result<toml::Table, SpecError> {
+    let Some(toml::Value::String(name)) = table.get("system") else {
+        return Ok(table);
+    };
+    let given = std::path::PathBuf::from(name);
+    let mut candidates = vec![given.clone()];
+    if let Some(dir) = dir {
+        candidates.push(dir.join(&given));
+        if let Some(parent) = dir.parent() {
+            candidates.push(parent.join(&given));
+        }
+    }
+    let Some(path) = candidates.iter().find(|p| p.is_file()) else {
+        return Err(SpecError::Invalid {
+            path: String::new(),
+            source: SimError::invalid(
+                "system",
+                name,
+                "names no file (looked up in the working directory and beside the experiment's directory); give the path of a system description, e.g. systems/NAME.toml",
+            ),
+        });
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| SpecError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let system: toml::Table = toml::from_str(&text).map_err(|e| SpecError::Parse {
+        path: path.display().to_string(),
+        message: e.to_string().trim().replace('\n', " "),
+    })?;
+    table.insert("system".into(), toml::Value::Table(system));
+    Ok(table)
 }
 
 /// M(q₀) must be positive definite: its Cholesky factor has positive pivots.
