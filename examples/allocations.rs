@@ -55,6 +55,14 @@ pub fn allocations(scenario: &Scenario, kind: IntegratorKind, tol: f64) -> (usiz
     (record.stats.steps, after - before)
 }
 
+/// What `f` returns and the heap allocations it made (on this thread; nothing else runs).
+#[allow(dead_code)]
+pub fn counted<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let out = f();
+    (out, ALLOCATIONS.load(Ordering::Relaxed) - before)
+}
+
 #[allow(dead_code)]
 fn main() {
     let scenario = impact();

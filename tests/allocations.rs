@@ -6,11 +6,17 @@
 #[path = "../examples/allocations.rs"]
 mod allocations;
 
-use allocations::{allocations, impact};
+use allocations::{allocations, counted, impact};
 use rigid_limit::integrate::IntegratorKind;
 
+/// One test: the allocator's count is global, and a second test's thread would count into it.
 #[test]
-fn the_native_explicit_step_loop_allocates_nothing() {
+fn the_step_loops_allocate_nothing() {
+    native_explicit_steppers();
+    described_system();
+}
+
+fn native_explicit_steppers() {
     let scenario = impact();
     for kind in [IntegratorKind::Tsit5, IntegratorKind::Dop853] {
         let (steps_loose, allocs_loose) = allocations(&scenario, kind, 1e-8);
@@ -19,6 +25,57 @@ fn the_native_explicit_step_loop_allocates_nothing() {
             "{kind}: {steps_loose} steps, {allocs_loose} allocations; \
              {steps_tight} steps, {allocs_tight} allocations"
         );
+        assert!(
+            steps_tight >= steps_loose + 10,
+            "{steps_loose} vs {steps_tight} steps"
+        );
+        assert_eq!(
+            allocs_loose, allocs_tight,
+            "{kind}: allocations grew with the steps"
+        );
+    }
+}
+
+/// The same for a described system (systems/painleve_rod.toml): its expressions are evaluated
+/// on stack registers, so its step loop allocates nothing either; what a run allocates (the
+/// compilation of the description, buffers, records) does not grow with the steps.
+fn described_system() {
+    use rigid_limit::experiment::system::{Method, RunSettings, System};
+    use rigid_limit::models::described::Described;
+    use rigid_limit::models::Experiment;
+    let text = r#"
+name = "allocations"
+model = "system"
+system = "systems/painleve_rod.toml"
+[sweep]
+kappa = { min = 1e-8, max = 1e-8, per_decade = 1 }
+[solver]
+integrators = ["dop853"]
+rtol = 1e-8
+atol = 1e-8
+"#;
+    let Ok(Experiment::Described(spec)) = Experiment::parse(text) else {
+        panic!("systems/painleve_rod.toml does not parse");
+    };
+    for kind in [IntegratorKind::Tsit5, IntegratorKind::Dop853] {
+        let run = |tol: f64| {
+            let settings = RunSettings {
+                integrator: kind,
+                rtol: tol,
+                atol: tol,
+                t_max: None,
+                t_end: None,
+                max_steps: None,
+                max_events: None,
+            };
+            let (result, allocs) = counted(|| {
+                Described::run(&spec.params, Method::Compliant { kappa: 1e-8 }, &settings)
+            });
+            (result.unwrap().1.steps, allocs)
+        };
+        // A first run pays the thread's one-time initialisations (the hash maps' random keys).
+        run(1e-8);
+        let ((steps_loose, allocs_loose), (steps_tight, allocs_tight)) = (run(1e-8), run(1e-10));
         assert!(
             steps_tight >= steps_loose + 10,
             "{steps_loose} vs {steps_tight} steps"

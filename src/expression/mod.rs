@@ -13,8 +13,10 @@
 
 mod derivative;
 mod parse;
+mod tape;
 
 pub use parse::{parse, ParseError, Symbol};
+pub use tape::{Tape, MAX_TAPE};
 
 use crate::model::Real;
 
@@ -30,7 +32,7 @@ pub enum Var {
 }
 
 /// A function of one argument.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Func {
     Sin,
     Cos,

@@ -213,10 +213,44 @@ impl<S: Real, const N: usize> ProjectedDynamics<S, N> {
             }
         }
         let k = sys.contact_kinematics(q, qdot);
-        let chol = cholesky(&m);
-        let free_accel = cholesky_solve(&chol, &f);
-        let accel_per_tangential = cholesky_solve(&chol, &k.tangential);
-        let accel_per_normal = cholesky_solve(&chol, &k.normal);
+        Self::from_parts(&m, &f, &k, qdot)
+    }
+
+    /// The projection of M(q) q̈ = f + λ_T c + λ_N d at one state from its parts: the mass
+    /// matrix, the force (load included) and the contact kinematics, by M's Cholesky factor.
+    pub fn from_parts(
+        m: &[[S; N]; N],
+        f: &[S; N],
+        k: &ContactKinematics<S, N>,
+        qdot: &[S; N],
+    ) -> Self {
+        let chol = cholesky(m);
+        let solve = |b: &[S; N]| cholesky_solve(&chol, b);
+        Self::assemble(k, qdot, solve(f), solve(&k.tangential), solve(&k.normal))
+    }
+
+    /// [`Self::from_parts`] by M = L D Lᵀ with the pivots' reciprocals: no square root and N
+    /// divisions, where the Cholesky path takes N square roots and N(N + 1)/2 + 2N·3 divisions.
+    /// For systems whose M is evaluated from expressions (a described system); the hand-coded
+    /// systems keep the Cholesky path, on which their committed results' rounding rests.
+    pub fn from_parts_ldl(
+        m: &[[S; N]; N],
+        f: &[S; N],
+        k: &ContactKinematics<S, N>,
+        qdot: &[S; N],
+    ) -> Self {
+        let (l, inv_d) = ldl(m);
+        let solve = |b: &[S; N]| ldl_solve(&l, &inv_d, b);
+        Self::assemble(k, qdot, solve(f), solve(&k.tangential), solve(&k.normal))
+    }
+
+    fn assemble(
+        k: &ContactKinematics<S, N>,
+        qdot: &[S; N],
+        free_accel: [S; N],
+        accel_per_tangential: [S; N],
+        accel_per_normal: [S; N],
+    ) -> Self {
         ProjectedDynamics {
             gap: k.gap,
             u: dot(&k.tangential, qdot),
@@ -308,6 +342,55 @@ pub(crate) fn cholesky<S: Real, const N: usize>(m: &[[S; N]; N]) -> [[S; N]; N] 
     l
 }
 
+/// M = L D Lᵀ (unit lower L) of a symmetric positive-definite matrix: L and 1/D.
+#[allow(clippy::needless_range_loop)]
+pub(crate) fn ldl<S: Real, const N: usize>(m: &[[S; N]; N]) -> ([[S; N]; N], [S; N]) {
+    let mut l = [[S::zero(); N]; N];
+    let mut d = [S::zero(); N];
+    let mut inv_d = [S::zero(); N];
+    for j in 0..N {
+        let mut dj = m[j][j];
+        for k in 0..j {
+            dj = dj - l[j][k] * l[j][k] * d[k];
+        }
+        d[j] = dj;
+        inv_d[j] = S::cst(1.0) / dj;
+        l[j][j] = S::cst(1.0);
+        for i in j + 1..N {
+            let mut s = m[i][j];
+            for k in 0..j {
+                s = s - l[i][k] * l[j][k] * d[k];
+            }
+            l[i][j] = s * inv_d[j];
+        }
+    }
+    (l, inv_d)
+}
+
+/// Solve L D Lᵀ x = b.
+#[allow(clippy::needless_range_loop)]
+pub(crate) fn ldl_solve<S: Real, const N: usize>(
+    l: &[[S; N]; N],
+    inv_d: &[S; N],
+    b: &[S; N],
+) -> [S; N] {
+    let mut z = *b;
+    for i in 0..N {
+        for k in 0..i {
+            z[i] = z[i] - l[i][k] * z[k];
+        }
+    }
+    for i in 0..N {
+        z[i] = z[i] * inv_d[i];
+    }
+    for i in (0..N).rev() {
+        for k in i + 1..N {
+            z[i] = z[i] - l[k][i] * z[k];
+        }
+    }
+    z
+}
+
 #[allow(clippy::needless_range_loop)]
 pub(crate) fn cholesky_solve<S: Real, const N: usize>(l: &[[S; N]; N], b: &[S; N]) -> [S; N] {
     let mut z = *b;
@@ -361,13 +444,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cholesky_solve_inverts_a_spd_matrix() {
+    fn cholesky_and_ldl_solves_invert_a_spd_matrix() {
         let m = [[4.0, 1.0, -0.5], [1.0, 3.0, 0.2], [-0.5, 0.2, 2.0]];
         let b = [1.0, -2.0, 0.5];
-        let x = cholesky_solve(&cholesky(&m), &b);
-        for i in 0..3 {
-            let r: f64 = (0..3).map(|j| m[i][j] * x[j]).sum::<f64>() - b[i];
-            assert!(r.abs() < 1e-14, "residual {r}");
+        let (l, inv_d) = ldl(&m);
+        for x in [cholesky_solve(&cholesky(&m), &b), ldl_solve(&l, &inv_d, &b)] {
+            for i in 0..3 {
+                let r: f64 = (0..3).map(|j| m[i][j] * x[j]).sum::<f64>() - b[i];
+                assert!(r.abs() < 1e-14, "residual {r}");
+            }
         }
     }
 }

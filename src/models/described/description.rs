@@ -3,7 +3,7 @@
 //! load split from the body force, and each mistake named by its key, its text and the position.
 
 use crate::error::SimError;
-use crate::expression::{parse, Expr, Symbol, Var};
+use crate::expression::{parse, Expr, Symbol, Tape, Var, MAX_TAPE};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -110,6 +110,11 @@ pub struct Compiled {
     pub potential: Option<Expr>,
     pub validity: Vec<(Expr, String, String)>,
     pub contacts: Vec<CompiledContact>,
+    /// Everything the vector field needs at one state, in one program (src/expression/tape.rs):
+    /// M's upper triangle row by row, f, then the contact's gap, c, d, ḋᵀq̇, ċᵀq̇.
+    pub dynamics: Tape,
+    /// The contact's gap, c, d, ḋᵀq̇, ċᵀq̇ alone (the event functions).
+    pub kinematics: Tape,
 }
 
 fn invalid(field: &str, value: impl std::fmt::Display, requirement: &str) -> SimError {
@@ -341,7 +346,29 @@ impl Description {
                 &format!("give q and q_dot with {n} components each"),
             ));
         }
+        let c = &contacts[0];
+        let kinematic: Vec<&Expr> = std::iter::once(&c.gap)
+            .chain(&c.tangential)
+            .chain(&c.normal)
+            .chain([&c.normal_drift, &c.tangential_drift])
+            .collect();
+        let upper = (0..n).flat_map(|i| mass[i][i..].iter());
+        let dynamic: Vec<&Expr> = upper
+            .chain(&force)
+            .chain(kinematic.iter().copied())
+            .collect();
+        let too_long = || {
+            invalid(
+                "system",
+                format!("more than {MAX_TAPE} distinct terms"),
+                "the expressions are too long to evaluate on the stack; simplify them",
+            )
+        };
+        let dynamics = Tape::new(&dynamic).ok_or_else(too_long)?;
+        let kinematics = Tape::new(&kinematic).ok_or_else(too_long)?;
         Ok(Compiled {
+            dynamics,
+            kinematics,
             coordinates: self.coordinates.clone(),
             mass_matrix: mass,
             force,

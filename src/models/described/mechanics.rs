@@ -2,7 +2,9 @@
 //! description's expression trees over the engine's number type.
 
 use super::description::Compiled;
-use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real, ValidityMargin};
+use crate::model::{
+    ContactKinematics, Mechanics, PlanarContactSystem, ProjectedDynamics, Real, ValidityMargin,
+};
 
 /// The mechanics of a compiled description with N coordinates and one planar contact.
 #[derive(Clone, Debug)]
@@ -77,16 +79,53 @@ impl<const N: usize> Mechanics<N> for DescribedMechanics<'_, N> {
     }
 }
 
+/// The longest output of a tape of a described system: M's upper triangle, f and the contact's
+/// 2N + 3 values with N ≤ 4 coordinates.
+const MAX_OUTPUTS: usize = 32;
+
+/// The contact's values `[gap, c, d, ḋᵀq̇, ċᵀq̇]` (the order of the compiled tapes) as kinematics.
+fn kinematics<S: Real, const N: usize>(v: &[S]) -> ContactKinematics<S, N> {
+    ContactKinematics {
+        gap: v[0],
+        tangential: std::array::from_fn(|i| v[1 + i]),
+        normal: std::array::from_fn(|i| v[1 + N + i]),
+        normal_drift: v[1 + 2 * N],
+        tangential_drift: v[2 + 2 * N],
+    }
+}
+
 impl<const N: usize> PlanarContactSystem<N> for DescribedMechanics<'_, N> {
     fn contact_kinematics<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> ContactKinematics<S, N> {
-        let c = &self.compiled.contacts[0];
-        ContactKinematics {
-            gap: c.gap.eval(q, qdot, S::zero()),
-            tangential: eval(&c.tangential, q, qdot, S::zero()),
-            normal: eval(&c.normal, q, qdot, S::zero()),
-            tangential_drift: c.tangential_drift.eval(q, qdot, S::zero()),
-            normal_drift: c.normal_drift.eval(q, qdot, S::zero()),
+        let mut v = [S::zero(); MAX_OUTPUTS];
+        self.compiled.kinematics.eval(q, qdot, S::zero(), &mut v);
+        kinematics(&v)
+    }
+
+    /// The whole state's values from one program (shared subexpressions once), then the
+    /// projection by M = L D Lᵀ.
+    fn projected_dynamics<S: Real>(
+        &self,
+        t: S,
+        q: &[S; N],
+        qdot: &[S; N],
+    ) -> ProjectedDynamics<S, N> {
+        let mut v = [S::zero(); MAX_OUTPUTS];
+        self.compiled.dynamics.eval(q, qdot, t, &mut v);
+        let mut m = [[S::zero(); N]; N];
+        let mut at = 0;
+        for (i, j) in (0..N).flat_map(|i| (i..N).map(move |j| (i, j))) {
+            m[i][j] = v[at];
+            m[j][i] = v[at];
+            at += 1;
         }
+        let mut f: [S; N] = std::array::from_fn(|i| v[at + i]);
+        at += N;
+        if !self.is_autonomous() {
+            for (fi, li) in f.iter_mut().zip(self.external_load(t)) {
+                *fi = *fi + li;
+            }
+        }
+        ProjectedDynamics::from_parts_ldl(&m, &f, &kinematics(&v[at..]), qdot)
     }
 
     fn constant_contact_directions(&self) -> Option<([f64; N], [f64; N])> {
