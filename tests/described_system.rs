@@ -327,3 +327,76 @@ fn mistakes_in_a_description_name_the_key() {
         "{e}"
     );
 }
+
+fn cli(args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// `simulate --system`: the described rod's impact as the rod's `simulate` reports it (same
+/// integrator and tolerances), as JSON and CSV, and the rod's physics flags refused with it.
+#[test]
+fn simulate_runs_a_description() {
+    let (ok, text, err) = cli(&[
+        "simulate",
+        "--system",
+        "systems/painleve_rod.toml",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let described: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let (ok, text, err) = cli(&["simulate", "--json"]);
+    assert!(ok, "{err}");
+    let hand: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let times = |v: &serde_json::Value| -> Vec<f64> {
+        v["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["t"].as_f64().unwrap())
+            .collect()
+    };
+    let (a, b) = (times(&described), times(&hand));
+    assert_eq!(a.len(), 3);
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x - y).abs() <= 1e-12 * y.abs(), "{x} against {y}");
+    }
+    let impulse = described["contacts"][0]["impulse_normal"].as_f64().unwrap();
+    assert!((impulse - hand["impulse_normal"].as_f64().unwrap()).abs() < 1e-12);
+    let (ok, csv, err) = cli(&[
+        "simulate",
+        "--system",
+        "systems/spring_particle.toml",
+        "--kappa",
+        "1e-6",
+        "--t-end",
+        "3",
+        "--csv",
+    ]);
+    assert!(ok, "{err}");
+    assert!(csv.starts_with("t,mode,x,y,x_dot,y_dot,normal_force,tangential_force\n"));
+    assert!(csv.lines().count() > 10);
+    let (ok, text, _) = cli(&["simulate", "--system", "systems/painleve_rod.toml"]);
+    assert!(ok && text.contains("contact A: normal impulse"), "{text}");
+    let (ok, _, err) = cli(&[
+        "simulate",
+        "--system",
+        "systems/painleve_rod.toml",
+        "--mu",
+        "3",
+    ]);
+    assert!(!ok && err.contains("--mu"), "{err}");
+    let (ok, _, err) = cli(&["simulate", "--system", "systems/none.toml"]);
+    assert!(
+        !ok && err.contains("systems/none.toml") && err.lines().count() == 1,
+        "{err}"
+    );
+}

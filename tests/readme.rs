@@ -151,3 +151,63 @@ fn json_fields_and_csv_columns_are_the_documented_ones() {
         .lines()
         .all(|l| l.split(',').count() == documented.len()));
 }
+
+/// "Your own system" runs verbatim: its file, then each command of its `sh` block, in an empty
+/// directory; the summary extrapolates ẋ to the rigid impact law's 1.4, and ẏ leaves at 1.
+#[test]
+fn your_own_system_runs_verbatim() {
+    let text = readme();
+    let part = section(&text, "## Your own system");
+    let block = |fence: &str| -> String {
+        let start = part
+            .find(fence)
+            .unwrap_or_else(|| panic!("no {fence} block"))
+            + fence.len()
+            + 1;
+        let end = start + part[start..].find("```").unwrap();
+        part[start..end].to_string()
+    };
+    let dir = std::env::temp_dir().join(format!("rigid-limit-readme-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("landing.toml"), block("```toml")).unwrap();
+    for line in block("```sh").lines().filter(|l| !l.trim().is_empty()) {
+        let mut words = line.split_whitespace();
+        assert_eq!(words.next(), Some("rigid-limit"), "{line}");
+        let out = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
+            .args(words)
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{line}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let summary = std::fs::read_to_string(dir.join("landing/summary.md")).unwrap();
+    let limit = |symbol: &str| -> f64 {
+        let line = summary
+            .lines()
+            .find(|l| l.contains(&format!("{symbol} extrapolated to κ → 0: ")))
+            .unwrap_or_else(|| panic!("no extrapolation of {symbol}:\n{summary}"));
+        line.split("κ → 0: ")
+            .nth(1)
+            .unwrap()
+            .split(' ')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert!((limit("x_dot(t_end)") - 1.4).abs() < 1e-6, "{summary}");
+    let runs = std::fs::read_to_string(dir.join("landing/runs.csv")).unwrap();
+    let header: Vec<&str> = runs.lines().next().unwrap().split(',').collect();
+    let column = header.iter().position(|h| *h == "q_dot_end").unwrap();
+    for row in runs.lines().skip(1) {
+        let qdot = row.split(',').nth(column).unwrap();
+        let ydot: f64 = qdot.split(' ').nth(1).unwrap().parse().unwrap();
+        assert!((ydot - 1.0).abs() < 1e-9, "{row}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

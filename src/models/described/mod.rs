@@ -29,6 +29,7 @@
 //! atol = 1e-12
 //! ```
 
+pub mod cli;
 pub mod description;
 pub mod mechanics;
 
@@ -116,24 +117,7 @@ impl System for Described {
         settings: &RunSettings,
     ) -> Result<(Record, SolverStats), SimError> {
         let Method::Compliant { kappa } = method;
-        let compiled = d.compile()?;
-        let (q0, qdot0) = d.initial_state(kappa)?;
-        check_mass_matrix(&compiled, &q0)?;
-        let r = match compiled.coordinates.len() {
-            1 => run_n::<1>(&compiled, &q0, &qdot0, kappa, settings)?,
-            2 => run_n::<2>(&compiled, &q0, &qdot0, kappa, settings)?,
-            3 => run_n::<3>(&compiled, &q0, &qdot0, kappa, settings)?,
-            4 => run_n::<4>(&compiled, &q0, &qdot0, kappa, settings)?,
-            n => {
-                return Err(SimError::invalid(
-                    "system.coordinates",
-                    format!("{n} coordinates"),
-                    &format!(
-                        "a described system has at most {MAX_COORDINATES} coordinates for now"
-                    ),
-                ))
-            }
-        };
+        let (compiled, r) = run_record(d, kappa, settings, false)?;
         let contact = &compiled.contacts[0].name;
         let record = Record {
             mode_sequence: r.modes_joined(">"),
@@ -333,13 +317,44 @@ fn check_mass_matrix(c: &Compiled, q: &[f64]) -> Result<(), SimError> {
     Ok(())
 }
 
+/// Compile `d` and run it once at compliance `kappa` (with its sampled trajectory when
+/// `trajectory`): the compiled description and the engine's record.
+pub fn run_record(
+    d: &Description,
+    kappa: f64,
+    settings: &RunSettings,
+    trajectory: bool,
+) -> Result<(Compiled, RunRecord), SimError> {
+    let compiled = d.compile()?;
+    let (q0, qdot0) = d.initial_state(kappa)?;
+    check_mass_matrix(&compiled, &q0)?;
+    let args = (&compiled, &q0[..], &qdot0[..], kappa, settings, trajectory);
+    let r = match compiled.coordinates.len() {
+        1 => run_n::<1>(args)?,
+        2 => run_n::<2>(args)?,
+        3 => run_n::<3>(args)?,
+        4 => run_n::<4>(args)?,
+        n => {
+            return Err(SimError::invalid(
+                "system.coordinates",
+                format!("{n} coordinates"),
+                &format!("a described system has at most {MAX_COORDINATES} coordinates for now"),
+            ))
+        }
+    };
+    Ok((compiled, r))
+}
+
 /// One run on the const-generic engine with N coordinates.
 fn run_n<const N: usize>(
-    compiled: &Compiled,
-    q0: &[f64],
-    qdot0: &[f64],
-    kappa: f64,
-    s: &RunSettings,
+    (compiled, q0, qdot0, kappa, s, trajectory): (
+        &Compiled,
+        &[f64],
+        &[f64],
+        f64,
+        &RunSettings,
+        bool,
+    ),
 ) -> Result<RunRecord, SimError> {
     let mechanics = DescribedMechanics::<N>::new(compiled);
     let contact = &compiled.contacts[0];
@@ -359,6 +374,7 @@ fn run_n<const N: usize>(
     if let Some(t_end) = s.t_end {
         options.end = EndCondition::Time(t_end);
     }
+    options.record_trajectory = trajectory;
     let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
     let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
     simulate(&problem, &q0, &qdot0, &options)

@@ -80,6 +80,13 @@ pub struct SimulateArgs {
     /// t, mode, x_A, y_A, θ, their rates, F_n, F_t.
     #[arg(long, conflicts_with = "json")]
     csv: bool,
+    /// Run a described system instead of the rod: a system file (systems/NAME.toml) or an
+    /// experiment file with model = "system" (docs/described_systems.md).
+    #[arg(
+        long,
+        conflicts_with_all = ["mu", "mu_s", "theta0", "omega0", "u0", "damping", "scenario", "height", "repeat"]
+    )]
+    system: Option<std::path::PathBuf>,
 }
 
 /// The columns of `simulate --csv`.
@@ -102,6 +109,9 @@ fn flag(name: &str) -> String {
 }
 
 pub fn simulate(args: SimulateArgs) -> Result<(), String> {
+    if let Some(path) = &args.system {
+        return simulate_described(path, &args);
+    }
     let impact = RodImpact {
         kappa: args.kappa,
         mu: args.mu,
@@ -227,6 +237,53 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
     } else {
         write_stdout(&summary_text(&scenario, &impact, &record, &args))
     }
+}
+
+/// `simulate --system FILE`: the flags that are not the rod's physics.
+fn simulate_described(path: &std::path::Path, args: &SimulateArgs) -> Result<(), String> {
+    use crate::models::described::cli::{simulate, SimulateOptions};
+    if args.trajectory && !args.json {
+        return Err(
+            "--trajectory adds the sampled trajectory to the JSON: add --json (or print it alone with --csv)"
+                .to_string(),
+        );
+    }
+    let integrator: IntegratorKind = args
+        .integrator
+        .parse()
+        .map_err(|e| format!("--integrator: {e}"))?;
+    crate::error::require_rtol("--rtol", args.rtol).map_err(|e| e.to_string())?;
+    crate::error::require_atol("--atol", args.atol).map_err(|e| e.to_string())?;
+    if let (Some(t_max), Some(_)) = (args.t_max, args.t_end) {
+        return Err(format!(
+            "--t-max {} limits a run until separation, and --t-end runs to a fixed time: give one of them",
+            crate::error::number_text(t_max)
+        ));
+    }
+    for (name, v) in [("--t-end", args.t_end), ("--t-max", args.t_max)] {
+        if let Some(v) = v {
+            crate::error::require_positive(name, v).map_err(|e| e.to_string())?;
+        }
+    }
+    crate::error::require_guard("--max-steps", Some(args.max_steps)).map_err(|e| e.to_string())?;
+    crate::error::require_guard("--max-events", Some(args.max_events))
+        .map_err(|e| e.to_string())?;
+    let options = SimulateOptions {
+        kappa: args.kappa,
+        settings: crate::experiment::system::RunSettings {
+            integrator,
+            rtol: args.rtol,
+            atol: args.atol,
+            t_max: args.t_max,
+            t_end: args.t_end,
+            max_steps: Some(args.max_steps),
+            max_events: Some(args.max_events),
+        },
+        json: args.json,
+        trajectory: args.trajectory,
+        csv: args.csv,
+    };
+    write_stdout(&simulate(path, &options)?)
 }
 
 /// The integrators the integrator study names cheapest at some target accuracy for each of its
