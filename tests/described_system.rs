@@ -400,3 +400,72 @@ fn simulate_runs_a_description() {
         "{err}"
     );
 }
+
+/// A parameter swept in `[sweep]` beside κ: one configuration per value, each with its own
+/// section in the summary; the slide through the landing takes 2μ of the arriving normal
+/// velocity 1 from the tangential 2 (the rigid impact law), whatever μ.
+#[test]
+fn a_swept_parameter_makes_one_configuration_per_value() {
+    let text = r#"
+name = "landing_mu"
+model = "system"
+[system]
+coordinates = ["x", "y"]
+parameters = { g = 1.0, mu = 0.3 }
+mass_matrix = [["1", "0"], ["0", "1"]]
+force = ["0", "-g"]
+[[system.contacts]]
+name = "floor"
+gap = "y"
+tangents = ["x"]
+mu = "mu"
+[system.initial]
+q = ["0", "0"]
+q_dot = ["2", "-1"]
+[sweep]
+kappa = { min = 1e-8, max = 1e-6, per_decade = 1 }
+mu = [0.1, 0.2, 0.4]
+[solver]
+integrators = ["dop853"]
+rtol = 1e-11
+atol = 1e-13
+"#;
+    let spec = described(text);
+    let points = spec.points();
+    assert_eq!(points.len(), 9);
+    for p in &points {
+        let mu = p.config.parameters["mu"];
+        let (record, _) = Described::run(
+            &p.config,
+            Method::Compliant { kappa: p.kappa },
+            &settings(IntegratorKind::Dop853, None),
+        )
+        .unwrap();
+        // ẋ = 2 − μ(2 + g t_off) with t_off ≈ π√κ (tests/toy_system.rs has the closed form).
+        let expected = 2.0 - mu * (2.0 + record.event_times[0]);
+        assert!(
+            (record.q_dot_end[0] - expected).abs() < 1e-9,
+            "μ {mu}, κ {}",
+            p.kappa
+        );
+    }
+    let e = Experiment::parse(&text.replace("mu = [0.1, 0.2, 0.4]", "nu = [0.1]"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("sweep.nu") && e.contains("no parameter nu"),
+        "{e}"
+    );
+    // A hand-coded system's parameter is swept by its name in [params].
+    let spring = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/experiments/spring_particle.toml"
+    ))
+    .unwrap()
+    .replace("per_decade = 2 }", "per_decade = 2 }\nmu = [0.4, 0.5]");
+    let Experiment::SpringParticle(spring) = Experiment::parse(&spring).unwrap() else {
+        panic!("not the spring particle");
+    };
+    let mus: Vec<f64> = spring.points().iter().map(|p| p.config.mu).collect();
+    assert_eq!((mus[0], mus[mus.len() - 1]), (0.4, 0.5));
+}

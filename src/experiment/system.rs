@@ -79,6 +79,31 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     ) -> Result<(Self::Record, SolverStats), SimError>;
     /// The quantities whose limit κ → 0 a convergence study reports.
     fn quantities(config: &Self::Config) -> Vec<Quantity>;
+    /// Set the parameter `key` of `config` to `value` (a key swept in `[sweep]`); the error says
+    /// which parameters there are. The default sets a numeric field of `Config` by name.
+    fn set_parameter(config: &mut Self::Config, key: &str, value: f64) -> Result<(), String> {
+        let mut json = serde_json::to_value(&*config).map_err(|e| e.to_string())?;
+        let fields = json
+            .as_object_mut()
+            .ok_or("the configuration is not a table")?;
+        let numeric: Vec<String> = fields
+            .iter()
+            .filter(|(_, v)| v.is_number())
+            .map(|(k, _)| k.clone())
+            .collect();
+        match fields.get_mut(key) {
+            Some(slot) if slot.is_number() => *slot = serde_json::json!(value),
+            _ => {
+                return Err(format!(
+                    "system {} has no numeric parameter {key} (its parameters: {})",
+                    Self::NAME,
+                    numeric.join(", ")
+                ))
+            }
+        }
+        *config = serde_json::from_value(json).map_err(|e| e.to_string())?;
+        Ok(())
+    }
     /// The input columns of runs.csv for `config`: the fields of `Config` unless the system's
     /// columns depend on its configuration (a described system's parameters).
     fn input_columns(_config: &Self::Config) -> Vec<&'static str> {

@@ -1,5 +1,5 @@
-//! The convergence study of any [`System`]: one configuration run over a κ ladder by each listed
-//! integrator; per quantity of the system, its values against the closed form at κ and the rigid
+//! The convergence study of any [`System`]: each configuration (`[params]`, with any parameter
+//! swept in `[sweep]`) run over a κ ladder by each listed integrator; per quantity of the system, its values against the closed form at κ and the rigid
 //! limit, the fitted rate of convergence and the limit extrapolated from the ladder alone
 //! (docs/extrapolation.md §1) against the rigid one.
 //!
@@ -11,6 +11,7 @@
 //! …
 //! [sweep]
 //! kappa = { min = 1e-8, max = 1e-2, per_decade = 2 }
+//! mu = [0.4, 0.5]                 # optional: a parameter swept too
 //! [solver]
 //! integrators = ["radau5", "tsit45"]
 //! rtol = 1e-10
@@ -21,7 +22,7 @@ use crate::analysis::extrapolate::{extrapolate, ExtrapolationOptions};
 use crate::analysis::fit::power_law;
 use crate::error::SimError;
 use crate::experiment::grammar::{
-    from_table_validated, parse_validated, validate_name, LogGrid, SolverSpec, SpecError,
+    from_table_validated, parse_validated, validate_name, Axis, LogGrid, SolverSpec, SpecError,
 };
 use crate::experiment::model::{finish_sweep_row, sweep_columns, sweep_input_row};
 use crate::experiment::runner::{write_atomically, Plan, RunError};
@@ -30,16 +31,20 @@ use crate::experiment::table::Row;
 use crate::integrate::IntegratorKind;
 use crate::report::markdown::{fixed, sci, Markdown, MarkdownTable};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The name of this study in `study = "…"`.
 pub const NAME: &str = "convergence";
 
-/// `[sweep]`: the κ ladder.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
+/// `[sweep]`: the κ ladder, and any parameters of the system swept (each a list of values or
+/// `{ min, max, n }`); the configurations are their product, the last key varying fastest.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct KappaSweep {
     pub kappa: LogGrid,
+    #[serde(flatten)]
+    pub parameters: BTreeMap<String, Axis>,
 }
 
 /// A convergence experiment file of system `S`. Unknown keys are refused.
@@ -60,11 +65,12 @@ pub struct Convergence<S: System> {
     pub solver: SolverSpec,
 }
 
-/// One run: a κ of the ladder and an integrator.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Point {
+/// One run: a configuration, a κ of the ladder and an integrator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point<C> {
     /// Position in the grid: the output order and the resume key.
     pub id: usize,
+    pub config: Arc<C>,
     pub kappa: f64,
     pub integrator: IntegratorKind,
 }
@@ -97,21 +103,54 @@ impl<S: System> Convergence<S> {
             ));
         }
         self.sweep.kappa.validate("sweep.kappa")?;
-        self.solver.validate(self.sweep.kappa.len() as u128)?;
-        S::validate(&self.params, &self.sweep.kappa)?;
+        let mut configurations: u128 = 1;
+        for (key, axis) in &self.sweep.parameters {
+            axis.validate(&format!("sweep.{key}"))?;
+            configurations = configurations.saturating_mul(axis.len() as u128);
+        }
+        self.solver
+            .validate(configurations.saturating_mul(self.sweep.kappa.len() as u128))?;
+        for config in self.configurations()? {
+            S::validate(&config, &self.sweep.kappa)?;
+        }
         self.solver.refuse_unused_keys(S::NAME, S::SOLVER_KEYS)
     }
 
-    /// κ from large to small, then the integrators as listed.
-    pub fn points(&self) -> Vec<Point> {
+    /// Every configuration of the grid: `[params]` with the swept parameters set, the last key
+    /// of `[sweep]` varying fastest; an error names a swept key the system does not have.
+    pub fn configurations(&self) -> Result<Vec<S::Config>, SimError> {
+        let mut out = vec![self.params.clone()];
+        for (key, axis) in &self.sweep.parameters {
+            let mut next = Vec::with_capacity(out.len() * axis.len());
+            for config in &out {
+                for value in axis.values() {
+                    let mut c = config.clone();
+                    S::set_parameter(&mut c, key, value)
+                        .map_err(|e| SimError::invalid(&format!("sweep.{key}"), value, &e))?;
+                    next.push(c);
+                }
+            }
+            out = next;
+        }
+        Ok(out)
+    }
+
+    /// The configurations in grid order, then κ from large to small, then the integrators as
+    /// listed.
+    pub fn points(&self) -> Vec<Point<S::Config>> {
         let mut out = Vec::new();
-        for kappa in self.sweep.kappa.values() {
-            for &integrator in &self.solver.integrators {
-                out.push(Point {
-                    id: out.len(),
-                    kappa,
-                    integrator,
-                });
+        // Validated at parsing: every swept key is one of the system's.
+        for config in self.configurations().unwrap_or_default() {
+            let config = Arc::new(config);
+            for kappa in self.sweep.kappa.values() {
+                for &integrator in &self.solver.integrators {
+                    out.push(Point {
+                        id: out.len(),
+                        config: config.clone(),
+                        kappa,
+                        integrator,
+                    });
+                }
             }
         }
         out
@@ -154,11 +193,38 @@ impl<S: System> Convergence<S> {
                 self.solver.atol
             ));
         let quantities = S::quantities(&self.params);
-        md.table(&values_table::<S>(&quantities, rows))
-            .heading(2, "Convergence as κ → 0");
-        for q in &quantities {
-            for kind in &self.solver.integrators {
-                convergence_items(&mut md, q, kind, rows);
+        let configurations = self.configurations().unwrap_or_default();
+        let per_configuration = self.sweep.kappa.len() * self.solver.integrators.len();
+        for (i, config) in configurations.iter().enumerate() {
+            let own: Vec<Row> = rows
+                .iter()
+                .filter(|r| r.point_id / per_configuration.max(1) == i)
+                .cloned()
+                .collect();
+            let level = if configurations.len() > 1 {
+                let swept: Vec<String> = self
+                    .sweep
+                    .parameters
+                    .keys()
+                    .map(|k| {
+                        let value = S::inputs(config)
+                            .ok()
+                            .and_then(|cells| cells.into_iter().find(|(c, _)| c == k))
+                            .map_or_else(|| "?".to_string(), |(_, v)| v);
+                        format!("{k} = {value}")
+                    })
+                    .collect();
+                md.heading(2, swept.join(", "));
+                3
+            } else {
+                2
+            };
+            md.table(&values_table::<S>(&quantities, &own))
+                .heading(level, "Convergence as κ → 0");
+            for q in &quantities {
+                for kind in &self.solver.integrators {
+                    convergence_items(&mut md, q, kind, &own);
+                }
             }
         }
         md.finish()
@@ -283,7 +349,7 @@ fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, row
 }
 
 impl<S: System> Plan for Convergence<S> {
-    type Point = Point;
+    type Point = Point<S::Config>;
 
     fn name(&self) -> &str {
         &self.name
@@ -291,16 +357,16 @@ impl<S: System> Plan for Convergence<S> {
     fn columns(&self) -> Vec<&'static str> {
         Convergence::columns(self)
     }
-    fn points(&self) -> Vec<Point> {
+    fn points(&self) -> Vec<Self::Point> {
         Convergence::points(self)
     }
-    fn point_id(&self, point: &Point) -> usize {
+    fn point_id(&self, point: &Self::Point) -> usize {
         point.id
     }
-    fn input_row(&self, point: &Point) -> Row {
+    fn input_row(&self, point: &Self::Point) -> Row {
         // A configuration that is not a flat record is refused by the tests of each system
         // (its columns are derived from it); an empty input list here would only lose cells.
-        let inputs = S::inputs(&self.params).unwrap_or_default();
+        let inputs = S::inputs(&point.config).unwrap_or_default();
         sweep_input_row(
             point.id,
             point.kappa,
@@ -309,18 +375,18 @@ impl<S: System> Plan for Convergence<S> {
             &self.solver,
         )
     }
-    fn run_point(&self, point: &Point) -> Row {
+    fn run_point(&self, point: &Self::Point) -> Row {
         let start = std::time::Instant::now();
         let method = Method::Compliant { kappa: point.kappa };
-        let result = S::run(&self.params, method, &self.settings(point.integrator))
+        let result = S::run(&point.config, method, &self.settings(point.integrator))
             .map_err(|e| e.to_string())
             .and_then(|(record, stats)| {
-                let cells = S::record_cells(&self.params, &record)?;
+                let cells = S::record_cells(&point.config, &record)?;
                 Ok((cells, stats))
             });
         finish_sweep_row(self.input_row(point), result, start)
     }
-    fn describe(&self, point: &Point) -> String {
+    fn describe(&self, point: &Self::Point) -> String {
         format!("{} κ = {:.1e}", point.integrator, point.kappa)
     }
     fn spec_json(&self) -> serde_json::Value {

@@ -160,6 +160,22 @@ impl System for Described {
         q.chain(qdot).collect()
     }
 
+    fn set_parameter(d: &mut Description, key: &str, value: f64) -> Result<(), String> {
+        let names: Vec<&str> = d.parameters.keys().map(String::as_str).collect();
+        let message =
+            format!(
+            "the system has no parameter {key} (its parameters: {}); add it to system.parameters",
+            if names.is_empty() { "none".to_string() } else { names.join(", ") }
+        );
+        match d.parameters.get_mut(key) {
+            Some(slot) => {
+                *slot = value;
+                Ok(())
+            }
+            None => Err(message),
+        }
+    }
+
     /// The parameters, by name.
     fn input_columns(d: &Description) -> Vec<&'static str> {
         d.parameters.keys().map(|k| column_name(k)).collect()
