@@ -469,3 +469,26 @@ atol = 1e-13
     let mus: Vec<f64> = spring.points().iter().map(|p| p.config.mu).collect();
     assert_eq!((mus[0], mus[mus.len() - 1]), (0.4, 0.5));
 }
+
+/// An expression that leaves its domain during the run (ln of a negative once the particle
+/// penetrates deeper than 1e-7) ends it with an error naming the expression.
+#[test]
+fn a_non_finite_value_during_a_run_names_its_expression() {
+    let text = rod_description(1.0 / 3.0).replace(
+        "\"sin(theta)*theta_dot^2 - 1\"",
+        "\"sin(theta)*theta_dot^2 - 1 + 1e-3*ln(ya + 1e-7)\"",
+    );
+    let spec = described(&text);
+    let e = Described::run(
+        &spec.params,
+        Method::Compliant { kappa: 1e-6 },
+        &settings(IntegratorKind::Dop853, None),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("system.force[1]") && e.contains("ln(ya + 1e-7)") && e.contains("NaN"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'));
+}

@@ -72,6 +72,11 @@ impl Tape {
         })
     }
 
+    /// The number of values an evaluation gives.
+    pub fn outputs(&self) -> usize {
+        self.outputs.len()
+    }
+
     /// The number of registers.
     pub fn len(&self) -> usize {
         self.ops.len()

@@ -113,6 +113,9 @@ pub struct Compiled {
     /// Everything the vector field needs at one state, in one program (src/expression/tape.rs):
     /// M's upper triangle row by row, f, then the contact's gap, c, d, ḋᵀq̇, ċᵀq̇.
     pub dynamics: Tape,
+    /// The key and the text of the expression behind each value of `dynamics` (an error names
+    /// the one that gave a non-finite number).
+    pub dynamics_sources: Vec<(String, String)>,
     /// The contact's gap, c, d, ḋᵀq̇, ċᵀq̇ alone (the event functions).
     pub kinematics: Tape,
 }
@@ -365,9 +368,34 @@ impl Description {
             )
         };
         let dynamics = Tape::new(&dynamic).ok_or_else(too_long)?;
+        let key = "system.contacts[0]";
+        let (gap, tangent) = (&self.contacts[0].gap, &self.contacts[0].tangents[0]);
+        let sources = (0..n)
+            .flat_map(|i| (i..n).map(move |j| (i, j)))
+            .map(|(i, j)| {
+                (
+                    format!("system.mass_matrix[{i}][{j}]"),
+                    self.mass_matrix[i][j].clone(),
+                )
+            })
+            .chain(
+                self.force
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| (format!("system.force[{i}]"), t.clone())),
+            )
+            .chain(std::iter::once((format!("{key}.gap"), gap.clone())))
+            .chain((0..n).map(|_| (format!("{key}.tangents[0]"), tangent.clone())))
+            .chain((0..n).map(|_| (format!("{key}.gap"), gap.clone())))
+            .chain([
+                (format!("{key}.gap"), gap.clone()),
+                (format!("{key}.tangents[0]"), tangent.clone()),
+            ])
+            .collect();
         let kinematics = Tape::new(&kinematic).ok_or_else(too_long)?;
         Ok(Compiled {
             dynamics,
+            dynamics_sources: sources,
             kinematics,
             coordinates: self.coordinates.clone(),
             mass_matrix: mass,

@@ -5,13 +5,17 @@ use super::description::Compiled;
 use crate::model::{
     ContactKinematics, Mechanics, PlanarContactSystem, ProjectedDynamics, Real, ValidityMargin,
 };
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The mechanics of a compiled description with N coordinates and one planar contact.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct DescribedMechanics<'a, const N: usize> {
     pub compiled: &'a Compiled,
     names: [&'static str; N],
     margins: Vec<ValidityMargin>,
+    /// The first value of the vector field's program that came out NaN or infinite
+    /// (`usize::MAX`: none yet), for the error of a run that fails on it.
+    first_non_finite: AtomicUsize,
 }
 
 impl<'a, const N: usize> DescribedMechanics<'a, N> {
@@ -29,7 +33,14 @@ impl<'a, const N: usize> DescribedMechanics<'a, N> {
                     meaning: name(meaning),
                 })
                 .collect(),
+            first_non_finite: AtomicUsize::new(usize::MAX),
         }
+    }
+
+    /// The key and text of the first expression that evaluated to a non-finite number.
+    pub fn non_finite_source(&self) -> Option<&(String, String)> {
+        let i = self.first_non_finite.load(Ordering::Relaxed);
+        self.compiled.dynamics_sources.get(i)
     }
 }
 
@@ -111,6 +122,15 @@ impl<const N: usize> PlanarContactSystem<N> for DescribedMechanics<'_, N> {
     ) -> ProjectedDynamics<S, N> {
         let mut v = [S::zero(); MAX_OUTPUTS];
         self.compiled.dynamics.eval(q, qdot, t, &mut v);
+        let outputs = self.compiled.dynamics.outputs();
+        if let Some(i) = v[..outputs].iter().position(|x| !x.value().is_finite()) {
+            let _ = self.first_non_finite.compare_exchange(
+                usize::MAX,
+                i,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+        }
         let mut m = [[S::zero(); N]; N];
         let mut at = 0;
         for (i, j) in (0..N).flat_map(|i| (i..N).map(move |j| (i, j))) {

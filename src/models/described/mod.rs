@@ -393,5 +393,14 @@ fn run_n<const N: usize>(
     options.record_trajectory = trajectory;
     let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
     let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
-    simulate(&problem, &q0, &qdot0, &options)
+    simulate(&problem, &q0, &qdot0, &options).map_err(|e| match mechanics.non_finite_source() {
+        Some((key, text)) => SimError::invalid(
+            key,
+            format!("\"{text}\""),
+            &format!(
+                "evaluated to NaN or an infinity during the run (the state left the expression's domain: a logarithm or square root of a negative number, a division by zero; a validity margin can end the run before); then {e}"
+            ),
+        ),
+        None => e,
+    })
 }
