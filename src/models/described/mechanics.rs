@@ -122,8 +122,14 @@ impl<const N: usize> PlanarContactSystem<N> for DescribedMechanics<'_, N> {
     ) -> ProjectedDynamics<S, N> {
         let mut v = [S::zero(); MAX_OUTPUTS];
         self.compiled.dynamics.eval(q, qdot, t, &mut v);
-        let outputs = self.compiled.dynamics.outputs();
-        if let Some(i) = v[..outputs].iter().position(|x| !x.value().is_finite()) {
+        let outputs = &v[..self.compiled.dynamics.outputs()];
+        // One sum tells whether any value is NaN or infinite (both propagate through it); the
+        // search for which runs only then.
+        let any = outputs.iter().fold(0.0, |s, x| s + x.value());
+        if let Some(i) = (!any.is_finite())
+            .then(|| outputs.iter().position(|x| !x.value().is_finite()))
+            .flatten()
+        {
             let _ = self.first_non_finite.compare_exchange(
                 usize::MAX,
                 i,
