@@ -136,15 +136,7 @@ atol = 1e-12
         group.bench_function(format!("hand_coded/{}", kind.name()), |b| {
             b.iter(|| black_box(&scenario).simulate(black_box(&options)).unwrap())
         });
-        let settings = RunSettings {
-            integrator: kind,
-            rtol: 1e-10,
-            atol: 1e-12,
-            t_max: None,
-            t_end: None,
-            max_steps: None,
-            max_events: None,
-        };
+        let settings = RunSettings::new(kind, 1e-10, 1e-12);
         group.bench_function(format!("described/{}", kind.name()), |b| {
             b.iter(|| {
                 Described::run(

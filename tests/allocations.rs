@@ -59,15 +59,7 @@ atol = 1e-8
     };
     for kind in [IntegratorKind::Tsit5, IntegratorKind::Dop853] {
         let run = |tol: f64| {
-            let settings = RunSettings {
-                integrator: kind,
-                rtol: tol,
-                atol: tol,
-                t_max: None,
-                t_end: None,
-                max_steps: None,
-                max_events: None,
-            };
+            let settings = RunSettings::new(kind, tol, tol);
             let (result, allocs) = counted(|| {
                 Described::run(&spec.params, Method::Compliant { kappa: 1e-8 }, &settings)
             });

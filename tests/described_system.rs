@@ -81,13 +81,8 @@ fn described(text: &str) -> Convergence<Described> {
 
 fn settings(integrator: IntegratorKind, t_end: Option<f64>) -> RunSettings {
     RunSettings {
-        integrator,
-        rtol: 1e-12,
-        atol: 1e-14,
-        t_max: None,
         t_end,
-        max_steps: None,
-        max_events: None,
+        ..RunSettings::new(integrator, 1e-12, 1e-14)
     }
 }
 

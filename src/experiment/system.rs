@@ -34,6 +34,21 @@ pub struct RunSettings {
     pub max_events: Option<usize>,
 }
 
+impl RunSettings {
+    /// `integrator` at these tolerances, with the default guards and end.
+    pub fn new(integrator: IntegratorKind, rtol: f64, atol: f64) -> RunSettings {
+        RunSettings {
+            integrator,
+            rtol,
+            atol,
+            t_max: None,
+            t_end: None,
+            max_steps: None,
+            max_events: None,
+        }
+    }
+}
+
 /// A quantity whose limit κ → 0 a convergence study reports: the column of the system's record
 /// that holds it (or one component of a space-separated list there), and the columns of the same
 /// record that predict it (a closed form at the run's κ, the rigid limit), each optional.

@@ -196,6 +196,24 @@ pub struct SolverStats {
 }
 
 impl SolverStats {
+    /// The counters on one line, as `simulate` prints them.
+    pub fn summary(&self) -> String {
+        format!(
+            "steps {} (rejected {}), rhs evals {}, jvp {}, jacobians {}, LU {}, newton {}, events {}, wall time {:.3} ms",
+            self.steps,
+            self.rejected_steps,
+            self.rhs_evals,
+            self.jvp_evals,
+            self.jacobian_evals,
+            self.lu_factorisations,
+            self.newton_iterations,
+            self.events,
+            self.wall_time_s * 1e3
+        )
+    }
+}
+
+impl SolverStats {
     /// Add every counter of `other` (wall time included).
     pub fn add(&mut self, other: &SolverStats) {
         self.steps += other.steps;

@@ -200,11 +200,6 @@ fn summary(
             "energy balance: not computed (the description has no potential)"
         ),
     };
-    let s = &r.stats;
-    let _ = writeln!(
-        out,
-        "stats: steps {} (rejected {}), rhs evals {}, jvp {}, jacobians {}, LU {}, newton {}, events {}, wall time {:.3} ms",
-        s.steps, s.rejected_steps, s.rhs_evals, s.jvp_evals, s.jacobian_evals, s.lu_factorisations, s.newton_iterations, s.events, s.wall_time_s * 1e3
-    );
+    let _ = writeln!(out, "stats: {}", r.stats.summary());
     out
 }

@@ -158,25 +158,8 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         }
     };
     scenario.validate(flag).map_err(|e| e.to_string())?;
-    let integrator: IntegratorKind = args
-        .integrator
-        .parse()
-        .map_err(|e| format!("--integrator: {e}"))?;
-    crate::error::require_rtol("--rtol", args.rtol).map_err(|e| e.to_string())?;
-    crate::error::require_atol("--atol", args.atol).map_err(|e| e.to_string())?;
-    if let (Some(t_max), Some(_)) = (args.t_max, args.t_end) {
-        return Err(format!(
-            "--t-max {} limits a run until separation, and --t-end runs to a fixed time: give one of them",
-            crate::error::number_text(t_max)
-        ));
-    }
+    let integrator = checked_run_flags(&args)?;
     let t_max = args.t_max.unwrap_or(10.0);
-    for (name, v) in [("--atol", args.atol), ("--t-max", t_max)] {
-        crate::error::require_positive(name, v).map_err(|e| e.to_string())?;
-    }
-    crate::error::require_guard("--max-steps", Some(args.max_steps)).map_err(|e| e.to_string())?;
-    crate::error::require_guard("--max-events", Some(args.max_events))
-        .map_err(|e| e.to_string())?;
     let mut options = SimulationOptions::new(integrator, args.rtol, args.atol).with_guards(
         Some(t_max),
         Some(args.max_steps),
@@ -184,7 +167,6 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
     );
     options.record_trajectory = args.trajectory || args.csv;
     if let Some(t_end) = args.t_end {
-        crate::error::require_positive("--t-end", t_end).map_err(|e| e.to_string())?;
         options.end = EndCondition::Time(t_end);
     }
     if args.repeat == 0 {
@@ -239,15 +221,9 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
     }
 }
 
-/// `simulate --system FILE`: the flags that are not the rod's physics.
-fn simulate_described(path: &std::path::Path, args: &SimulateArgs) -> Result<(), String> {
-    use crate::models::described::cli::{simulate, SimulateOptions};
-    if args.trajectory && !args.json {
-        return Err(
-            "--trajectory adds the sampled trajectory to the JSON: add --json (or print it alone with --csv)"
-                .to_string(),
-        );
-    }
+/// The flags of a run that are not physics, checked: the integrator, the tolerances, the end
+/// (`--t-max` or `--t-end`, positive) and the guards.
+fn checked_run_flags(args: &SimulateArgs) -> Result<IntegratorKind, String> {
     let integrator: IntegratorKind = args
         .integrator
         .parse()
@@ -260,7 +236,7 @@ fn simulate_described(path: &std::path::Path, args: &SimulateArgs) -> Result<(),
             crate::error::number_text(t_max)
         ));
     }
-    for (name, v) in [("--t-end", args.t_end), ("--t-max", args.t_max)] {
+    for (name, v) in [("--t-max", args.t_max), ("--t-end", args.t_end)] {
         if let Some(v) = v {
             crate::error::require_positive(name, v).map_err(|e| e.to_string())?;
         }
@@ -268,6 +244,19 @@ fn simulate_described(path: &std::path::Path, args: &SimulateArgs) -> Result<(),
     crate::error::require_guard("--max-steps", Some(args.max_steps)).map_err(|e| e.to_string())?;
     crate::error::require_guard("--max-events", Some(args.max_events))
         .map_err(|e| e.to_string())?;
+    Ok(integrator)
+}
+
+/// `simulate --system FILE`: the flags that are not the rod's physics.
+fn simulate_described(path: &std::path::Path, args: &SimulateArgs) -> Result<(), String> {
+    use crate::models::described::cli::{simulate, SimulateOptions};
+    if args.trajectory && !args.json {
+        return Err(
+            "--trajectory adds the sampled trajectory to the JSON: add --json (or print it alone with --csv)"
+                .to_string(),
+        );
+    }
+    let integrator = checked_run_flags(args)?;
     let options = SimulateOptions {
         kappa: args.kappa,
         settings: crate::experiment::system::RunSettings {
@@ -435,8 +424,6 @@ fn summary_text(
         let _ = writeln!(
         out,"rigid limit (doc formulas): T_stick/√κ → {:.9}  T_rev/κ → {:.9}  v_out → {:.9}  θ̇_out → {:.9}", l.stick_duration_scaled, l.reverse_slip_duration_scaled, l.v_out, l.omega_out);
     }
-    let s = &r.stats;
-    let _ = writeln!(
-        out,"stats: steps {} (rejected {}), rhs evals {}, jvp {}, jacobians {}, LU {}, newton {}, events {}, wall time {:.3} ms", s.steps, s.rejected_steps, s.rhs_evals, s.jvp_evals, s.jacobian_evals, s.lu_factorisations, s.newton_iterations, s.events, s.wall_time_s * 1e3);
+    let _ = writeln!(out, "stats: {}", r.stats.summary());
     out
 }
