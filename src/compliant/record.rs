@@ -130,6 +130,25 @@ impl RunRecord {
     }
 
     /// The names of the modes in time order joined by `separator` (runs.csv's `>`).
+    /// The phases as `simulate` prints them: mode, start, end and duration, a line each under
+    /// a header.
+    pub fn phase_table(&self) -> String {
+        let mut out = format!(
+            "{:<12} {:>22} {:>22} {:>22}\n",
+            "mode", "t_start", "t_end", "duration"
+        );
+        for m in &self.modes {
+            out.push_str(&format!(
+                "{:<12} {:>22.15e} {:>22.15e} {:>22.15e}\n",
+                m.mode.name(),
+                m.t_start,
+                m.t_end,
+                m.duration
+            ));
+        }
+        out
+    }
+
     pub fn modes_joined(&self, separator: &str) -> String {
         let names: Vec<_> = self.modes.iter().map(|m| m.mode.name()).collect();
         names.join(separator)

@@ -145,21 +145,7 @@ fn summary(
         number_text(o.settings.rtol),
         number_text(o.settings.atol)
     );
-    let _ = writeln!(
-        out,
-        "{:<12} {:>22} {:>22} {:>22}",
-        "mode", "t_start", "t_end", "duration"
-    );
-    for m in &r.modes {
-        let _ = writeln!(
-            out,
-            "{:<12} {:>22.15e} {:>22.15e} {:>22.15e}",
-            m.mode.name(),
-            m.t_start,
-            m.t_end,
-            m.duration
-        );
-    }
+    out.push_str(&r.phase_table());
     let _ = writeln!(out, "\nevents:");
     for e in &r.events {
         let _ = writeln!(

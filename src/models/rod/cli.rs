@@ -368,21 +368,7 @@ fn summary_text(
         r.integrator, args.rtol, args.atol
     );
     out.push('\n');
-    let _ = writeln!(
-        out,
-        "{:<12} {:>22} {:>22} {:>22}",
-        "mode", "t_start", "t_end", "duration"
-    );
-    for m in &r.modes {
-        let _ = writeln!(
-            out,
-            "{:<12} {:>22.15e} {:>22.15e} {:>22.15e}",
-            m.mode.name(),
-            m.t_start,
-            m.t_end,
-            m.duration
-        );
-    }
+    out.push_str(&r.phase_table());
     let d = &r.durations;
     let sk = imp.kappa.sqrt();
     let is_impact = matches!(scenario, Scenario::Impact(_));
