@@ -487,3 +487,45 @@ fn a_non_finite_value_during_a_run_names_its_expression() {
     );
     assert!(!e.contains('\n'));
 }
+
+/// C–V's planar contact with constant data (systems/cv_planar.toml) against the hand-coded
+/// `ConstantPlanar`: put down at δ = δ̇ = 0 sliding left, through the slip stop, to t = 2 at κ = 1e-6.
+#[test]
+fn the_described_planar_contact_runs_as_the_hand_coded_one() {
+    use rigid_limit::models::planar::mechanics::ConstantPlanar;
+    let spec = described(&experiment_of("systems/cv_planar.toml", "1e-6", Some(2.0)));
+    let p = &spec.params.parameters;
+    let planar = ConstantPlanar {
+        free_tangential_accel: p["a"],
+        free_normal_accel: p["b"],
+        tangential_mobility: p["A"],
+        cross_mobility: p["B"],
+        normal_mobility: p["C"],
+    };
+    let problem = ContactProblem {
+        system: &planar,
+        compliance: NormalCompliance::spring_dashpot(1e-6, 0.0),
+        friction: Coulomb {
+            mu: p["mu"],
+            mu_s: p["mu"],
+        },
+    };
+    for integrator in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
+        let (record, _) = Described::run(
+            &spec.params,
+            Method::Compliant { kappa: 1e-6 },
+            &settings(integrator, Some(2.0)),
+        )
+        .unwrap();
+        let hand = simulate(
+            &problem,
+            &[0.0, 0.0],
+            &[p["u0"], 0.0],
+            &options(integrator, EndCondition::Time(2.0)),
+        )
+        .unwrap();
+        assert!(hand.events.len() >= 2, "{}", hand.modes_joined(">"));
+        assert_same_run(&record, &hand, 1e-12, &format!("planar, {integrator}"));
+        assert!(record.energy_balance_error.unwrap().abs() < 1e-9);
+    }
+}
