@@ -111,7 +111,8 @@ pub struct Compiled {
     pub validity: Vec<(Expr, String, String)>,
     pub contacts: Vec<CompiledContact>,
     /// Everything the vector field needs at one state, in one program (src/expression/tape.rs):
-    /// M's upper triangle row by row, f, then the contact's gap, c, d, ḋᵀq̇, ċᵀq̇.
+    /// M's upper triangle row by row, f, then the contact's gap, c, d, ḋᵀq̇, ċᵀq̇, then F(t)
+    /// when there is a load.
     pub dynamics: Tape,
     /// The key and the text of the expression behind each value of `dynamics` (an error names
     /// the one that gave a non-finite number).
@@ -356,9 +357,11 @@ impl Description {
             .chain([&c.normal_drift, &c.tangential_drift])
             .collect();
         let upper = (0..n).flat_map(|i| mass[i][i..].iter());
+        // The load F(t) last, when there is one: the vector field adds it to f.
         let dynamic: Vec<&Expr> = upper
             .chain(&force)
             .chain(kinematic.iter().copied())
+            .chain(load.iter().flatten())
             .collect();
         let too_long = || {
             invalid(

@@ -91,7 +91,7 @@ impl<const N: usize> Mechanics<N> for DescribedMechanics<'_, N> {
 }
 
 /// The longest output of a tape of a described system: M's upper triangle, f and the contact's
-/// 2N + 3 values with N ≤ 4 coordinates.
+/// 2N + 3 values and the load F(t) with N ≤ 4 coordinates.
 const MAX_OUTPUTS: usize = 32;
 
 /// The contact's values `[gap, c, d, ḋᵀq̇, ċᵀq̇]` (the order of the compiled tapes) as kinematics.
@@ -146,12 +146,15 @@ impl<const N: usize> PlanarContactSystem<N> for DescribedMechanics<'_, N> {
         }
         let mut f: [S; N] = std::array::from_fn(|i| v[at + i]);
         at += N;
+        let contact = kinematics(&v[at..]);
         if !self.is_autonomous() {
-            for (fi, li) in f.iter_mut().zip(self.external_load(t)) {
-                *fi = *fi + li;
+            // F(t) follows the contact's 2N + 3 values in the program.
+            let load = &v[at + 2 * N + 3..];
+            for (fi, li) in f.iter_mut().zip(load) {
+                *fi = *fi + *li;
             }
         }
-        ProjectedDynamics::from_parts_ldl(&m, &f, &kinematics(&v[at..]), qdot)
+        ProjectedDynamics::from_parts_ldl(&m, &f, &contact, qdot)
     }
 
     fn constant_contact_directions(&self) -> Option<([f64; N], [f64; N])> {
