@@ -430,18 +430,14 @@ atol = 1e-13
     assert_eq!(points.len(), 9);
     for p in &points {
         let mu = p.config.parameters["mu"];
-        let (record, _) = Described::run(
-            &p.config,
-            Method::Compliant { kappa: p.kappa },
-            &settings(IntegratorKind::Dop853, None),
-        )
-        .unwrap();
+        let (record, _) =
+            Described::run(&p.config, p.method, &settings(IntegratorKind::Dop853, None)).unwrap();
         // ẋ = 2 − μ(2 + g t_off) with t_off ≈ π√κ (tests/toy_system.rs has the closed form).
         let expected = 2.0 - mu * (2.0 + record.event_times[0]);
         assert!(
             (record.q_dot_end[0] - expected).abs() < 1e-9,
-            "μ {mu}, κ {}",
-            p.kappa
+            "μ {mu}, {:?}",
+            p.method
         );
     }
     let e = Experiment::parse(&text.replace("mu = [0.1, 0.2, 0.4]", "nu = [0.1]"))

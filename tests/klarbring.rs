@@ -603,3 +603,49 @@ fn rigid_3d_zeno_bounces_come_to_rest_at_the_accumulation_time() {
         }
     }
 }
+
+/// The experiment file of klarbring_2d with `edit` applied.
+fn klarbring_2d_file(edit: impl Fn(String) -> String) -> String {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/klarbring_2d.toml");
+    edit(std::fs::read_to_string(path).unwrap())
+}
+
+/// `method = "rigid"` runs the rigid reference alone: one point per integrator, method `rigid`
+/// and κ = 0, whatever the ladder; with `compliant` the reference comes first, then the ladder.
+#[test]
+fn the_rigid_reference_is_a_method_point() {
+    use rigid_limit::experiment::runner::Plan;
+    use rigid_limit::models::Experiment;
+    let points = |text: &str| {
+        let Experiment::Klarbring(spec) = Experiment::parse(text).unwrap() else {
+            panic!("a klarbring experiment")
+        };
+        spec.points()
+            .iter()
+            .map(|p| spec.input_row(p))
+            .map(|r| (r.text("method").to_string(), r.text("kappa").to_string()))
+            .collect::<Vec<_>>()
+    };
+    let rigid = points(&klarbring_2d_file(|t| {
+        t.replace("method = \"compliant\"", "method = \"rigid\"")
+    }));
+    assert_eq!(rigid, vec![("rigid".to_string(), "0".to_string())]);
+    let compliant = points(&klarbring_2d_file(|t| t));
+    assert_eq!(compliant.len(), 14);
+    assert_eq!(compliant[0], ("rigid".to_string(), "0".to_string()));
+    assert_eq!(compliant[1], ("compliant".to_string(), "0.01".to_string()));
+}
+
+/// Its report covers one configuration: a swept parameter is refused, naming the key.
+#[test]
+fn a_swept_klarbring_parameter_is_refused_naming_the_key() {
+    let text = klarbring_2d_file(|t| t.replace("[sweep]\n", "[sweep]\nmu = [0.4, 0.8]\n"));
+    let e = rigid_limit::models::Experiment::parse(&text)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("sweep.mu") && e.contains("one configuration"),
+        "{e}"
+    );
+}

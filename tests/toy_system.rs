@@ -20,6 +20,7 @@ use rigid_limit::experiment::grammar::LogGrid;
 use rigid_limit::experiment::runner::{run_experiment, RUNS_CSV};
 use rigid_limit::experiment::store::read_rows;
 use rigid_limit::experiment::system::{Method, Quantity, RunSettings, System};
+use rigid_limit::experiment::table::Row;
 use rigid_limit::experiment::RunOptions;
 use rigid_limit::integrate::SolverStats;
 use rigid_limit::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
@@ -109,7 +110,7 @@ impl System for Toy {
     }
 
     fn run(c: &Config, method: Method, s: &RunSettings) -> Result<(Record, SolverStats), SimError> {
-        let Method::Compliant { kappa } = method;
+        let kappa = method.compliant_kappa(Self::NAME)?;
         let landing = Landing { g: c.g };
         let problem = ContactProblem {
             system: &landing,
@@ -222,17 +223,8 @@ fn a_system_from_outside_the_crate_runs_the_convergence_study_and_matches_its_cl
     spec.report(&rows, &dir).unwrap();
     let text = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     // The generic report fits |t_off − 0| ∝ κ^p: p = 1/2 within its interval.
-    let rate = text
-        .lines()
-        .find(|l| l.starts_with("- dop853: |t_off"))
-        .expect("a rate line for t_off");
-    let p: f64 = rate
-        .split("κ^")
-        .nth(1)
-        .and_then(|s| s.split(' ').next())
-        .and_then(|s| s.parse().ok())
-        .expect("a fitted exponent");
-    assert!((p - 0.5).abs() < 0.01, "{rate}");
+    let p = fitted_exponent(&text, "- dop853: |t_off");
+    assert!((p - 0.5).abs() < 0.01, "{p}");
     // The limit extrapolated from the ladder alone covers the rigid one, for both quantities
     // and both integrators.
     let inside = text
@@ -248,4 +240,128 @@ fn another_study_name_is_refused_naming_the_key() {
     let text = EXPERIMENT.replace("study = \"convergence\"", "study = \"atlas\"");
     let e = Convergence::<Toy>::parse(&text).unwrap_err().to_string();
     assert!(e.contains("study") && e.contains("atlas"), "{e}");
+}
+
+/// The toy with a rigid reference: the landing as one rigid impact (Newton's law with e = 1, so
+/// the normal impulse is 2v₀, and Coulomb's sliding impulse −μ·2v₀ while the slip keeps its
+/// sign, u₀ > 2μv₀), at t = 0. Its quantities name no rigid-limit column: the study takes the
+/// rigid run's values as the limits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ToyWithImpactLaw;
+
+impl System for ToyWithImpactLaw {
+    const NAME: &'static str = "landing";
+    const TITLE: &'static str = "a particle landing on a frictional floor, with its impact law";
+    const SOLVER_KEYS: &'static [&'static str] = &[];
+    const RIGID: bool = true;
+    type Config = Config;
+    type Record = Record;
+
+    fn validate(c: &Config, kappa: &LogGrid) -> Result<(), SimError> {
+        Toy::validate(c, kappa)?;
+        if c.u0 <= 2.0 * c.mu * c.v0 {
+            return Err(SimError::invalid(
+                "params.u0",
+                c.u0,
+                "must exceed 2μv₀ (slides through)",
+            ));
+        }
+        Ok(())
+    }
+
+    fn run(c: &Config, method: Method, s: &RunSettings) -> Result<(Record, SolverStats), SimError> {
+        match method {
+            Method::Compliant { .. } => Toy::run(c, method, s),
+            Method::Rigid => {
+                let impulse_normal = 2.0 * c.v0;
+                let record = Record {
+                    mode_sequence: "impact".into(),
+                    t_liftoff: 0.0,
+                    u_end: c.u0 - c.mu * impulse_normal,
+                    impulse_normal,
+                    ..Record::default()
+                };
+                Ok((record, SolverStats::default()))
+            }
+        }
+    }
+
+    fn quantities(_: &Config) -> Vec<Quantity> {
+        ["t_liftoff", "u_end"]
+            .map(|column| Quantity {
+                column,
+                component: None,
+                symbol: column,
+                closed_form: None,
+                rigid_limit: None,
+                exponent: Some(0.5),
+            })
+            .to_vec()
+    }
+
+    fn describe(c: &Config) -> String {
+        Toy::describe(c)
+    }
+}
+
+/// The exponent of the first fitted rate line that starts with `prefix`.
+fn fitted_exponent(summary: &str, prefix: &str) -> f64 {
+    let line = summary
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line {prefix} in {summary}"));
+    line.split("κ^")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no exponent in {line}"))
+}
+
+#[test]
+fn a_rigid_reference_is_a_method_point_and_the_rates_are_fitted_against_it() {
+    let spec = Convergence::<ToyWithImpactLaw>::parse(EXPERIMENT).expect("the experiment parses");
+    assert!(!Convergence::<Toy>::parse(EXPERIMENT)
+        .unwrap()
+        .columns()
+        .contains(&"method"));
+    let columns = spec.columns();
+    assert_eq!(&columns[..3], &["point_id", "kappa", "method"]);
+    let dir = std::env::temp_dir().join(format!("rigid-limit-toy-rigid-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = RunOptions {
+        out_dir: dir.clone(),
+        shard: None,
+        progress: false,
+        fresh: false,
+        command_line: "test".into(),
+        stop_after_rows: None,
+    };
+    let summary = run_experiment(&spec, &opts).expect("the run completes");
+    // The rigid reference per integrator, then 9 κ × 2 integrators.
+    assert_eq!((summary.points, summary.failed), (20, 0));
+    let rows: Vec<Row> = read_rows(&dir.join(RUNS_CSV), &columns).unwrap();
+    let methods: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r.text("method"), r.text("kappa")))
+        .collect();
+    assert_eq!(
+        &methods[..3],
+        &[("rigid", "0"), ("rigid", "0"), ("compliant", "0.0001")]
+    );
+    assert!(rows[2..].iter().all(|r| r.text("method") == "compliant"));
+    spec.report(&rows, &dir).unwrap();
+    let text = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    // |u_end − u_end(rigid run)| = μ g t_off ∝ κ^(1/2), fitted against the rigid row.
+    for kind in ["dop853", "radau5"] {
+        let p = fitted_exponent(&text, &format!("- {kind}: |u_end"));
+        assert!((p - 0.5).abs() < 0.01, "{kind}: {p}");
+    }
+    // The extrapolated limits cover the rigid run's values (2 quantities × 2 integrators).
+    let inside = text
+        .lines()
+        .filter(|l| l.ends_with("inside the interval."))
+        .count();
+    assert_eq!(inside, 4, "{text}");
+    assert!(text.contains("| dop853 | rigid |"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

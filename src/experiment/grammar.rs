@@ -516,9 +516,10 @@ impl SpecError {
 /// event-driven rigid-contact formulation (impacts as reset maps); an incremental run solves a
 /// rate-independent incremental problem step by step. Models that offer more than one take it
 /// from the key `method` and write it in a `method` column.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq, Eq, Hash)]
 #[serde(rename_all = "lowercase")]
 pub enum MethodKind {
+    #[default]
     Compliant,
     Rigid,
     Incremental,

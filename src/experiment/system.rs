@@ -18,6 +18,48 @@ use std::fmt::Debug;
 pub enum Method {
     /// The penalty model: a normal spring of compliance κ (stiffness 1/κ).
     Compliant { kappa: f64 },
+    /// The rigid contact the penalty model converges to as κ → 0 (impact laws, complementarity):
+    /// the reference of a convergence study for a system that has one ([`System::RIGID`]).
+    Rigid,
+}
+
+impl Method {
+    /// The name in runs.csv's `method` column.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Method::Compliant { .. } => "compliant",
+            Method::Rigid => "rigid",
+        }
+    }
+
+    /// κ of a compliant run, or an error for a system `name` without a rigid method.
+    pub fn compliant_kappa(&self, name: &str) -> Result<f64, SimError> {
+        match self {
+            Method::Compliant { kappa } => Ok(*kappa),
+            Method::Rigid => Err(SimError::invalid(
+                "method",
+                "rigid",
+                &format!("system {name} has no rigid method; run it compliant"),
+            )),
+        }
+    }
+
+    /// κ of a compliant run; 0 for the rigid one (its `kappa` cell in runs.csv).
+    pub fn kappa(&self) -> f64 {
+        match self {
+            Method::Compliant { kappa } => *kappa,
+            Method::Rigid => 0.0,
+        }
+    }
+}
+
+/// Which methods one configuration runs in a convergence study.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Methods {
+    /// The rigid reference: one run per integrator, before the κ ladder.
+    pub rigid: bool,
+    /// The compliant runs over the κ ladder.
+    pub compliant: bool,
 }
 
 /// The settings of one run that are not physics: the integrator, its tolerances and the guards.
@@ -78,6 +120,12 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// The optional `[solver]` keys its runs use, of `t_max`, `max_steps` and `max_events`; a
     /// file that sets another is refused (a key is never accepted and ignored).
     const SOLVER_KEYS: &'static [&'static str];
+    /// Whether the system has a rigid reference ([`Method::Rigid`]): its runs.csv then has a
+    /// `method` column before the configuration's.
+    const RIGID: bool = false;
+    /// Whether `[sweep]` may set parameters besides κ (not while the system's own report covers
+    /// one configuration).
+    const SWEEPS_PARAMETERS: bool = true;
     /// One configuration: the `[params]` table (unknown keys refused). Its fields are the input
     /// columns of runs.csv, in field order.
     type Config: Serialize + DeserializeOwned + Default + Clone + Debug + PartialEq + Send + Sync;
@@ -94,6 +142,25 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     ) -> Result<(Self::Record, SolverStats), SimError>;
     /// The quantities whose limit κ → 0 a convergence study reports.
     fn quantities(config: &Self::Config) -> Vec<Quantity>;
+    /// The methods `config` runs: the compliant ladder, and the rigid reference when the
+    /// system has one.
+    fn methods(_config: &Self::Config) -> Methods {
+        Methods {
+            rigid: Self::RIGID,
+            compliant: true,
+        }
+    }
+    /// Tables written beside runs.csv at the end of the run stage, for figures (sampled
+    /// trajectories): (file name, CSV text). They need a solver, so the report cannot make them;
+    /// `kappa` is the ladder from large to small, `settings` the first integrator's. None by
+    /// default; a table no run can produce is left out (the report says so).
+    fn side_tables(
+        _config: &Self::Config,
+        _kappa: &[f64],
+        _settings: &RunSettings,
+    ) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
     /// Set the parameter `key` of `config` to `value` (a key swept in `[sweep]`); the error says
     /// which parameters there are. The default sets a numeric field of `Config` by name.
     fn set_parameter(config: &mut Self::Config, key: &str, value: f64) -> Result<(), String> {

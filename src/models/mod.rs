@@ -47,7 +47,7 @@ pub enum Experiment {
     Described(Box<Convergence<described::Described>>),
     Dance(Box<SweepSpec<dance::Dance>>),
     SchmidMielke(Box<schmid_mielke::spec::SmSpec>),
-    Klarbring(Box<klarbring::KlarbringPlan>),
+    Klarbring(Box<Convergence<klarbring::Klarbring>>),
     /// One impact of Klarbring's particle (`model = "klarbring_impacts"`).
     KlarbringImpacts(Box<SweepSpec<klarbring::KlarbringImpacts>>),
     /// C–V's fast dynamics of two slipping contacts (`model = "two_contact"`).
@@ -230,7 +230,7 @@ impl Experiment {
                 Convergence::from_table(table).map(|s| Experiment::Described(Box::new(s)))
             }
             Some(toml::Value::String(name)) if name == klarbring::Klarbring::NAME => {
-                klarbring::KlarbringPlan::parse(text).map(|s| Experiment::Klarbring(Box::new(s)))
+                Convergence::parse(text).map(|s| Experiment::Klarbring(Box::new(s)))
             }
             Some(toml::Value::String(name)) if name == klarbring::KlarbringImpacts::NAME => {
                 SweepSpec::parse(text).map(|s| Experiment::KlarbringImpacts(Box::new(s)))
@@ -288,7 +288,10 @@ impl Experiment {
             Experiment::Described(spec) => report_convergence(spec, dir),
             Experiment::Dance(spec) => report_sweep(spec, dir),
             Experiment::SchmidMielke(spec) => schmid_mielke::report::write_report(spec, dir),
-            Experiment::Klarbring(plan) => report_sweep(&plan.spec, dir),
+            Experiment::Klarbring(spec) => {
+                let rows = read_rows(&dir.join(RUNS_CSV), &spec.columns())?;
+                klarbring::report::write_report(spec, &rows, dir)
+            }
             Experiment::KlarbringImpacts(spec) => report_sweep(spec, dir),
             Experiment::TwoContact(spec) => report_sweep(spec, dir),
         }

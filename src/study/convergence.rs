@@ -1,5 +1,6 @@
 //! The convergence study of any [`System`]: each configuration (`[params]`, with any parameter
-//! swept in `[sweep]`) run over a κ ladder by each listed integrator; per quantity of the system, its values against the closed form at κ and the rigid
+//! swept in `[sweep]`) run over a κ ladder by each listed integrator, after the rigid reference
+//! ([`Method::Rigid`], one run per integrator) for a system that has one; per quantity of the system, its values against the closed form at κ and the rigid
 //! limit, the fitted rate of convergence and the limit extrapolated from the ladder alone
 //! (docs/extrapolation.md §1) against the rigid one.
 //!
@@ -65,13 +66,16 @@ pub struct Convergence<S: System> {
     pub solver: SolverSpec,
 }
 
-/// One run: a configuration, a κ of the ladder and an integrator.
+/// One run: a configuration, a method (the rigid reference or κ of the ladder) and an
+/// integrator.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Point<C> {
     /// Position in the grid: the output order and the resume key.
     pub id: usize,
+    /// Which configuration of [`Convergence::configurations`].
+    pub configuration: usize,
     pub config: Arc<C>,
-    pub kappa: f64,
+    pub method: Method,
     pub integrator: IntegratorKind,
 }
 
@@ -105,6 +109,16 @@ impl<S: System> Convergence<S> {
         self.sweep.kappa.validate("sweep.kappa")?;
         let mut configurations: u128 = 1;
         for (key, axis) in &self.sweep.parameters {
+            if !S::SWEEPS_PARAMETERS {
+                return Err(SimError::invalid(
+                    &format!("sweep.{key}"),
+                    crate::error::as_written(&axis.values()),
+                    &format!(
+                        "system {}'s report covers one configuration; sweep only kappa and run one file per value",
+                        S::NAME
+                    ),
+                ));
+            }
             axis.validate(&format!("sweep.{key}"))?;
             configurations = configurations.saturating_mul(axis.len() as u128);
         }
@@ -135,19 +149,36 @@ impl<S: System> Convergence<S> {
         Ok(out)
     }
 
-    /// The configurations in grid order, then κ from large to small, then the integrators as
-    /// listed.
+    /// The configurations in grid order; for each, the rigid reference (when it runs) and then
+    /// κ from large to small, each with the integrators as listed.
     pub fn points(&self) -> Vec<Point<S::Config>> {
         let mut out = Vec::new();
         // Validated at parsing: every swept key is one of the system's.
-        for config in self.configurations().unwrap_or_default() {
+        for (configuration, config) in self
+            .configurations()
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+        {
+            let methods = S::methods(&config);
+            let rigid = methods.rigid.then_some(Method::Rigid);
+            let ladder = self
+                .sweep
+                .kappa
+                .values()
+                .into_iter()
+                .map(|kappa| Method::Compliant { kappa });
             let config = Arc::new(config);
-            for kappa in self.sweep.kappa.values() {
+            for method in rigid
+                .into_iter()
+                .chain(ladder.filter(|_| methods.compliant))
+            {
                 for &integrator in &self.solver.integrators {
                     out.push(Point {
                         id: out.len(),
+                        configuration,
                         config: config.clone(),
-                        kappa,
+                        method,
                         integrator,
                     });
                 }
@@ -156,13 +187,18 @@ impl<S: System> Convergence<S> {
         out
     }
 
+    /// The input columns: the method when the system has a rigid reference, then the
+    /// configuration's.
+    fn input_columns(&self) -> Vec<&'static str> {
+        let mut columns = if S::RIGID { vec!["method"] } else { Vec::new() };
+        columns.extend(S::input_columns(&self.params));
+        columns
+    }
+
     /// The columns of runs.csv: point, κ, the configuration, the settings and status, the
     /// system's record, the work counters, the wall time.
     pub fn columns(&self) -> Vec<&'static str> {
-        sweep_columns(
-            &S::input_columns(&self.params),
-            &S::record_columns(&self.params),
-        )
+        sweep_columns(&self.input_columns(), &S::record_columns(&self.params))
     }
 
     fn settings(&self, integrator: IntegratorKind) -> RunSettings {
@@ -194,11 +230,11 @@ impl<S: System> Convergence<S> {
             ));
         let quantities = S::quantities(&self.params);
         let configurations = self.configurations().unwrap_or_default();
-        let per_configuration = self.sweep.kappa.len() * self.solver.integrators.len();
+        let configuration_of: Vec<usize> = self.points().iter().map(|p| p.configuration).collect();
         for (i, config) in configurations.iter().enumerate() {
             let own: Vec<Row> = rows
                 .iter()
-                .filter(|r| r.point_id / per_configuration.max(1) == i)
+                .filter(|r| configuration_of.get(r.point_id) == Some(&i))
                 .cloned()
                 .collect();
             let level = if configurations.len() > 1 {
@@ -254,7 +290,11 @@ fn values_table<S: System>(quantities: &[Quantity], rows: &[Row]) -> MarkdownTab
             table.row(cells);
             continue;
         }
-        cells.push(sci(r.number("kappa").unwrap_or(f64::NAN), 2));
+        cells.push(if is_rigid(r) {
+            Method::Rigid.name().to_string()
+        } else {
+            sci(r.number("kappa").unwrap_or(f64::NAN), 2)
+        });
         for q in quantities {
             let value = value(r, q);
             let gap = |reference: Option<&str>, digits| {
@@ -285,21 +325,36 @@ fn value(r: &Row, q: &Quantity) -> Option<f64> {
     }
 }
 
-/// For `kind`'s rows: the rate of |q − rigid limit| ∝ κ^p when the rigid limit is known, and q
-/// extrapolated to κ → 0 from the ladder alone (against the rigid limit when known).
+/// Whether `r` is a rigid reference row.
+fn is_rigid(r: &Row) -> bool {
+    r.text("method") == Method::Rigid.name()
+}
+
+/// For `kind`'s rows: the rate of |q − rigid limit| ∝ κ^p when the rigid limit is known (its
+/// column, or the value of the rigid reference run by the same integrator), and q extrapolated to
+/// κ → 0 from the ladder alone (against the rigid limit when known).
 fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, rows: &[Row]) {
+    let of_kind = |r: &&Row| r.text("integrator") == kind.name();
     let own: Vec<&Row> = rows
         .iter()
-        .filter(|r| r.text("integrator") == kind.name())
+        .filter(of_kind)
+        .filter(|r| !is_rigid(r))
         .collect();
+    let reference = rows
+        .iter()
+        .filter(of_kind)
+        .find(|r| is_rigid(r) && r.text("status") == "ok")
+        .and_then(|r| value(r, q));
+    let limit_of = |r: &Row| match q.rigid_limit {
+        Some(column) => r.number(column),
+        None => reference,
+    };
     let symbol = q.symbol;
-    let rigid = q
-        .rigid_limit
-        .and_then(|c| rows.iter().find_map(|r| r.number(c)));
-    if let Some(limit) = q.rigid_limit {
+    let rigid = own.iter().find_map(|r| limit_of(r));
+    if rigid.is_some() {
         let (kappa, gap): (Vec<f64>, Vec<f64>) = own
             .iter()
-            .filter_map(|r| Some((r.number("kappa")?, (value(r, q)? - r.number(limit)?).abs())))
+            .filter_map(|r| Some((r.number("kappa")?, (value(r, q)? - limit_of(r)?).abs())))
             .unzip();
         let predicted = q
             .exponent
@@ -366,10 +421,15 @@ impl<S: System> Plan for Convergence<S> {
     fn input_row(&self, point: &Self::Point) -> Row {
         // A configuration that is not a flat record is refused by the tests of each system
         // (its columns are derived from it); an empty input list here would only lose cells.
-        let inputs = S::inputs(&point.config).unwrap_or_default();
+        let mut inputs = if S::RIGID {
+            vec![("method", point.method.name().to_string())]
+        } else {
+            Vec::new()
+        };
+        inputs.extend(S::inputs(&point.config).unwrap_or_default());
         sweep_input_row(
             point.id,
-            point.kappa,
+            point.method.kappa(),
             inputs,
             point.integrator,
             &self.solver,
@@ -377,19 +437,41 @@ impl<S: System> Plan for Convergence<S> {
     }
     fn run_point(&self, point: &Self::Point) -> Row {
         let start = std::time::Instant::now();
-        let method = Method::Compliant { kappa: point.kappa };
-        let result = S::run(&point.config, method, &self.settings(point.integrator))
-            .map_err(|e| e.to_string())
-            .and_then(|(record, stats)| {
-                let cells = S::record_cells(&point.config, &record)?;
-                Ok((cells, stats))
-            });
+        let result = S::run(
+            &point.config,
+            point.method,
+            &self.settings(point.integrator),
+        )
+        .map_err(|e| e.to_string())
+        .and_then(|(record, stats)| {
+            let cells = S::record_cells(&point.config, &record)?;
+            Ok((cells, stats))
+        });
         finish_sweep_row(self.input_row(point), result, start)
     }
     fn describe(&self, point: &Self::Point) -> String {
-        format!("{} κ = {:.1e}", point.integrator, point.kappa)
+        match point.method {
+            Method::Compliant { kappa } => format!("{} κ = {kappa:.1e}", point.integrator),
+            Method::Rigid => format!("{} rigid", point.integrator),
+        }
     }
     fn spec_json(&self) -> serde_json::Value {
         serde_json::to_value(self).unwrap_or_default()
+    }
+    /// The system's side tables for the configuration of `[params]` (e.g. sampled paths for a
+    /// figure), made with the first integrator; a table no run can produce is left out.
+    fn after_run(&self, dir: &Path) -> Result<(), RunError> {
+        let Some(&integrator) = self.solver.integrators.first() else {
+            return Ok(());
+        };
+        let ladder = if S::methods(&self.params).compliant {
+            self.sweep.kappa.values()
+        } else {
+            Vec::new()
+        };
+        for (name, text) in S::side_tables(&self.params, &ladder, &self.settings(integrator)) {
+            write_atomically(&dir.join(name), &text)?;
+        }
+        Ok(())
     }
 }

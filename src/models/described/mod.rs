@@ -115,7 +115,7 @@ impl System for Described {
         method: Method,
         settings: &RunSettings,
     ) -> Result<(Record, SolverStats), SimError> {
-        let Method::Compliant { kappa } = method;
+        let kappa = method.compliant_kappa(Self::NAME)?;
         let (compiled, r) = run_record(d, kappa, settings, false)?;
         let contact = &compiled.contacts[0].name;
         let record = Record {

@@ -238,8 +238,8 @@ impl Model for KlarbringImpacts {
             },
             t_end: p.t_end,
             output_times: Vec::new(),
-            max_steps: super::guards(spec).0,
-            max_events: super::guards(spec).1,
+            max_steps: super::sweep_guards(spec).0,
+            max_events: super::sweep_guards(spec).1,
         };
         let result = match p.particle().map_err(|e| e.to_string())? {
             Particle::Planar(k) => impact_point::<2, 1>(&k, &p, kappa, &settings),

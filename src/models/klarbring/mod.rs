@@ -36,266 +36,126 @@ pub mod run;
 
 use crate::error::SimError;
 use crate::experiment::grammar::{LogGrid, MethodKind};
-use crate::experiment::model::{Cells, Model, Point, SweepSpec};
-use crate::experiment::runner::{Plan, RunError};
-use crate::experiment::table::Row;
-use crate::integrate::{IntegratorKind, SolverStats, Tolerances};
+use crate::experiment::model::{Cells, Model, SweepSpec};
+use crate::experiment::system::{Method, Methods, Quantity, RunSettings, System};
+use crate::integrate::{SolverStats, Tolerances};
 use params::Params;
-use serde::{Deserialize, Serialize};
-use std::path::Path;
+use run::Record;
 
-/// Klarbring's particle as a model of the harness.
+/// Klarbring's particle as a system of the harness: a convergence study whose rigid reference
+/// is a [`Method::Rigid`] run (a row with method `rigid` and κ = 0 per integrator, before the
+/// ladder); `method = "rigid"` in `[params]` runs the reference alone.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Klarbring;
 
-/// `[sweep]`: the κ ladder of the compliant runs.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Sweep {
-    pub kappa: LogGrid,
-}
-
-/// The one report of this model.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "snake_case")]
-pub enum Analysis {
-    RigidLimit,
-}
-
-/// One configuration: which formulation runs, on which parameters (written with every row,
-/// failed ones too, and compared on resume).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Config {
-    pub method: MethodKind,
-    pub params: Params,
-}
-
-impl Model for Klarbring {
+impl System for Klarbring {
     const NAME: &'static str = "klarbring";
+    const TITLE: &'static str = "Klarbring's particle, compliant → rigid";
     const SOLVER_KEYS: &'static [&'static str] = &["max_steps", "max_events"];
-    type Params = Params;
-    type Sweep = Sweep;
-    type Analysis = Analysis;
-    type Config = Config;
-    const INPUT_COLUMNS: &'static [&'static str] = &[
-        "method",
-        "dimension",
-        "mu",
-        "restitution",
-        "damping",
-        "U0",
-        "V0",
-        "t_end",
-    ];
-    const MEASURE_COLUMNS: &'static [&'static str] = &[
-        "mode_sequence",
-        "n_events",
-        "event_times",
-        "event_kinds",
-        "U_end",
-        "V_end",
-        "checkpoint_times",
-        "checkpoint_states",
-        "t_liftoff_rigid",
-        "d_U",
-        "d_U_contact",
-        "d_V_L1",
-        "d_V_contact",
-        "event_time_differences",
-    ];
+    const RIGID: bool = true;
+    const SWEEPS_PARAMETERS: bool = false;
+    type Config = Params;
+    type Record = Record;
 
-    fn kappa(sweep: &Sweep) -> &LogGrid {
-        &sweep.kappa
-    }
-
-    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
-        crate::compliant::normal::require_resolvable_kappa(
-            "sweep.kappa.min",
-            spec.sweep.kappa.min,
-        )?;
-        if let Some(w) = spec.solver.window_scaled {
-            return Err(SimError::invalid(
-                "solver.window_scaled",
-                w,
-                "this model runs to params.t_end; a fast-time window belongs to the mode table",
-            ));
-        }
-        spec.params.validate()?;
-        let kappa_max =
-            (spec.params.method == MethodKind::Compliant).then_some(spec.sweep.kappa.max);
-        spec.params.check_scales(kappa_max)
-    }
-
-    fn grid_size(_: &SweepSpec<Self>) -> u128 {
-        1
-    }
-
-    /// The compliant configuration (its rigid reference is the extra point of [`KlarbringPlan`]);
-    /// none for a rigid-only experiment.
-    fn configurations(spec: &SweepSpec<Self>) -> Vec<Config> {
-        match spec.params.method {
-            MethodKind::Compliant => vec![Config {
-                method: MethodKind::Compliant,
-                params: spec.params.clone(),
-            }],
-            _ => Vec::new(),
-        }
-    }
-
-    fn inputs(config: &Config) -> Cells {
-        let mut cells = vec![("method", config.method.name().to_string())];
-        cells.extend(param_cells(&config.params));
-        cells
+    fn validate(p: &Params, kappa: &LogGrid) -> Result<(), SimError> {
+        crate::compliant::normal::require_resolvable_kappa("sweep.kappa.min", kappa.min)?;
+        p.validate()?;
+        p.check_scales((p.method == MethodKind::Compliant).then_some(kappa.max))
     }
 
     fn run(
-        spec: &SweepSpec<Self>,
-        config: &Config,
-        kappa: f64,
-        integrator: IntegratorKind,
-    ) -> Result<(Cells, SolverStats), String> {
-        let p = &spec.params;
+        p: &Params,
+        method: Method,
+        settings: &RunSettings,
+    ) -> Result<(Record, SolverStats), SimError> {
         let tolerances = Tolerances {
-            rtol: spec.solver.rtol,
-            atol: spec.solver.atol,
+            rtol: settings.rtol,
+            atol: settings.atol,
         };
-        let guards = guards(spec);
-        let result = match config.method {
-            MethodKind::Compliant => {
-                run::run_compliant_point(p, kappa, integrator, tolerances, guards)
+        let guards = guards(settings.max_steps, settings.max_events);
+        match method {
+            Method::Compliant { kappa } => {
+                run::run_compliant_point(p, kappa, settings.integrator, tolerances, guards)
             }
-            _ => run::run_rigid_point(p, integrator, tolerances, guards),
-        };
-        result.map_err(|e| e.to_string())
-    }
-
-    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
-        report::write_report(spec, rows, dir)
-    }
-}
-
-/// The step and event guards of each run.
-pub fn guards<M: Model>(spec: &SweepSpec<M>) -> (usize, usize) {
-    (
-        spec.solver
-            .max_steps
-            .unwrap_or(crate::compliant::DEFAULT_MAX_STEPS),
-        spec.solver
-            .max_events
-            .unwrap_or(crate::compliant::DEFAULT_MAX_EVENTS),
-    )
-}
-
-/// The input cells fixed by `[params]` (the method column tells the rows apart).
-fn param_cells(p: &Params) -> Cells {
-    vec![
-        ("dimension", p.dimension().to_string()),
-        ("mu", p.mu.to_string()),
-        ("restitution", p.restitution.to_string()),
-        ("damping", p.damping.to_string()),
-        ("U0", run::joined(&p.u0)),
-        ("V0", run::joined(&p.v0)),
-        ("t_end", p.t_end.to_string()),
-    ]
-}
-
-/// A Klarbring experiment as a plan: the rigid reference first (κ = 0, one row per
-/// integrator), then the compliant points of the κ ladder.
-#[derive(Clone, Debug, PartialEq)]
-pub struct KlarbringPlan {
-    pub spec: SweepSpec<Klarbring>,
-}
-
-impl std::ops::Deref for KlarbringPlan {
-    type Target = SweepSpec<Klarbring>;
-    fn deref(&self) -> &Self::Target {
-        &self.spec
-    }
-}
-
-impl KlarbringPlan {
-    pub fn parse(text: &str) -> Result<Self, crate::experiment::grammar::SpecError> {
-        SweepSpec::parse(text).map(|spec| KlarbringPlan { spec })
-    }
-}
-
-impl Plan for KlarbringPlan {
-    type Point = Point<Config>;
-
-    fn name(&self) -> &str {
-        &self.spec.name
-    }
-    fn columns(&self) -> Vec<&'static str> {
-        SweepSpec::<Klarbring>::columns()
-    }
-    fn points(&self) -> Vec<Self::Point> {
-        let mut out: Vec<Self::Point> = self
-            .spec
-            .solver
-            .integrators
-            .iter()
-            .map(|&integrator| Point {
-                id: 0,
-                kappa: 0.0,
-                config: Config {
-                    method: MethodKind::Rigid,
-                    params: self.spec.params.clone(),
-                },
-                integrator,
-            })
-            .collect();
-        out.extend(self.spec.points());
-        for (i, p) in out.iter_mut().enumerate() {
-            p.id = i;
-        }
-        out
-    }
-    fn point_id(&self, point: &Self::Point) -> usize {
-        point.id
-    }
-    fn input_row(&self, point: &Self::Point) -> Row {
-        self.spec.input_row(point)
-    }
-    fn run_point(&self, point: &Self::Point) -> Row {
-        self.spec.run_point(point)
-    }
-    fn describe(&self, point: &Self::Point) -> String {
-        match point.config.method {
-            MethodKind::Rigid => format!("{} rigid", point.integrator),
-            _ => self.spec.describe(point),
+            Method::Rigid => run::run_rigid_point(p, settings.integrator, tolerances, guards),
         }
     }
-    fn spec_json(&self) -> serde_json::Value {
-        self.spec.spec_json()
+
+    /// None for the generic summary: the report (`report::write_report`) fits the distances
+    /// and the event-time differences of the record.
+    fn quantities(_: &Params) -> Vec<Quantity> {
+        Vec::new()
     }
+
+    fn methods(p: &Params) -> Methods {
+        Methods {
+            rigid: true,
+            compliant: p.method == MethodKind::Compliant,
+        }
+    }
+
+    fn input_columns(_: &Params) -> Vec<&'static str> {
+        vec![
+            "dimension",
+            "mu",
+            "restitution",
+            "damping",
+            "U0",
+            "V0",
+            "t_end",
+        ]
+    }
+
+    fn inputs(p: &Params) -> Result<Cells, String> {
+        Ok(vec![
+            ("dimension", p.dimension().to_string()),
+            ("mu", p.mu.to_string()),
+            ("restitution", p.restitution.to_string()),
+            ("damping", p.damping.to_string()),
+            ("U0", run::joined(&p.u0)),
+            ("V0", run::joined(&p.v0)),
+            ("t_end", p.t_end.to_string()),
+        ])
+    }
+
     /// paths.csv: the rigid path and the compliant one at the largest κ whose run completes,
     /// for the figures; none when no run completes (the report says so, and runs.csv holds
     /// the errors: a failed point is a row, never a failed experiment).
-    fn after_run(&self, dir: &Path) -> Result<(), RunError> {
-        let Some(&integrator) = self.spec.solver.integrators.first() else {
-            return Ok(());
-        };
+    fn side_tables(
+        p: &Params,
+        kappa: &[f64],
+        settings: &RunSettings,
+    ) -> Vec<(&'static str, String)> {
         let tolerances = Tolerances {
-            rtol: self.spec.solver.rtol,
-            atol: self.spec.solver.atol,
+            rtol: settings.rtol,
+            atol: settings.atol,
         };
-        let p = &self.spec.params;
-        let ladder = match p.method {
-            MethodKind::Compliant => self.spec.sweep.kappa.values(),
-            _ => Vec::new(),
-        };
-        let mut result = Err(SimError::invalid("paths", "", "no run"));
-        for kappa in ladder.into_iter().map(Some).chain([None]) {
-            result = run::paths_csv(p, kappa, integrator, tolerances, guards(&self.spec));
-            if result.is_ok() {
-                break;
-            }
-        }
-        match result {
-            Ok(text) => crate::experiment::runner::write_atomically(&dir.join("paths.csv"), &text),
-            Err(_) => Ok(()),
-        }
+        let guards = guards(settings.max_steps, settings.max_events);
+        kappa
+            .iter()
+            .map(|&k| Some(k))
+            .chain([None])
+            .find_map(|k| run::paths_csv(p, k, settings.integrator, tolerances, guards).ok())
+            .map(|text| vec![("paths.csv", text)])
+            .unwrap_or_default()
     }
+
+    fn describe(p: &Params) -> String {
+        report::parameters(p)
+    }
+}
+
+/// The step and event guards of each run, `[solver]`'s or the defaults.
+pub fn guards(max_steps: Option<usize>, max_events: Option<usize>) -> (usize, usize) {
+    (
+        max_steps.unwrap_or(crate::compliant::DEFAULT_MAX_STEPS),
+        max_events.unwrap_or(crate::compliant::DEFAULT_MAX_EVENTS),
+    )
+}
+
+/// The step and event guards of a [`Model`]'s runs.
+pub fn sweep_guards<M: Model>(spec: &SweepSpec<M>) -> (usize, usize) {
+    guards(spec.solver.max_steps, spec.solver.max_events)
 }
 
 /// One impact of Klarbring's particle as a model of the harness.

@@ -8,7 +8,7 @@ use crate::experiment::grammar::MethodKind;
 use serde::{Deserialize, Serialize};
 
 /// `[params]`.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
     /// K as an array of rows, symmetric positive definite.

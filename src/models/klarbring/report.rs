@@ -3,15 +3,16 @@
 //! against it, the fitted rates with 95 % intervals over κ ∈ [1e-8, 1e-4], the event-time
 //! differences scaled by κ and √κ. No solver here.
 
-use super::{Analysis, Klarbring};
+use super::params::Params;
+use super::Klarbring;
 use crate::analysis::fit::{power_law, LinearFit};
-use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{save, Figure, Mark, Panel, Series};
 use crate::report::rates::{in_fit_range, rate, FIT_RANGE};
 use crate::report::table::number_at;
+use crate::study::convergence::Convergence;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -54,11 +55,32 @@ fn event_differences(rows: &[&Row]) -> Vec<(f64, Vec<f64>)> {
         .collect()
 }
 
+/// The particle and its load, as a summary states them.
+pub fn parameters(p: &Params) -> String {
+    format!(
+        "K = {:?}, F = {:?} + {:?} cos(ω t) + {:?} sin(ω t), ω = {:?}, μ = {}, e = {}, c_d = {}, \
+         U0 = {:?}, V0 = {:?}, T = {}",
+        p.stiffness,
+        p.force_constant,
+        p.force_cos.clone().unwrap_or_default(),
+        p.force_sin.clone().unwrap_or_default(),
+        p.force_frequency.clone().unwrap_or_default(),
+        p.mu,
+        p.restitution,
+        p.damping,
+        p.u0,
+        p.v0,
+        p.t_end,
+    )
+}
+
 /// summary.md, analysis.json-free: the numbers are in the summary and runs.csv.
-pub fn write_report(spec: &SweepSpec<Klarbring>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
-    let _ = spec.analysis.unwrap_or(Analysis::RigidLimit);
+pub fn write_report(
+    spec: &Convergence<Klarbring>,
+    rows: &[Row],
+    dir: &Path,
+) -> Result<(), RunError> {
     let mut s = String::new();
-    let p = &spec.params;
     let _ = writeln!(
         s,
         "# {}: Klarbring's particle, compliant → rigid\n",
@@ -79,19 +101,8 @@ pub fn write_report(spec: &SweepSpec<Klarbring>, rows: &[Row], dir: &Path) -> Re
     }
     let _ = writeln!(
         s,
-        "K = {:?}, F = {:?} + {:?} cos(ω t) + {:?} sin(ω t), ω = {:?}, μ = {}, e = {}, c_d = {}, \
-         U0 = {:?}, V0 = {:?}, T = {}; rtol {:e}, atol {:e}.\n",
-        p.stiffness,
-        p.force_constant,
-        p.force_cos.clone().unwrap_or_default(),
-        p.force_sin.clone().unwrap_or_default(),
-        p.force_frequency.clone().unwrap_or_default(),
-        p.mu,
-        p.restitution,
-        p.damping,
-        p.u0,
-        p.v0,
-        p.t_end,
+        "{}; rtol {:e}, atol {:e}.\n",
+        parameters(&spec.params),
         spec.solver.rtol,
         spec.solver.atol
     );
@@ -366,7 +377,7 @@ fn mode_series(
     out
 }
 
-fn figures(spec: &SweepSpec<Klarbring>, rows: &[Row], dir: &Path) -> Result<(), String> {
+fn figures(spec: &Convergence<Klarbring>, rows: &[Row], dir: &Path) -> Result<(), String> {
     let paths = read_paths(dir);
     let three = spec.params.dimension() == 3;
     if !paths.is_empty() {

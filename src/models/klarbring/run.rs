@@ -10,13 +10,13 @@ use crate::compliant::spatial::{
     direction_index, simulate_spatial, RunSettings, SpatialContactProblem, SpatialEvent, SpatialRun,
 };
 use crate::error::SimError;
-use crate::experiment::model::Cells;
 use crate::hybrid::Named;
 use crate::integrate::{IntegratorKind, SolverStats, Tolerances};
 use crate::model::ContactSystem;
 use crate::models::klarbring::mechanics::KlarbringParticle;
 use crate::report::table::{Cell, Table};
 use crate::rigid::{RigidEvent, RigidProblem};
+use serde::{Deserialize, Serialize};
 
 /// The times at which the state is written into the row (those before `t_end`, and `t_end`).
 pub const CHECKPOINTS: [f64; 4] = [2.0, 5.0, 8.0, 11.0];
@@ -98,15 +98,48 @@ where
     simulate_spatial(&problem, &problem.initial_state(&q0, &v0), settings, stop)
 }
 
-/// The cells every run writes: modes, events, the end state and the checkpoints.
-pub fn trajectory_cells<E: Named + Copy>(
+/// What a run measures: the columns of runs.csv after the settings. The rigid reference fills
+/// the trajectory's; a compliant run also its distances to the rigid one.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The mode of each phase, a one-tangent slide named by its direction.
+    pub mode_sequence: String,
+    pub n_events: usize,
+    /// The events (a compliant run's as the rigid ones: [`rigid_like_events`]).
+    pub event_times: Vec<f64>,
+    pub event_kinds: String,
+    #[serde(rename = "U_end")]
+    pub u_end: Vec<f64>,
+    #[serde(rename = "V_end")]
+    pub v_end: Vec<f64>,
+    pub checkpoint_times: Vec<f64>,
+    /// (U, V) at each checkpoint, `; `-separated (empty where a run did not reach it).
+    pub checkpoint_states: String,
+    /// The rigid lift-off (T when there is none) that splits the distances.
+    pub t_liftoff_rigid: Option<f64>,
+    /// sup‖ΔU‖ on [0, T].
+    #[serde(rename = "d_U")]
+    pub d_u: Option<f64>,
+    /// sup‖ΔU‖ on [0, t_L].
+    #[serde(rename = "d_U_contact")]
+    pub d_u_contact: Option<f64>,
+    /// ∫‖ΔV‖ on [0, T].
+    #[serde(rename = "d_V_L1")]
+    pub d_v_l1: Option<f64>,
+    /// ∫‖ΔV‖ on [0, t_L].
+    #[serde(rename = "d_V_contact")]
+    pub d_v_contact: Option<f64>,
+    /// Compliant − rigid time of each event, or `kinds differ`.
+    pub event_time_differences: Option<String>,
+}
+
+/// The record every run fills: modes, events, the end state and the checkpoints.
+pub fn trajectory_record<E: Named + Copy>(
     run: &SpatialRun<E>,
     n: usize,
     d: usize,
     checkpoints: &[f64],
-) -> Vec<(&'static str, String)> {
-    let times: Vec<f64> = run.events.iter().map(|e| e.t).collect();
-    let kinds: Vec<&str> = run.events.iter().map(|e| e.event.name()).collect();
+) -> Record {
     let y = &run.trace.y_end;
     let states: Vec<String> = checkpoints
         .iter()
@@ -118,25 +151,31 @@ pub fn trajectory_cells<E: Named + Copy>(
                 .unwrap_or_default()
         })
         .collect();
-    vec![
-        ("mode_sequence", mode_names(run, n, d).join(" ")),
-        ("n_events", run.events.len().to_string()),
-        ("event_times", joined(&times)),
-        ("event_kinds", kinds.join(" ")),
-        ("U_end", joined(&y[..n])),
-        ("V_end", joined(&y[n..2 * n])),
-        ("checkpoint_times", joined(checkpoints)),
-        ("checkpoint_states", states.join("; ")),
-    ]
+    Record {
+        mode_sequence: mode_names(run, n, d).join(" "),
+        n_events: run.events.len(),
+        event_times: run.events.iter().map(|e| e.t).collect(),
+        event_kinds: run
+            .events
+            .iter()
+            .map(|e| e.event.name())
+            .collect::<Vec<_>>()
+            .join(" "),
+        u_end: y[..n].to_vec(),
+        v_end: y[n..2 * n].to_vec(),
+        checkpoint_times: checkpoints.to_vec(),
+        checkpoint_states: states.join("; "),
+        ..Record::default()
+    }
 }
 
-/// Run the rigid reference of `p` with `integrator`: its cells and work counters.
+/// Run the rigid reference of `p` with `integrator`: its record and work counters.
 pub fn run_rigid_point(
     p: &Params,
     integrator: IntegratorKind,
     tolerances: Tolerances,
     guards: (usize, usize),
-) -> Result<(Cells, SolverStats), SimError> {
+) -> Result<(Record, SolverStats), SimError> {
     let checkpoints = checkpoint_times(p.t_end);
     let settings = RunSettings {
         integrator,
@@ -146,17 +185,16 @@ pub fn run_rigid_point(
         max_steps: guards.0,
         max_events: guards.1,
     };
-    let (cells, stats) = match p.particle()? {
+    Ok(match p.particle()? {
         Particle::Planar(k) => {
             let run = rigid_run::<2, 1>(&k, p, &settings)?;
-            (trajectory_cells(&run, 2, 1, &checkpoints), run.trace.stats)
+            (trajectory_record(&run, 2, 1, &checkpoints), run.trace.stats)
         }
         Particle::Spatial(k) => {
             let run = rigid_run::<3, 2>(&k, p, &settings)?;
-            (trajectory_cells(&run, 3, 2, &checkpoints), run.trace.stats)
+            (trajectory_record(&run, 3, 2, &checkpoints), run.trace.stats)
         }
-    };
-    Ok((cells, stats))
+    })
 }
 
 /// Uniform samples of the distances (at least 10⁴ over [0, t_end], the "Distances").
@@ -235,7 +273,7 @@ fn compliant_against_rigid<const N: usize, const D: usize>(
     p: &Params,
     kappa: f64,
     settings: &RunSettings,
-) -> Result<(Cells, SolverStats), SimError>
+) -> Result<(Record, SolverStats), SimError>
 where
     KlarbringParticle<N>: ContactSystem<N, D, 1>,
 {
@@ -308,31 +346,19 @@ where
     } else {
         "kinds differ".to_string()
     };
-    let mut cells = trajectory_cells(&compliant, N, D, &checkpoints);
-    // The rigid-like events, comparable with the rigid row's.
-    for (k, v) in [
-        (
-            "event_times",
-            joined(&mine.iter().map(|e| e.0).collect::<Vec<_>>()),
-        ),
-        (
-            "event_kinds",
-            mine.iter().map(|e| e.1).collect::<Vec<_>>().join(" "),
-        ),
-    ] {
-        if let Some(c) = cells.iter_mut().find(|c| c.0 == k) {
-            c.1 = v;
-        }
-    }
-    cells.extend([
-        ("t_liftoff_rigid", t_liftoff.to_string()),
-        ("d_U", d.sup_position.to_string()),
-        ("d_U_contact", d.sup_position_contact.to_string()),
-        ("d_V_L1", d.l1_velocity.to_string()),
-        ("d_V_contact", d.l1_velocity_contact.to_string()),
-        ("event_time_differences", differences),
-    ]);
-    Ok((cells, compliant.trace.stats))
+    let record = Record {
+        // The rigid-like events, comparable with the rigid row's.
+        event_times: mine.iter().map(|e| e.0).collect(),
+        event_kinds: mine.iter().map(|e| e.1).collect::<Vec<_>>().join(" "),
+        t_liftoff_rigid: Some(t_liftoff),
+        d_u: Some(d.sup_position),
+        d_u_contact: Some(d.sup_position_contact),
+        d_v_l1: Some(d.l1_velocity),
+        d_v_contact: Some(d.l1_velocity_contact),
+        event_time_differences: Some(differences),
+        ..trajectory_record(&compliant, N, D, &checkpoints)
+    };
+    Ok((record, compliant.trace.stats))
 }
 
 /// Run the compliant point at κ with `integrator`, with the rigid reference (same
@@ -343,7 +369,7 @@ pub fn run_compliant_point(
     integrator: IntegratorKind,
     tolerances: Tolerances,
     guards: (usize, usize),
-) -> Result<(Cells, SolverStats), SimError> {
+) -> Result<(Record, SolverStats), SimError> {
     let settings = RunSettings {
         integrator,
         tolerances,

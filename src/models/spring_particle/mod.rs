@@ -140,7 +140,7 @@ impl System for SpringParticle {
         method: Method,
         settings: &RunSettings,
     ) -> Result<(Measures, SolverStats), SimError> {
-        let Method::Compliant { kappa } = method;
+        let kappa = method.compliant_kappa(Self::NAME)?;
         let system = p.mechanics();
         let problem = ContactProblem {
             system: &system,
