@@ -57,6 +57,14 @@ pub enum SimError {
         quantity: &'static str,
         meaning: &'static str,
     },
+    /// A phase that would start in a mode the formulation cannot integrate (a singular stick
+    /// subsystem of several contacts).
+    #[error("no consistent contact mode at t = {} in mode {mode}: {reason}", time_text(*.time))]
+    InconsistentMode {
+        time: f64,
+        mode: &'static str,
+        reason: String,
+    },
     /// A state or vector field that is not finite (overflow, or a parameter outside what double
     /// precision represents).
     #[error("non-finite {what} at t = {} in mode {mode}: the run overflowed; check the parameters' magnitudes", time_text(*.time))]

@@ -94,11 +94,11 @@ impl HybridSystem for Parabola {
         dy[0] = y[1];
         dy[1] = S::cst(self.accel);
     }
-    fn watched(&self, mode: Side) -> &[(FallsThroughZero, Crossing)] {
-        match mode {
+    fn watched(&self, mode: Side) -> std::borrow::Cow<'_, [(FallsThroughZero, Crossing)]> {
+        std::borrow::Cow::Borrowed(match mode {
             Side::Above if !self.half_line => &[(FallsThroughZero, Crossing::Falling)],
             _ => &[],
-        }
+        })
     }
     fn is_switching(&self, _event: FallsThroughZero) -> bool {
         true

@@ -30,6 +30,7 @@
 
 pub mod cone;
 pub mod coulomb;
+pub mod multi;
 pub mod normal;
 pub mod outcome;
 pub mod record;
@@ -574,8 +575,8 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
         self.vector_field(mode, y, dy)
     }
 
-    fn watched(&self, mode: Mode) -> &[(Event, Crossing)] {
-        watched_events(mode)
+    fn watched(&self, mode: Mode) -> std::borrow::Cow<'_, [(Event, Crossing)]> {
+        std::borrow::Cow::Borrowed(watched_events(mode))
     }
 
     fn is_switching(&self, event: Event) -> bool {

@@ -439,8 +439,8 @@ impl<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> HybridSystem
     fn field<S: Real>(&self, mode: ConeMode, y: &[S], dy: &mut [S]) {
         self.vector_field(mode, y, dy)
     }
-    fn watched(&self, mode: ConeMode) -> &[(SpatialEvent, Crossing)] {
-        watched(mode)
+    fn watched(&self, mode: ConeMode) -> std::borrow::Cow<'_, [(SpatialEvent, Crossing)]> {
+        std::borrow::Cow::Borrowed(watched(mode))
     }
     fn is_switching(&self, _event: SpatialEvent) -> bool {
         true

@@ -256,19 +256,7 @@ pub fn quote(cell: &str) -> String {
 /// `name` as a column name that lives as long as the program: the columns of a described system
 /// are known only when its description is read. Each distinct name is stored once.
 pub fn column_name(name: &str) -> &'static str {
-    use std::collections::HashSet;
-    use std::sync::{Mutex, OnceLock};
-    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    let mut names = NAMES
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(&known) = names.get(name) {
-        return known;
-    }
-    let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
-    names.insert(leaked);
-    leaked
+    crate::hybrid::interned(name)
 }
 
 /// The point id that leads a line of runs.csv (its first cell, never quoted), without splitting

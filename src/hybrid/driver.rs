@@ -168,6 +168,12 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
         let mut off_surface: Vec<H::Event> = Vec::new();
         loop {
             check_finite(t, mode, "state", &y)?;
+            sys.check_mode(mode, &y)
+                .map_err(|reason| SimError::InconsistentMode {
+                    time: t,
+                    mode: mode.name(),
+                    reason,
+                })?;
             sys.field(mode, &y, &mut flow);
             check_finite(t, mode, "vector field", &flow)?;
             check_domain(sys, t, mode, &y, events.is_empty() && phases.is_empty())?;
@@ -359,7 +365,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
                 sys,
                 st,
                 mode,
-                watched,
+                &watched,
                 t_prev,
                 t_step,
                 &mut buffers,

@@ -111,7 +111,7 @@ impl ScanBuffers {
         let watched = sys.watched(mode);
         let margins = sys.domain().len();
         let mut g_start = vec![0.0; watched.len()];
-        sys.event_values(mode, watched, y0, &mut g_start);
+        sys.event_values(mode, &watched, y0, &mut g_start);
         // Only functions not strictly on their start side need their resolution (`dim` dual
         // evaluations each, the probe buffer as the unit vectors).
         let margin_slopes = sparse_slopes(margins, n, |i, out| sys.domain_margin_slopes(i, out));

@@ -19,11 +19,30 @@ use crate::error::SimError;
 use crate::integrate::SolverStats;
 use crate::model::{Dual, Real, ValidityMargin};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::fmt::Debug;
 
 /// Something with a short snake_case name for tables, messages and JSON.
 pub trait Named {
     fn name(&self) -> &'static str;
+}
+
+/// `name` as a name that lives as long as the program, for names built at run time (the modes
+/// of several contacts, the columns of a described system). Each distinct name is stored once.
+pub fn interned(name: &str) -> &'static str {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(&known) = names.get(name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.insert(leaked);
+    leaked
 }
 
 /// Direction in which an event function must cross zero.
@@ -88,7 +107,9 @@ pub trait HybridSystem: Sync {
     /// The vector field of `mode`: `dy = F_mode(y)`.
     fn field<S: Real>(&self, mode: Self::Mode, y: &[S], dy: &mut [S]);
     /// The events watched in `mode`, in the order they are scanned.
-    fn watched(&self, mode: Self::Mode) -> &[(Self::Event, Crossing)];
+    /// Borrowed when the lists are fixed per mode; owned when they are built from the mode (one
+    /// per contact of several), once per phase.
+    fn watched(&self, mode: Self::Mode) -> Cow<'_, [(Self::Event, Crossing)]>;
     /// Whether `event` changes the mode (otherwise it only marks an extremum for observers).
     fn is_switching(&self, event: Self::Event) -> bool;
     /// The value of `event`'s function at `y` in `mode`.
@@ -106,6 +127,12 @@ pub trait HybridSystem: Sync {
         for (o, &(event, _)) in out.iter_mut().zip(events) {
             *o = self.event_value(mode, event, y);
         }
+    }
+    /// Whether `mode` can run from `y`: an error (the reason, naming the contacts and the
+    /// quantity) ends the run where a phase would start in a mode the formulation cannot
+    /// integrate (a singular stick subsystem). Every mode can by default.
+    fn check_mode(&self, _mode: Self::Mode, _y: &[f64]) -> Result<(), String> {
+        Ok(())
     }
     /// The mode after the switching `event` at `y`; a transition with a reset map (an impact
     /// law) changes `y` in place.

@@ -76,8 +76,8 @@ impl HybridSystem for RigidSlide {
         dy[3] = S::cst(1.0) - (y[3] / speed).scale(self.mu);
         dy[4] = y[0] - (y[4] / speed).scale(self.mu);
     }
-    fn watched(&self, _mode: RigidMode) -> &[(RigidEvent, Crossing)] {
-        &[]
+    fn watched(&self, _mode: RigidMode) -> std::borrow::Cow<'_, [(RigidEvent, Crossing)]> {
+        std::borrow::Cow::Borrowed(&[])
     }
     fn is_switching(&self, event: RigidEvent) -> bool {
         match event {}

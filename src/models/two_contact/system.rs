@@ -260,13 +260,13 @@ impl HybridSystem for FastTwoContact {
         dy[3] = accel[1];
     }
 
-    fn watched(&self, mode: Carrying) -> &[(Kink, Crossing)] {
-        match mode {
+    fn watched(&self, mode: Carrying) -> std::borrow::Cow<'_, [(Kink, Crossing)]> {
+        std::borrow::Cow::Borrowed(match mode {
             Carrying::Neither => &WATCHED_NEITHER,
             Carrying::First => &WATCHED_FIRST,
             Carrying::Second => &WATCHED_SECOND,
             Carrying::Both => &WATCHED_BOTH,
-        }
+        })
     }
 
     fn is_switching(&self, _event: Kink) -> bool {

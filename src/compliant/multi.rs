@@ -1,0 +1,904 @@
+//! Several planar contacts, compliant: K contact points (K known at run time, at most
+//! [`MAX_CONTACTS`]), each with its own penalty normal law ([`super::normal`], never adhesive)
+//! and exact Coulomb friction, as one [`HybridSystem`] (docs/multi_contact.md).
+//!
+//! ODE state (length 2N + 2K + 2, then τ and the load's work for a non-autonomous system):
+//! `[q (N), q̇ (N), (∫F_n,k dt, ∫F_τ,k dt) for each contact k, ∫Σ_k F_τ,k u_k dt,
+//! ∫Σ_k −c_d,k δ̇_k²/√κ_k dt]`.
+//!
+//! The mode is the tuple of the contacts' modes ([`Modes`]: free, stick, slide left, slide
+//! right each). A closed contact k pushes with its closed-contact law F_n,k = δ_k/κ_k +
+//! c_d,k δ̇_k/√κ_k; a sliding one rubs with F_τ,k = −μ_k sgn(u_k) F_n,k. The tangential forces
+//! λ_S of the sticking contacts S hold every u̇_j = 0 (j ∈ S) together: with
+//! g = f + F(t) + Σ_k F_n,k d_k + Σ_slide F_τ,k c_k and a₀ = M⁻¹g,
+//!
+//! ```text
+//! W_SS λ_S = −(C_S a₀ + Ċ_S q̇),   W_SS = C_S M⁻¹ C_Sᵀ,   q̈ = a₀ + M⁻¹ C_Sᵀ λ_S,
+//! ```
+//!
+//! the stick constraints coupled through the Delassus block W_SS of the sticking contacts
+//! (for one contact, the single-contact formulation's −(a + Bλ_N)/A).
+//!
+//! Each contact watches the events of its own mode, as in the single-contact table of
+//! [`super`]: its opening, its slip stopping, its stick force reaching either edge of its cone,
+//! its closing; and its maximum penetration as an observer event. A transition changes the
+//! mode of the contact whose event fired by the single-contact rules, then makes the tuple
+//! consistent ([`MultiContactProblem::consistent`]): each sticking contact whose jointly solved
+//! force now lies outside its cone slides, toward the side its cone cannot hold, until every
+//! stick force is inside its cone. Events of several contacts at one instant (two contacts
+//! stopping together) are taken one at a time in the order the scan lists them: the first is
+//! located, and the others, on their surfaces where the next phase starts, fire there by the
+//! phase-start rule of [`crate::hybrid::locate`]. A phase whose sticking contacts have
+//! dependent tangential rows (W_SS singular: their friction forces are statically
+//! indeterminate) is refused with an error naming the contacts ([`HybridSystem::check_mode`]).
+
+use super::coulomb::{Coulomb, Mode};
+use super::normal::NormalCompliance;
+use super::Event;
+use crate::error::SimError;
+use crate::hybrid::{
+    check_tolerances, interned, run_hybrid, Crossing, HybridSystem, Named, Observer, RunControl,
+    Trace,
+};
+use crate::integrate::{IntegratorKind, Tolerances};
+use crate::model::{dot, ldl, ldl_solve, ContactKinematics, Mechanics, Real, ValidityMargin};
+use std::borrow::Cow;
+
+/// The most contacts one system may have: the sticking contacts' Delassus block is solved on
+/// the stack, and a mode is a fixed array.
+pub const MAX_CONTACTS: usize = 8;
+
+/// The relative pivot below which the sticking contacts' Delassus block W_SS is singular
+/// whatever the compliance: its smallest pivot against its largest diagonal entry. Two contacts
+/// on one rigid body whose tangents coincide (a box's bottom corners on the floor) give a pivot
+/// of rounding size. See [`MultiContactProblem::singular_pivot`].
+pub const SINGULAR_PIVOT: f64 = 1e-12;
+
+/// A mechanical system with K planar frictional contacts, K known when the system is built.
+pub trait PlanarContacts<const N: usize>: Mechanics<N> {
+    /// K, at least 1 and at most [`MAX_CONTACTS`].
+    fn contact_count(&self) -> usize;
+    /// Contact `k`'s gap, directions and drifts at `(q, q̇)`.
+    fn contact<S: Real>(&self, k: usize, q: &[S; N], qdot: &[S; N]) -> ContactKinematics<S, N>;
+    /// Contact `k`'s name in messages and tables.
+    fn contact_name(&self, k: usize) -> String {
+        format!("contact {k}")
+    }
+}
+
+/// A single-contact system ([`crate::model::PlanarContactSystem`]) as one with K = 1: the
+/// single-contact formulation's systems run here too, for comparisons.
+pub struct OneContact<'a, T>(pub &'a T);
+
+impl<T: crate::model::PlanarContactSystem<N>, const N: usize> Mechanics<N> for OneContact<'_, T> {
+    fn coordinate_names(&self) -> [&'static str; N] {
+        self.0.coordinate_names()
+    }
+    fn rotation_index(&self) -> Option<usize> {
+        self.0.rotation_index()
+    }
+    fn mass_matrix<S: Real>(&self, q: &[S; N]) -> [[S; N]; N] {
+        self.0.mass_matrix(q)
+    }
+    fn generalized_force<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> [S; N] {
+        self.0.generalized_force(q, qdot)
+    }
+    fn potential_energy<S: Real>(&self, q: &[S; N]) -> S {
+        self.0.potential_energy(q)
+    }
+    fn is_autonomous(&self) -> bool {
+        self.0.is_autonomous()
+    }
+    fn external_load<S: Real>(&self, t: S) -> [S; N] {
+        self.0.external_load(t)
+    }
+    fn validity_margins(&self) -> &[ValidityMargin] {
+        self.0.validity_margins()
+    }
+    fn validity_margin(&self, index: usize, q: &[f64; N], qdot: &[f64; N]) -> f64 {
+        self.0.validity_margin(index, q, qdot)
+    }
+    fn is_dissipative(&self) -> bool {
+        self.0.is_dissipative()
+    }
+    fn dissipation_power<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> S {
+        self.0.dissipation_power(q, qdot)
+    }
+}
+
+impl<T: crate::model::PlanarContactSystem<N>, const N: usize> PlanarContacts<N>
+    for OneContact<'_, T>
+{
+    fn contact_count(&self) -> usize {
+        1
+    }
+    fn contact<S: Real>(&self, _k: usize, q: &[S; N], qdot: &[S; N]) -> ContactKinematics<S, N> {
+        self.0.contact_kinematics(q, qdot)
+    }
+}
+
+/// The modes of all contacts: the mode of the hybrid system.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Modes {
+    modes: [Mode; MAX_CONTACTS],
+    count: u8,
+}
+
+impl Modes {
+    /// Every one of `count` contacts free.
+    pub fn free(count: usize) -> Modes {
+        Modes {
+            modes: [Mode::Free; MAX_CONTACTS],
+            count: count as u8,
+        }
+    }
+
+    /// Contact `k`'s mode.
+    pub fn get(&self, k: usize) -> Mode {
+        self.modes[k]
+    }
+
+    /// The same modes with contact `k`'s set to `mode`.
+    pub fn with(mut self, k: usize, mode: Mode) -> Modes {
+        self.modes[k] = mode;
+        self
+    }
+
+    /// The contacts' modes in order.
+    pub fn iter(&self) -> impl Iterator<Item = Mode> + '_ {
+        self.modes[..self.count as usize].iter().copied()
+    }
+
+    /// Whether any contact is closed.
+    pub fn any_contact(&self) -> bool {
+        self.iter().any(|m| m.is_contact())
+    }
+}
+
+impl Named for Modes {
+    /// The contacts' mode names joined by `,` (`stick,free`).
+    fn name(&self) -> &'static str {
+        let names: Vec<&str> = self.iter().map(|m| m.name()).collect();
+        interned(&names.join(","))
+    }
+}
+
+/// An event of one contact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ContactEvent {
+    pub contact: usize,
+    pub event: Event,
+}
+
+impl Named for ContactEvent {
+    fn name(&self) -> &'static str {
+        self.event.name()
+    }
+}
+
+/// One contact's laws.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactLaw {
+    pub compliance: NormalCompliance,
+    pub friction: Coulomb,
+}
+
+/// A mechanical system with several compliant frictional contacts: everything the mode machine
+/// needs.
+pub struct MultiContactProblem<'a, Sys, const N: usize> {
+    system: &'a Sys,
+    laws: Vec<ContactLaw>,
+    /// The law with the smallest compliance: the tolerances' scale.
+    stiffest: NormalCompliance,
+    /// The slip velocity below which a sliding contact stops together with one whose slip
+    /// stop was located ([`Self::with_tolerances`]); 0: only an exactly zero slip.
+    simultaneous_slip: f64,
+}
+
+/// What the contacts do at one state in one mode.
+#[derive(Clone, Copy, Debug)]
+pub struct ContactForces<S, const N: usize> {
+    /// δ_k = −gap_k.
+    pub penetration: [S; MAX_CONTACTS],
+    /// δ̇_k = −d_kᵀq̇.
+    pub penetration_rate: [S; MAX_CONTACTS],
+    /// u_k = c_kᵀq̇.
+    pub slip: [S; MAX_CONTACTS],
+    pub normal: [S; MAX_CONTACTS],
+    pub tangential: [S; MAX_CONTACTS],
+    /// q̈ under these forces.
+    pub accel: [S; N],
+    /// The sticking contacts' Delassus block's smallest pivot against its largest diagonal
+    /// entry (1 without sticking contacts).
+    pub pivot_ratio: f64,
+}
+
+/// Offsets in the ODE state.
+const fn impulse_normal_index(n: usize, k: usize) -> usize {
+    2 * n + 2 * k
+}
+
+impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N> {
+    /// The problem of `system` with one law per contact; an error names what does not fit.
+    pub fn new(system: &'a Sys, laws: Vec<ContactLaw>) -> Result<Self, SimError> {
+        let k = system.contact_count();
+        if k == 0 || k > MAX_CONTACTS {
+            return Err(SimError::invalid(
+                "contacts",
+                k,
+                &format!("a system has 1 to {MAX_CONTACTS} contacts"),
+            ));
+        }
+        if laws.len() != k {
+            return Err(SimError::invalid(
+                "contact laws",
+                laws.len(),
+                &format!("must be one per contact ({k})"),
+            ));
+        }
+        let stiffest = laws
+            .iter()
+            .map(|l| l.compliance)
+            .min_by(|a, b| a.kappa.total_cmp(&b.kappa))
+            .unwrap_or(laws[0].compliance);
+        Ok(MultiContactProblem {
+            system,
+            laws,
+            stiffest,
+            simultaneous_slip: 0.0,
+        })
+    }
+
+    /// The problem as a run at `tolerances` sees it: a sliding contact whose slip is within
+    /// ten times what the integrator resolves of a velocity (10·atol) where another contact's
+    /// slip stop is located stops with it.
+    pub fn with_tolerances(&self, tolerances: Tolerances) -> Self {
+        MultiContactProblem {
+            system: self.system,
+            laws: self.laws.clone(),
+            stiffest: self.stiffest,
+            simultaneous_slip: 10.0 * tolerances.atol,
+        }
+    }
+
+    /// The relative pivot of W_SS below which the sticking contacts' rows count as dependent:
+    /// [`SINGULAR_PIVOT`], or the smallest κ when larger. Rows that the compliant contacts tilt
+    /// apart by an angle O(κ) (a box resting on two corners tilts by its penetrations, so the
+    /// corners' rows differ by 2w sin θ, and the pivot is O(θ²)) are parallel up to what the
+    /// normal law resolves: their stick forces O(1/θ) are an artefact of the compliance, not a
+    /// determinate split (docs/multi_contact.md, "Statically indeterminate stick").
+    pub fn singular_pivot(&self) -> f64 {
+        SINGULAR_PIVOT.max(self.stiffest.kappa)
+    }
+
+    /// K.
+    pub fn contact_count(&self) -> usize {
+        self.laws.len()
+    }
+
+    /// The system.
+    pub fn system(&self) -> &Sys {
+        self.system
+    }
+
+    /// Contact `k`'s laws.
+    pub fn law(&self, k: usize) -> ContactLaw {
+        self.laws[k]
+    }
+
+    fn autonomous(&self) -> bool {
+        self.system.is_autonomous()
+    }
+
+    /// Length of the ODE state.
+    pub fn state_len(&self) -> usize {
+        let base = 2 * N + 2 * self.contact_count() + 2;
+        let timed = if self.autonomous() { base } else { base + 2 };
+        timed + usize::from(self.system.is_dissipative())
+    }
+
+    /// ∫F_n,k dt's index.
+    pub fn impulse_normal_index(&self, k: usize) -> usize {
+        impulse_normal_index(N, k)
+    }
+
+    /// ∫F_τ,k dt's index.
+    pub fn impulse_tangential_index(&self, k: usize) -> usize {
+        impulse_normal_index(N, k) + 1
+    }
+
+    /// ∫Σ F_τ,k u_k dt's index.
+    pub fn friction_work_index(&self) -> usize {
+        2 * N + 2 * self.contact_count()
+    }
+
+    /// ∫Σ −c_d δ̇²/√κ dt's index.
+    pub fn damping_work_index(&self) -> usize {
+        self.friction_work_index() + 1
+    }
+
+    /// τ's index (non-autonomous systems).
+    pub fn time_index(&self) -> Option<usize> {
+        (!self.autonomous()).then(|| self.damping_work_index() + 1)
+    }
+
+    /// ∫F(τ)·q̇ dt's index (non-autonomous systems).
+    pub fn load_work_index(&self) -> Option<usize> {
+        self.time_index().map(|i| i + 1)
+    }
+
+    /// ∫(power of the dissipative body forces) dt's index (dissipative systems).
+    pub fn viscous_work_index(&self) -> Option<usize> {
+        self.system.is_dissipative().then(|| self.state_len() - 1)
+    }
+
+    fn time<S: Real>(&self, y: &[S]) -> S {
+        self.time_index().map_or(S::zero(), |i| y[i])
+    }
+
+    fn split<S: Real>(y: &[S]) -> ([S; N], [S; N]) {
+        let mut q = [S::zero(); N];
+        let mut qdot = [S::zero(); N];
+        q.copy_from_slice(&y[..N]);
+        qdot.copy_from_slice(&y[N..2 * N]);
+        (q, qdot)
+    }
+
+    /// The forces of `modes` at state `y`.
+    pub fn forces<S: Real>(&self, modes: Modes, y: &[S]) -> ContactForces<S, N> {
+        let (q, qdot) = Self::split(y);
+        self.forces_at(modes, self.time(y), &q, &qdot)
+    }
+
+    /// The forces of `modes` at global time `t` and `(q, q̇)`.
+    #[allow(clippy::needless_range_loop)]
+    fn forces_at<S: Real>(
+        &self,
+        modes: Modes,
+        t: S,
+        q: &[S; N],
+        qdot: &[S; N],
+    ) -> ContactForces<S, N> {
+        let count = self.contact_count();
+        let zero = S::zero();
+        let mut out = ContactForces {
+            penetration: [zero; MAX_CONTACTS],
+            penetration_rate: [zero; MAX_CONTACTS],
+            slip: [zero; MAX_CONTACTS],
+            normal: [zero; MAX_CONTACTS],
+            tangential: [zero; MAX_CONTACTS],
+            accel: [zero; N],
+            pivot_ratio: 1.0,
+        };
+        let mut g = self.system.generalized_force(q, qdot);
+        if !self.autonomous() {
+            for (gi, li) in g.iter_mut().zip(self.system.external_load(t)) {
+                *gi = *gi + li;
+            }
+        }
+        let mut tangents = [[zero; N]; MAX_CONTACTS];
+        let mut drifts = [zero; MAX_CONTACTS];
+        for k in 0..count {
+            let kin = self.system.contact(k, q, qdot);
+            out.penetration[k] = -kin.gap;
+            out.penetration_rate[k] = -dot(&kin.normal, qdot);
+            out.slip[k] = dot(&kin.tangential, qdot);
+            tangents[k] = kin.tangential;
+            drifts[k] = kin.tangential_drift;
+            let mode = modes.get(k);
+            if !mode.is_contact() {
+                continue;
+            }
+            let law = self.laws[k];
+            let normal = law
+                .compliance
+                .closed_contact_force(out.penetration[k], out.penetration_rate[k]);
+            out.normal[k] = normal;
+            out.tangential[k] = law.friction.slip_force(mode, normal);
+            for i in 0..N {
+                g[i] = g[i] + normal * kin.normal[i] + out.tangential[k] * kin.tangential[i];
+            }
+        }
+        let (l, inv_d) = ldl(&self.system.mass_matrix(q));
+        let free = ldl_solve(&l, &inv_d, &g);
+        out.accel = free;
+        // The sticking contacts' joint tangential forces.
+        let mut stick = [0usize; MAX_CONTACTS];
+        let mut s = 0;
+        for k in (0..count).filter(|&k| modes.get(k) == Mode::Stick) {
+            stick[s] = k;
+            s += 1;
+        }
+        if s == 0 {
+            return out;
+        }
+        let mut mobility = [[zero; N]; MAX_CONTACTS];
+        for a in 0..s {
+            mobility[a] = ldl_solve(&l, &inv_d, &tangents[stick[a]]);
+        }
+        let mut w = [[zero; MAX_CONTACTS]; MAX_CONTACTS];
+        let mut rhs = [zero; MAX_CONTACTS];
+        for a in 0..s {
+            for b in 0..s {
+                w[a][b] = dot(&tangents[stick[a]], &mobility[b]);
+            }
+            rhs[a] = -(dot(&tangents[stick[a]], &free) + drifts[stick[a]]);
+        }
+        let (lambda, pivot_ratio) = solve_small(w, rhs, s);
+        out.pivot_ratio = pivot_ratio;
+        for a in 0..s {
+            out.tangential[stick[a]] = lambda[a];
+            for i in 0..N {
+                out.accel[i] = out.accel[i] + lambda[a] * mobility[a][i];
+            }
+        }
+        out
+    }
+
+    /// The vector field of `modes`: `dy = F(y)`.
+    pub fn vector_field<S: Real>(&self, modes: Modes, y: &[S], dy: &mut [S]) {
+        let (q, qdot) = Self::split(y);
+        let t = self.time(y);
+        let f = self.forces_at(modes, t, &q, &qdot);
+        dy[..N].copy_from_slice(&qdot);
+        dy[N..2 * N].copy_from_slice(&f.accel);
+        let mut friction = S::zero();
+        let mut damping = S::zero();
+        for k in 0..self.contact_count() {
+            dy[self.impulse_normal_index(k)] = f.normal[k];
+            dy[self.impulse_tangential_index(k)] = f.tangential[k];
+            friction = friction + f.tangential[k] * f.slip[k];
+            if modes.get(k).is_contact() {
+                damping = damping + self.laws[k].compliance.damping_power(f.penetration_rate[k]);
+            }
+        }
+        dy[self.friction_work_index()] = friction;
+        dy[self.damping_work_index()] = damping;
+        if let (Some(ti), Some(wi)) = (self.time_index(), self.load_work_index()) {
+            dy[ti] = S::cst(1.0);
+            dy[wi] = dot(&self.system.external_load(t), &qdot);
+        }
+        if let Some(i) = self.viscous_work_index() {
+            dy[i] = self.system.dissipation_power(&q, &qdot);
+        }
+    }
+
+    /// The value of `event`'s function at `y` in `modes`.
+    fn event_value_of<S: Real>(&self, modes: Modes, event: ContactEvent, y: &[S]) -> S {
+        let k = event.contact;
+        let (q, qdot) = Self::split(y);
+        let kin = self.system.contact(k, &q, &qdot);
+        let penetration = -kin.gap;
+        let rate = -dot(&kin.normal, &qdot);
+        let law = self.laws[k];
+        match event.event {
+            Event::MaxPenetration => rate,
+            Event::ContactOpens => law.compliance.release_function(penetration, rate),
+            Event::ContactCloses => {
+                // The contact is closed iff δ > 0 and F_n > 0.
+                let release = law.compliance.release_function(penetration, rate);
+                if release.value() < penetration.value() {
+                    release
+                } else {
+                    penetration
+                }
+            }
+            Event::SlipStops => dot(&kin.tangential, &qdot),
+            Event::StickBreaksRight | Event::StickBreaksLeft => {
+                let f = self.forces_at(modes, self.time(y), &q, &qdot);
+                let limit = f.normal[k].scale(law.friction.mu_s);
+                if event.event == Event::StickBreaksRight {
+                    f.tangential[k] + limit
+                } else {
+                    limit - f.tangential[k]
+                }
+            }
+            Event::PeakNormalForce => unreachable!("not watched by the multi-contact formulation"),
+        }
+    }
+
+    /// The events contact `k` watches in `mode` (its maximum penetration as an observer).
+    fn contact_events(mode: Mode) -> &'static [(Event, Crossing)] {
+        use Crossing::*;
+        use Event::*;
+        match mode {
+            Mode::SlideLeft => &[
+                (ContactOpens, Falling),
+                (SlipStops, Rising),
+                (MaxPenetration, Falling),
+            ],
+            Mode::SlideRight => &[
+                (ContactOpens, Falling),
+                (SlipStops, Falling),
+                (MaxPenetration, Falling),
+            ],
+            Mode::Stick => &[
+                (ContactOpens, Falling),
+                (StickBreaksRight, Falling),
+                (StickBreaksLeft, Falling),
+                (MaxPenetration, Falling),
+            ],
+            Mode::Free => &[(ContactCloses, Rising)],
+        }
+    }
+
+    /// Whether contact `k` is closed at the start `y` when the other contacts are in `modes`:
+    /// δ > 0 with F_n > 0, or δ = 0 moving or accelerating into the surface.
+    fn starts_closed(&self, modes: Modes, k: usize, y: &[f64]) -> bool {
+        let f = self.forces(modes.with(k, Mode::SlideRight), y);
+        let (pen, rate) = (f.penetration[k], f.penetration_rate[k]);
+        if pen > 0.0 {
+            return f.normal[k] > 0.0;
+        }
+        if pen < 0.0 {
+            return false;
+        }
+        if rate != 0.0 {
+            return rate > 0.0;
+        }
+        // Touching at rest: closed if the others' forces and the body forces press it in.
+        let (q, qdot) = Self::split(y);
+        let kin = self.system.contact(k, &q, &qdot);
+        let free = self.forces(modes.with(k, Mode::Free), y);
+        -(dot(&kin.normal, &free.accel) + kin.normal_drift) > 0.0
+    }
+
+    /// `modes` made consistent at `y`: each sticking contact whose jointly solved tangential
+    /// force lies outside its cone slides toward the side its cone cannot hold, one at a time
+    /// (the farthest outside first), until every stick force is inside its cone; a sticking
+    /// contact whose normal force is not positive opens. At most K rounds. A stick set whose
+    /// Delassus block is singular is left as it is (its forces say nothing).
+    pub fn consistent(&self, mut modes: Modes, y: &[f64]) -> Modes {
+        for _ in 0..=self.contact_count() {
+            let f = self.forces(modes, y);
+            if f.pivot_ratio < self.singular_pivot() {
+                // The stick forces are not determined: no cone test can be made of them, and
+                // the phase is refused (check_mode) naming the contacts.
+                return modes;
+            }
+            let mut worst: Option<(usize, f64, Mode)> = None;
+            for k in (0..self.contact_count()).filter(|&k| modes.get(k) == Mode::Stick) {
+                if f.normal[k] <= 0.0 {
+                    worst = Some((k, f64::INFINITY, Mode::Free));
+                    break;
+                }
+                let cone = self.laws[k].friction.mu_s * f.normal[k];
+                let excess = f.tangential[k].abs() - cone;
+                let mode = self.laws[k]
+                    .friction
+                    .mode_at_zero_slip(f.normal[k], f.tangential[k]);
+                if mode != Mode::Stick && worst.is_none_or(|w| excess > w.1) {
+                    worst = Some((k, excess, mode));
+                }
+            }
+            match worst {
+                None => return modes,
+                Some((k, _, mode)) => modes = modes.with(k, mode),
+            }
+        }
+        modes
+    }
+
+    /// The modes a state starts in: each contact closed or free ([`Self::starts_closed`]),
+    /// a closed one sliding by the sign of its slip or sticking at zero slip; then made
+    /// consistent.
+    pub fn initial_modes(&self, y: &[f64]) -> Modes {
+        let count = self.contact_count();
+        let mut modes = Modes::free(count);
+        for k in 0..count {
+            if self.starts_closed(modes, k, y) {
+                modes = modes.with(k, Mode::Stick);
+            }
+        }
+        let f = self.forces(modes, y);
+        let closed = modes;
+        for k in (0..count).filter(|&k| closed.get(k).is_contact()) {
+            let slip = f.slip[k];
+            if slip != 0.0 {
+                modes = modes.with(
+                    k,
+                    if slip < 0.0 {
+                        Mode::SlideLeft
+                    } else {
+                        Mode::SlideRight
+                    },
+                );
+            }
+        }
+        self.consistent(modes, y)
+    }
+
+    /// The modes after `event` at `y` in `modes`.
+    pub fn next_modes(&self, modes: Modes, event: ContactEvent, y: &[f64]) -> Modes {
+        let k = event.contact;
+        let friction = self.laws[k].friction;
+        let friction_event = matches!(
+            event.event,
+            Event::StickBreaksRight | Event::StickBreaksLeft | Event::SlipStops
+        );
+        // As for one contact: a friction event where the normal force has also reached zero
+        // opens the contact.
+        let open = |m: Modes| {
+            let f = self.forces(m, y);
+            f.normal[k] <= 0.0
+        };
+        let next = match event.event {
+            _ if friction_event && open(modes.with(k, Mode::Stick)) => Mode::Free,
+            Event::ContactOpens => Mode::Free,
+            Event::StickBreaksRight => Mode::SlideRight,
+            Event::StickBreaksLeft => Mode::SlideLeft,
+            Event::SlipStops => {
+                // Every sliding contact whose slip is at zero with k's stops with it: they try
+                // to stick together, and the consistency below slides those whose joint stick
+                // force leaves the cone.
+                let f = self.forces(modes, y);
+                let mut stopped = modes.with(k, Mode::Stick);
+                for j in (0..self.contact_count()).filter(|&j| j != k) {
+                    if modes.get(j).slip_sign() != 0 && f.slip[j].abs() <= self.simultaneous_slip {
+                        stopped = stopped.with(j, Mode::Stick);
+                    }
+                }
+                return self.consistent(stopped, y);
+            }
+            Event::ContactCloses => {
+                let f = self.forces(modes.with(k, Mode::Stick), y);
+                friction.contact_mode(f.slip[k], f.normal[k], f.tangential[k])
+            }
+            Event::MaxPenetration | Event::PeakNormalForce => {
+                unreachable!("observer events do not switch modes")
+            }
+        };
+        self.consistent(modes.with(k, next), y)
+    }
+
+    /// Mechanical energy T + V + Σ (springs of the closed contacts) at `y`.
+    pub fn mechanical_energy(&self, modes: Modes, y: &[f64]) -> f64 {
+        let (q, qdot) = Self::split(y);
+        let m = self.system.mass_matrix(&q);
+        let mut kinetic = 0.0;
+        for i in 0..N {
+            kinetic += 0.5 * qdot[i] * dot(&m[i], &qdot);
+        }
+        let mut springs = 0.0;
+        for k in (0..self.contact_count()).filter(|&k| modes.get(k).is_contact()) {
+            let gap = self.system.contact(k, &q, &qdot).gap;
+            springs += self.laws[k].compliance.elastic_energy(-gap);
+        }
+        kinetic + self.system.potential_energy(&q) + springs
+    }
+
+    /// The work done on the system by friction, the dashpots, the load and the dissipative body
+    /// forces up to `y`.
+    pub fn work(&self, y: &[f64]) -> f64 {
+        y[self.friction_work_index()]
+            + y[self.damping_work_index()]
+            + self.load_work_index().map_or(0.0, |i| y[i])
+            + self.viscous_work_index().map_or(0.0, |i| y[i])
+    }
+}
+
+/// Solve the `n`×`n` system `a x = b` (n ≤ [`MAX_CONTACTS`]) by Gaussian elimination with
+/// partial pivoting on the values; also the smallest pivot against the largest diagonal entry
+/// of `a` (0 when a pivot is exactly zero: then x is NaN).
+#[allow(clippy::needless_range_loop)]
+fn solve_small<S: Real>(
+    mut a: [[S; MAX_CONTACTS]; MAX_CONTACTS],
+    mut b: [S; MAX_CONTACTS],
+    n: usize,
+) -> ([S; MAX_CONTACTS], f64) {
+    let scale = (0..n).map(|i| a[i][i].value().abs()).fold(0.0, f64::max);
+    let mut smallest = f64::INFINITY;
+    for col in 0..n {
+        let pivot = (col..n)
+            .max_by(|&i, &j| a[i][col].value().abs().total_cmp(&a[j][col].value().abs()))
+            .unwrap_or(col);
+        a.swap(col, pivot);
+        b.swap(col, pivot);
+        smallest = smallest.min(a[col][col].value().abs());
+        for row in col + 1..n {
+            let factor = a[row][col] / a[col][col];
+            for c in col..n {
+                a[row][c] = a[row][c] - factor * a[col][c];
+            }
+            b[row] = b[row] - factor * b[col];
+        }
+    }
+    let mut x = [S::zero(); MAX_CONTACTS];
+    for row in (0..n).rev() {
+        let mut s = b[row];
+        for c in row + 1..n {
+            s = s - a[row][c] * x[c];
+        }
+        x[row] = s / a[row][row];
+    }
+    let ratio = if scale > 0.0 { smallest / scale } else { 0.0 };
+    (x, ratio)
+}
+
+impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProblem<'_, Sys, N> {
+    type Mode = Modes;
+    type Event = ContactEvent;
+
+    fn dim(&self) -> usize {
+        self.state_len()
+    }
+
+    /// As for one contact ([`super::ContactProblem`]): the coordinates any contact's normal
+    /// moves in units of κ, their rates in units of √κ (the stiffest contact's).
+    fn absolute_tolerances(&self, atol: f64) -> Vec<f64> {
+        self.stiffest
+            .contact_scaled_tolerances::<N>(atol, self.state_len(), |i| {
+                let mut e = [0.0; N];
+                e[i] = 1.0;
+                (0..self.contact_count())
+                    .any(|k| self.system.contact(k, &e, &[0.0; N]).normal[i] != 0.0)
+            })
+    }
+
+    fn min_step(&self) -> f64 {
+        1e-8 * self.stiffest.kappa.min(1.0)
+    }
+
+    fn initial_mode(&self, y: &[f64]) -> Modes {
+        self.initial_modes(y)
+    }
+
+    fn field<S: Real>(&self, mode: Modes, y: &[S], dy: &mut [S]) {
+        self.vector_field(mode, y, dy)
+    }
+
+    fn watched(&self, mode: Modes) -> Cow<'_, [(ContactEvent, Crossing)]> {
+        let mut out = Vec::with_capacity(4 * self.contact_count());
+        for (contact, m) in mode.iter().enumerate() {
+            out.extend(
+                Self::contact_events(m)
+                    .iter()
+                    .map(|&(event, crossing)| (ContactEvent { contact, event }, crossing)),
+            );
+        }
+        Cow::Owned(out)
+    }
+
+    fn is_switching(&self, event: ContactEvent) -> bool {
+        event.event.is_switching()
+    }
+
+    fn event_value<S: Real>(&self, mode: Modes, event: ContactEvent, y: &[S]) -> S {
+        self.event_value_of(mode, event, y)
+    }
+
+    fn transition(&self, mode: Modes, event: ContactEvent, y: &mut [f64]) -> Modes {
+        self.next_modes(mode, event, y)
+    }
+
+    fn check_mode(&self, mode: Modes, y: &[f64]) -> Result<(), String> {
+        let f = self.forces(mode, y);
+        let singular = self.singular_pivot();
+        if f.pivot_ratio >= singular {
+            return Ok(());
+        }
+        let sticking: Vec<String> = (0..self.contact_count())
+            .filter(|&k| mode.get(k) == Mode::Stick)
+            .map(|k| self.system.contact_name(k))
+            .collect();
+        Err(format!(
+            "{} stick with dependent tangential directions (the Delassus block of the sticking contacts is singular: relative pivot {:.1e} < {singular:e}), so their friction forces are statically indeterminate; this formulation holds contacts whose stick constraints are independent",
+            sticking.join(" and "),
+            f.pivot_ratio
+        ))
+    }
+
+    fn domain(&self) -> &[ValidityMargin] {
+        self.system.validity_margins()
+    }
+
+    fn domain_margin(&self, index: usize, y: &[f64]) -> f64 {
+        let (q, qdot) = Self::split(y);
+        self.system.validity_margin(index, &q, &qdot)
+    }
+}
+
+/// What one run of several contacts gives.
+#[derive(Clone, Debug)]
+pub struct MultiRun {
+    pub trace: Trace<Modes, ContactEvent>,
+    /// (t, modes, y) at each output time reached.
+    pub outputs: Vec<(f64, Modes, Vec<f64>)>,
+    /// Each contact's ∫F_n dt and ∫F_τ dt.
+    pub impulse_normal: Vec<f64>,
+    pub impulse_tangential: Vec<f64>,
+    /// Each contact's largest penetration (0 if it never closed).
+    pub max_penetration: Vec<f64>,
+    /// (E_end − E_start) − (work of friction, dashpots, load and drag): zero up to the
+    /// integration error for a contact that opens where its spring is relaxed (c_d = 0).
+    pub energy_balance_error: f64,
+}
+
+/// The transition that ends an impact: from some contact closed to every contact open.
+pub fn is_separation(from: Modes, to: Modes) -> bool {
+    from.any_contact() && !to.any_contact()
+}
+
+/// Records the outputs and each contact's largest penetration.
+struct MultiObserver {
+    outputs: Vec<(f64, Modes, Vec<f64>)>,
+    max_penetration: Vec<f64>,
+}
+
+impl MultiObserver {
+    fn penetrations<Sys: PlanarContacts<N>, const N: usize>(
+        &mut self,
+        sys: &MultiContactProblem<'_, Sys, N>,
+        mode: Modes,
+        y: &[f64],
+    ) {
+        let (q, qdot) = MultiContactProblem::<Sys, N>::split(y);
+        for (k, m) in self.max_penetration.iter_mut().enumerate() {
+            if mode.get(k).is_contact() {
+                *m = m.max(-sys.system.contact(k, &q, &qdot).gap);
+            }
+        }
+    }
+}
+
+impl<Sys: PlanarContacts<N>, const N: usize> Observer<MultiContactProblem<'_, Sys, N>>
+    for MultiObserver
+{
+    fn state(&mut self, sys: &MultiContactProblem<'_, Sys, N>, _t: f64, mode: Modes, y: &[f64]) {
+        self.penetrations(sys, mode, y);
+    }
+    fn extremum(
+        &mut self,
+        sys: &MultiContactProblem<'_, Sys, N>,
+        _t: f64,
+        mode: Modes,
+        _event: ContactEvent,
+        y: &[f64],
+    ) {
+        self.penetrations(sys, mode, y);
+    }
+    fn output(&mut self, _sys: &MultiContactProblem<'_, Sys, N>, t: f64, mode: Modes, y: &[f64]) {
+        self.outputs.push((t, mode, y.to_vec()));
+    }
+}
+
+/// Run `problem` from `(q0, q̇0)` with `integrator` at `tolerances` under `control`.
+pub fn simulate_multi<Sys: PlanarContacts<N>, const N: usize>(
+    problem: &MultiContactProblem<'_, Sys, N>,
+    q0: &[f64; N],
+    qdot0: &[f64; N],
+    integrator: IntegratorKind,
+    tolerances: Tolerances,
+    control: &RunControl<Modes>,
+) -> Result<MultiRun, SimError> {
+    check_tolerances(&tolerances)?;
+    for law in &problem.laws {
+        super::normal::require_resolvable_kappa("kappa", law.compliance.kappa)?;
+        super::normal::require_resolvable_damping("damping", law.compliance.damping)?;
+    }
+    let mut y0 = vec![0.0; problem.state_len()];
+    y0[..N].copy_from_slice(q0);
+    y0[N..2 * N].copy_from_slice(qdot0);
+    let mut observer = MultiObserver {
+        outputs: Vec::new(),
+        max_penetration: vec![0.0; problem.contact_count()],
+    };
+    let problem = &problem.with_tolerances(tolerances);
+    let start_modes = problem.initial_modes(&y0);
+    let trace = run_hybrid(problem, integrator, tolerances, &y0, control, &mut observer)?;
+    let y = &trace.y_end;
+    let energy_change =
+        problem.mechanical_energy(trace.mode_end, y) - problem.mechanical_energy(start_modes, &y0);
+    Ok(MultiRun {
+        impulse_normal: (0..problem.contact_count())
+            .map(|k| y[problem.impulse_normal_index(k)])
+            .collect(),
+        impulse_tangential: (0..problem.contact_count())
+            .map(|k| y[problem.impulse_tangential_index(k)])
+            .collect(),
+        energy_balance_error: energy_change - problem.work(y),
+        max_penetration: observer.max_penetration,
+        outputs: observer.outputs,
+        trace,
+    })
+}

@@ -1,0 +1,379 @@
+//! Several contacts at once (docs/multi_contact.md): the compliant formulation of K planar
+//! contacts against the single-contact formulation (K = 1, the Painlevé rod) and against the
+//! closed forms of a rectangular box sliding on its two bottom corners: the deceleration μg, the
+//! stop at v₀/(μg), the split of the normal forces by the friction moment, N_front − N_rear =
+//! μgh/w, and the tipping threshold μh/w = 1; energy balance and impulse–momentum throughout.
+
+use rigid_limit::compliant::coulomb::{Coulomb, Mode};
+use rigid_limit::compliant::multi::{
+    is_separation, simulate_multi, ContactLaw, Modes, MultiContactProblem, OneContact,
+    PlanarContacts,
+};
+use rigid_limit::compliant::normal::NormalCompliance;
+use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
+use rigid_limit::hybrid::{Named, RunControl, Until};
+use rigid_limit::integrate::{IntegratorKind, Tolerances};
+use rigid_limit::model::{ContactKinematics, Mechanics, Real};
+use rigid_limit::models::rod::mechanics::PainleveRod;
+
+/// A uniform rectangular box of unit mass, half-width w and half-height h, under gravity g on
+/// the floor, q = (x, z, θ): its centre at (x, h + z), so that z is O(κ) while the box rests
+/// on its corners. Contacts at its bottom corners (s w, −h) in the body frame, s = −1 (rear) and
+/// +1 (front); corner s is at (x + s w cos θ + h sin θ, z + h(1 − cos θ) + s w sin θ). The gap
+/// is written without cancellation (1 − cos θ = 2 sin²(θ/2), and no O(1) height minus O(1)
+/// height): its rounding is relative to the penetration, not to h (docs/multi_contact.md).
+struct Box2 {
+    w: f64,
+    h: f64,
+    g: f64,
+}
+
+impl Mechanics<3> for Box2 {
+    fn coordinate_names(&self) -> [&'static str; 3] {
+        ["x", "y", "theta"]
+    }
+    fn rotation_index(&self) -> Option<usize> {
+        Some(2)
+    }
+    fn mass_matrix<S: Real>(&self, _q: &[S; 3]) -> [[S; 3]; 3] {
+        let (o, z) = (S::cst(1.0), S::zero());
+        let inertia = S::cst((self.w * self.w + self.h * self.h) / 3.0);
+        [[o, z, z], [z, o, z], [z, z, inertia]]
+    }
+    fn generalized_force<S: Real>(&self, _q: &[S; 3], _qdot: &[S; 3]) -> [S; 3] {
+        [S::zero(), S::cst(-self.g), S::zero()]
+    }
+    fn potential_energy<S: Real>(&self, q: &[S; 3]) -> S {
+        q[1].scale(self.g)
+    }
+}
+
+impl PlanarContacts<3> for Box2 {
+    fn contact_count(&self) -> usize {
+        2
+    }
+    fn contact<S: Real>(&self, k: usize, q: &[S; 3], qdot: &[S; 3]) -> ContactKinematics<S, 3> {
+        let s = if k == 0 { -1.0 } else { 1.0 };
+        let (sin, cos) = q[2].sin_cos();
+        let (o, z) = (S::cst(1.0), S::zero());
+        // ∂(corner y)/∂θ and ∂(corner x)/∂θ.
+        let lever_normal = cos.scale(s * self.w) + sin.scale(self.h);
+        let lever_tangent = cos.scale(self.h) - sin.scale(s * self.w);
+        let omega2 = qdot[2] * qdot[2];
+        let half = q[2].scale(0.5).sin();
+        ContactKinematics {
+            gap: q[1] + (half * half).scale(2.0 * self.h) + sin.scale(s * self.w),
+            normal: [z, o, lever_normal],
+            tangential: [o, z, lever_tangent],
+            normal_drift: lever_tangent * omega2,
+            tangential_drift: -(lever_normal * omega2),
+        }
+    }
+    fn contact_name(&self, k: usize) -> String {
+        ["rear corner", "front corner"][k].to_string()
+    }
+}
+
+impl Box2 {
+    /// The corners' normal forces δ/κ at (z, θ).
+    fn normal_forces(&self, kappa: f64, y: f64, theta: f64) -> [f64; 2] {
+        [0, 1].map(|k| {
+            let kin = self.contact::<f64>(k, &[0.0, y, theta], &[0.0; 3]);
+            -kin.gap / kappa
+        })
+    }
+
+    /// The state (z, θ) in which the box slides to the right on both corners with every force
+    /// balanced but the friction's along x: N_rear + N_front = g, and the moment of the normal
+    /// forces balances that of friction −μN_k at each corner (Newton on the two residuals).
+    fn sliding_equilibrium(&self, kappa: f64, mu: f64) -> (f64, f64) {
+        let residual = |y: f64, theta: f64| {
+            let n = self.normal_forces(kappa, y, theta);
+            let mut moment = 0.0;
+            for (k, nk) in n.iter().enumerate() {
+                let kin = self.contact::<f64>(k, &[0.0, y, theta], &[0.0; 3]);
+                moment += nk * (kin.normal[2] - mu * kin.tangential[2]);
+            }
+            [n[0] + n[1] - self.g, moment]
+        };
+        let (mut y, mut theta) = (-kappa * self.g / 2.0, 0.0);
+        for _ in 0..50 {
+            let r = residual(y, theta);
+            let e = 1e-3 * kappa;
+            let ry = residual(y + e, theta);
+            let rt = residual(y, theta + e);
+            let j = [
+                [(ry[0] - r[0]) / e, (rt[0] - r[0]) / e],
+                [(ry[1] - r[1]) / e, (rt[1] - r[1]) / e],
+            ];
+            let det = j[0][0] * j[1][1] - j[0][1] * j[1][0];
+            y -= (j[1][1] * r[0] - j[0][1] * r[1]) / det;
+            theta -= (-j[1][0] * r[0] + j[0][0] * r[1]) / det;
+        }
+        (y, theta)
+    }
+}
+
+fn laws(kappa: f64, mu: f64) -> Vec<ContactLaw> {
+    vec![
+        ContactLaw {
+            compliance: NormalCompliance::linear_spring(kappa),
+            friction: Coulomb::equal(mu),
+        };
+        2
+    ]
+}
+
+fn tolerances() -> Tolerances {
+    Tolerances {
+        rtol: 1e-10,
+        atol: 1e-12,
+    }
+}
+
+/// The first transition in which a contact stops sliding ends the run.
+fn slip_ends(from: Modes, to: Modes) -> bool {
+    from.iter()
+        .zip(to.iter())
+        .any(|(a, b)| a.slip_sign() != 0 && b != a)
+}
+
+fn until(stop: fn(Modes, Modes) -> bool, t_max: f64) -> RunControl<Modes> {
+    RunControl {
+        until: Until::Transition { t_max, stop },
+        output_times: Vec::new(),
+        max_events: 100,
+        max_steps: 1_000_000,
+        absolute_tolerances: None,
+    }
+}
+
+/// Started in its sliding equilibrium at v₀ = 1, the box slides on both corners, decelerating
+/// at exactly μg (N_rear + N_front = g while y and θ stay put), so both corners stop together
+/// at t = v₀/(μg); the normal forces split as N_front − N_rear = μgh/w + O(κ) (the moment of
+/// friction about the centre, h μ g, balanced by the normal forces' w (N_front − N_rear)).
+#[test]
+fn a_box_sliding_on_two_corners_decelerates_at_mu_g_and_splits_its_weight_by_the_friction_moment() {
+    let (w, h, g, mu, kappa, v0) = (0.5, 0.3, 1.0, 0.4, 1e-6, 1.0);
+    let body = Box2 { w, h, g };
+    let (y, theta) = body.sliding_equilibrium(kappa, mu);
+    let problem = MultiContactProblem::new(&body, laws(kappa, mu)).unwrap();
+    let t_stop = v0 / (mu * g);
+    for integrator in [
+        IntegratorKind::Dop853,
+        IntegratorKind::Radau5,
+        IntegratorKind::Tsit45,
+    ] {
+        let run = simulate_multi(
+            &problem,
+            &[0.0, y, theta],
+            &[v0, 0.0, 0.0],
+            integrator,
+            tolerances(),
+            &until(slip_ends, 10.0),
+        )
+        .unwrap();
+        let first = run.trace.events.first().expect("the slip stops");
+        assert_eq!(run.trace.phases[0].mode.name(), "slide_right,slide_right");
+        assert!(
+            (first.t - t_stop).abs() < 1e-8,
+            "{integrator}: stop at {} against {t_stop}",
+            first.t
+        );
+        // Impulse–momentum along x (unit mass): Δẋ = Σ ∫F_τ dt.
+        let qdot_x = run.trace.y_end[3];
+        let tangential: f64 = run.impulse_tangential.iter().sum();
+        assert!((qdot_x - v0 - tangential).abs() < 1e-9, "{integrator}");
+        // The weight carried: Σ ∫F_n dt = g t (ÿ = 0 throughout).
+        let normal: f64 = run.impulse_normal.iter().sum();
+        assert!(
+            (normal - g * first.t).abs() < 1e-8,
+            "{integrator}: {normal}"
+        );
+        // The split, averaged over the slide, against the rigid closed form.
+        let split = (run.impulse_normal[1] - run.impulse_normal[0]) / first.t;
+        assert!(
+            (split - mu * g * h / w).abs() < 1e-4,
+            "{integrator}: N_front − N_rear = {split} against {}",
+            mu * g * h / w
+        );
+        assert!(
+            run.energy_balance_error.abs() < 1e-9,
+            "{integrator}: {}",
+            run.energy_balance_error
+        );
+        // Stationary in y and θ: the penetrations stay at their start.
+        assert!((run.trace.y_end[1] - y).abs() < 1e-12, "{integrator}");
+        assert!((run.trace.y_end[2] - theta).abs() < 1e-12, "{integrator}");
+    }
+}
+
+/// The tipping threshold μh/w = 1: started in the sliding equilibrium of μh/w = 0.95, the box
+/// slides on both corners to the stop with μh/w = 0.9 (the rear force oscillates about its new
+/// level g(1 − 0.9)/2 > 0 by the step it was given, g·0.05/2), and tips forward at once
+/// (the rear corner lifts off) with μh/w = 1.05, where no sliding state with both corners
+/// down exists (the rear's force would be g(1 − 1.05)/2 < 0).
+#[test]
+fn the_box_tips_forward_beyond_the_threshold_mu_h_over_w_equal_to_one() {
+    let (w, h, g, kappa) = (0.5, 0.5, 1.0, 1e-6);
+    let body = Box2 { w, h, g };
+    let (y, theta) = body.sliding_equilibrium(kappa, 0.95 * w / h);
+    let stops = |from: Modes, to: Modes| {
+        slip_ends(from, to) || (from.get(0).is_contact() && to.get(0) == Mode::Free)
+    };
+    for (ratio, lifts) in [(0.9, false), (1.05, true)] {
+        let mu = ratio * w / h;
+        let problem = MultiContactProblem::new(&body, laws(kappa, mu)).unwrap();
+        let run = simulate_multi(
+            &problem,
+            &[0.0, y, theta],
+            &[1.0, 0.0, 0.0],
+            IntegratorKind::Dop853,
+            tolerances(),
+            &until(stops, 10.0),
+        )
+        .unwrap();
+        let end = run.trace.events.last().expect("an event ends the run");
+        assert_eq!(
+            end.to.get(0) == Mode::Free,
+            lifts,
+            "μh/w = {ratio}: {} at t = {}",
+            end.to.name(),
+            end.t
+        );
+        if lifts {
+            // Within a few normal periods 2π√κ of the start.
+            assert!(end.t < 20.0 * kappa.sqrt(), "{}", end.t);
+        } else {
+            // The stop of the rigid slide, shifted by the box's rocking on its springs (excited
+            // by the start in another equilibrium: a velocity O(ΔN √κ) ≈ 2.5e-5 in the slip).
+            assert!((end.t - 1.0 / (mu * g)).abs() < 1e-4, "{}", end.t);
+            assert!(slip_ends(end.from, end.to), "{}", end.to.name());
+        }
+        assert!(run.energy_balance_error.abs() < 1e-9, "{ratio}");
+    }
+}
+
+/// With one contact the formulation is the single-contact one: Zhao–Liu's impact of the rod
+/// (θ0 = 1.3, u0 = −1, μ = 2, κ = 1e-8) gives the same modes, event times, end state and
+/// normal impulse as [`ContactProblem`].
+#[test]
+fn one_contact_runs_as_the_single_contact_formulation() {
+    let rod = PainleveRod::UNIFORM;
+    let kappa = 1e-8;
+    let friction = Coulomb::equal(2.0);
+    let compliance = NormalCompliance::linear_spring(kappa);
+    let single = ContactProblem {
+        system: &rod,
+        compliance,
+        friction,
+    };
+    let one = OneContact(&rod);
+    let multi = MultiContactProblem::new(
+        &one,
+        vec![ContactLaw {
+            compliance,
+            friction,
+        }],
+    )
+    .unwrap();
+    let (q0, qdot0) = ([0.0, 0.0, 1.3], [-1.0, 0.0, 0.0]);
+    for integrator in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
+        let mut options = SimulationOptions::new(integrator, 1e-12, 1e-14);
+        options.end = EndCondition::Separation;
+        let hand = simulate(&single, &q0, &qdot0, &options).unwrap();
+        let run = simulate_multi(
+            &multi,
+            &q0,
+            &qdot0,
+            integrator,
+            options.tolerances,
+            &until(is_separation, options.t_max),
+        )
+        .unwrap();
+        let modes: Vec<&str> = run.trace.phases.iter().map(|p| p.mode.name()).collect();
+        assert_eq!(modes.join(">"), hand.modes_joined(">"), "{integrator}");
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-6);
+        let times: Vec<f64> = run.trace.events.iter().map(|e| e.t).collect();
+        let hand_times: Vec<f64> = hand.events.iter().map(|e| e.t).collect();
+        assert_eq!(times.len(), hand_times.len(), "{integrator}");
+        for (a, b) in times.iter().zip(&hand_times) {
+            assert!(close(*a, *b), "{integrator}: event at {a} against {b}");
+        }
+        for i in 0..3 {
+            assert!(
+                close(run.trace.y_end[i], hand.final_q[i]),
+                "{integrator}: q{i}"
+            );
+            assert!(
+                close(run.trace.y_end[3 + i], hand.final_qdot[i]),
+                "{integrator}: q̇{i}"
+            );
+        }
+        assert!(
+            close(run.impulse_normal[0], hand.impulse_normal),
+            "{integrator}"
+        );
+        assert!(run.energy_balance_error.abs() < 1e-9, "{integrator}");
+    }
+}
+
+/// A box at rest flat on its two corners sticks at both, whose tangential rows coincide
+/// (ẋ + hθ̇ at each): the split of the friction between them is statically indeterminate, and
+/// the run is refused naming both contacts instead of guessing a split.
+#[test]
+fn two_dependent_sticking_contacts_are_refused_naming_them() {
+    let (w, h, g, kappa) = (0.5, 0.3, 1.0, 1e-6);
+    let body = Box2 { w, h, g };
+    let problem = MultiContactProblem::new(&body, laws(kappa, 0.5)).unwrap();
+    let y = -kappa * g / 2.0;
+    let e = simulate_multi(
+        &problem,
+        &[0.0, y, 0.0],
+        &[0.0; 3],
+        IntegratorKind::Dop853,
+        tolerances(),
+        &until(is_separation, 1.0),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("rear corner and front corner") && e.contains("statically indeterminate"),
+        "{e}"
+    );
+}
+
+/// Past the stop both corners stick, with tangential rows parallel up to the tilt O(κ) of the
+/// box on its springs: the split of the friction is indeterminate, and the run ends at the
+/// stop, t = v₀/(μg), with the error naming both corners, at every κ of the ladder.
+#[test]
+fn the_box_at_rest_on_two_corners_ends_the_run_at_the_stop_naming_them() {
+    let (w, h, g, mu, v0) = (0.5, 0.3, 1.0, 0.4, 1.0);
+    let body = Box2 { w, h, g };
+    for kappa in [1e-2, 1e-4, 1e-6, 1e-8] {
+        let (z, theta) = body.sliding_equilibrium(kappa, mu);
+        let problem = MultiContactProblem::new(&body, laws(kappa, mu)).unwrap();
+        let control = RunControl {
+            until: Until::Time(3.0),
+            output_times: Vec::new(),
+            max_events: 100,
+            max_steps: 1_000_000,
+            absolute_tolerances: None,
+        };
+        let e = simulate_multi(
+            &problem,
+            &[0.0, z, theta],
+            &[v0, 0.0, 0.0],
+            IntegratorKind::Dop853,
+            tolerances(),
+            &control,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("at t = 2.5 in mode stick,stick")
+                && e.contains("rear corner and front corner"),
+            "κ {kappa}: {e}"
+        );
+    }
+}
