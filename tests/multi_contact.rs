@@ -377,3 +377,177 @@ fn the_box_at_rest_on_two_corners_ends_the_run_at_the_stop_naming_them() {
         );
     }
 }
+
+/// Zhao–Liu's impact of the rod with both ends as contacts: B stays up (its closing is watched
+/// and never reached), so the run is the single-contact rod's.
+#[test]
+fn the_two_ended_rod_runs_as_the_single_contact_rod_while_its_far_end_stays_up() {
+    use rigid_limit::models::rod::two_ends::TwoEndedRod;
+    let rod = PainleveRod::UNIFORM;
+    let kappa = 1e-8;
+    let friction = Coulomb::equal(2.0);
+    let compliance = NormalCompliance::linear_spring(kappa);
+    let single = ContactProblem {
+        system: &rod,
+        compliance,
+        friction,
+    };
+    let two = TwoEndedRod(rod);
+    let law = ContactLaw {
+        compliance,
+        friction,
+    };
+    let multi = MultiContactProblem::new(&two, vec![law; 2]).unwrap();
+    let (q0, qdot0) = ([0.0, 0.0, 1.3], [-1.0, 0.0, 0.0]);
+    let mut options = SimulationOptions::new(IntegratorKind::Dop853, 1e-12, 1e-14);
+    options.end = EndCondition::Separation;
+    let hand = simulate(&single, &q0, &qdot0, &options).unwrap();
+    let run = simulate_multi(
+        &multi,
+        &q0,
+        &qdot0,
+        IntegratorKind::Dop853,
+        options.tolerances,
+        &until(is_separation, options.t_max),
+    )
+    .unwrap();
+    let modes: Vec<&str> = run.trace.phases.iter().map(|p| p.mode.name()).collect();
+    assert_eq!(modes, ["slide_left,free", "stick,free", "slide_right,free"]);
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-6);
+    for (e, h) in run.trace.events.iter().zip(&hand.events) {
+        assert!(close(e.t, h.t), "event at {} against {}", e.t, h.t);
+        assert_eq!(e.event.contact, 0);
+    }
+    for i in 0..3 {
+        assert!(close(run.trace.y_end[3 + i], hand.final_qdot[i]), "q̇{i}");
+    }
+    assert!(close(run.impulse_normal[0], hand.impulse_normal));
+    assert_eq!((run.impulse_normal[1], run.max_penetration[1]), (0.0, 0.0));
+}
+
+/// The rod dropped flat from height 0.1 while sliding at ẋ = 1 lands on both ends at once
+/// (t₁ = √0.2, speed v = √0.2): the two closings are one instant (taken in the contacts'
+/// order), the symmetric impact leaves θ at 0, both ends open together (in the order rounding
+/// decides) after t_c = √(κ/2)(π + 2 atan(g√(κ/2)/v)) (two springs of
+/// stiffness 1/κ on the unit mass), the rod leaves at +v and, sliding throughout,
+/// ẋ = 1 − μ(2v + g t_c).
+#[test]
+fn a_rod_dropped_flat_lands_on_both_ends_at_once_and_leaves_as_the_closed_form() {
+    use rigid_limit::models::rod::two_ends::TwoEndedRod;
+    let (kappa, mu, g, height) = (1e-6, 0.3, 1.0, 0.1);
+    let two = TwoEndedRod(PainleveRod::UNIFORM);
+    let law = ContactLaw {
+        compliance: NormalCompliance::linear_spring(kappa),
+        friction: Coulomb::equal(mu),
+    };
+    let multi = MultiContactProblem::new(&two, vec![law; 2]).unwrap();
+    let v = (2.0 * g * height).sqrt();
+    let t1 = v / g;
+    let sk = (kappa / 2.0).sqrt();
+    let t_contact = sk * (std::f64::consts::PI + 2.0 * (g * sk / v).atan());
+    for integrator in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
+        let run = simulate_multi(
+            &multi,
+            &[0.0, height, 0.0],
+            &[1.0, 0.0, 0.0],
+            integrator,
+            tolerances(),
+            &until(is_separation, 2.0),
+        )
+        .unwrap();
+        let events: Vec<(usize, &str)> = run
+            .trace
+            .events
+            .iter()
+            .map(|e| (e.event.contact, e.event.name()))
+            .collect();
+        assert_eq!(
+            &events[..2],
+            &[(0, "contact_closes"), (1, "contact_closes")],
+            "{integrator}"
+        );
+        assert_eq!(events.len(), 4, "{integrator}: {events:?}");
+        assert!(
+            events[2..].iter().all(|e| e.1 == "contact_opens") && events[2].0 != events[3].0,
+            "{integrator}: {events:?}"
+        );
+        let t: Vec<f64> = run.trace.events.iter().map(|e| e.t).collect();
+        assert!(
+            (t[0] - t1).abs() < 1e-9 && t[1] == t[0],
+            "{integrator}: {t:?}"
+        );
+        assert!(
+            (t[2] - t[0] - t_contact).abs() < 1e-9 * t_contact.max(1e-3) && t[3] == t[2],
+            "{integrator}: contact {} against {t_contact}",
+            t[2] - t[0]
+        );
+        let y = &run.trace.y_end;
+        assert!(
+            y[2].abs() < 1e-12 && y[5].abs() < 1e-9,
+            "{integrator}: θ {} θ̇ {}",
+            y[2],
+            y[5]
+        );
+        assert!((y[4] - v).abs() < 1e-8, "{integrator}: ẏ {}", y[4]);
+        let dx = 1.0 - mu * (2.0 * v + g * t_contact);
+        assert!(
+            (y[3] - dx).abs() < 1e-8,
+            "{integrator}: ẋ {} against {dx}",
+            y[3]
+        );
+        assert!(run.energy_balance_error.abs() < 1e-9, "{integrator}");
+    }
+}
+
+/// The rod dropped nearly flat (θ0 = 0.1, A 0.05 above the floor, falling at 1) lands on A, then
+/// on B; over the run to t = 1 the impulses account for the centre's momentum, Δẋ_c = ΣP_τ and
+/// Δẏ_c = ΣP_n − g t, and the energy for the friction's work.
+#[test]
+fn a_rod_dropped_nearly_flat_lands_on_a_then_b_with_momentum_and_energy_accounted() {
+    use rigid_limit::models::rod::two_ends::TwoEndedRod;
+    let (kappa, mu) = (1e-6, 0.3);
+    let two = TwoEndedRod(PainleveRod::UNIFORM);
+    let law = ContactLaw {
+        compliance: NormalCompliance::linear_spring(kappa),
+        friction: Coulomb::equal(mu),
+    };
+    let multi = MultiContactProblem::new(&two, vec![law; 2]).unwrap();
+    let (q0, qdot0) = ([0.0, 0.05, 0.1], [0.5, -1.0, 0.0]);
+    let t_end = 1.0;
+    let control = RunControl {
+        until: Until::Time(t_end),
+        output_times: Vec::new(),
+        max_events: 200,
+        max_steps: 1_000_000,
+        absolute_tolerances: None,
+    };
+    let centre = |y: &[f64]| (y[3] - y[2].sin() * y[5], y[4] + y[2].cos() * y[5]);
+    for integrator in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
+        let run = simulate_multi(&multi, &q0, &qdot0, integrator, tolerances(), &control).unwrap();
+        let closes: Vec<usize> = run
+            .trace
+            .events
+            .iter()
+            .filter(|e| e.event.name() == "contact_closes")
+            .map(|e| e.event.contact)
+            .collect();
+        assert_eq!(&closes[..2], &[0, 1], "{integrator}: {closes:?}");
+        let start = centre(&[q0[0], q0[1], q0[2], qdot0[0], qdot0[1], qdot0[2]]);
+        let end = centre(&run.trace.y_end);
+        let pt: f64 = run.impulse_tangential.iter().sum();
+        let pn: f64 = run.impulse_normal.iter().sum();
+        assert!(
+            (end.0 - start.0 - pt).abs() < 1e-8,
+            "{integrator}: x momentum"
+        );
+        assert!(
+            (end.1 - start.1 - (pn - t_end)).abs() < 1e-8,
+            "{integrator}: y momentum"
+        );
+        assert!(
+            run.energy_balance_error.abs() < 1e-8,
+            "{integrator}: {}",
+            run.energy_balance_error
+        );
+    }
+}

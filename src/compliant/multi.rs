@@ -767,6 +767,34 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
         self.event_value_of(mode, event, y)
     }
 
+    /// All watched functions at one state with the forces solved once: the stick-break
+    /// functions of every sticking contact share one joint solve (the scan calls this at every
+    /// sample).
+    fn event_values(
+        &self,
+        mode: Modes,
+        events: &[(ContactEvent, Crossing)],
+        y: &[f64],
+        out: &mut [f64],
+    ) {
+        let mut forces: Option<ContactForces<f64, N>> = None;
+        for (o, &(event, _)) in out.iter_mut().zip(events) {
+            *o = match event.event {
+                Event::StickBreaksRight | Event::StickBreaksLeft => {
+                    let f = forces.get_or_insert_with(|| self.forces(mode, y));
+                    let k = event.contact;
+                    let limit = f.normal[k] * self.laws[k].friction.mu_s;
+                    if event.event == Event::StickBreaksRight {
+                        f.tangential[k] + limit
+                    } else {
+                        limit - f.tangential[k]
+                    }
+                }
+                _ => self.event_value_of(mode, event, y),
+            };
+        }
+    }
+
     fn transition(&self, mode: Modes, event: ContactEvent, y: &mut [f64]) -> Modes {
         self.next_modes(mode, event, y)
     }

@@ -26,6 +26,7 @@ pub mod study_analysis;
 pub mod study_figures;
 pub mod study_report;
 pub mod sweep;
+pub mod two_ends;
 
 use serde::{Deserialize, Serialize};
 
