@@ -311,15 +311,22 @@ fn mistakes_in_a_description_name_the_key() {
         e.contains("system = systems/none.toml") && e.contains("names no file"),
         "{e}"
     );
-    // Two contacts wait for the multi-contact formulation.
-    let two = base.replace(
+    // Nine contacts: more than the formulation of several contacts holds.
+    let contact = "[[system.contacts]]\nname = \"B\"\ngap = \"ya + 2*sin(theta)\"\ntangents = [\"xa + 2*cos(theta)\"]\nmu = 2.0\n\n";
+    let nine = base.replace(
         "[system.initial]",
-        "[[system.contacts]]\nname = \"B\"\ngap = \"ya + 2*sin(theta)\"\ntangents = [\"xa + 2*cos(theta)\"]\nmu = 2.0\n\n[system.initial]",
+        &format!("{}[system.initial]", contact.repeat(8)),
     );
-    let e = Experiment::parse(&two).unwrap_err().to_string();
+    let e = Experiment::parse(&nine).unwrap_err().to_string();
     assert!(
-        e.contains("system.contacts") && e.contains("several contacts"),
+        e.contains("system.contacts") && e.contains("at most 8 contacts"),
         "{e}"
+    );
+    // One run's summary is built for one contact: simulate --system refuses two, naming the key.
+    let (ok, _, err) = cli(&["simulate", "--system", "systems/box.toml"]);
+    assert!(
+        !ok && err.contains("system.contacts") && err.contains("rigid-limit run"),
+        "{err}"
     );
 }
 

@@ -551,3 +551,107 @@ fn a_rod_dropped_nearly_flat_lands_on_a_then_b_with_momentum_and_energy_accounte
         );
     }
 }
+
+/// A description of systems/ as the experiment's parameters, at compliance `kappa`.
+fn description(file: &str, kappa: f64) -> rigid_limit::models::described::description::Description {
+    use rigid_limit::models::Experiment;
+    let text = format!(
+        r#"
+name = "equivalence"
+model = "system"
+system = "{file}"
+[sweep]
+kappa = {{ min = {kappa:e}, max = {kappa:e}, per_decade = 1 }}
+[solver]
+integrators = ["dop853"]
+rtol = 1e-10
+atol = 1e-12
+t_end = 1.0
+"#
+    );
+    match Experiment::parse(&text).unwrap_or_else(|e| panic!("{e}")) {
+        Experiment::Described(spec) => spec.params,
+        other => panic!("read as {}", other.name()),
+    }
+}
+
+/// The described system (several contacts) and the hand-coded one from the same start to
+/// `t_end`: the same events and end state within 1e-9, and per contact the same impulse.
+fn assert_described_as_hand_coded<Sys: PlanarContacts<3>>(
+    file: &str,
+    hand: &Sys,
+    kappa: f64,
+    mu: f64,
+    start: ([f64; 3], [f64; 3]),
+    t_end: f64,
+) {
+    use rigid_limit::experiment::system::{Method, RunSettings, System};
+    use rigid_limit::models::described::Described;
+    let d = description(file, kappa);
+    let problem = MultiContactProblem::new(hand, laws(kappa, mu)).unwrap();
+    let control = RunControl {
+        until: Until::Time(t_end),
+        output_times: Vec::new(),
+        max_events: 1000,
+        max_steps: 2_000_000,
+        absolute_tolerances: None,
+    };
+    for integrator in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
+        let settings = RunSettings {
+            t_end: Some(t_end),
+            ..RunSettings::new(integrator, 1e-10, 1e-12)
+        };
+        let (record, _) = Described::run(&d, Method::Compliant { kappa }, &settings).unwrap();
+        let run = simulate_multi(
+            &problem,
+            &start.0,
+            &start.1,
+            integrator,
+            tolerances(),
+            &control,
+        )
+        .unwrap_or_else(|e| panic!("{file} {integrator}: {e}"));
+        let what = format!("{file}, {integrator}");
+        let modes: Vec<&str> = run.trace.phases.iter().map(|p| p.mode.name()).collect();
+        assert_eq!(record.mode_sequence, modes.join(">"), "{what}");
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-3);
+        assert_eq!(record.event_times.len(), run.trace.events.len(), "{what}");
+        for (a, e) in record.event_times.iter().zip(&run.trace.events) {
+            assert!(close(*a, e.t), "{what}: event at {a} against {}", e.t);
+        }
+        for i in 0..3 {
+            assert!(close(record.q_end[i], run.trace.y_end[i]), "{what}: q{i}");
+            assert!(
+                close(record.q_dot_end[i], run.trace.y_end[3 + i]),
+                "{what}: q̇{i}"
+            );
+        }
+        for (a, b) in record.impulse_normal.iter().zip(&run.impulse_normal) {
+            assert!(close(*a, *b), "{what}: impulse {a} against {b}");
+        }
+        assert!(record.energy_balance_error.unwrap().abs() < 1e-8, "{what}");
+    }
+}
+
+/// systems/two_ended_rod.toml runs as `TwoEndedRod` (dropped nearly flat, lands on A then B).
+#[test]
+fn the_described_two_ended_rod_runs_as_the_hand_coded_one() {
+    use rigid_limit::models::rod::two_ends::TwoEndedRod;
+    let kappa = 1e-6;
+    let start = ([0.0, 0.05, 0.1], [0.5, -1.0, 0.0]);
+    let rod = TwoEndedRod(PainleveRod::UNIFORM);
+    assert_described_as_hand_coded("systems/two_ended_rod.toml", &rod, kappa, 0.3, start, 1.0);
+}
+
+/// systems/box.toml runs as `Box2` (sliding on both corners from the statical penetrations).
+#[test]
+fn the_described_box_runs_as_the_hand_coded_one() {
+    let kappa = 1e-6;
+    let body = Box2 {
+        w: 0.5,
+        h: 0.3,
+        g: 1.0,
+    };
+    let start = ([0.0, -kappa / 2.0, 0.0], [1.0, 0.0, 0.0]);
+    assert_described_as_hand_coded("systems/box.toml", &body, kappa, 0.4, start, 1.0);
+}

@@ -111,13 +111,14 @@ pub struct Compiled {
     pub validity: Vec<(Expr, String, String)>,
     pub contacts: Vec<CompiledContact>,
     /// Everything the vector field needs at one state, in one program (src/expression/tape.rs):
-    /// M's upper triangle row by row, f, then the contact's gap, c, d, ḋᵀq̇, ċᵀq̇, then F(t)
-    /// when there is a load.
+    /// M's upper triangle row by row, f, then the first contact's gap, c, d, ḋᵀq̇, ċᵀq̇, then
+    /// F(t) when there is a load (the single-contact formulation's right-hand side).
     pub dynamics: Tape,
     /// The key and the text of the expression behind each value of `dynamics` (an error names
     /// the one that gave a non-finite number).
     pub dynamics_sources: Vec<(String, String)>,
-    /// The contact's gap, c, d, ḋᵀq̇, ċᵀq̇ alone (the event functions).
+    /// Each contact's gap, c, d, ḋᵀq̇, ċᵀq̇, contact after contact (the event functions, and
+    /// the several-contact formulation).
     pub kinematics: Tape,
 }
 
@@ -328,11 +329,14 @@ impl Description {
                 "describe at least one contact",
             ));
         }
-        if self.contacts.len() > 1 {
+        if self.contacts.len() > crate::compliant::multi::MAX_CONTACTS {
             return Err(invalid(
                 "system.contacts",
                 format!("{} contacts", self.contacts.len()),
-                "a described system has one contact for now: the compliant formulation of several contacts at once is not built yet",
+                &format!(
+                    "a described system has at most {} contacts",
+                    crate::compliant::multi::MAX_CONTACTS
+                ),
             ));
         }
         let mut contacts = Vec::new();
@@ -395,7 +399,17 @@ impl Description {
                 (format!("{key}.tangents[0]"), tangent.clone()),
             ])
             .collect();
-        let kinematics = Tape::new(&kinematic).ok_or_else(too_long)?;
+        // Every contact's values, contact after contact (the first's are `kinematic`).
+        let all_contacts: Vec<&Expr> = contacts
+            .iter()
+            .flat_map(|c| {
+                std::iter::once(&c.gap)
+                    .chain(&c.tangential)
+                    .chain(&c.normal)
+                    .chain([&c.normal_drift, &c.tangential_drift])
+            })
+            .collect();
+        let kinematics = Tape::new(&all_contacts).ok_or_else(too_long)?;
         Ok(Compiled {
             dynamics,
             dynamics_sources: sources,

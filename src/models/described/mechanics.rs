@@ -2,6 +2,7 @@
 //! description's expression trees over the engine's number type.
 
 use super::description::Compiled;
+use crate::compliant::multi::{PlanarContacts, MAX_CONTACTS};
 use crate::model::{
     ContactKinematics, Mechanics, PlanarContactSystem, ProjectedDynamics, Real, ValidityMargin,
 };
@@ -94,6 +95,9 @@ impl<const N: usize> Mechanics<N> for DescribedMechanics<'_, N> {
 /// 2N + 3 values and the load F(t) with N ≤ 4 coordinates.
 const MAX_OUTPUTS: usize = 32;
 
+/// The longest output of the kinematics tape: 2N + 3 values per contact.
+const MAX_KINEMATICS: usize = MAX_CONTACTS * (2 * super::MAX_COORDINATES + 3);
+
 /// The contact's values `[gap, c, d, ḋᵀq̇, ċᵀq̇]` (the order of the compiled tapes) as kinematics.
 fn kinematics<S: Real, const N: usize>(v: &[S]) -> ContactKinematics<S, N> {
     ContactKinematics {
@@ -107,9 +111,7 @@ fn kinematics<S: Real, const N: usize>(v: &[S]) -> ContactKinematics<S, N> {
 
 impl<const N: usize> PlanarContactSystem<N> for DescribedMechanics<'_, N> {
     fn contact_kinematics<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> ContactKinematics<S, N> {
-        let mut v = [S::zero(); MAX_OUTPUTS];
-        self.compiled.kinematics.eval(q, qdot, S::zero(), &mut v);
-        kinematics(&v)
+        PlanarContacts::contact(self, 0, q, qdot)
     }
 
     /// The whole state's values from one program (shared subexpressions once), then the
@@ -160,5 +162,31 @@ impl<const N: usize> PlanarContactSystem<N> for DescribedMechanics<'_, N> {
     fn constant_contact_directions(&self) -> Option<([f64; N], [f64; N])> {
         let (c, d) = self.compiled.contacts[0].constant_directions.as_ref()?;
         Some((std::array::from_fn(|i| c[i]), std::array::from_fn(|i| d[i])))
+    }
+}
+
+impl<const N: usize> PlanarContacts<N> for DescribedMechanics<'_, N> {
+    fn contact_count(&self) -> usize {
+        self.compiled.contacts.len()
+    }
+
+    /// Contact `k`'s values from the program of every contact's (shared subexpressions once).
+    fn contact<S: Real>(&self, k: usize, q: &[S; N], qdot: &[S; N]) -> ContactKinematics<S, N> {
+        let tape = &self.compiled.kinematics;
+        // The short buffer when it holds them all: the event functions of one contact ask at
+        // every sample, and a buffer is zeroed per call.
+        if tape.outputs() <= MAX_OUTPUTS {
+            let mut v = [S::zero(); MAX_OUTPUTS];
+            tape.eval(q, qdot, S::zero(), &mut v);
+            kinematics(&v[k * (2 * N + 3)..])
+        } else {
+            let mut v = [S::zero(); MAX_KINEMATICS];
+            tape.eval(q, qdot, S::zero(), &mut v);
+            kinematics(&v[k * (2 * N + 3)..])
+        }
+    }
+
+    fn contact_name(&self, k: usize) -> String {
+        self.compiled.contacts[k].name.clone()
     }
 }

@@ -116,6 +116,9 @@ impl System for Described {
         settings: &RunSettings,
     ) -> Result<(Record, SolverStats), SimError> {
         let kappa = method.compliant_kappa(Self::NAME)?;
+        if d.contacts.len() > 1 {
+            return run_contacts(d, kappa, settings);
+        }
         let (compiled, r) = run_record(d, kappa, settings, false)?;
         let contact = &compiled.contacts[0].name;
         let record = Record {
@@ -272,8 +275,20 @@ pub fn with_system_file(
     mut table: toml::Table,
     dir: Option<&std::path::Path>,
 ) -> Result<toml::Table, SpecError> {
-    let Some(toml::Value::String(name)) = table.get("system") else {
-        return Ok(table);
+    let name = match table.get("system") {
+        Some(toml::Value::String(name)) => name,
+        Some(_) => return Ok(table),
+        None if table.contains_key("params") => return Ok(table),
+        None => {
+            return Err(SpecError::Invalid {
+                path: String::new(),
+                source: SimError::invalid(
+                    "system",
+                    "(not set)",
+                    "describe the system in a [system] table or name its file with system = \"systems/NAME.toml\"",
+                ),
+            })
+        }
     };
     let given = std::path::PathBuf::from(name);
     let mut candidates = vec![given.clone()];
@@ -332,6 +347,110 @@ fn check_mass_matrix(c: &Compiled, q: &[f64]) -> Result<(), SimError> {
     Ok(())
 }
 
+/// Compile `d` with several contacts and run it once at compliance `kappa` on the formulation
+/// of several contacts ([`crate::compliant::multi`]; docs/multi_contact.md): its record.
+fn run_contacts(
+    d: &Description,
+    kappa: f64,
+    settings: &RunSettings,
+) -> Result<(Record, SolverStats), SimError> {
+    let compiled = d.compile()?;
+    let (q0, qdot0) = d.initial_state(kappa)?;
+    check_mass_matrix(&compiled, &q0)?;
+    let args = (&compiled, &q0[..], &qdot0[..], kappa, settings);
+    match compiled.coordinates.len() {
+        1 => run_contacts_n::<1>(args),
+        2 => run_contacts_n::<2>(args),
+        3 => run_contacts_n::<3>(args),
+        4 => run_contacts_n::<4>(args),
+        n => Err(SimError::invalid(
+            "system.coordinates",
+            format!("{n} coordinates"),
+            &format!("a described system has at most {MAX_COORDINATES} coordinates for now"),
+        )),
+    }
+}
+
+/// One run of several contacts with N coordinates.
+fn run_contacts_n<const N: usize>(
+    (compiled, q0, qdot0, kappa, s): (&Compiled, &[f64], &[f64], f64, &RunSettings),
+) -> Result<(Record, SolverStats), SimError> {
+    use crate::compliant::multi::{is_separation, simulate_multi, ContactLaw, MultiContactProblem};
+    use crate::hybrid::{Named, RunControl, Until};
+    let mechanics = DescribedMechanics::<N>::new(compiled);
+    let laws = compiled
+        .contacts
+        .iter()
+        .map(|c| ContactLaw {
+            compliance: NormalCompliance::spring_dashpot(kappa, c.damping),
+            friction: Coulomb {
+                mu: c.mu,
+                mu_s: c.mu_s,
+            },
+        })
+        .collect();
+    let problem = MultiContactProblem::new(&mechanics, laws)?;
+    let defaults = SimulationOptions::new(s.integrator, s.rtol, s.atol).with_guards(
+        s.t_max,
+        s.max_steps,
+        s.max_events,
+    );
+    let control = RunControl {
+        until: match s.t_end {
+            Some(t_end) => Until::Time(t_end),
+            None => Until::Transition {
+                t_max: defaults.t_max,
+                stop: is_separation,
+            },
+        },
+        output_times: Vec::new(),
+        max_events: defaults.max_events,
+        max_steps: defaults.max_steps,
+        absolute_tolerances: None,
+    };
+    let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
+    let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
+    let run = simulate_multi(
+        &problem,
+        &q0,
+        &qdot0,
+        s.integrator,
+        defaults.tolerances,
+        &control,
+    )?;
+    let events = &run.trace.events;
+    let y = &run.trace.y_end;
+    let record = Record {
+        mode_sequence: run
+            .trace
+            .phases
+            .iter()
+            .map(|p| p.mode.name())
+            .collect::<Vec<_>>()
+            .join(">"),
+        event_times: events.iter().map(|e| e.t).collect(),
+        event_kinds: events
+            .iter()
+            .map(|e| e.event.name())
+            .collect::<Vec<_>>()
+            .join(" "),
+        event_contacts: events
+            .iter()
+            .map(|e| compiled.contacts[e.event.contact].name.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+        q_end: y[..N].to_vec(),
+        q_dot_end: y[N..2 * N].to_vec(),
+        impulse_normal: run.impulse_normal.clone(),
+        max_penetration: run.max_penetration.clone(),
+        energy_balance_error: compiled
+            .potential
+            .as_ref()
+            .map(|_| run.energy_balance_error),
+    };
+    Ok((record, run.trace.stats))
+}
+
 /// Compile `d` and run it once at compliance `kappa` (with its sampled trajectory when
 /// `trajectory`): the compiled description and the engine's record.
 pub fn run_record(
@@ -341,6 +460,13 @@ pub fn run_record(
     trajectory: bool,
 ) -> Result<(Compiled, RunRecord), SimError> {
     let compiled = d.compile()?;
+    if compiled.contacts.len() > 1 {
+        return Err(SimError::invalid(
+            "system.contacts",
+            format!("{} contacts", compiled.contacts.len()),
+            "one run's trajectory and summary (simulate --system) are built for one contact; run a system of several contacts with `rigid-limit run`",
+        ));
+    }
     let (q0, qdot0) = d.initial_state(kappa)?;
     check_mass_matrix(&compiled, &q0)?;
     let args = (&compiled, &q0[..], &qdot0[..], kappa, settings, trajectory);
