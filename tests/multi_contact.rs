@@ -26,6 +26,8 @@ struct Box2 {
     w: f64,
     h: f64,
     g: f64,
+    /// A horizontal force on the centre.
+    push: f64,
 }
 
 impl Mechanics<3> for Box2 {
@@ -41,10 +43,11 @@ impl Mechanics<3> for Box2 {
         [[o, z, z], [z, o, z], [z, z, inertia]]
     }
     fn generalized_force<S: Real>(&self, _q: &[S; 3], _qdot: &[S; 3]) -> [S; 3] {
-        [S::zero(), S::cst(-self.g), S::zero()]
+        [S::cst(self.push), S::cst(-self.g), S::zero()]
     }
+    /// Gravity's and the constant push's: g z − P x.
     fn potential_energy<S: Real>(&self, q: &[S; 3]) -> S {
-        q[1].scale(self.g)
+        q[1].scale(self.g) - q[0].scale(self.push)
     }
 }
 
@@ -155,7 +158,7 @@ fn until(stop: fn(Modes, Modes) -> bool, t_max: f64) -> RunControl<Modes> {
 #[test]
 fn a_box_sliding_on_two_corners_decelerates_at_mu_g_and_splits_its_weight_by_the_friction_moment() {
     let (w, h, g, mu, kappa, v0) = (0.5, 0.3, 1.0, 0.4, 1e-6, 1.0);
-    let body = Box2 { w, h, g };
+    let body = Box2 { w, h, g, push: 0.0 };
     let (y, theta) = body.sliding_equilibrium(kappa, mu);
     let problem = MultiContactProblem::new(&body, laws(kappa, mu)).unwrap();
     let t_stop = v0 / (mu * g);
@@ -216,7 +219,7 @@ fn a_box_sliding_on_two_corners_decelerates_at_mu_g_and_splits_its_weight_by_the
 #[test]
 fn the_box_tips_forward_beyond_the_threshold_mu_h_over_w_equal_to_one() {
     let (w, h, g, kappa) = (0.5, 0.5, 1.0, 1e-6);
-    let body = Box2 { w, h, g };
+    let body = Box2 { w, h, g, push: 0.0 };
     let (y, theta) = body.sliding_equilibrium(kappa, 0.95 * w / h);
     let stops = |from: Modes, to: Modes| {
         slip_ends(from, to) || (from.get(0).is_contact() && to.get(0) == Mode::Free)
@@ -318,38 +321,83 @@ fn one_contact_runs_as_the_single_contact_formulation() {
     }
 }
 
-/// A box at rest flat on its two corners sticks at both, whose tangential rows coincide
-/// (ẋ + hθ̇ at each): the split of the friction between them is statically indeterminate, and
-/// the run is refused naming both contacts instead of guessing a split.
+/// A box at rest flat on its two corners, pushed at its centre by P: their tangential rows
+/// coincide (ẋ + hθ̇ at each), so only the sum of the friction forces is determined; the split
+/// loads both corners to the same fraction of their cones, λ_k = −P N_k/(N_rear + N_front).
+/// Below μg the box stays at rest on both corners (up to O(κ)); above, it slides off at once,
+/// accelerating at P − μg.
 #[test]
-fn two_dependent_sticking_contacts_are_refused_naming_them() {
-    let (w, h, g, kappa) = (0.5, 0.3, 1.0, 1e-6);
-    let body = Box2 { w, h, g };
-    let problem = MultiContactProblem::new(&body, laws(kappa, 0.5)).unwrap();
-    let y = -kappa * g / 2.0;
-    let e = simulate_multi(
-        &problem,
-        &[0.0, y, 0.0],
-        &[0.0; 3],
-        IntegratorKind::Dop853,
-        tolerances(),
-        &until(is_separation, 1.0),
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(
-        e.contains("rear corner and front corner") && e.contains("statically indeterminate"),
-        "{e}"
-    );
+fn a_pushed_box_sticks_on_both_corners_below_mu_g_and_slides_above() {
+    let (w, h, g, mu, kappa) = (0.5, 0.3, 1.0, 0.5, 1e-6);
+    for push in [0.3, 0.7] {
+        let body = Box2 { w, h, g, push };
+        let problem = MultiContactProblem::new(&body, laws(kappa, mu)).unwrap();
+        let control = RunControl {
+            until: Until::Time(1.0),
+            output_times: Vec::new(),
+            max_events: 100,
+            max_steps: 1_000_000,
+            absolute_tolerances: None,
+        };
+        // At rest on both corners, pressed in by g/2 each.
+        let run = simulate_multi(
+            &problem,
+            &[0.0, -kappa * g / 2.0, 0.0],
+            &[0.0; 3],
+            IntegratorKind::Dop853,
+            tolerances(),
+            &control,
+        )
+        .unwrap_or_else(|e| panic!("push {push}: {e}"));
+        let y = &run.trace.y_end;
+        if push < mu * g {
+            assert_eq!(
+                run.trace.phases[0].mode.name(),
+                "stick,stick",
+                "push {push}"
+            );
+            assert!(
+                run.trace.events.is_empty(),
+                "push {push}: {:?}",
+                run.trace.events
+            );
+            // At rest up to O(κ): the push's moment rocks the box on its springs, the corners'
+            // mean slip ẋ + hθ̇ held at zero.
+            assert!(
+                y[0].abs() < kappa && (y[3] + h * y[5]).abs() < 1e-9,
+                "push {push}: {y:?}"
+            );
+            // Each corner's share in proportion to its normal force, at the end state: λ_k/N_k
+            // the same at both (the box rocks, so N_k and the shares change in time).
+            let f = problem.forces(run.trace.mode_end, y);
+            let share = |k: usize| f.tangential[k] / f.normal[k];
+            assert!(
+                (share(0) - share(1)).abs() < 1e-6 * share(0).abs(),
+                "push {push}: {} {}",
+                share(0),
+                share(1)
+            );
+            assert!(share(0).abs() < mu, "push {push}: inside the cone");
+        } else {
+            let modes: Vec<&str> = run.trace.phases.iter().map(|p| p.mode.name()).collect();
+            assert_eq!(modes.last(), Some(&"slide_right,slide_right"), "{modes:?}");
+            // ẋ(1) = (P − μg)·1 up to the O(√κ) start of the slide.
+            assert!(
+                (y[3] - (push - mu * g)).abs() < 1e-3,
+                "push {push}: ẋ {}",
+                y[3]
+            );
+        }
+        assert!(run.energy_balance_error.abs() < 1e-9, "push {push}");
+    }
 }
 
-/// Past the stop both corners stick, with tangential rows parallel up to the tilt O(κ) of the
-/// box on its springs: the split of the friction is indeterminate, and the run ends at the
-/// stop, t = v₀/(μg), with the error naming both corners, at every κ of the ladder.
+/// Past the stop both corners stick (their rows parallel up to the tilt O(κ) of the box on its
+/// springs, the force split as above): the box rests at x = v₀²/(2μg) + O(κ) to t = 3.
 #[test]
-fn the_box_at_rest_on_two_corners_ends_the_run_at_the_stop_naming_them() {
+fn the_sliding_box_comes_to_rest_on_both_corners_at_its_stop() {
     let (w, h, g, mu, v0) = (0.5, 0.3, 1.0, 0.4, 1.0);
-    let body = Box2 { w, h, g };
+    let body = Box2 { w, h, g, push: 0.0 };
     for kappa in [1e-2, 1e-4, 1e-6, 1e-8] {
         let (z, theta) = body.sliding_equilibrium(kappa, mu);
         let problem = MultiContactProblem::new(&body, laws(kappa, mu)).unwrap();
@@ -360,7 +408,7 @@ fn the_box_at_rest_on_two_corners_ends_the_run_at_the_stop_naming_them() {
             max_steps: 1_000_000,
             absolute_tolerances: None,
         };
-        let e = simulate_multi(
+        let run = simulate_multi(
             &problem,
             &[0.0, z, theta],
             &[v0, 0.0, 0.0],
@@ -368,13 +416,28 @@ fn the_box_at_rest_on_two_corners_ends_the_run_at_the_stop_naming_them() {
             tolerances(),
             &control,
         )
-        .unwrap_err()
-        .to_string();
-        assert!(
-            e.contains("at t = 2.5 in mode stick,stick")
-                && e.contains("rear corner and front corner"),
-            "κ {kappa}: {e}"
+        .unwrap_or_else(|e| panic!("κ {kappa}: {e}"));
+        let modes: Vec<&str> = run.trace.phases.iter().map(|p| p.mode.name()).collect();
+        assert_eq!(
+            modes,
+            ["slide_right,slide_right", "stick,stick"],
+            "κ {kappa}"
         );
+        assert!(
+            (run.trace.events[0].t - v0 / (mu * g)).abs() < 1e-8,
+            "κ {kappa}"
+        );
+        let y = &run.trace.y_end;
+        let rest = v0 * v0 / (2.0 * mu * g);
+        // At rest up to O(κ): the stop left the box rocking on its springs, the corners' mean
+        // slip ẋ + hθ̇ held at zero (each corner slips by ±w θ θ̇, second order).
+        assert!(
+            (y[0] - rest).abs() < kappa && (y[3] + h * y[5]).abs() < kappa,
+            "κ {kappa}: x − rest {:e}, ẋ + hθ̇ {:e}",
+            y[0] - rest,
+            y[3] + h * y[5]
+        );
+        assert!(run.energy_balance_error.abs() < 1e-9, "κ {kappa}");
     }
 }
 
@@ -651,7 +714,67 @@ fn the_described_box_runs_as_the_hand_coded_one() {
         w: 0.5,
         h: 0.3,
         g: 1.0,
+        push: 0.0,
     };
     let start = ([0.0, -kappa / 2.0, 0.0], [1.0, 0.0, 0.0]);
     assert_described_as_hand_coded("systems/box.toml", &body, kappa, 0.4, start, 1.0);
+}
+
+/// A unit mass on the floor y = 0 touching it at two points whose slip velocities are both ẋ but
+/// whose tangential drifts differ (0 and 1): sticking at both asks ẍ = 0 and ẍ = −1 at once.
+struct ContradictingTwins;
+
+impl Mechanics<2> for ContradictingTwins {
+    fn coordinate_names(&self) -> [&'static str; 2] {
+        ["x", "y"]
+    }
+    fn rotation_index(&self) -> Option<usize> {
+        None
+    }
+    fn mass_matrix<S: Real>(&self, _q: &[S; 2]) -> [[S; 2]; 2] {
+        [[S::cst(1.0), S::zero()], [S::zero(), S::cst(1.0)]]
+    }
+    fn generalized_force<S: Real>(&self, _q: &[S; 2], _qdot: &[S; 2]) -> [S; 2] {
+        [S::zero(), S::cst(-1.0)]
+    }
+    fn potential_energy<S: Real>(&self, q: &[S; 2]) -> S {
+        q[1]
+    }
+}
+
+impl PlanarContacts<2> for ContradictingTwins {
+    fn contact_count(&self) -> usize {
+        2
+    }
+    fn contact<S: Real>(&self, k: usize, q: &[S; 2], _qdot: &[S; 2]) -> ContactKinematics<S, 2> {
+        ContactKinematics {
+            gap: q[1],
+            tangential: [S::cst(1.0), S::zero()],
+            normal: [S::zero(), S::cst(1.0)],
+            normal_drift: S::zero(),
+            tangential_drift: S::cst(k as f64),
+        }
+    }
+}
+
+/// Dependent stick rows whose constraints contradict each other end the run at once with an
+/// error naming both contacts, instead of a guessed split.
+#[test]
+fn contradicting_stick_constraints_are_refused_naming_the_contacts() {
+    let kappa = 1e-6;
+    let problem = MultiContactProblem::new(&ContradictingTwins, laws(kappa, 0.5)).unwrap();
+    let e = simulate_multi(
+        &problem,
+        &[0.0, -kappa / 2.0],
+        &[0.0; 2],
+        IntegratorKind::Dop853,
+        tolerances(),
+        &until(is_separation, 1.0),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("contact 0 and contact 1 cannot all stick") && e.contains("contradict"),
+        "{e}"
+    );
 }

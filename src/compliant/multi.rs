@@ -25,12 +25,15 @@
 //! mode of the contact whose event fired by the single-contact rules, then makes the tuple
 //! consistent ([`MultiContactProblem::consistent`]): each sticking contact whose jointly solved
 //! force now lies outside its cone slides, toward the side its cone cannot hold, until every
-//! stick force is inside its cone. Events of several contacts at one instant (two contacts
-//! stopping together) are taken one at a time in the order the scan lists them: the first is
-//! located, and the others, on their surfaces where the next phase starts, fire there by the
-//! phase-start rule of [`crate::hybrid::locate`]. A phase whose sticking contacts have
-//! dependent tangential rows (W_SS singular: their friction forces are statically
-//! indeterminate) is refused with an error naming the contacts ([`HybridSystem::check_mode`]).
+//! stick force is inside its cone. A sliding contact whose slip is at zero (within the run's
+//! resolution) where another's slip stop is located stops with it. Other events of several
+//! contacts at one instant are taken one at a time in the order the scan lists them: the first
+//! is located, and the others, on their surfaces where the next phase starts, fire there by the
+//! phase-start rule of [`crate::hybrid::locate`]. Sticking contacts with dependent tangential
+//! rows (W_SS singular: their friction statically indeterminate, as a body resting on two
+//! points of a flat floor) share their common force in proportion to μ_s F_n
+//! (`weighted_split`); if their constraints contradict each other the phase is refused with
+//! an error naming the contacts ([`HybridSystem::check_mode`]).
 
 use super::coulomb::{Coulomb, Mode};
 use super::normal::NormalCompliance;
@@ -211,6 +214,9 @@ pub struct ContactForces<S, const N: usize> {
     /// The sticking contacts' Delassus block's smallest pivot against its largest diagonal
     /// entry (1 without sticking contacts).
     pub pivot_ratio: f64,
+    /// For a statically indeterminate stick, how far the split misses the stick constraints:
+    /// max |W_SS λ_S − r_S| against max(|r_S|, |W_SS λ_S|) (0 otherwise).
+    pub split_residual: f64,
 }
 
 /// Offsets in the ODE state.
@@ -369,6 +375,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
             tangential: [zero; MAX_CONTACTS],
             accel: [zero; N],
             pivot_ratio: 1.0,
+            split_residual: 0.0,
         };
         let mut g = self.system.generalized_force(q, qdot);
         if !self.autonomous() {
@@ -424,8 +431,31 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
             }
             rhs[a] = -(dot(&tangents[stick[a]], &free) + drifts[stick[a]]);
         }
-        let (lambda, pivot_ratio) = solve_small(w, rhs, s);
+        let (mut lambda, pivot_ratio) = solve_small(w, rhs, s);
         out.pivot_ratio = pivot_ratio;
+        if pivot_ratio < self.singular_pivot() {
+            // Statically indeterminate: the split that loads every sticking contact to the same
+            // fraction of its cone when their rows coincide (docs/multi_contact.md).
+            let weight: [S; MAX_CONTACTS] = std::array::from_fn(|a| {
+                if a < s {
+                    out.normal[stick[a]].scale(self.laws[stick[a]].friction.mu_s)
+                } else {
+                    S::zero()
+                }
+            });
+            lambda = weighted_split(&w, &rhs, &weight, s, self.singular_pivot());
+            let mut residual = 0.0f64;
+            let mut size = 0.0f64;
+            for a in 0..s {
+                let mut held = S::zero();
+                for b in 0..s {
+                    held = held + w[a][b] * lambda[b];
+                }
+                residual = residual.max((held - rhs[a]).value().abs());
+                size = size.max(rhs[a].value().abs()).max(held.value().abs());
+            }
+            out.split_residual = if size > 0.0 { residual / size } else { 0.0 };
+        }
         for a in 0..s {
             out.tangential[stick[a]] = lambda[a];
             for i in 0..N {
@@ -547,13 +577,15 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     /// force lies outside its cone slides toward the side its cone cannot hold, one at a time
     /// (the farthest outside first), until every stick force is inside its cone; a sticking
     /// contact whose normal force is not positive opens. At most K rounds. A stick set whose
-    /// Delassus block is singular is left as it is (its forces say nothing).
+    /// constraints contradict each other is left as it is (its forces say nothing).
     pub fn consistent(&self, mut modes: Modes, y: &[f64]) -> Modes {
         for _ in 0..=self.contact_count() {
             let f = self.forces(modes, y);
-            if f.pivot_ratio < self.singular_pivot() {
-                // The stick forces are not determined: no cone test can be made of them, and
-                // the phase is refused (check_mode) naming the contacts.
+            if f.pivot_ratio < self.singular_pivot()
+                && f.split_residual > self.singular_pivot().sqrt()
+            {
+                // The stick constraints contradict each other: no cone test can be made of
+                // their forces, and the phase is refused (check_mode) naming the contacts.
                 return modes;
             }
             let mut worst: Option<(usize, f64, Mode)> = None;
@@ -579,7 +611,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         modes
     }
 
-    /// The modes a state starts in: each contact closed or free ([`Self::starts_closed`]),
+    /// The modes a state starts in: each contact closed or free (`starts_closed`),
     /// a closed one sliding by the sign of its slip or sticking at zero slip; then made
     /// consistent.
     pub fn initial_modes(&self, y: &[f64]) -> Modes {
@@ -715,6 +747,86 @@ fn solve_small<S: Real>(
     (x, ratio)
 }
 
+/// The stick forces of a statically indeterminate stick: among the λ with `w λ = r` (the
+/// `n` sticking contacts' Delassus block, singular), the one that minimises Σ λ_a²/weight_a
+/// (weight_a = μ_a F_n,a): λ = D w μ with (w D w) μ = r, D = diag(weight), solved by
+/// elimination with complete pivoting whose pivots below `tolerance` of the largest diagonal
+/// entry are taken as zero (their unknowns 0, their equations dropped). For rows that
+/// coincide it splits their common force in proportion to μ_a F_n,a.
+#[allow(clippy::needless_range_loop)]
+fn weighted_split<S: Real>(
+    w: &[[S; MAX_CONTACTS]; MAX_CONTACTS],
+    r: &[S; MAX_CONTACTS],
+    weight: &[S; MAX_CONTACTS],
+    n: usize,
+    tolerance: f64,
+) -> [S; MAX_CONTACTS] {
+    let zero = S::zero();
+    // A = w D w (w symmetric).
+    let mut a = [[zero; MAX_CONTACTS]; MAX_CONTACTS];
+    for i in 0..n {
+        for j in 0..n {
+            let mut sum = zero;
+            for k in 0..n {
+                sum = sum + w[i][k] * weight[k] * w[k][j];
+            }
+            a[i][j] = sum;
+        }
+    }
+    let mut b = *r;
+    let scale = (0..n).map(|i| a[i][i].value().abs()).fold(0.0, f64::max);
+    // Complete pivoting: `columns[c]` is the unknown in column c.
+    let mut columns: [usize; MAX_CONTACTS] = std::array::from_fn(|c| c);
+    let mut rank = 0;
+    for step in 0..n {
+        let mut best = (step, step, 0.0);
+        for i in step..n {
+            for j in step..n {
+                let v = a[i][j].value().abs();
+                if v > best.2 {
+                    best = (i, j, v);
+                }
+            }
+        }
+        if best.2 <= tolerance * scale {
+            break;
+        }
+        a.swap(step, best.0);
+        b.swap(step, best.0);
+        for row in a.iter_mut().take(n) {
+            row.swap(step, best.1);
+        }
+        columns.swap(step, best.1);
+        for row in step + 1..n {
+            let factor = a[row][step] / a[step][step];
+            for c in step..n {
+                a[row][c] = a[row][c] - factor * a[step][c];
+            }
+            b[row] = b[row] - factor * b[step];
+        }
+        rank += 1;
+    }
+    let mut x = [zero; MAX_CONTACTS];
+    for row in (0..rank).rev() {
+        let mut sum = b[row];
+        for c in row + 1..rank {
+            sum = sum - a[row][c] * x[columns[c]];
+        }
+        x[columns[row]] = sum / a[row][row];
+    }
+    // λ = D w μ.
+    std::array::from_fn(|i| {
+        if i >= n {
+            return zero;
+        }
+        let mut sum = zero;
+        for k in 0..n {
+            sum = sum + w[i][k] * x[k];
+        }
+        weight[i] * sum
+    })
+}
+
 impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProblem<'_, Sys, N> {
     type Mode = Modes;
     type Event = ContactEvent;
@@ -802,7 +914,7 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
     fn check_mode(&self, mode: Modes, y: &[f64]) -> Result<(), String> {
         let f = self.forces(mode, y);
         let singular = self.singular_pivot();
-        if f.pivot_ratio >= singular {
+        if f.pivot_ratio >= singular || f.split_residual <= singular.sqrt() {
             return Ok(());
         }
         let sticking: Vec<String> = (0..self.contact_count())
@@ -810,9 +922,11 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
             .map(|k| self.system.contact_name(k))
             .collect();
         Err(format!(
-            "{} stick with dependent tangential directions (the Delassus block of the sticking contacts is singular: relative pivot {:.1e} < {singular:e}), so their friction forces are statically indeterminate; this formulation holds contacts whose stick constraints are independent",
+            "{} cannot all stick: their tangential directions are dependent (relative pivot {:.1e} < {singular:e}) and the accelerations they must hold contradict each other (relative residual {:.1e} > {:.1e}); this formulation holds contacts whose stick constraints are consistent",
             sticking.join(" and "),
-            f.pivot_ratio
+            f.pivot_ratio,
+            f.split_residual,
+            singular.sqrt()
         ))
     }
 
