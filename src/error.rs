@@ -241,6 +241,30 @@ pub fn require_non_negative(field: &str, value: f64) -> Result<f64, SimError> {
     }
 }
 
+/// The largest size of an input number. Every model is nondimensional (lengths in its body's
+/// length, times in √(l/g), forces in its weight), so a physical input is O(1) and one of 1e6
+/// is already extreme; the energy and the work account are quadratic in velocities, forces and
+/// lengths, so a size beyond √(f64::MAX) ≈ 1.3e154 overflows them, and 1e150 leaves room for
+/// the O(1)–O(1e3) factors they carry. Beyond it a run cannot compute its own energy balance:
+/// `--mu 1e300` failed in the integrator at t = 0 naming no input, `--u0 1e308` ended at the
+/// minimum step, `--omega0 1e308` overflowed the vector field.
+pub const LARGEST_INPUT: f64 = 1e150;
+
+/// Checks a parameter is finite and at most [`LARGEST_INPUT`] in size.
+pub fn require_representable(field: &str, value: f64) -> Result<f64, SimError> {
+    require_finite(field, value)?;
+    if value.abs() > LARGEST_INPUT {
+        return Err(SimError::invalid(
+            field,
+            number_text(value),
+            &format!(
+                "must be at most {LARGEST_INPUT:e} in size: inputs are nondimensional (lengths in the body's length, times in √(l/g), forces in its weight, O(1) for any physical system), and the energy, quadratic in velocities, forces and lengths, of a larger one overflows double precision (1.8e308)"
+            ),
+        ));
+    }
+    Ok(value)
+}
+
 /// Checks a parameter is finite.
 pub fn require_finite(field: &str, value: f64) -> Result<f64, SimError> {
     if value.is_finite() {

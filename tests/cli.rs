@@ -41,6 +41,18 @@ fn bad_input_is_rejected_with_the_flag_named() {
             "--height",
         ),
         (&["--t-end", "1", "--t-max", "5"], "--t-max"),
+        // Beyond what the model represents (issue 38): a body sunk into the ground by its own
+        // size, and numbers whose energy overflows (they failed in the integrator at t = 0,
+        // naming no input, or overflowed the vector field).
+        (&["--kappa", "2"], "--kappa"),
+        (&["--mu", "1e300"], "--mu"),
+        (&["--mu-s", "1e308"], "--mu-s"),
+        (&["--u0", "1e308"], "--u0"),
+        (&["--omega0=-1e200"], "--omega0"),
+        (
+            &["--scenario", "drop", "--t-end", "1", "--height", "1e308"],
+            "--height",
+        ),
     ];
     for (args, flag) in cases {
         let (ok, _, err) = simulate(args);

@@ -1,7 +1,8 @@
 //! Every experiment file, mutated the ways a new user gets a file wrong (a key deleted, a number
 //! replaced by nan / inf / -1 / 0 / 1e308 / 1e-320 / 4294967296 / a string, an array emptied, an
 //! unknown key), is either refused with one line that names a key or accepted by parse and
-//! validation (which never run a point: this battery stays fast); nan and inf are always refused.
+//! validation (which never run a point: this battery stays fast); nan, inf and 1e308 (beyond
+//! `rigid_limit::error::LARGEST_INPUT`, where the energy overflows) are always refused.
 
 use rigid_limit::models::Experiment;
 use std::path::Path;
@@ -277,6 +278,11 @@ fn every_mutated_experiment_file_is_refused_in_one_line_naming_a_key_or_accepted
                 Ok(Ok(_)) if what.ends_with("-> nan") || what.ends_with("-> inf") => {
                     faults.push(format!("{name}, {what}: a non-finite number accepted"));
                 }
+                Ok(Ok(_)) if what.ends_with("-> 1e308") => {
+                    faults.push(format!(
+                        "{name}, {what}: a number beyond LARGEST_INPUT (its energy overflows) accepted"
+                    ));
+                }
                 Ok(Ok(_)) => {
                     accepted += 1;
                     if std::env::var_os("FUZZ_LIST_ACCEPTED").is_some() {
@@ -322,7 +328,7 @@ fn every_mutated_experiment_file_is_refused_in_one_line_naming_a_key_or_accepted
 /// in one line naming the key.
 #[test]
 fn absurd_inputs_are_refused_at_once_naming_the_key() {
-    let cases: [(&str, &str, &str, &str); 12] = [
+    let cases: [(&str, &str, &str, &str); 15] = [
         (
             "mode_table_planar",
             "{ Y0 = -2, V0 = 0 }",
@@ -373,6 +379,21 @@ fn absurd_inputs_are_refused_at_once_naming_the_key() {
             "params.stiffness",
         ),
         ("sm_ip", "steps = [16,", "steps = [1e9, 16,", "steps"),
+        // Issue 38: numbers whose energy overflows, refused for every key of every model, and
+        // a compliance at which the body sinks by more than its own size.
+        ("zhao_liu", "mu = 2.0", "mu = 1e300", "params.mu"),
+        (
+            "two_contact_sprag_slip",
+            "q = [-1.2, -1.2]",
+            "q = [-1.2, -1e200]",
+            "params.q[1]",
+        ),
+        (
+            "zhao_liu",
+            "max = 1e-1",
+            "max = 4294967296",
+            "sweep.kappa.max",
+        ),
         ("zhao_liu", "atol = ", "atol = 1e20 # ", "solver.atol"),
         (
             "stick_liftoff_basin",

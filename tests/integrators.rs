@@ -6,7 +6,7 @@ use rigid_limit::compliant::record::RunRecord;
 use rigid_limit::compliant::SimulationOptions;
 use rigid_limit::experiment::{run_experiment, RunOptions};
 use rigid_limit::integrate::IntegratorKind;
-use rigid_limit::models::rod::mechanics::{SlideCoefficients, Y_A};
+use rigid_limit::models::rod::mechanics::{SlideCoefficients, THETA, X_A, Y_A};
 use rigid_limit::models::rod::scenario::{RodImpact, Scenario};
 use rigid_limit::models::rod::study_report::{write_study_report, ERRORS_CSV};
 use rigid_limit::models::Experiment;
@@ -51,6 +51,65 @@ fn every_integrators_error_falls_when_the_tolerance_tightens() {
             e[1] < 0.1 * e[0] && e[2] < 0.1 * e[1] && e[2] < 1e-7,
             "{kind}: errors {e:?} at rtol 1e-4, 1e-7, 1e-10"
         );
+    }
+}
+
+/// The rod put down at rest on the stick/slip surface (Zhao–Liu's θ0 = 1.3, μ = μ_s = 2,
+/// κ = 1e-8, u0 = 0, or ±1e-300 and ±1e-13, which the tolerances do not resolve from 0:
+/// docs/tolerances.md, "A start on the stick/slip surface") sticks (the stick force −(a + Bλ_N)/A
+/// is 0 at λ_N = 0, inside the cone), bounces on the spring, breaks stick to the right near the
+/// top of the bounce (λ_N → 0 while the stick force stays finite) and separates 1.9e-10 later.
+/// Every integrator at simulate's default tolerances (rtol 1e-10, atol 1e-12) gives that one
+/// mode sequence; the separation time and the normal impulse agree with a tight reference
+/// (DOP853 at rtol 1e-13, atol 1e-17) to 5e-5 and 2e-7 relative. The time's tolerance is
+/// ESDIRK34's (3.1e-5; the others ≤ 4.6e-6): the break happens at δ = 4.8e-18, 2.5e-10 of the
+/// bounce's amplitude, so its time is each method's global error on δ there over δ̇ = 2.6e-8.
+/// Energy balances, and the centre of mass obeys Newton's law through the whole run (ẏ_G =
+/// P_n − t, ẋ_G = P_τ: g = m = 1), both independent of any integrator.
+#[test]
+fn a_start_on_the_stick_slip_surface_is_the_same_with_every_integrator() {
+    let at = |u0: f64| {
+        Scenario::Impact(RodImpact {
+            u0,
+            ..RodImpact::zhao_liu(1e-8)
+        })
+    };
+    let simulate = |u0: f64, kind: IntegratorKind, rtol: f64, atol: f64| {
+        at(u0)
+            .simulate(&SimulationOptions::new(kind, rtol, atol))
+            .unwrap_or_else(|e| panic!("u0 = {u0:e}, {kind}: {e}"))
+    };
+    let reference = simulate(0.0, IntegratorKind::Dop853, 1e-13, 1e-17);
+    let confirm = simulate(0.0, IntegratorKind::Radau5, 1e-13, 1e-17);
+    let t_ref = reference.final_time;
+    assert!((confirm.final_time / t_ref - 1.0).abs() < 1e-8, "{t_ref}");
+    assert!((t_ref - 6.1120061e-4).abs() < 1e-10, "{t_ref}");
+    for u0 in [0.0, -1e-300, 1e-300, -1e-13, 1e-13] {
+        for kind in IntegratorKind::ALL {
+            let r = simulate(u0, kind, 1e-10, 1e-12);
+            let what = format!("u0 = {u0:e}, {kind}");
+            assert_eq!(r.mode_sequence(), "stick → slide_right", "{what}");
+            assert!(r.separated, "{what}");
+            let t = r.final_time;
+            assert!((t / t_ref - 1.0).abs() < 5e-5, "{what}: separation at {t}");
+            let p_n = r.impulse_normal / reference.impulse_normal - 1.0;
+            assert!(p_n.abs() < 2e-7, "{what}: normal impulse off by {p_n:e}");
+            assert!(
+                r.energy.balance_error.abs() < 1e-12,
+                "{what}: {}",
+                r.energy.balance_error
+            );
+            let (q, v) = (&r.final_q, &r.final_qdot);
+            let ydot_g = v[Y_A] + q[THETA].cos() * v[THETA];
+            let xdot_g = v[X_A] - q[THETA].sin() * v[THETA];
+            assert!(
+                (ydot_g - (r.impulse_normal - t)).abs() < 1e-12
+                    && (xdot_g - r.impulse_tangential).abs() < 1e-12,
+                "{what}: ẏ_G {ydot_g} vs P_n − t {}, ẋ_G {xdot_g} vs P_τ {}",
+                r.impulse_normal - t,
+                r.impulse_tangential
+            );
+        }
     }
 }
 

@@ -89,14 +89,23 @@ impl Coulomb {
         }
     }
 
-    /// The contact mode with which a closed contact starts, from the slip velocity.
-    pub fn contact_mode(&self, u: f64, normal_force: f64, stick_force: f64) -> Mode {
-        if u < 0.0 {
-            Mode::SlideLeft
-        } else if u > 0.0 {
-            Mode::SlideRight
-        } else {
+    /// The contact mode with which a closed contact starts, from the slip velocity `u`: slip
+    /// in its direction, or, when `u` is zero to within `u_resolution` (what the integrator
+    /// resolves of it: its sign there is rounding, not dynamics), the friction cone's choice
+    /// at zero slip ([`Coulomb::mode_at_zero_slip`], Zhao–Liu eqs. (50), (52)).
+    pub fn contact_mode(
+        &self,
+        u: f64,
+        u_resolution: f64,
+        normal_force: f64,
+        stick_force: f64,
+    ) -> Mode {
+        if u.abs() <= u_resolution {
             self.mode_at_zero_slip(normal_force, stick_force)
+        } else if u < 0.0 {
+            Mode::SlideLeft
+        } else {
+            Mode::SlideRight
         }
     }
 }
@@ -113,5 +122,20 @@ mod tests {
         assert_eq!(f.mode_at_zero_slip(2.0, -3.1), Mode::SlideRight);
         assert_eq!(f.slip_force(Mode::SlideLeft, 2.0), 2.0);
         assert_eq!(f.slip_force(Mode::SlideRight, 2.0), -2.0);
+    }
+
+    /// A slip velocity within its resolution of zero is zero: the cone decides, whatever its
+    /// sign; one beyond it slips its way, whatever the cone says.
+    #[test]
+    fn contact_mode_treats_unresolved_slip_as_zero() {
+        let f = Coulomb { mu: 1.0, mu_s: 1.5 };
+        for u in [-1e-13, -1e-300, 0.0, 1e-300, 1e-13] {
+            assert_eq!(f.contact_mode(u, 1e-12, 2.0, 2.9), Mode::Stick, "{u}");
+            assert_eq!(f.contact_mode(u, 1e-12, 2.0, 3.1), Mode::SlideLeft, "{u}");
+            assert_eq!(f.contact_mode(u, 1e-12, 2.0, -3.1), Mode::SlideRight, "{u}");
+        }
+        assert_eq!(f.contact_mode(-2e-12, 1e-12, 2.0, -3.1), Mode::SlideLeft);
+        assert_eq!(f.contact_mode(2e-12, 1e-12, 2.0, 3.1), Mode::SlideRight);
+        assert_eq!(f.contact_mode(-1e-300, 0.0, 2.0, 2.9), Mode::SlideLeft);
     }
 }

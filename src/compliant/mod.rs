@@ -487,8 +487,27 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
     }
 
     /// The mode a state starts in: contact when the contact is closed (δ > 0 and F_n > 0), or
-    /// when it is exactly touching (δ = 0) and moving or accelerating into the surface.
+    /// when it is exactly touching (δ = 0) and moving or accelerating into the surface; in
+    /// contact, slip in the direction of u, or the friction cone's choice when u is exactly 0
+    /// ([`ContactProblem::start_mode`] when the integrator's resolution is known).
     pub fn initial_mode(&self, y: &[f64]) -> Mode {
+        self.initial_mode_within(y, 0.0)
+    }
+
+    /// What the integrator resolves of the slip velocity u = cᵀq̇ at `y`, when it resolves
+    /// component i of the state to `resolution[i]`: `Σ |c_i| resolution[N + i]`.
+    fn slip_resolution(&self, y: &[f64], resolution: &[f64]) -> f64 {
+        let (q, qdot) = Self::split(y);
+        let c = self.system.contact_kinematics(&q, &qdot).tangential;
+        c.iter()
+            .zip(&resolution[N..2 * N])
+            .map(|(c, r)| c.abs() * r)
+            .sum()
+    }
+
+    /// [`ContactProblem::initial_mode`] with a slip velocity within `u_resolution` of zero
+    /// taken as zero.
+    fn initial_mode_within(&self, y: &[f64], u_resolution: f64) -> Mode {
         let cs = self.contact_state(Mode::Stick, y);
         let (pen, rate) = (cs.penetration, cs.penetration_rate);
         let closed = if pen > 0.0 {
@@ -503,6 +522,7 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
         }
         self.friction_at(&Self::split(y).0).contact_mode(
             cs.projected.u,
+            u_resolution,
             cs.normal_force,
             cs.tangential_force,
         )
@@ -535,6 +555,7 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
                 let cs = self.contact_state(Mode::Stick, y);
                 self.friction_at(&Self::split(y).0).contact_mode(
                     cs.projected.u,
+                    0.0,
                     cs.normal_force,
                     cs.tangential_force,
                 )
@@ -569,6 +590,16 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
 
     fn initial_mode(&self, y: &[f64]) -> Mode {
         ContactProblem::initial_mode(self, y)
+    }
+
+    /// A start on the stick/slip surface (u0 = 0, or ±1e-300, below what the integrator
+    /// resolves of u) starts in the mode the friction cone chooses at u = 0, not in the slip
+    /// its rounding sign would pick: the slip-stops function of that slip would start on its
+    /// zero, and whether the phase-start rule ended it at once, or let a slip of 1e-300 run,
+    /// depended on the integrator (bdf, esdirk34, radau5 and rodas4 reported a separation at
+    /// t = 0 with zero impulse; docs/tolerances.md, "A start on the stick/slip surface").
+    fn start_mode(&self, y: &[f64], resolution: &[f64]) -> Mode {
+        self.initial_mode_within(y, self.slip_resolution(y, resolution))
     }
 
     fn field<S: Real>(&self, mode: Mode, y: &[S], dy: &mut [S]) {

@@ -34,6 +34,28 @@ pub fn require_resolvable_kappa(field: &str, value: f64) -> Result<f64, SimError
     Ok(value)
 }
 
+/// The compliance at which the penalty contact stops standing for a contact: under a load of
+/// the body's weight (the unit of force) it sinks κ body lengths (the unit of length) into the
+/// ground, its own size at κ = 1. The penalty law represents penetrations small against the
+/// body (its rigid limit is κ → 0; the experiments sweep κ ≤ 1e-1).
+pub const LARGEST_KAPPA: f64 = 1.0;
+
+/// Checks the largest compliance of a run or sweep, `value` (named `field`, e.g. `--kappa` or
+/// `sweep.kappa.max`): below [`LARGEST_KAPPA`].
+pub fn require_penetrating_less_than_the_body(field: &str, value: f64) -> Result<f64, SimError> {
+    crate::error::require_positive(field, value)?;
+    if value >= LARGEST_KAPPA {
+        return Err(SimError::invalid(
+            field,
+            crate::error::number_text(value),
+            &format!(
+                "must be < {LARGEST_KAPPA}: under its own weight the body sinks about κ body lengths into the ground, and the penalty law stands for penetrations small against the body (its rigid limit is κ → 0)"
+            ),
+        ));
+    }
+    Ok(value)
+}
+
 /// The largest dashpot c_d (in F_n = δ/κ + c_d δ̇/√κ) whose contact double precision follows:
 /// 1/√ε ≈ 6.7e7. An overdamped contact relaxes at two rates, about c_d and 1/c_d in units of
 /// its normal frequency 1/√κ (for O(1) mobility); their ratio is c_d². Beyond 1/ε the slow

@@ -434,6 +434,33 @@ pub fn merge_state<P: Serialize + serde::de::DeserializeOwned>(
     serde_json::from_value(base).map_err(internal)
 }
 
+/// Refuse a number anywhere in an experiment file (`table`, its keys dotted, list items
+/// indexed: `sweep.starts[1].Y0`) that is not finite or beyond [`crate::error::LARGEST_INPUT`]
+/// in size, before any model reads it: one rule for every key of every model. A non-finite
+/// number would otherwise pass through JSON as null and read as "not given" (a default silently
+/// in its place).
+pub fn refuse_unrepresentable_numbers(table: &toml::Table) -> Result<(), SimError> {
+    fn walk(value: &toml::Value, key: &str) -> Result<(), SimError> {
+        match value {
+            toml::Value::Float(x) => crate::error::require_representable(key, *x).map(|_| ()),
+            toml::Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .try_for_each(|(i, v)| walk(v, &format!("{key}[{i}]"))),
+            toml::Value::Table(t) => t.iter().try_for_each(|(k, v)| {
+                let path = if key.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{key}.{k}")
+                };
+                walk(v, &path)
+            }),
+            _ => Ok(()),
+        }
+    }
+    table.iter().try_for_each(|(k, v)| walk(v, k))
+}
+
 /// Deserialize TOML text (unknown keys rejected by the type) and validate it.
 pub fn parse_validated<T: serde::de::DeserializeOwned>(
     text: &str,

@@ -151,7 +151,7 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
     fn run<F: StepperFactory<H::Mode>>(mut self, factory: &mut F) -> Self::Output {
         let sys = self.sys;
         let mut y = self.y0.to_vec();
-        let mut mode = sys.initial_mode(&y);
+        let mut mode = sys.start_mode(&y, &self.resolution(&y));
         let mut t = 0.0;
         let mut phases = Vec::new();
         let mut events: Vec<EventRecord<H::Mode, H::Event>> = Vec::new();
@@ -196,6 +196,7 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
                 &mut progress,
                 &events,
                 &off_surface,
+                &flow,
             );
             stats.add(&stepper.stats());
             let phase = phase.map_err(|e| match e {
@@ -281,6 +282,16 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
 }
 
 impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
+    /// What the integrator resolves of each component of `y`: its error weight there,
+    /// `atol_i + rtol·|y_i|` (the run's start and every phase start).
+    fn resolution(&self, y: &[f64]) -> Vec<f64> {
+        self.atol
+            .iter()
+            .zip(y)
+            .map(|(a, y)| a + self.rtol * y.abs())
+            .collect()
+    }
+
     /// The next global time the integrator must stop at exactly: the next output time not yet
     /// taken (the `taken`-th), or the end.
     fn next_stop(&self, t: f64, t_end: f64, taken: usize) -> f64 {
@@ -292,7 +303,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
 
     /// Integrate `mode` until its first switching event or `t_end`, stopping exactly at the
     /// output times on the way; the functions of `off_surface`'s events start off their
-    /// surfaces ([`ScanBuffers::leave_surface`]).
+    /// surfaces ([`ScanBuffers::leave_surface`]); `flow` is the mode's vector field at the start.
     #[allow(clippy::too_many_arguments)]
     fn run_phase<St: Stepper>(
         &mut self,
@@ -303,6 +314,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
         progress: &mut Progress,
         events: &[EventRecord<H::Mode, H::Event>],
         off_surface: &[H::Event],
+        flow: &[f64],
     ) -> Result<PhaseEnd<H::Event>, SimError> {
         let sys = self.sys;
         let n = sys.dim();
@@ -317,14 +329,8 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
         let mut y_prev = vec![0.0; n];
         st.state(&mut y_prev);
         let mut t_prev = st.time();
-        // What the integrator resolves of each component at the start: its error weight.
-        let resolution: Vec<f64> = self
-            .atol
-            .iter()
-            .zip(&y_prev)
-            .map(|(a, y)| a + self.rtol * y.abs())
-            .collect();
-        let mut buffers = ScanBuffers::at_phase_start(sys, mode, &y_prev, &resolution);
+        let resolution = self.resolution(&y_prev);
+        let mut buffers = ScanBuffers::at_phase_start(sys, mode, &y_prev, flow, &resolution);
         for (j, (event, _)) in watched.iter().enumerate() {
             if off_surface.contains(event) {
                 buffers.leave_surface(j);

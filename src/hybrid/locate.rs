@@ -39,6 +39,17 @@ pub struct ScanBuffers {
     /// Whether each watched function starts the phase on its surface, moving toward its start
     /// side ([`ScanBuffers::at_phase_start`]); only in the phase's first segment.
     on_surface: Vec<bool>,
+    /// Each watched function's resolution at the phase start (`Σ |∂g/∂y_i|·resolution_i`):
+    /// computed for the functions not strictly on their start side, and on first use for the
+    /// others (NaN until then).
+    surface_width: Vec<f64>,
+    /// The components' resolutions at the phase start ([`ScanBuffers::at_phase_start`]).
+    resolution: Vec<f64>,
+    /// The phase's start state, its vector field and the watched functions' rates there (NaN
+    /// until asked), for a dip inside the phase's first segment.
+    y_start: Vec<f64>,
+    start_flow: Vec<f64>,
+    start_rates: Vec<f64>,
     /// The sample before the current segment's start (NaN in the phase's first segment), for
     /// [`dip_vertex`].
     t_before: f64,
@@ -90,8 +101,9 @@ fn sparse_slopes(
 }
 
 impl ScanBuffers {
-    /// The buffers of a phase of `mode` that starts at `y0`; `resolution` is the integrator's
-    /// error weight of each component there (`atol_i + rtol·|y_i|`).
+    /// The buffers of a phase of `mode` that starts at `y0`, where its vector field is `flow0`;
+    /// `resolution` is the integrator's error weight of each component there
+    /// (`atol_i + rtol·|y_i|`).
     ///
     /// A phase starts at the located root of the event that ended the previous one, so the
     /// watched functions of the same surface start at zero up to a residue of either sign
@@ -105,6 +117,7 @@ impl ScanBuffers {
         sys: &H,
         mode: H::Mode,
         y0: &[f64],
+        flow0: &[f64],
         resolution: &[f64],
     ) -> Self {
         let n = y0.len();
@@ -119,13 +132,22 @@ impl ScanBuffers {
             sys.event_slopes(mode, watched[j].0, out)
         });
         let mut y_probe = vec![0.0; n];
-        let on_surface: Vec<bool> = watched
+        let surface_width: Vec<f64> = watched
             .iter()
             .enumerate()
             .map(|(j, &(event, crossing))| {
-                !crossing.is_start_side(g_start[j])
-                    && g_start[j].abs()
-                        <= event_resolution(sys, mode, event, y0, resolution, &mut y_probe)
+                if crossing.is_start_side(g_start[j]) {
+                    f64::NAN
+                } else {
+                    event_resolution(sys, mode, event, y0, resolution, &mut y_probe)
+                }
+            })
+            .collect();
+        let on_surface: Vec<bool> = watched
+            .iter()
+            .enumerate()
+            .map(|(j, &(_, crossing))| {
+                !crossing.is_start_side(g_start[j]) && g_start[j].abs() <= surface_width[j]
             })
             .collect();
         ScanBuffers {
@@ -133,8 +155,13 @@ impl ScanBuffers {
             y_probe,
             flow: vec![0.0; n],
             g_scan: vec![0.0; watched.len()],
+            start_rates: vec![f64::NAN; watched.len()],
             g_start,
             on_surface,
+            surface_width,
+            resolution: resolution.to_vec(),
+            y_start: y0.to_vec(),
+            start_flow: flow0.to_vec(),
             t_before: f64::NAN,
             g_before: vec![f64::NAN; watched.len()],
             m_start: (0..margins).map(|i| sys.domain_margin(i, y0)).collect(),
@@ -198,6 +225,11 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         g_start,
         g_scan,
         on_surface,
+        surface_width,
+        resolution,
+        y_start,
+        start_flow,
+        start_rates,
         t_before,
         g_before,
         m_start,
@@ -208,6 +240,11 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     } = buffers;
     let mut seg_start = t_prev;
     let mut switch: Option<(H::Event, f64)> = None;
+    // A function that starts the phase on its surface and is found past zero with no
+    // excursion to its start side: it left its surface the other way at the phase start,
+    // unless it was still within its resolution of zero when another function crossed
+    // (decided once this sample's functions are done: [`crossing_from_surface`]).
+    let mut left_surface: Option<(usize, H::Event)> = None;
     let mut exit: Option<(usize, f64)> = None;
     let mut extrema = Vec::new();
     let mut end_flow_ready = false;
@@ -265,7 +302,16 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                     }
                     let g_of = probe(st, y_probe, failed, |y| sys.event_value(mode, event, y));
                     let switching = sys.is_switching(event);
-                    root_past_zero(g_of, crossing, start_side, switching, seg, g)?
+                    match root_past_zero(g_of, crossing, start_side, switching, seg, g)? {
+                        Some(Root::At(t)) => Some(t),
+                        Some(Root::LeftSurface) => {
+                            if left_surface.is_none() {
+                                left_surface = Some((j, event));
+                            }
+                            continue;
+                        }
+                        None => None,
+                    }
                 } else {
                     // Trap 1: a dip past zero and back between two samples.
                     if !(start_side && sys.is_switching(event)) {
@@ -275,7 +321,34 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                     // At the step's end the next sample is not there yet: a closest approach in
                     // the last segment shows as the function moving away from zero again.
                     let approaching_at_end = last && g[2].abs() < g[1].abs();
-                    if !(dip_in_middle || approaching_at_end) {
+                    // In the phase's first segment there is no sample before it: a closest
+                    // approach there shows as the function heading toward zero at the phase
+                    // start (a grazing opening 1.9e-10 after a stick break, inside a first
+                    // step of 1e-6; docs/tolerances.md, "A start on the stick/slip surface"). Only for
+                    // a function whose distance from zero there is resolved: within its
+                    // resolution its rate is as uncertain as its value (u̇ ≈ 0 at a stick break
+                    // with μ = μ_s), as on its surface.
+                    let start_rate = if t_before.is_nan() && !on_surface[j] {
+                        let rate = start_rates[j];
+                        let rate = if rate.is_nan() {
+                            let rate = sys.event_rate(mode, event, y_start, start_flow);
+                            start_rates[j] = rate;
+                            rate
+                        } else {
+                            rate
+                        };
+                        let heading = !crossing.is_start_side(rate) && rate != 0.0;
+                        if heading && surface_width[j].is_nan() {
+                            // The probe buffer as event_resolution's zeroed unit vectors.
+                            y_probe.fill(0.0);
+                            surface_width[j] =
+                                event_resolution(sys, mode, event, y_start, resolution, y_probe);
+                        }
+                        (heading && g[1].abs() > surface_width[j]).then_some(rate)
+                    } else {
+                        None
+                    };
+                    if !(dip_in_middle || approaching_at_end || start_rate.is_some()) {
                         continue;
                     }
                     let mut end_rate = || {
@@ -292,6 +365,7 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                     let approach = Approach {
                         dip_in_middle,
                         at_end: approaching_at_end,
+                        start_rate,
                     };
                     root_of_dip(g_of, &mut end_rate, crossing, approach, seg, g)?
                 };
@@ -309,6 +383,24 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                         extrema.push((event, t_root, y));
                     }
                 }
+            }
+        }
+        if let Some((j, event)) = left_surface.take() {
+            // The phase-start rule's crossing at the segment's start stands unless another
+            // function crossed later in the segment while this one was still within its
+            // resolution of zero (or back on its start side): it had not left its surface
+            // before that crossing.
+            let holds = match switch {
+                None => true,
+                Some((_, t_r)) => {
+                    st.interpolate(t_r, y_probe).map_err(|m| failed(t_r, m))?;
+                    let g = sys.event_value(mode, event, y_probe);
+                    !(watched[j].1.is_start_side(g) || g.abs() <= surface_width[j])
+                }
+            };
+            if holds {
+                switch = Some((event, seg_start));
+                extrema.retain(|e| e.1 < seg_start);
             }
         }
         if !m_scan.is_empty() && (!margins_clear || k >= SCAN_POINTS) {
@@ -340,6 +432,7 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                     Some(Approach {
                         dip_in_middle,
                         at_end: falling_at_end,
+                        start_rate: None,
                     })
                 };
                 let Some(t_exit) = margin_exit(m_of, fall, seg, m)? else {
@@ -427,12 +520,23 @@ struct Segment {
 }
 
 /// Why a function still on its start side (or a margin still inside the domain) may have
-/// crossed between samples: its middle sample is the closest to zero, or it approaches zero at
-/// the step's end.
+/// crossed between samples: its middle sample is the closest to zero, it approaches zero at
+/// the step's end, or (in a phase's first segment) it heads toward zero at the phase start,
+/// at `start_rate`.
 #[derive(Clone, Copy)]
 struct Approach {
     dip_in_middle: bool,
     at_end: bool,
+    start_rate: Option<f64>,
+}
+
+/// Where a watched function found past zero at a segment's end crossed.
+enum Root {
+    /// At this (phase-local) time, bracketed and solved for.
+    At(f64),
+    /// At the phase start, by the phase-start rule's last case ([`crossing_from_surface`]):
+    /// it started on its surface and moved away from it the other way.
+    LeftSurface,
 }
 
 /// The crossing of a watched function found past zero at the segment's end (`g`: its samples
@@ -447,9 +551,9 @@ fn root_past_zero(
     switching: bool,
     seg: Segment,
     [_, g_seg, g_end]: [f64; 3],
-) -> Result<Option<f64>, SimError> {
+) -> Result<Option<Root>, SimError> {
     if on_start_side {
-        return locate_root(&mut g_of, seg.start, seg.end, g_seg, g_end).map(Some);
+        return locate_root(&mut g_of, seg.start, seg.end, g_seg, g_end).map(|t| Some(Root::At(t)));
     }
     let ends = ((seg.start, g_seg), (seg.end, g_end));
     crossing_from_surface(&mut g_of, crossing, ends, switching)
@@ -474,8 +578,20 @@ fn root_of_dip(
     } else {
         None
     };
+    if dip.is_none() {
+        if let Some(rate) = approach.start_rate {
+            if let Some(t_v) = turning_point(crossing, start, rate, end) {
+                let g_v = g_of(t_v)?;
+                dip = if crossing.reached(g_v) {
+                    Some((start, (t_v, g_v)))
+                } else {
+                    find_dip(&mut g_of, crossing, [start, (t_v, g_v), end], seg.t_prev)?
+                };
+            }
+        }
+    }
     if dip.is_none() && approach.at_end {
-        if let Some(t_v) = turning_point(crossing, start, end, end_rate()) {
+        if let Some(t_v) = turning_point(crossing, end, end_rate(), start) {
             let g_v = g_of(t_v)?;
             dip = if crossing.reached(g_v) {
                 Some((start, (t_v, g_v)))
@@ -581,17 +697,21 @@ fn find_dip(
     Ok(None)
 }
 
-/// Where a function that approached zero over the segment from `start` to `end` and moves
-/// away from it again at `end` (rate `rate`) came closest: the vertex of the parabola through
-/// both samples with that slope at `end`, inside the segment. `None` when it still approaches.
+/// Where a function on its start side at both ends of a segment came closest to zero, from
+/// its slope `rate` at one end, `anchor`, and its value at the other, `other`: the vertex of
+/// the parabola through both samples with that slope at `anchor`, strictly inside the segment.
+/// The anchor is the segment's end (the function moves away from zero again there) or its
+/// start (it heads toward zero there); `None` when the slope does not say it turned.
 fn turning_point(
     crossing: super::Crossing,
-    start: (f64, f64),
-    end: (f64, f64),
+    anchor: (f64, f64),
     rate: f64,
+    other: (f64, f64),
 ) -> Option<f64> {
-    let ((t0, g0), (t1, g1)) = (start, end);
-    if !(crossing.is_start_side(rate) && crossing.is_start_side(g1) && t0 < t1) {
+    let ((t1, g1), (t0, g0)) = (anchor, other);
+    // The slope toward the inside of the segment, seen from the anchor, must head to zero.
+    let inward = if t0 < t1 { -rate } else { rate };
+    if crossing.is_start_side(inward) || inward == 0.0 || !crossing.is_start_side(g1) {
         return None;
     }
     // p(t) = g1 + rate (t − t1) + c (t − t1)², with p(t0) = g0.
@@ -600,7 +720,7 @@ fn turning_point(
         return None;
     }
     let t_v = t1 - rate / (2.0 * c);
-    (t_v > t0 && t_v < t1).then_some(t_v)
+    (t_v > t0.min(t1) && t_v < t0.max(t1)).then_some(t_v)
 }
 
 /// Whether the middle of three samples is the closest to zero (false if any is NaN): the
@@ -646,8 +766,13 @@ const EXCURSION_PROBES: usize = 64;
 /// - otherwise, if it moved away from zero (`|g_b| > |g_a|`), at the phase start `a`: it left
 ///   its surface the other way, or its excursion was below what the dense output resolves (a
 ///   slip of u ≈ 1e-21 for 1.7e-6 inside DOP853's first step of a slide), and the phase's mode
-///   holds from its start no more. Only for a switching function (`switching`): an observer's
-///   extremum at the phase start is the state the previous phase ended with;
+///   holds from its start no more ([`Root::LeftSurface`]). Only for a switching function
+///   (`switching`): an observer's extremum at the phase start is the state the previous phase
+///   ended with. The scan keeps this crossing only if no other function crosses later in the
+///   segment while this one is still within its resolution of zero: a slip velocity that grows
+///   from zero acceleration after a stick break at μ = μ_s (u ≈ +1e-20) is on its surface when
+///   the contact opens 1.9e-10 later, and the −1.6e-12 that the slide's field makes of it by the
+///   first scan point (the contact re-closed in that field) is no evidence against the opening;
 /// - otherwise nowhere: the function never left its surface and is still coming back to its
 ///   start side (a slip velocity of −1.5e-17 at the start of a reverse slip that grows from
 ///   zero acceleration).
@@ -658,7 +783,7 @@ fn crossing_from_surface(
     crossing: super::Crossing,
     ((a, g_a), (b, g_b)): ((f64, f64), (f64, f64)),
     switching: bool,
-) -> Result<Option<f64>, SimError> {
+) -> Result<Option<Root>, SimError> {
     let mut t = b;
     for _ in 0..EXCURSION_PROBES {
         t = a + 0.5 * (t - a);
@@ -667,10 +792,10 @@ fn crossing_from_surface(
         }
         let g_t = g(t)?;
         if crossing.is_start_side(g_t) {
-            return locate_root(g, t, b, g_t, g_b).map(Some);
+            return locate_root(g, t, b, g_t, g_b).map(|t| Some(Root::At(t)));
         }
     }
-    Ok((switching && g_b.abs() > g_a.abs()).then_some(a))
+    Ok((switching && g_b.abs() > g_a.abs()).then_some(Root::LeftSurface))
 }
 
 /// Refine an event located on the dense output so that its error is set by the integration
@@ -800,6 +925,24 @@ mod tests {
         assert!(dip(1e-4, ts, quartic).is_some());
         assert!(dip(-0.001, ts, quadratic).is_none());
         assert!(dip(0.01, [0.5, 0.85, 1.12], quadratic).is_none());
+    }
+
+    /// The closest approach of g = 1e-3 − 0.1 t + t²/2 (falling toward zero, vertex at
+    /// t = 0.1) from its slope at either end of [0, 1]: heading toward zero at the start,
+    /// moving away at the end; a slope that says no turn (away at the start, toward at the
+    /// end) gives none.
+    #[test]
+    fn turning_point_from_either_end() {
+        use crate::hybrid::Crossing::Falling;
+        let g = |t: f64| 1e-3 - 0.1 * t + 0.5 * t * t;
+        let rate = |t: f64| -0.1 + t;
+        let (start, end) = ((0.0, g(0.0)), (1.0, g(1.0)));
+        let from_start = turning_point(Falling, start, rate(0.0), end).unwrap();
+        let from_end = turning_point(Falling, end, rate(1.0), start).unwrap();
+        assert!((from_start - 0.1).abs() < 1e-12, "{from_start}");
+        assert!((from_end - 0.1).abs() < 1e-12, "{from_end}");
+        assert!(turning_point(Falling, start, 0.1, end).is_none());
+        assert!(turning_point(Falling, end, -0.1, start).is_none());
     }
 
     #[test]

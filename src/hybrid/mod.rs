@@ -104,6 +104,15 @@ pub trait HybridSystem: Sync {
     fn min_step(&self) -> f64;
     /// The mode a state starts in.
     fn initial_mode(&self, y: &[f64]) -> Self::Mode;
+    /// The mode a run from `y` starts in when the integrator resolves component i of the
+    /// state to `resolution[i]` (its error weight there, `atol_i + rtol·|y_i|`): a formulation
+    /// whose choice of mode reads the sign of a switching quantity takes one within its
+    /// resolution of zero as on its surface, and chooses from the dynamics there. Default:
+    /// [`HybridSystem::initial_mode`].
+    fn start_mode(&self, y: &[f64], resolution: &[f64]) -> Self::Mode {
+        let _ = resolution;
+        self.initial_mode(y)
+    }
     /// The vector field of `mode`: `dy = F_mode(y)`.
     fn field<S: Real>(&self, mode: Self::Mode, y: &[S], dy: &mut [S]);
     /// The events watched in `mode`, in the order they are scanned.

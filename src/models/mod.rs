@@ -125,41 +125,6 @@ pub const MODELS: [(&str, &str); 9] = [
     ),
 ];
 
-/// No key of an experiment file takes nan or inf: refused here, naming the key, before the
-/// model's own reading, where a non-finite number would pass through JSON as null and read as
-/// "not given" (a default silently in its place).
-fn refuse_non_finite(table: &toml::Table, prefix: &str) -> Result<(), SpecError> {
-    fn walk(value: &toml::Value, key: &str) -> Result<(), SimError> {
-        match value {
-            toml::Value::Float(x) if !x.is_finite() => Err(SimError::invalid(
-                key,
-                crate::error::number_text(*x),
-                "must be a finite number",
-            )),
-            toml::Value::Array(items) => items
-                .iter()
-                .enumerate()
-                .try_for_each(|(i, v)| walk(v, &format!("{key}[{i}]"))),
-            toml::Value::Table(t) => t.iter().try_for_each(|(k, v)| {
-                let path = if key.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{key}.{k}")
-                };
-                walk(v, &path)
-            }),
-            _ => Ok(()),
-        }
-    }
-    table
-        .iter()
-        .try_for_each(|(k, v)| walk(v, &format!("{prefix}{k}")))
-        .map_err(|source| SpecError::Invalid {
-            path: String::new(),
-            source,
-        })
-}
-
 impl Experiment {
     /// Read and validate `path`.
     pub fn load(path: &Path) -> Result<Self, SpecError> {
@@ -183,7 +148,12 @@ impl Experiment {
             path: String::new(),
             message: e.to_string().trim().replace('\n', " "),
         })?;
-        refuse_non_finite(&table, "")?;
+        crate::experiment::grammar::refuse_unrepresentable_numbers(&table).map_err(|source| {
+            SpecError::Invalid {
+                path: String::new(),
+                source,
+            }
+        })?;
         if table.contains_key("kind") {
             return rod::study::StudySpec::parse(text).map(|s| Experiment::RodStudy(Box::new(s)));
         }

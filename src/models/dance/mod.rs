@@ -347,6 +347,10 @@ fn validate_compliant(spec: &SweepSpec<Dance>) -> Result<(), SimError> {
         ));
     };
     crate::compliant::normal::require_resolvable_kappa("sweep.kappa.min", ladder.min)?;
+    crate::compliant::normal::require_penetrating_less_than_the_body(
+        "sweep.kappa.max",
+        ladder.max,
+    )?;
     let cases = spec.sweep.compliant.as_deref().unwrap_or_default();
     if cases.iter().all(|c| c.damping.is_empty()) {
         return Err(SimError::invalid(

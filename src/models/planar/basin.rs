@@ -54,6 +54,10 @@ impl Model for PlanarBasin {
     }
 
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
+        crate::compliant::normal::require_penetrating_less_than_the_body(
+            "sweep.kappa.max",
+            spec.sweep.kappa.max,
+        )?;
         let grid = grid_of(spec);
         grid.validate()?;
         let s = &spec.sweep;

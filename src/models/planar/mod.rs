@@ -387,6 +387,10 @@ impl Model for Planar {
     }
 
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
+        crate::compliant::normal::require_penetrating_less_than_the_body(
+            "sweep.kappa.max",
+            spec.sweep.kappa.max,
+        )?;
         grid_of(spec).validate()?;
         mode_table::window(&spec.solver)?;
         grid_of(spec).check_explicit_steps(&spec.solver)

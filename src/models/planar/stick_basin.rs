@@ -181,6 +181,10 @@ impl Model for PlanarStickBasin {
     }
 
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
+        crate::compliant::normal::require_penetrating_less_than_the_body(
+            "sweep.kappa.max",
+            spec.sweep.kappa.max,
+        )?;
         let s = &spec.sweep;
         let in_states = s
             .states

@@ -28,7 +28,7 @@ pub struct SimulateArgs {
     /// Initial angular velocity θ̇0.
     #[arg(long, allow_hyphen_values = true, default_value_t = 0.0)]
     omega0: f64,
-    /// Initial tangential velocity u0 of the contact point (negative: sliding left).
+    /// Initial tangential velocity u0 of the contact point (negative: sliding left; a u0 within atol + rtol·abs(u0) of 0, which the integrator does not resolve from 0, starts at u = 0, where the friction cone chooses stick or slip).
     #[arg(long, allow_hyphen_values = true, default_value_t = -1.0)]
     u0: f64,
     /// Dashpot coefficient c_d ≥ 0: F_n = max(0, δ/κ + c_d δ̇/√κ).

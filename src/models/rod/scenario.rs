@@ -12,7 +12,7 @@ use crate::compliant::coulomb::Coulomb;
 use crate::compliant::normal::NormalCompliance;
 use crate::compliant::record::RunRecord;
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
-use crate::error::{require_finite, require_positive, SimError};
+use crate::error::{require_finite, require_positive, require_representable, SimError};
 use crate::model::iwc::FastStart;
 use crate::model::ProjectedDynamics;
 use crate::models::rod::mechanics::Y_A;
@@ -86,8 +86,13 @@ impl RodImpact {
     /// (a CLI flag or a TOML key), so the error names what to fix.
     pub fn validate(&self, flag: impl Fn(&str) -> String) -> Result<(), SimError> {
         crate::compliant::normal::require_resolvable_kappa(&flag("kappa"), self.kappa)?;
+        crate::compliant::normal::require_penetrating_less_than_the_body(
+            &flag("kappa"),
+            self.kappa,
+        )?;
         require_positive(&flag("mu"), self.mu)?;
-        require_finite(&flag("mu_s"), self.mu_s)?;
+        require_representable(&flag("mu"), self.mu)?;
+        require_representable(&flag("mu_s"), self.mu_s)?;
         if self.mu_s < self.mu {
             return Err(SimError::invalid(
                 &flag("mu_s"),
@@ -106,8 +111,8 @@ impl RodImpact {
                 "must lie in (0, pi): the rod's lower end touches the ground",
             ));
         }
-        require_finite(&flag("omega0"), self.omega0)?;
-        require_finite(&flag("u0"), self.u0)?;
+        require_representable(&flag("omega0"), self.omega0)?;
+        require_representable(&flag("u0"), self.u0)?;
         crate::compliant::normal::require_resolvable_damping(&flag("damping"), self.damping)?;
         require_positive(&flag("gyration_sq"), self.gyration_sq)?;
         for (key, value) in [("Y0", self.start.gap), ("V0", self.start.normal_velocity)] {
@@ -231,7 +236,8 @@ impl Scenario {
             }
             Scenario::Drop { height, t_end, .. } => {
                 require_positive(&flag("t_end"), *t_end)?;
-                require_positive(&flag("height"), *height).map(|_| ())
+                require_positive(&flag("height"), *height)?;
+                require_representable(&flag("height"), *height).map(|_| ())
             }
         }
     }

@@ -388,6 +388,10 @@ impl Model for Rod {
 
     fn validate(spec: &SweepSpec<Rod>) -> Result<(), SimError> {
         require_resolvable_kappa("sweep.kappa.min", spec.sweep.kappa.min)?;
+        crate::compliant::normal::require_penetrating_less_than_the_body(
+            "sweep.kappa.max",
+            spec.sweep.kappa.max,
+        )?;
         let rod_grid = spec.grid();
         rod_grid.validate_sources()?;
         let grid = rod_grid.configurations();
