@@ -193,9 +193,10 @@ pub struct MultiContactProblem<'a, Sys, const N: usize> {
     laws: Vec<ContactLaw>,
     /// The law with the smallest compliance: the tolerances' scale.
     stiffest: NormalCompliance,
-    /// The slip velocity below which a sliding contact stops together with one whose slip
-    /// stop was located ([`Self::with_tolerances`]); 0: only an exactly zero slip.
-    simultaneous_slip: f64,
+    /// What the run resolves of a slip velocity ([`Self::with_tolerances`]; 0: only an exactly
+    /// zero slip is zero): a start within it sticks or slips by the cone, and a sliding contact
+    /// within it stops together with one whose slip stop was located.
+    slip_resolution: f64,
 }
 
 /// What the contacts do at one state in one mode.
@@ -251,19 +252,19 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
             system,
             laws,
             stiffest,
-            simultaneous_slip: 0.0,
+            slip_resolution: 0.0,
         })
     }
 
-    /// The problem as a run at `tolerances` sees it: a sliding contact whose slip is within
-    /// ten times what the integrator resolves of a velocity (10·atol) where another contact's
-    /// slip stop is located stops with it.
+    /// The problem as a run at `tolerances` sees it: a slip velocity within ten times what the
+    /// integrator resolves of a velocity (10·atol) is zero at the start and where another
+    /// contact's slip stop is located.
     pub fn with_tolerances(&self, tolerances: Tolerances) -> Self {
         MultiContactProblem {
             system: self.system,
             laws: self.laws.clone(),
             stiffest: self.stiffest,
-            simultaneous_slip: 10.0 * tolerances.atol,
+            slip_resolution: 10.0 * tolerances.atol,
         }
     }
 
@@ -612,8 +613,8 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     }
 
     /// The modes a state starts in: each contact closed or free (`starts_closed`),
-    /// a closed one sliding by the sign of its slip or sticking at zero slip; then made
-    /// consistent.
+    /// a closed one sliding by the sign of its slip, or sticking where its slip is zero to
+    /// within the run's resolution; then made consistent.
     pub fn initial_modes(&self, y: &[f64]) -> Modes {
         let count = self.contact_count();
         let mut modes = Modes::free(count);
@@ -626,7 +627,9 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         let closed = modes;
         for k in (0..count).filter(|&k| closed.get(k).is_contact()) {
             let slip = f.slip[k];
-            if slip != 0.0 {
+            // A slip within the run's resolution of zero is zero: its sign is rounding, and
+            // the cone decides (as for one contact).
+            if slip.abs() > self.slip_resolution {
                 modes = modes.with(
                     k,
                     if slip < 0.0 {
@@ -666,7 +669,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
                 let f = self.forces(modes, y);
                 let mut stopped = modes.with(k, Mode::Stick);
                 for j in (0..self.contact_count()).filter(|&j| j != k) {
-                    if modes.get(j).slip_sign() != 0 && f.slip[j].abs() <= self.simultaneous_slip {
+                    if modes.get(j).slip_sign() != 0 && f.slip[j].abs() <= self.slip_resolution {
                         stopped = stopped.with(j, Mode::Stick);
                     }
                 }
@@ -674,7 +677,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
             }
             Event::ContactCloses => {
                 let f = self.forces(modes.with(k, Mode::Stick), y);
-                friction.contact_mode(f.slip[k], f.normal[k], f.tangential[k])
+                friction.contact_mode(f.slip[k], 0.0, f.normal[k], f.tangential[k])
             }
             Event::MaxPenetration | Event::PeakNormalForce => {
                 unreachable!("observer events do not switch modes")
