@@ -141,6 +141,14 @@ fn slip_ends(from: Modes, to: Modes) -> bool {
         .any(|(a, b)| a.slip_sign() != 0 && b != a)
 }
 
+/// A run to the fixed time `t_end`.
+fn to_time(t_end: f64) -> RunControl<Modes> {
+    RunControl {
+        until: Until::Time(t_end),
+        ..until(|_, _| false, t_end)
+    }
+}
+
 fn until(stop: fn(Modes, Modes) -> bool, t_max: f64) -> RunControl<Modes> {
     RunControl {
         until: Until::Transition { t_max, stop },
@@ -152,7 +160,7 @@ fn until(stop: fn(Modes, Modes) -> bool, t_max: f64) -> RunControl<Modes> {
 }
 
 /// Started in its sliding equilibrium at v₀ = 1, the box slides on both corners, decelerating
-/// at exactly μg (N_rear + N_front = g while y and θ stay put), so both corners stop together
+/// at exactly μg (N_rear + N_front = g while z and θ stay put), so both corners stop together
 /// at t = v₀/(μg); the normal forces split as N_front − N_rear = μgh/w + O(κ) (the moment of
 /// friction about the centre, h μ g, balanced by the normal forces' w (N_front − N_rear)).
 #[test]
@@ -205,7 +213,7 @@ fn a_box_sliding_on_two_corners_decelerates_at_mu_g_and_splits_its_weight_by_the
             "{integrator}: {}",
             run.energy_balance_error
         );
-        // Stationary in y and θ: the penetrations stay at their start.
+        // Stationary in z and θ: the penetrations stay at their start.
         assert!((run.trace.y_end[1] - y).abs() < 1e-12, "{integrator}");
         assert!((run.trace.y_end[2] - theta).abs() < 1e-12, "{integrator}");
     }
@@ -332,13 +340,7 @@ fn a_pushed_box_sticks_on_both_corners_below_mu_g_and_slides_above() {
     for push in [0.3, 0.7] {
         let body = Box2 { w, h, g, push };
         let problem = MultiContactProblem::new(&body, laws(kappa, mu)).unwrap();
-        let control = RunControl {
-            until: Until::Time(1.0),
-            output_times: Vec::new(),
-            max_events: 100,
-            max_steps: 1_000_000,
-            absolute_tolerances: None,
-        };
+        let control = to_time(1.0);
         // At rest on both corners, pressed in by g/2 each.
         let run = simulate_multi(
             &problem,
@@ -401,13 +403,7 @@ fn the_sliding_box_comes_to_rest_on_both_corners_at_its_stop() {
     for kappa in [1e-2, 1e-4, 1e-6, 1e-8] {
         let (z, theta) = body.sliding_equilibrium(kappa, mu);
         let problem = MultiContactProblem::new(&body, laws(kappa, mu)).unwrap();
-        let control = RunControl {
-            until: Until::Time(3.0),
-            output_times: Vec::new(),
-            max_events: 100,
-            max_steps: 1_000_000,
-            absolute_tolerances: None,
-        };
+        let control = to_time(3.0);
         let run = simulate_multi(
             &problem,
             &[0.0, z, theta],
@@ -577,13 +573,7 @@ fn a_rod_dropped_nearly_flat_lands_on_a_then_b_with_momentum_and_energy_accounte
     let multi = MultiContactProblem::new(&two, vec![law; 2]).unwrap();
     let (q0, qdot0) = ([0.0, 0.05, 0.1], [0.5, -1.0, 0.0]);
     let t_end = 1.0;
-    let control = RunControl {
-        until: Until::Time(t_end),
-        output_times: Vec::new(),
-        max_events: 200,
-        max_steps: 1_000_000,
-        absolute_tolerances: None,
-    };
+    let control = to_time(t_end);
     let centre = |y: &[f64]| (y[3] - y[2].sin() * y[5], y[4] + y[2].cos() * y[5]);
     for integrator in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
         let run = simulate_multi(&multi, &q0, &qdot0, integrator, tolerances(), &control).unwrap();
@@ -652,13 +642,7 @@ fn assert_described_as_hand_coded<Sys: PlanarContacts<3>>(
     use rigid_limit::models::described::Described;
     let d = description(file, kappa);
     let problem = MultiContactProblem::new(hand, laws(kappa, mu)).unwrap();
-    let control = RunControl {
-        until: Until::Time(t_end),
-        output_times: Vec::new(),
-        max_events: 1000,
-        max_steps: 2_000_000,
-        absolute_tolerances: None,
-    };
+    let control = to_time(t_end);
     for integrator in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
         let settings = RunSettings {
             t_end: Some(t_end),

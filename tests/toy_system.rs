@@ -190,14 +190,7 @@ fn a_system_from_outside_the_crate_runs_the_convergence_study_and_matches_its_cl
     let spec = Convergence::<Toy>::parse(EXPERIMENT).expect("the experiment parses");
     let dir = std::env::temp_dir().join(format!("rigid-limit-toy-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let opts = RunOptions {
-        out_dir: dir.clone(),
-        shard: None,
-        progress: false,
-        fresh: false,
-        command_line: "test".into(),
-        stop_after_rows: None,
-    };
+    let opts = options(&dir);
     let summary = run_experiment(&spec, &opts).expect("the run completes");
     assert_eq!((summary.points, summary.failed), (18, 0));
     let rows = read_rows(&dir.join(RUNS_CSV), &spec.columns()).unwrap();
@@ -328,14 +321,7 @@ fn a_rigid_reference_is_a_method_point_and_the_rates_are_fitted_against_it() {
     assert_eq!(&columns[..3], &["point_id", "kappa", "method"]);
     let dir = std::env::temp_dir().join(format!("rigid-limit-toy-rigid-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let opts = RunOptions {
-        out_dir: dir.clone(),
-        shard: None,
-        progress: false,
-        fresh: false,
-        command_line: "test".into(),
-        stop_after_rows: None,
-    };
+    let opts = options(&dir);
     let summary = run_experiment(&spec, &opts).expect("the run completes");
     // The rigid reference per integrator, then 9 κ × 2 integrators.
     assert_eq!((summary.points, summary.failed), (20, 0));
@@ -364,4 +350,16 @@ fn a_rigid_reference_is_a_method_point_and_the_rates_are_fitted_against_it() {
     assert_eq!(inside, 4, "{text}");
     assert!(text.contains("| dop853 | rigid |"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A quiet fresh run into `dir`.
+fn options(dir: &std::path::Path) -> RunOptions {
+    RunOptions {
+        out_dir: dir.to_path_buf(),
+        shard: None,
+        progress: false,
+        fresh: false,
+        command_line: "test".into(),
+        stop_after_rows: None,
+    }
 }
