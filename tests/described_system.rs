@@ -322,6 +322,18 @@ fn mistakes_in_a_description_name_the_key() {
         e.contains("system.contacts") && e.contains("at most 8 contacts"),
         "{e}"
     );
+    // A compliance that sinks the body by its own size, from the command line.
+    let (ok, _, err) = cli(&[
+        "simulate",
+        "--system",
+        "systems/painleve_rod.toml",
+        "--kappa",
+        "2",
+    ]);
+    assert!(
+        !ok && err.contains("--kappa") && err.contains("must be < 1"),
+        "{err}"
+    );
     // One run's summary is built for one contact: simulate --system refuses two, naming the key.
     let (ok, _, err) = cli(&["simulate", "--system", "systems/box.toml"]);
     assert!(

@@ -649,3 +649,17 @@ fn a_swept_klarbring_parameter_is_refused_naming_the_key() {
         "{e}"
     );
 }
+
+/// The ladder's bounds are the study's, for every system: a compliance that sinks the body by
+/// its own size is refused naming sweep.kappa.max.
+#[test]
+fn a_compliance_of_one_body_length_is_refused_naming_the_key() {
+    let text = klarbring_2d_file(|t| t.replace("max = 1e-2", "max = 2"));
+    let e = rigid_limit::models::Experiment::parse(&text)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("sweep.kappa.max") && e.contains("must be < 1"),
+        "{e}"
+    );
+}

@@ -107,6 +107,16 @@ impl<S: System> Convergence<S> {
             ));
         }
         self.sweep.kappa.validate("sweep.kappa")?;
+        // Every system's ladder: resolvable at its smallest κ, a penetration small against the
+        // body at its largest.
+        crate::compliant::normal::require_resolvable_kappa(
+            "sweep.kappa.min",
+            self.sweep.kappa.min,
+        )?;
+        crate::compliant::normal::require_penetrating_less_than_the_body(
+            "sweep.kappa.max",
+            self.sweep.kappa.max,
+        )?;
         let mut configurations: u128 = 1;
         for (key, axis) in &self.sweep.parameters {
             if !S::SWEEPS_PARAMETERS {

@@ -65,6 +65,9 @@ pub fn read_description(path: &Path) -> Result<Description, String> {
 pub fn simulate(path: &Path, o: &SimulateOptions) -> Result<String, String> {
     let d = read_description(path)?;
     crate::compliant::normal::require_resolvable_kappa("--kappa", o.kappa)
+        .and_then(|k| {
+            crate::compliant::normal::require_penetrating_less_than_the_body("--kappa", k)
+        })
         .map_err(|e| e.to_string())?;
     let (compiled, r) =
         run_record(&d, o.kappa, &o.settings, o.trajectory || o.csv).map_err(|e| e.to_string())?;

@@ -92,11 +92,6 @@ impl System for Described {
     type Record = Record;
 
     fn validate(d: &Description, kappa: &LogGrid) -> Result<(), SimError> {
-        crate::compliant::normal::require_resolvable_kappa("sweep.kappa.min", kappa.min)?;
-        crate::compliant::normal::require_penetrating_less_than_the_body(
-            "sweep.kappa.max",
-            kappa.max,
-        )?;
         let compiled = d.compile()?;
         let n = compiled.coordinates.len();
         if n > MAX_COORDINATES {

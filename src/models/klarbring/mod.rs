@@ -58,7 +58,6 @@ impl System for Klarbring {
     type Record = Record;
 
     fn validate(p: &Params, kappa: &LogGrid) -> Result<(), SimError> {
-        crate::compliant::normal::require_resolvable_kappa("sweep.kappa.min", kappa.min)?;
         p.validate()?;
         p.check_scales((p.method == MethodKind::Compliant).then_some(kappa.max))
     }

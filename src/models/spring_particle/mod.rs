@@ -6,7 +6,7 @@
 pub mod mechanics;
 
 use crate::compliant::coulomb::Coulomb;
-use crate::compliant::normal::{require_resolvable_kappa, NormalCompliance};
+use crate::compliant::normal::NormalCompliance;
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::error::{require_positive, SimError};
 use crate::experiment::grammar::LogGrid;
@@ -114,7 +114,6 @@ impl System for SpringParticle {
     type Record = Measures;
 
     fn validate(p: &Params, kappa: &LogGrid) -> Result<(), SimError> {
-        require_resolvable_kappa("sweep.kappa.min", kappa.min)?;
         require_positive("params.mu", p.mu)?;
         require_positive("params.stiffness", p.stiffness)?;
         require_positive("params.depth", p.depth)?;
