@@ -435,8 +435,6 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         let (mut lambda, pivot_ratio) = solve_small(w, rhs, s);
         out.pivot_ratio = pivot_ratio;
         if pivot_ratio < self.singular_pivot() {
-            // Statically indeterminate: the split that loads every sticking contact to the same
-            // fraction of its cone when their rows coincide (docs/multi_contact.md).
             let weight: [S; MAX_CONTACTS] = std::array::from_fn(|a| {
                 if a < s {
                     out.normal[stick[a]].scale(self.laws[stick[a]].friction.mu_s)
@@ -444,18 +442,8 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
                     S::zero()
                 }
             });
-            lambda = weighted_split(&w, &rhs, &weight, s, self.singular_pivot());
-            let mut residual = 0.0f64;
-            let mut size = 0.0f64;
-            for a in 0..s {
-                let mut held = S::zero();
-                for b in 0..s {
-                    held = held + w[a][b] * lambda[b];
-                }
-                residual = residual.max((held - rhs[a]).value().abs());
-                size = size.max(rhs[a].value().abs()).max(held.value().abs());
-            }
-            out.split_residual = if size > 0.0 { residual / size } else { 0.0 };
+            (lambda, out.split_residual) =
+                indeterminate_stick(&w, &rhs, &weight, s, self.singular_pivot());
         }
         for a in 0..s {
             out.tangential[stick[a]] = lambda[a];
@@ -748,6 +736,33 @@ fn solve_small<S: Real>(
     }
     let ratio = if scale > 0.0 { smallest / scale } else { 0.0 };
     (x, ratio)
+}
+
+/// Statically indeterminate: the split that loads every sticking contact to the same fraction
+/// of its cone when their rows coincide ([`weighted_split`], docs/multi_contact.md), and how far
+/// it misses the constraints (max |w λ − r| against max(|r|, |w λ|)). Out of line: the right-hand
+/// side of every run passes here, and it is taken only by a body resting on dependent contacts.
+#[cold]
+#[inline(never)]
+fn indeterminate_stick<S: Real>(
+    w: &[[S; MAX_CONTACTS]; MAX_CONTACTS],
+    r: &[S; MAX_CONTACTS],
+    weight: &[S; MAX_CONTACTS],
+    n: usize,
+    tolerance: f64,
+) -> ([S; MAX_CONTACTS], f64) {
+    let lambda = weighted_split(w, r, weight, n, tolerance);
+    let mut residual = 0.0f64;
+    let mut size = 0.0f64;
+    for a in 0..n {
+        let mut held = S::zero();
+        for b in 0..n {
+            held = held + w[a][b] * lambda[b];
+        }
+        residual = residual.max((held - r[a]).value().abs());
+        size = size.max(r[a].value().abs()).max(held.value().abs());
+    }
+    (lambda, if size > 0.0 { residual / size } else { 0.0 })
 }
 
 /// The stick forces of a statically indeterminate stick: among the λ with `w λ = r` (the
