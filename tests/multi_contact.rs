@@ -495,11 +495,7 @@ fn a_rod_dropped_flat_lands_on_both_ends_at_once_and_leaves_as_the_closed_form()
     use rigid_limit::models::rod::two_ends::TwoEndedRod;
     let (kappa, mu, g, height) = (1e-6, 0.3, 1.0, 0.1);
     let two = TwoEndedRod(PainleveRod::UNIFORM);
-    let law = ContactLaw {
-        compliance: NormalCompliance::linear_spring(kappa),
-        friction: Coulomb::equal(mu),
-    };
-    let multi = MultiContactProblem::new(&two, vec![law; 2]).unwrap();
+    let multi = MultiContactProblem::new(&two, laws(kappa, mu)).unwrap();
     let v = (2.0 * g * height).sqrt();
     let t1 = v / g;
     let sk = (kappa / 2.0).sqrt();
@@ -566,11 +562,7 @@ fn a_rod_dropped_nearly_flat_lands_on_a_then_b_with_momentum_and_energy_accounte
     use rigid_limit::models::rod::two_ends::TwoEndedRod;
     let (kappa, mu) = (1e-6, 0.3);
     let two = TwoEndedRod(PainleveRod::UNIFORM);
-    let law = ContactLaw {
-        compliance: NormalCompliance::linear_spring(kappa),
-        friction: Coulomb::equal(mu),
-    };
-    let multi = MultiContactProblem::new(&two, vec![law; 2]).unwrap();
+    let multi = MultiContactProblem::new(&two, laws(kappa, mu)).unwrap();
     let (q0, qdot0) = ([0.0, 0.05, 0.1], [0.5, -1.0, 0.0]);
     let t_end = 1.0;
     let control = to_time(t_end);
@@ -772,11 +764,7 @@ fn every_integrator_runs_the_nearly_flat_drop_of_the_two_ended_rod_alike() {
     use rigid_limit::models::rod::two_ends::TwoEndedRod;
     let (kappa, mu) = (1e-6, 0.3);
     let two = TwoEndedRod(PainleveRod::UNIFORM);
-    let law = ContactLaw {
-        compliance: NormalCompliance::linear_spring(kappa),
-        friction: Coulomb::equal(mu),
-    };
-    let multi = MultiContactProblem::new(&two, vec![law; 2]).unwrap();
+    let multi = MultiContactProblem::new(&two, laws(kappa, mu)).unwrap();
     let (q0, qdot0) = ([0.0, 0.05, 0.1], [0.5, -1.0, 0.0]);
     let control = to_time(0.5);
     let reference = simulate_multi(
