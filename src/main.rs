@@ -151,6 +151,7 @@ fn run(path: &Path, out: Option<PathBuf>, shard: Option<Shard>, fresh: bool) -> 
         fresh,
         command_line: command_line(),
         stop_after_rows: None,
+        cancel: None,
     };
     let summary = run_and_report(&experiment, &opts)?;
     report(experiment.name(), &summary);
@@ -281,6 +282,7 @@ fn reproduce(experiments: &Path, results: &Path) -> Result<(), String> {
             fresh: true,
             command_line: command_line(),
             stop_after_rows: None,
+            cancel: None,
         };
         let summary = run_and_report(experiment, &opts)?;
         report(experiment.name(), &summary);

@@ -206,6 +206,7 @@ fn the_documented_form_runs_with_its_columns() {
         fresh: false,
         command_line: "test".into(),
         stop_after_rows: None,
+        cancel: None,
     };
     let summary = experiment.run(&opts).unwrap();
     assert_eq!(summary.failed, 0);

@@ -39,6 +39,7 @@ fn options(dir: &Path, shard: Option<Shard>) -> RunOptions {
         fresh: false,
         command_line: "test".into(),
         stop_after_rows: None,
+        cancel: None,
     }
 }
 

@@ -311,6 +311,7 @@ fn a_small_study_runs_and_reports() {
         fresh: false,
         command_line: "test".into(),
         stop_after_rows: None,
+        cancel: None,
     };
     let summary = run_experiment(spec.as_ref(), &opts).unwrap();
     // 4 configurations × (2 references + 2 integrators × 5 tolerances).

@@ -22,6 +22,7 @@ fn run(path: &Path, tag: &str) -> Vec<Row> {
         fresh: false,
         command_line: "test".into(),
         stop_after_rows: None,
+        cancel: None,
     };
     let summary = experiment.run(&opts).unwrap();
     assert_eq!(summary.failed, 0);

@@ -72,6 +72,7 @@ fn the_experiment_runs_through_the_harness_and_converges_at_rate_one() {
         fresh: false,
         command_line: "test".into(),
         stop_after_rows: None,
+        cancel: None,
     };
     let summary = experiment.run(&opts).unwrap();
     assert_eq!((summary.points, summary.failed), (26, 0));

@@ -24,6 +24,7 @@ fn options(dir: &Path, shard: Option<Shard>, stop_after_rows: Option<usize>) -> 
         fresh: false,
         command_line: "test".into(),
         stop_after_rows,
+        cancel: None,
     }
 }
 

@@ -361,5 +361,6 @@ fn options(dir: &std::path::Path) -> RunOptions {
         fresh: false,
         command_line: "test".into(),
         stop_after_rows: None,
+        cancel: None,
     }
 }

@@ -584,3 +584,13 @@ impl std::str::FromStr for MethodKind {
             .ok_or_else(|| format!("unknown method '{s}': use compliant, rigid or incremental"))
     }
 }
+
+/// The TOML text of a JSON object (an experiment or a description given as a dictionary by the
+/// Python package): the same keys and tables, so it parses with the file's grammar and its
+/// messages. A `null` or a top level that is not an object is refused.
+pub fn toml_text_of_json(json: &str) -> Result<String, String> {
+    let table: toml::Table = serde_json::from_str(json).map_err(|e| {
+        format!("not an experiment or system table: {e} (give a dict of TOML values, no None)")
+    })?;
+    toml::to_string(&table).map_err(|e| e.to_string().trim().replace('\n', " "))
+}

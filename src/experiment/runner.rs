@@ -12,7 +12,7 @@ use std::fs;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
 
 pub const RUNS_CSV: &str = "runs.csv";
@@ -108,6 +108,10 @@ pub struct RunOptions {
     /// Stop the sweep as an interruption would once this many new rows are in the journal:
     /// the directory is left as a kill at that moment leaves it (tests of resume use it).
     pub stop_after_rows: Option<usize>,
+    /// Set by another thread to stop the sweep as an interruption does (the Python package's
+    /// Ctrl-C): points in flight finish and are journalled, no new point starts, and the run
+    /// returns [`RunError::Interrupted`] with the directory ready to resume.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -246,6 +250,16 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
             }
         }
         if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        if opts
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            lock_ignoring_poison(&ordered).interrupted = true;
+            stop.store(true, Ordering::Relaxed);
+            room.notify_all();
             return;
         }
         let Some((seq, item)) = lock_ignoring_poison(&feed).next() else {
@@ -581,6 +595,7 @@ pub fn merge_shards<P: Plan>(
         fresh: false,
         command_line: command_line.to_string(),
         stop_after_rows: None,
+        cancel: None,
     };
     write_atomically(&out_dir.join(META_JSON), &meta_json(spec, &opts, &summary))?;
     spec.after_run(&fresh_staging(out_dir)?)?;

@@ -26,21 +26,25 @@ pub struct SimulateOptions {
 pub fn read_description(path: &Path) -> Result<Description, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let table: toml::Table = toml::from_str(&text).map_err(|e| {
-        format!(
-            "{}: {}",
-            path.display(),
-            e.to_string().trim().replace('\n', " ")
-        )
-    })?;
+    parse_description(&text, &path.display().to_string(), path.parent())
+}
+
+/// [`read_description`] of TOML text; `label` names it in messages, `dir` is where a
+/// `system = "…"` file is looked up besides the working directory.
+pub fn parse_description(
+    text: &str,
+    label: &str,
+    dir: Option<&Path>,
+) -> Result<Description, String> {
+    let table: toml::Table = toml::from_str(text)
+        .map_err(|e| format!("{label}: {}", e.to_string().trim().replace('\n', " ")))?;
     let system = if table.contains_key("model") {
-        let mut table = with_system_file(table, path.parent()).map_err(|e| e.to_string())?;
+        let mut table = with_system_file(table, dir).map_err(|e| e.to_string())?;
         match table.remove("system") {
             Some(toml::Value::Table(t)) => t,
             _ => {
                 return Err(format!(
-                    "{}: an experiment file without a [system] table or a system = \"…\" file",
-                    path.display()
+                    "{label}: an experiment file without a [system] table or a system = \"…\" file"
                 ))
             }
         }
@@ -50,33 +54,27 @@ pub fn read_description(path: &Path) -> Result<Description, String> {
     let d: Description = toml::Value::Table(system)
         .try_into()
         .map_err(|e: toml::de::Error| {
-            format!(
-                "{}: {}",
-                path.display(),
-                e.to_string().trim().replace('\n', " ")
-            )
+            format!("{label}: {}", e.to_string().trim().replace('\n', " "))
         })?;
-    d.compile()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    d.compile().map_err(|e| format!("{label}: {e}"))?;
     Ok(d)
 }
 
-/// Run the description in `path` once; the text to print.
-pub fn simulate(path: &Path, o: &SimulateOptions) -> Result<String, String> {
-    let d = read_description(path)?;
+/// Run the description `d` once (`label` names it: its file); the text to print.
+pub fn simulate(d: &Description, label: &str, o: &SimulateOptions) -> Result<String, String> {
     crate::compliant::normal::require_resolvable_kappa("--kappa", o.kappa)
         .and_then(|k| {
             crate::compliant::normal::require_penetrating_less_than_the_body("--kappa", k)
         })
         .map_err(|e| e.to_string())?;
     let (compiled, r) =
-        run_record(&d, o.kappa, &o.settings, o.trajectory || o.csv).map_err(|e| e.to_string())?;
+        run_record(d, o.kappa, &o.settings, o.trajectory || o.csv).map_err(|e| e.to_string())?;
     let names = &compiled.coordinates;
     let contact = &compiled.contacts[0].name;
     let balance = compiled.potential.as_ref().map(|_| r.energy.balance_error);
     if o.json {
         let mut json = serde_json::json!({
-            "system": path.display().to_string(),
+            "system": label,
             "kappa": o.kappa,
             "coordinates": names,
             "parameters": &d.parameters,
@@ -106,7 +104,7 @@ pub fn simulate(path: &Path, o: &SimulateOptions) -> Result<String, String> {
     if o.csv {
         return Ok(trajectory_csv(names, &r));
     }
-    Ok(summary(path, o, names, contact, balance, &r))
+    Ok(summary(label, o, names, contact, balance, &r))
 }
 
 /// The sampled trajectory: t, mode, the coordinates, their rates, the contact forces.
@@ -126,7 +124,7 @@ fn trajectory_csv(names: &[String], r: &RunRecord) -> String {
 }
 
 fn summary(
-    path: &Path,
+    label: &str,
     o: &SimulateOptions,
     names: &[String],
     contact: &str,
@@ -136,8 +134,7 @@ fn summary(
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "described system {}: κ = {}, coordinates ({})",
-        path.display(),
+        "described system {label}: κ = {}, coordinates ({})",
         number_text(o.kappa),
         names.join(", ")
     );

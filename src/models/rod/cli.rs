@@ -109,8 +109,14 @@ fn flag(name: &str) -> String {
 }
 
 pub fn simulate(args: SimulateArgs) -> Result<(), String> {
+    write_stdout(&simulate_output(&args)?)
+}
+
+/// What `simulate` prints for `args`: the summary, the JSON object or the trajectory's CSV.
+pub fn simulate_output(args: &SimulateArgs) -> Result<String, String> {
     if let Some(path) = &args.system {
-        return simulate_described(path, &args);
+        let d = crate::models::described::cli::read_description(path)?;
+        return simulate_description(&d, &path.display().to_string(), args);
     }
     let impact = RodImpact {
         kappa: args.kappa,
@@ -158,7 +164,7 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         }
     };
     scenario.validate(flag).map_err(|e| e.to_string())?;
-    let integrator = checked_run_flags(&args)?;
+    let integrator = checked_run_flags(args)?;
     let t_max = args.t_max.unwrap_or(10.0);
     let mut options = SimulationOptions::new(integrator, args.rtol, args.atol).with_guards(
         Some(t_max),
@@ -210,14 +216,13 @@ pub fn simulate(args: SimulateArgs) -> Result<(), String> {
         if let Some(tr) = &record.trajectory {
             json["trajectory"] = serde_json::to_value(tr).map_err(|e| e.to_string())?;
         }
-        let text = crate::report::json::pretty(&json);
-        write_stdout(&(text + "\n"))
+        Ok(crate::report::json::pretty(&json) + "\n")
     } else if args.csv {
-        write_stdout(&trajectory_csv(
+        Ok(trajectory_csv(
             record.trajectory.as_deref().unwrap_or_default(),
         ))
     } else {
-        write_stdout(&summary_text(&scenario, &impact, &record, &args))
+        Ok(summary_text(&scenario, &impact, &record, args))
     }
 }
 
@@ -247,8 +252,13 @@ fn checked_run_flags(args: &SimulateArgs) -> Result<IntegratorKind, String> {
     Ok(integrator)
 }
 
-/// `simulate --system FILE`: the flags that are not the rod's physics.
-fn simulate_described(path: &std::path::Path, args: &SimulateArgs) -> Result<(), String> {
+/// `simulate --system FILE` of the description `d` (`label` names it in messages): the flags
+/// that are not the rod's physics.
+pub fn simulate_description(
+    d: &crate::models::described::description::Description,
+    label: &str,
+    args: &SimulateArgs,
+) -> Result<String, String> {
     use crate::models::described::cli::{simulate, SimulateOptions};
     if args.trajectory && !args.json {
         return Err(
@@ -272,7 +282,7 @@ fn simulate_described(path: &std::path::Path, args: &SimulateArgs) -> Result<(),
         trajectory: args.trajectory,
         csv: args.csv,
     };
-    write_stdout(&simulate(path, &options)?)
+    simulate(d, label, &options)
 }
 
 /// The integrators the integrator study names cheapest at some target accuracy for each of its
