@@ -49,6 +49,11 @@ fn bad_input_is_rejected_with_the_flag_named() {
         (&["--mu-s", "1e308"], "--mu-s"),
         (&["--u0", "1e308"], "--u0"),
         (&["--omega0=-1e200"], "--omega0"),
+        // Speeds that drive the contact through the body (√κ·|v| ≥ 1 body lengths): the
+        // integrator failed at t = 0 with a minimum-step error that named no input.
+        (&["--omega0", "1e150"], "--omega0"),
+        (&["--u0", "1e150"], "--u0"),
+        (&["--kappa", "1e-4", "--u0=-100"], "--u0"),
         (
             &["--scenario", "drop", "--t-end", "1", "--height", "1e308"],
             "--height",

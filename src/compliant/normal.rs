@@ -109,6 +109,35 @@ pub fn require_representable_start(
     Ok(value)
 }
 
+/// Checks a start velocity `value` (named `field`, in the system's velocity unit) against the
+/// compliance `kappa` (named `kappa_key`): a contact met at speed |v| penetrates about √κ·|v|
+/// body lengths (the spring's quarter period √κ times the speed, for a mobility of order one),
+/// and the penalty law stands for penetrations small against the body. At √κ·|v| ≥ 1 the body
+/// would pass through the ground by its own size; near |v| = 1e150 the integrator cannot even
+/// take a step. Such a start is refused, not run.
+pub fn require_penetrating_speed(
+    field: &str,
+    value: f64,
+    kappa_key: &str,
+    kappa: f64,
+) -> Result<f64, SimError> {
+    crate::error::require_finite(field, value)?;
+    let depth = kappa.sqrt() * value.abs();
+    if depth >= 1.0 {
+        return Err(SimError::invalid(
+            field,
+            crate::error::number_text(value),
+            &format!(
+                "must be smaller in size than 1/√κ = {} ({kappa_key} = {}): a contact met at this speed penetrates about √κ·|value| = {} body lengths, no contact the penalty law represents (it stands for penetrations small against the body)",
+                crate::error::significant_text(1.0 / kappa.sqrt(), 3),
+                crate::error::number_text(kappa),
+                crate::error::significant_text(depth, 3)
+            ),
+        ));
+    }
+    Ok(value)
+}
+
 /// The normal force law `F_n(δ, δ̇)` of a closed contact, before the `max(0, ·)` that the
 /// mode machine applies by switching to free flight.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

@@ -111,8 +111,14 @@ impl RodImpact {
                 "must lie in (0, pi): the rod's lower end touches the ground",
             ));
         }
-        require_representable(&flag("omega0"), self.omega0)?;
-        require_representable(&flag("u0"), self.u0)?;
+        for (key, value) in [("omega0", self.omega0), ("u0", self.u0)] {
+            crate::compliant::normal::require_penetrating_speed(
+                &flag(key),
+                value,
+                &flag("kappa"),
+                self.kappa,
+            )?;
+        }
         crate::compliant::normal::require_resolvable_damping(&flag("damping"), self.damping)?;
         require_positive(&flag("gyration_sq"), self.gyration_sq)?;
         for (key, value) in [("Y0", self.start.gap), ("V0", self.start.normal_velocity)] {
