@@ -4,6 +4,7 @@ the committed extrapolations, and the errors. Run from the repository root: pyte
 (after `cargo build --release`, which makes the CLI these tests compare against)."""
 
 import csv
+import importlib.util
 import json
 import math
 import os
@@ -88,30 +89,11 @@ def test_run_of_zhao_liu_equals_the_committed_runs(tmp_path):
 
 
 def sympy_rod():
-    """The Painlevé rod derived with sympy.physics.mechanics in the contact point's coordinates:
-    centre of mass (x_A + cos θ, y_A + sin θ), half-length 1, unit mass, gravity 1."""
-    import sympy as sp
-    from sympy.physics.mechanics import LagrangesMethod, dynamicsymbols
-
-    xa, ya, th = dynamicsymbols("xa ya theta")
-    t = dynamicsymbols._t
-    rho2, mu = sp.symbols("rho2 mu")
-    xc, yc = xa + sp.cos(th), ya + sp.sin(th)
-    kinetic = (xc.diff(t) ** 2 + yc.diff(t) ** 2 + rho2 * th.diff(t) ** 2) / 2
-    potential = yc
-    lagrange = LagrangesMethod(kinetic - potential, [xa, ya, th])
-    lagrange.form_lagranges_equations()
-    return rl.System.from_sympy(
-        coordinates=[xa, ya, th],
-        mass_matrix=sp.simplify(lagrange.mass_matrix),
-        force=sp.simplify(lagrange.forcing),
-        contacts=[{"name": "A", "gap": ya, "tangents": [xa], "mu": mu}],
-        parameters={rho2: 1 / 3, mu: 2.0},
-        initial={"q": [0, 0, 1.3], "q_dot": [-1, 0, 0]},
-        potential=potential,
-        validity=[{"margin": th, "meaning": "the rod lies flat"}],
-        name="sympy_rod",
-    )
+    """The rod derived with sympy.physics.mechanics by the example (examples/python_scaling.py)."""
+    spec = importlib.util.spec_from_file_location("python_scaling", ROOT / "examples" / "python_scaling.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    return example.sympy_rod()
 
 
 def test_a_sympy_derived_rod_equals_the_described_and_the_hand_coded_rod():

@@ -149,6 +149,10 @@ impl Model for KlarbringImpacts {
             "sweep.kappa.min",
             spec.sweep.kappa.min,
         )?;
+        crate::compliant::normal::require_penetrating_less_than_the_body(
+            "sweep.kappa.max",
+            spec.sweep.kappa.max,
+        )?;
         let p = &spec.params;
         let n = p.stiffness.len();
         if spec.sweep.v0.is_empty() || spec.sweep.damping.is_empty() {
