@@ -11,6 +11,7 @@ use rigid_limit::experiment::system::{Method, RunSettings, System};
 use rigid_limit::experiment::RunOptions;
 use rigid_limit::integrate::IntegratorKind;
 use rigid_limit::models::described::{Described, Record};
+use rigid_limit::models::klarbring::mechanics::{KlarbringParticle, LoadComponent};
 use rigid_limit::models::rod::mechanics::PainleveRod;
 use rigid_limit::models::spring_particle::mechanics::SpringParticleMechanics;
 use rigid_limit::models::Experiment;
@@ -186,6 +187,55 @@ fn the_described_spring_particle_runs_as_the_hand_coded_one() {
         )
         .unwrap();
         assert_eq!(hand.modes_joined(">"), "stick>slide_right");
+        assert_same_run(&record, &hand, 1e-12, &format!("{integrator}"));
+        assert!(record.energy_balance_error.unwrap().abs() < 1e-9);
+    }
+}
+
+/// Klarbring's particle in 2D (its load F(t) = (1, 1.5 sin t) through t in the force, a
+/// constant contact frame) described and hand-coded, from the quasi-static penetration through
+/// experiments/klarbring_2d.toml's motion (stick, slip both ways, a stop, lift-off, free flight,
+/// compliant impacts) to t = 13.5.
+#[test]
+fn the_described_klarbring_particle_runs_as_the_hand_coded_one() {
+    let spec = described(&experiment_of(
+        "systems/klarbring_2d.toml",
+        "1e-6",
+        Some(13.5),
+    ));
+    let load = |constant: f64, sin: f64| LoadComponent {
+        constant,
+        sin,
+        frequency: 1.0,
+        ..LoadComponent::default()
+    };
+    let particle = KlarbringParticle::new(
+        [[2.0, 0.8], [0.8, 1.0]],
+        [load(1.0, 0.0), load(0.0, 1.5)],
+        "K",
+    )
+    .unwrap();
+    let kappa = 1e-6;
+    let problem = ContactProblem {
+        system: &particle,
+        compliance: NormalCompliance::spring_dashpot(kappa, 0.0),
+        friction: Coulomb { mu: 0.8, mu_s: 0.8 },
+    };
+    for integrator in [IntegratorKind::Radau5, IntegratorKind::Dop853] {
+        let (record, _) = Described::run(
+            &spec.params,
+            Method::Compliant { kappa },
+            &settings(integrator, Some(13.5)),
+        )
+        .unwrap();
+        let hand = simulate(
+            &problem,
+            &[kappa / (1.0 + 2.0 * kappa), 0.0],
+            &[0.0, 0.0],
+            &options(integrator, EndCondition::Time(13.5)),
+        )
+        .unwrap();
+        assert!(hand.events.len() >= 8, "{}", hand.modes_joined(">"));
         assert_same_run(&record, &hand, 1e-12, &format!("{integrator}"));
         assert!(record.energy_balance_error.unwrap().abs() < 1e-9);
     }

@@ -207,13 +207,19 @@ def test_ctrl_c_stops_a_run_that_then_resumes(tmp_path):
         "solver": {"integrators": ["bdf"], "rtol": 1e-10, "atol": 1e-14},
     }
     out = tmp_path / "run"
+    # Python raises KeyboardInterrupt on SIGINT only with its default handler, which it does not
+    # install when started with SIGINT ignored (a background job of a non-interactive shell).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     # The sweep's 1101 points take about a second on two cores (`rigid-limit run` of the same
     # table): the signal comes well before their end.
     timer = threading.Timer(0.1, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        rl.run(experiment, out=out, progress=False)
-    timer.join()
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            rl.run(experiment, out=out, progress=False)
+    finally:
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
     # Stopped as a kill stops it: no runs.csv, the finished rows in the journal.
     assert not (out / "runs.csv").exists()
     journalled = len(read_rows(out / "runs.journal.csv"))
