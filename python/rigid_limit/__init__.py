@@ -17,6 +17,7 @@ Errors raise :class:`RigidLimitError` with the command line's one-line message.
 from __future__ import annotations
 
 import json
+import numbers
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -45,10 +46,13 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 def _flag_value(value: Any) -> str:
+    """A number or a name as the command line's flag value (every bit of a float)."""
     if isinstance(value, bool):
         raise RigidLimitError(f"a flag value cannot be a bool: {value!r}")
-    if isinstance(value, float):
-        return repr(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
     return str(value)
 
 

@@ -60,6 +60,14 @@ def test_zhao_liu_impact_equals_the_cli_json():
     assert vy_c_end - vy_c_start - gravity == pytest.approx(sim.impulse_normal, rel=1e-9)
 
 
+def test_numpy_numbers_are_numbers():
+    import numpy as np
+
+    a = rl.simulate(kappa=np.float64(1e-6), max_steps=np.int64(100000))
+    b = rl.simulate(kappa=1e-6, max_steps=100000)
+    assert without_wall_time(a.raw) == without_wall_time(b.raw)
+
+
 def test_a_described_system_file_equals_the_cli_json():
     sim = rl.simulate("systems/painleve_rod.toml", kappa=1e-8, integrator="radau5")
     assert without_wall_time(sim.raw) == without_wall_time(
