@@ -834,6 +834,23 @@ fn rigid_control(t_end: f64, outputs: Vec<f64>) -> RunControl<Modes> {
     }
 }
 
+/// A rigid run with dop853 at the file's tolerances.
+fn rigid_run<Sys: PlanarContacts<N>, const N: usize>(
+    problem: &RigidMultiProblem<'_, Sys, N>,
+    q0: &[f64; N],
+    qdot0: &[f64; N],
+    control: &RunControl<Modes>,
+) -> Result<RigidMultiRun, rigid_limit::error::SimError> {
+    simulate_rigid_multi(
+        problem,
+        q0,
+        qdot0,
+        IntegratorKind::Dop853,
+        tolerances(),
+        control,
+    )
+}
+
 fn phase_names(run: &RigidMultiRun) -> Vec<&'static str> {
     run.trace.phases.iter().map(|p| p.mode.name()).collect()
 }
@@ -951,12 +968,10 @@ fn the_rigid_box_tips_forward_where_mu_h_over_w_exceeds_one() {
         let problem = RigidMultiProblem::new(&body, rigid_laws(mu, 0.0)).unwrap();
         let f = problem.forces(slide, &rigid_state(&problem, [0.0; 3], [v0, 0.0, 0.0]));
         assert!((f[0] - g / 2.0 * (1.0 - ratio)).abs() < 1e-12, "{f:?}");
-        let run = simulate_rigid_multi(
+        let run = rigid_run(
             &problem,
             &[0.0; 3],
             &[v0, 0.0, 0.0],
-            IntegratorKind::Dop853,
-            tolerances(),
             &rigid_control(0.2, vec![]),
         )
         .unwrap_or_else(|e| panic!("μh/w = {ratio}: {e}"));
@@ -987,12 +1002,10 @@ fn a_rigid_rod_dropped_flat_takes_one_impact_on_both_ends_with_the_closed_form_i
     let v = (2.0 * g * height).sqrt();
     for (e, next) in [(0.0, "slide_right,slide_right"), (0.5, "free,free")] {
         let problem = RigidMultiProblem::new(&two, rigid_laws(mu, e)).unwrap();
-        let run = simulate_rigid_multi(
+        let run = rigid_run(
             &problem,
             &[0.0, height, 0.0],
             &[1.0, 0.0, 0.0],
-            IntegratorKind::Dop853,
-            tolerances(),
             &until(|_, _| true, 2.0),
         )
         .unwrap_or_else(|err| panic!("e {e}: {err}"));
@@ -1058,12 +1071,10 @@ fn a_rigid_rod_dropped_nearly_flat_lands_on_a_then_b_never_gaining_energy() {
     let centre = |y: &[f64]| (y[3] - y[2].sin() * y[5], y[4] + y[2].cos() * y[5]);
     for (mu, e) in [(0.3, 0.0), (0.3, 0.5), (0.0, 1.0)] {
         let problem = RigidMultiProblem::new(&two, rigid_laws(mu, e)).unwrap();
-        let run = simulate_rigid_multi(
+        let run = rigid_run(
             &problem,
             &q0,
             &qdot0,
-            IntegratorKind::Dop853,
-            tolerances(),
             &rigid_control(t_end, outputs.clone()),
         )
         .unwrap_or_else(|err| panic!("e {e}: {err}"));
@@ -1112,17 +1123,10 @@ fn a_rigid_rod_dropped_nearly_flat_lands_on_a_then_b_never_gaining_energy() {
         );
     }
     let problem = RigidMultiProblem::new(&two, rigid_laws(0.3, 1.0)).unwrap();
-    let err = simulate_rigid_multi(
-        &problem,
-        &q0,
-        &qdot0,
-        IntegratorKind::Dop853,
-        tolerances(),
-        &rigid_control(t_end, vec![]),
-    )
-    .map(|r| phase_names(&r))
-    .unwrap_err()
-    .to_string();
+    let err = rigid_run(&problem, &q0, &qdot0, &rigid_control(t_end, vec![]))
+        .map(|r| phase_names(&r))
+        .unwrap_err()
+        .to_string();
     eprintln!("{err}");
     assert!(err.contains("gains energy at end A"), "{err}");
 }
@@ -1143,35 +1147,11 @@ fn the_rigid_two_ended_rod_is_the_one_contact_rod_until_b_lands() {
     let both = RigidMultiProblem::new(&two, vec![law; 2]).unwrap();
     let a_only = RigidMultiProblem::new(&one, vec![law]).unwrap();
     let b_lands = |from: Modes, to: Modes| from.get(1) == Mode::Free && to.get(1) != Mode::Free;
-    let run = simulate_rigid_multi(
-        &both,
-        &q0,
-        &qdot0,
-        IntegratorKind::Dop853,
-        tolerances(),
-        &until(b_lands, 2.0),
-    )
-    .unwrap();
+    let run = rigid_run(&both, &q0, &qdot0, &until(b_lands, 2.0)).unwrap();
     // Up to just before B's impact, where the one-contact rod leaves its domain (θ = 0).
     let t_b = run.trace.events.last().unwrap().t;
-    let before = simulate_rigid_multi(
-        &both,
-        &q0,
-        &qdot0,
-        IntegratorKind::Dop853,
-        tolerances(),
-        &to_time(t_b - 1e-3),
-    )
-    .unwrap();
-    let alone = simulate_rigid_multi(
-        &a_only,
-        &q0,
-        &qdot0,
-        IntegratorKind::Dop853,
-        tolerances(),
-        &to_time(t_b - 1e-3),
-    )
-    .unwrap();
+    let before = rigid_run(&both, &q0, &qdot0, &to_time(t_b - 1e-3)).unwrap();
+    let alone = rigid_run(&a_only, &q0, &qdot0, &to_time(t_b - 1e-3)).unwrap();
     let kinds = |r: &RigidMultiRun| -> Vec<(f64, &'static str)> {
         r.trace
             .events
@@ -1299,12 +1279,10 @@ fn the_painleve_rod_above_the_critical_mu_has_no_rigid_mode_or_several() {
     let two = TwoEndedRod(PainleveRod::UNIFORM);
     for (spin, what) in [(0.0, "have no solution"), (1.5, "have several solutions")] {
         let problem = RigidMultiProblem::new(&two, rigid_laws(2.0, 0.0)).unwrap();
-        let e = simulate_rigid_multi(
+        let e = rigid_run(
             &problem,
             &[0.0, 0.0, 1.3],
             &[-1.0, 0.0, spin],
-            IntegratorKind::Dop853,
-            tolerances(),
             &to_time(0.5),
         )
         .map(|r| phase_names(&r))
@@ -1317,15 +1295,8 @@ fn the_painleve_rod_above_the_critical_mu_has_no_rigid_mode_or_several() {
         );
         assert!(!e.contains('\n'), "one line: {e}");
         let below = RigidMultiProblem::new(&two, rigid_laws(0.3, 0.0)).unwrap();
-        simulate_rigid_multi(
-            &below,
-            &[0.0, 0.0, 1.3],
-            &[-1.0, 0.0, spin],
-            IntegratorKind::Dop853,
-            tolerances(),
-            &to_time(0.5),
-        )
-        .unwrap_or_else(|e| panic!("μ = 0.3, θ̇ {spin}: {e}"));
+        rigid_run(&below, &[0.0, 0.0, 1.3], &[-1.0, 0.0, spin], &to_time(0.5))
+            .unwrap_or_else(|e| panic!("μ = 0.3, θ̇ {spin}: {e}"));
     }
 }
 
@@ -1340,12 +1311,10 @@ fn the_compliant_two_ended_rod_converges_to_the_rigid_one_at_rate_one_half() {
     let (mu, height, t_end) = (0.3, 0.1, 0.6);
     let two = TwoEndedRod(PainleveRod::UNIFORM);
     let rigid = RigidMultiProblem::new(&two, rigid_laws(mu, 1.0)).unwrap();
-    let reference = simulate_rigid_multi(
+    let reference = rigid_run(
         &rigid,
         &[0.0, height, 0.0],
         &[1.0, 0.0, 0.0],
-        IntegratorKind::Dop853,
-        tolerances(),
         &to_time(t_end),
     )
     .unwrap();
@@ -1377,4 +1346,64 @@ fn the_compliant_two_ended_rod_converges_to_the_rigid_one_at_rate_one_half() {
     for p in rates {
         assert!((p - 0.5).abs() < 0.02, "{p}");
     }
+}
+
+/// The rigid box at rest flat on both corners (μ = 0.5), pushed at its centre by P: the corners'
+/// tangential rows coincide, so W is singular in them and only T_rear + T_front = −P is
+/// determined; the split loads both to the same fraction of their cones, T_k/N_k = −P/g, and the
+/// motion does not depend on it. Below μg (P = 0.3) the box stays at rest on both corners
+/// (stick,stick, no event, exactly at rest); above (0.7) the complementarity problem at the start
+/// has the two-corner slide as its one motion, accelerating at P − μg.
+#[test]
+fn the_rigid_box_pushed_on_two_corners_sticks_below_mu_g_with_the_shared_split_and_slides_above() {
+    let (w, h, g, mu) = (0.5, 0.3, 1.0, 0.5);
+    for push in [0.3, 0.7] {
+        let body = Box2 { w, h, g, push };
+        let problem = RigidMultiProblem::new(&body, rigid_laws(mu, 0.0)).unwrap();
+        let run = rigid_run(&problem, &[0.0; 3], &[0.0; 3], &to_time(1.0))
+            .unwrap_or_else(|e| panic!("push {push}: {e}"));
+        let y = &run.trace.y_end;
+        assert!(
+            run.trace.events.is_empty(),
+            "push {push}: {:?}",
+            run.trace.events
+        );
+        if push < mu * g {
+            assert_eq!(phase_names(&run), ["stick,stick"]);
+            assert!(y[..6].iter().all(|v| v.abs() < 1e-15), "push {push}: {y:?}");
+            let f = problem.forces(run.trace.mode_end, y);
+            for k in 0..2 {
+                assert!(
+                    (f[2 * k + 1] / f[2 * k] + push / g).abs() < 1e-12,
+                    "push {push}: {f:?}"
+                );
+            }
+            assert!((f[1] + f[3] + push).abs() < 1e-12, "push {push}: {f:?}");
+        } else {
+            assert_eq!(phase_names(&run), ["slide_right,slide_right"]);
+            assert!(
+                (y[3] - (push - mu * g)).abs() < 1e-12,
+                "push {push}: ẋ {}",
+                y[3]
+            );
+        }
+        assert!(run.energy_balance_error.abs() < 1e-12, "push {push}");
+    }
+}
+
+/// Two contacts at one point whose stick constraints contradict each other (ẍ = 0 and ẍ = −1:
+/// equal rows, different drifts) and whose normal rows coincide: the rigid problem refuses it
+/// with one line naming both contacts.
+#[test]
+fn the_rigid_problem_of_contradicting_twins_is_refused_naming_both() {
+    let problem = RigidMultiProblem::new(&ContradictingTwins, rigid_laws(0.5, 0.0)).unwrap();
+    let e = rigid_run(&problem, &[0.0; 2], &[0.0; 2], &to_time(1.0))
+        .map(|r| phase_names(&r))
+        .unwrap_err()
+        .to_string();
+    eprintln!("{e}");
+    assert!(
+        e.contains("contact 0 and contact 1") && !e.contains('\n'),
+        "{e}"
+    );
 }

@@ -312,24 +312,34 @@ pub fn body_energy<Sys: Mechanics<N>, const N: usize>(system: &Sys, y: &[f64]) -
     kinetic + system.potential_energy(&q)
 }
 
+/// Refuse a system whose contact count K is outside 1..=[`MAX_CONTACTS`] or that is given
+/// `laws` laws for its K contacts, naming the quantity.
+pub(crate) fn check_contact_laws<Sys: PlanarContacts<N>, const N: usize>(
+    system: &Sys,
+    laws: usize,
+) -> Result<(), SimError> {
+    let k = system.contact_count();
+    if k == 0 || k > MAX_CONTACTS {
+        return Err(SimError::invalid(
+            "contacts",
+            k,
+            &format!("a system has 1 to {MAX_CONTACTS} contacts"),
+        ));
+    }
+    if laws != k {
+        return Err(SimError::invalid(
+            "contact laws",
+            laws,
+            &format!("must be one per contact ({k})"),
+        ));
+    }
+    Ok(())
+}
+
 impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N> {
     /// The problem of `system` with one law per contact; an error names what does not fit.
     pub fn new(system: &'a Sys, laws: Vec<ContactLaw>) -> Result<Self, SimError> {
-        let k = system.contact_count();
-        if k == 0 || k > MAX_CONTACTS {
-            return Err(SimError::invalid(
-                "contacts",
-                k,
-                &format!("a system has 1 to {MAX_CONTACTS} contacts"),
-            ));
-        }
-        if laws.len() != k {
-            return Err(SimError::invalid(
-                "contact laws",
-                laws.len(),
-                &format!("must be one per contact ({k})"),
-            ));
-        }
+        check_contact_laws(system, laws.len())?;
         let stiffest = laws
             .iter()
             .map(|l| l.compliance)

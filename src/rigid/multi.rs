@@ -24,8 +24,8 @@
 
 use crate::compliant::coulomb::{Coulomb, Mode};
 use crate::compliant::multi::{
-    body_energy, delassus_block, indeterminate_stick, solve_small, Modes, PlanarContacts,
-    StateLayout, MAX_CONTACTS, SINGULAR_PIVOT,
+    body_energy, check_contact_laws, delassus_block, indeterminate_stick, solve_small, Modes,
+    PlanarContacts, StateLayout, MAX_CONTACTS, SINGULAR_PIVOT,
 };
 use crate::error::SimError;
 use crate::hybrid::{
@@ -164,21 +164,7 @@ pub struct RigidMultiProblem<'a, Sys, const N: usize> {
 impl<'a, Sys: PlanarContacts<N>, const N: usize> RigidMultiProblem<'a, Sys, N> {
     /// The problem of `system` with one law per contact; an error names what does not fit.
     pub fn new(system: &'a Sys, laws: Vec<RigidContactLaw>) -> Result<Self, SimError> {
-        let k = system.contact_count();
-        if k == 0 || k > MAX_CONTACTS {
-            return Err(SimError::invalid(
-                "contacts",
-                k,
-                &format!("a system has 1 to {MAX_CONTACTS} contacts"),
-            ));
-        }
-        if laws.len() != k {
-            return Err(SimError::invalid(
-                "contact laws",
-                laws.len(),
-                &format!("must be one per contact ({k})"),
-            ));
-        }
+        check_contact_laws(system, laws.len())?;
         for law in &laws {
             crate::error::require_non_negative("mu", law.friction.mu)?;
             crate::error::require_non_negative("mu_s", law.friction.mu_s)?;
@@ -596,7 +582,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> RigidMultiProblem<'a, Sys, N> {
             return Err(format!(
                 "the rigid contact {what} of {} have no solution (no mode of theirs keeps λ_N ≥ 0, friction in its cone and no acceleration into the surface{}): the rigid problem is inconsistent here (Painlevé), take the compliant κ → 0 extrapolation as the reference",
                 names(candidates),
-                if contradicting { "; a stick set's constraints contradict each other" } else { "" }
+                if contradicting { "; some of its modes' systems are singular or contradict themselves" } else { "" }
             ));
         }
         // The scale of a motion: the largest of the solutions', and that of an O(b/W) force.
