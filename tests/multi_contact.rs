@@ -1407,3 +1407,114 @@ fn the_rigid_problem_of_contradicting_twins_is_refused_naming_both() {
         "{e}"
     );
 }
+
+/// [`Box2`] (no push at the centre) under a horizontal push growing as c t, applied at height H
+/// above the centre: the generalized load (c t, 0, −c t H) (the push's moment with its arm H
+/// taken at θ = 0, where the box is while both corners are down).
+struct PushedHigh {
+    body: Box2,
+    rate: f64,
+    height: f64,
+}
+
+impl Mechanics<3> for PushedHigh {
+    fn coordinate_names(&self) -> [&'static str; 3] {
+        self.body.coordinate_names()
+    }
+    fn rotation_index(&self) -> Option<usize> {
+        self.body.rotation_index()
+    }
+    fn mass_matrix<S: Real>(&self, q: &[S; 3]) -> [[S; 3]; 3] {
+        self.body.mass_matrix(q)
+    }
+    fn generalized_force<S: Real>(&self, q: &[S; 3], qdot: &[S; 3]) -> [S; 3] {
+        self.body.generalized_force(q, qdot)
+    }
+    fn potential_energy<S: Real>(&self, q: &[S; 3]) -> S {
+        self.body.potential_energy(q)
+    }
+    fn is_autonomous(&self) -> bool {
+        false
+    }
+    fn external_load<S: Real>(&self, t: S) -> [S; 3] {
+        let push = t.scale(self.rate);
+        [push, S::zero(), -push.scale(self.height)]
+    }
+}
+
+impl PlanarContacts<3> for PushedHigh {
+    fn contact_count(&self) -> usize {
+        2
+    }
+    fn contact<S: Real>(&self, k: usize, q: &[S; 3], qdot: &[S; 3]) -> ContactKinematics<S, 3> {
+        self.body.contact(k, q, qdot)
+    }
+}
+
+/// The rigid box sliding right on both corners (v₀ = 1, w = 0.5, h = 0.3, μ = 0.4) under a push
+/// F = c t at height H = 0.3 above its centre (c = 0.5): the moments about the centre,
+/// w (N_front − N_rear) = hμg + F H, unload the rear corner, N_rear = g/2 − (hμg + F H)/(2w),
+/// until its force from the complementarity problem reaches zero at F = g(w − μh)/H, i.e.
+/// t* = g(w − μh)/(c H): a lift-off event there (the box still sliding, its ẋ = v₀ − μg t +
+/// c t²/2 positive), after which the front slides alone and the box tips forward. With the push at the
+/// centre (H = 0) the rear force stays g/2(1 − μh/w) > 0 and no event comes.
+#[test]
+fn the_rigid_box_pushed_high_lifts_its_rear_corner_off_where_its_force_reaches_zero() {
+    let (w, h, g, mu, v0, rate) = (0.5, 0.3, 1.0, 0.4, 1.0, 0.5);
+    for height in [0.3, 0.0] {
+        let body = PushedHigh {
+            body: Box2 { w, h, g, push: 0.0 },
+            rate,
+            height,
+        };
+        let problem = RigidMultiProblem::new(&body, rigid_laws(mu, 0.0)).unwrap();
+        let t_end = 3.0;
+        let half = 1.0;
+        let run = rigid_run(
+            &problem,
+            &[0.0; 3],
+            &[v0, 0.0, 0.0],
+            &rigid_control(t_end, vec![half]),
+        )
+        .unwrap_or_else(|e| panic!("H {height}: {e}"));
+        // The rear force halfway, N_rear = g/2 − (hμg + c t H)/(2w).
+        let (_, modes, y) = &run.outputs[0];
+        let f = problem.forces(*modes, y);
+        let rear = g / 2.0 - (h * mu * g + rate * half * height) / (2.0 * w);
+        assert!(
+            (f[0] - rear).abs() < 1e-12,
+            "H {height}: {f:?} against {rear}"
+        );
+        if height > 0.0 {
+            let t_star = g * (w - mu * h) / (rate * height);
+            let lift = &run.trace.events[0];
+            eprintln!(
+                "pushed high: lift-off at {} against {t_star}: {:e}",
+                lift.t,
+                lift.t - t_star
+            );
+            assert_eq!(
+                (lift.event.contact, lift.event.name(), lift.to.name()),
+                (0, "liftoff", "free,slide_right")
+            );
+            assert!(
+                (lift.t - t_star).abs() < 1e-9,
+                "{} against {t_star}",
+                lift.t
+            );
+            assert!(
+                run.trace.y_end[2] < 0.0,
+                "tips forward: θ {}",
+                run.trace.y_end[2]
+            );
+        } else {
+            assert!(run.trace.events.is_empty(), "{:?}", run.trace.events);
+            assert_eq!(phase_names(&run), ["slide_right,slide_right"]);
+        }
+        assert!(
+            run.energy_balance_error.abs() < 1e-10,
+            "H {height}: {}",
+            run.energy_balance_error
+        );
+    }
+}
