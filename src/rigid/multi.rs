@@ -711,8 +711,10 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> RigidMultiProblem<'a, Sys, N> {
             y[layout.impulse_normal(j)] += choice.lambda[2 * j];
             y[layout.impulse_tangential(j)] += choice.lambda[2 * j + 1];
         }
+        // q is unchanged: the change of T + V is that of T, judged against T⁻.
         let change = body_energy(self.system, y) - before;
-        if change > 1e-12 * before.abs().max(f64::MIN_POSITIVE) {
+        let kinetic = before - self.system.potential_energy(&q);
+        if change > 1e-12 * kinetic.max(f64::MIN_POSITIVE) {
             return Err(format!(
                 "the impact law gains energy at {} (ΔT = {change:.3e}): Newton's restitution with these coefficients is not energy-consistent here; lower the restitution",
                 (0..count)
