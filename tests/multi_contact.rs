@@ -1518,3 +1518,69 @@ fn the_rigid_box_pushed_high_lifts_its_rear_corner_off_where_its_force_reaches_z
         );
     }
 }
+
+/// The rigid method of a described system of several contacts: systems/two_ended_rod.toml
+/// (dropped nearly flat, e = 0 by default) and systems/box.toml (sliding on both corners from
+/// z = 0, its start at κ = 0) run under `Method::Rigid` as the hand-coded rigid runs: the same
+/// modes, events and end state within 1e-9, per contact the same impulse, no penetration.
+#[test]
+fn the_described_systems_run_rigid_as_the_hand_coded_ones() {
+    use rigid_limit::experiment::system::{Method, RunSettings, System};
+    use rigid_limit::models::described::description::NumberOrName;
+    use rigid_limit::models::described::Described;
+    use rigid_limit::models::rod::two_ends::TwoEndedRod;
+    let rod = TwoEndedRod(PainleveRod::UNIFORM);
+    let body = Box2 {
+        w: 0.5,
+        h: 0.3,
+        g: 1.0,
+        push: 0.0,
+    };
+    let rod_problem = RigidMultiProblem::new(&rod, rigid_laws(0.3, 0.0)).unwrap();
+    let box_problem = RigidMultiProblem::new(&body, rigid_laws(0.4, 0.0)).unwrap();
+    let control = to_time(1.0);
+    let hand_runs = [
+        (
+            "systems/two_ended_rod.toml",
+            rigid_run(&rod_problem, &[0.0, 0.05, 0.1], &[0.5, -1.0, 0.0], &control).unwrap(),
+        ),
+        (
+            "systems/box.toml",
+            rigid_run(&box_problem, &[0.0; 3], &[1.0, 0.0, 0.0], &control).unwrap(),
+        ),
+    ];
+    for (file, hand) in &hand_runs {
+        let d = description(file, 1e-6);
+        let settings = RunSettings {
+            t_end: Some(1.0),
+            ..RunSettings::new(IntegratorKind::Dop853, 1e-10, 1e-12)
+        };
+        let (record, _) = Described::run(&d, Method::Rigid, &settings).unwrap();
+        assert_eq!(record.mode_sequence, phase_names(hand).join(">"), "{file}");
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-3);
+        assert_eq!(record.event_times.len(), hand.trace.events.len(), "{file}");
+        for (a, e) in record.event_times.iter().zip(&hand.trace.events) {
+            assert!(close(*a, e.t), "{file}: event at {a} against {}", e.t);
+        }
+        for i in 0..3 {
+            assert!(close(record.q_end[i], hand.trace.y_end[i]), "{file}: q{i}");
+            assert!(
+                close(record.q_dot_end[i], hand.trace.y_end[3 + i]),
+                "{file}: q̇{i}"
+            );
+        }
+        for (a, b) in record.impulse_normal.iter().zip(&hand.impulse_normal) {
+            assert!(close(*a, *b), "{file}: impulse {a} against {b}");
+        }
+        assert_eq!(record.max_penetration, [0.0, 0.0], "{file}");
+        assert!(record.energy_balance_error.unwrap().abs() < 1e-9, "{file}");
+        // A restitution outside [0, 1] is refused naming its key.
+        let mut bad = d.clone();
+        bad.contacts[1].restitution = Some(NumberOrName::Number(1.5));
+        let e = Described::run(&bad, Method::Rigid, &settings)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("contacts[1].restitution = 1.5"), "{e}");
+    }
+}
