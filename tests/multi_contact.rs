@@ -807,3 +807,780 @@ fn every_integrator_runs_the_nearly_flat_drop_of_the_two_ended_rod_alike() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The rigid reference of several contacts (rigid::multi; docs/multi_contact.md, "The rigid
+// reference").
+
+use rigid_limit::rigid::multi::{
+    simulate_rigid_multi, RigidContactLaw, RigidMultiProblem, RigidMultiRun,
+};
+
+fn rigid_laws(mu: f64, restitution: f64) -> Vec<RigidContactLaw> {
+    vec![
+        RigidContactLaw {
+            friction: Coulomb::equal(mu),
+            restitution,
+        };
+        2
+    ]
+}
+
+/// A run to `t_end` with the states at `outputs`.
+fn rigid_control(t_end: f64, outputs: Vec<f64>) -> RunControl<Modes> {
+    RunControl {
+        output_times: outputs,
+        ..to_time(t_end)
+    }
+}
+
+/// A rigid run with dop853 at the file's tolerances.
+fn rigid_run<Sys: PlanarContacts<N>, const N: usize>(
+    problem: &RigidMultiProblem<'_, Sys, N>,
+    q0: &[f64; N],
+    qdot0: &[f64; N],
+    control: &RunControl<Modes>,
+) -> Result<RigidMultiRun, rigid_limit::error::SimError> {
+    simulate_rigid_multi(
+        problem,
+        q0,
+        qdot0,
+        IntegratorKind::Dop853,
+        tolerances(),
+        control,
+    )
+}
+
+fn phase_names(run: &RigidMultiRun) -> Vec<&'static str> {
+    run.trace.phases.iter().map(|p| p.mode.name()).collect()
+}
+
+/// The state `[q, q̇, 0…]` of `problem` (its impulses and work zero).
+fn rigid_state<Sys: PlanarContacts<3>>(
+    problem: &RigidMultiProblem<'_, Sys, 3>,
+    q: [f64; 3],
+    qdot: [f64; 3],
+) -> Vec<f64> {
+    let mut y = vec![0.0; problem.layout().len()];
+    y[..3].copy_from_slice(&q);
+    y[3..6].copy_from_slice(&qdot);
+    y
+}
+
+/// The rigid box sliding on its two corners (w = 0.5, h = 0.3, μ = 0.4, v₀ = 1) on the plane and
+/// down an incline of α = 0.2 (gravity g cos α into it, g sin α along it, at the centre): it
+/// decelerates at a = μ g cos α − g sin α, so both corners stop together at v₀/a and the box
+/// rests at x = v₀²/(2a); the normal forces balance the friction moment about the centre,
+/// w (N_front − N_rear) = h μ (N_front + N_rear), so N_front,rear = (g cos α/2)(1 ± μh/w).
+#[test]
+fn the_rigid_box_slides_on_two_corners_with_the_closed_form_forces_and_stop() {
+    let (w, h, g, mu, v0) = (0.5, 0.3, 1.0, 0.4, 1.0);
+    for alpha in [0.0f64, 0.2] {
+        let (normal, along) = (g * alpha.cos(), g * alpha.sin());
+        let body = Box2 {
+            w,
+            h,
+            g: normal,
+            push: along,
+        };
+        let problem = RigidMultiProblem::new(&body, rigid_laws(mu, 0.0)).unwrap();
+        let decel = mu * normal - along;
+        let t_stop = v0 / decel;
+        let split = mu * h / w;
+        let expected = [normal / 2.0 * (1.0 - split), normal / 2.0 * (1.0 + split)];
+        let slide = Modes::free(2)
+            .with(0, Mode::SlideRight)
+            .with(1, Mode::SlideRight);
+        let f = problem.forces(slide, &rigid_state(&problem, [0.0; 3], [v0, 0.0, 0.0]));
+        for k in 0..2 {
+            assert!(
+                (f[2 * k] - expected[k]).abs() < 1e-12
+                    && (f[2 * k + 1] + mu * f[2 * k]).abs() < 1e-15,
+                "α {alpha}: {f:?} against {expected:?}"
+            );
+        }
+        let half = t_stop / 2.0;
+        for integrator in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
+            let run = simulate_rigid_multi(
+                &problem,
+                &[0.0; 3],
+                &[v0, 0.0, 0.0],
+                integrator,
+                tolerances(),
+                &rigid_control(t_stop + 0.5, vec![half]),
+            )
+            .unwrap_or_else(|e| panic!("{integrator} α {alpha}: {e}"));
+            assert_eq!(
+                phase_names(&run),
+                ["slide_right,slide_right", "stick,stick"],
+                "{integrator} α {alpha}"
+            );
+            let stop = &run.trace.events[0];
+            assert_eq!((run.trace.events.len(), stop.event.name()), (1, "stop"));
+            eprintln!(
+                "rigid box α {alpha} {integrator}: stop {:e}, rest {:e}",
+                stop.t - t_stop,
+                run.trace.y_end[0] - v0 * v0 / (2.0 * decel)
+            );
+            assert!((stop.t - t_stop).abs() < 1e-9, "{integrator}: {}", stop.t);
+            let y = &run.trace.y_end;
+            assert!(
+                (y[0] - v0 * v0 / (2.0 * decel)).abs() < 1e-9
+                    && y[3..6].iter().all(|v| v.abs() < 1e-12)
+                    && y[1].abs() < 1e-12
+                    && y[2].abs() < 1e-12,
+                "{integrator} α {alpha}: {y:?}"
+            );
+            // Halfway through the slide: x = v₀t − at²/2 and each corner's ∫N dt = N t.
+            let (_, modes, mid) = &run.outputs[0];
+            assert_eq!(modes.name(), "slide_right,slide_right");
+            assert!((mid[0] - (v0 * half - decel * half * half / 2.0)).abs() < 1e-10);
+            for k in 0..2 {
+                let impulse = mid[problem.layout().impulse_normal(k)];
+                assert!(
+                    (impulse - expected[k] * half).abs() < 1e-10,
+                    "{integrator} α {alpha}: corner {k} ∫N = {impulse}"
+                );
+            }
+            assert!(
+                run.energy_balance_error.abs() < 1e-10,
+                "{integrator}: {}",
+                run.energy_balance_error
+            );
+        }
+    }
+}
+
+/// The tipping threshold μh/w = 1 (w = h = 0.5): the two-corner slide's rear force
+/// (g/2)(1 − μh/w) changes sign there. Below (μh/w = 0.9) the complementarity problem at the
+/// start is the two-corner slide; above (1.1) it has no two-corner solution, and its one
+/// solution lifts the rear corner off (rear free, accelerating away from the floor) while the
+/// front slides: the box tips forward (θ < 0, the rear corner rising).
+#[test]
+fn the_rigid_box_tips_forward_where_mu_h_over_w_exceeds_one() {
+    let (w, h, g, v0) = (0.5, 0.5, 1.0, 1.0);
+    let body = Box2 { w, h, g, push: 0.0 };
+    let slide = Modes::free(2)
+        .with(0, Mode::SlideRight)
+        .with(1, Mode::SlideRight);
+    for ratio in [0.9, 1.1] {
+        let mu = ratio * w / h;
+        let problem = RigidMultiProblem::new(&body, rigid_laws(mu, 0.0)).unwrap();
+        let f = problem.forces(slide, &rigid_state(&problem, [0.0; 3], [v0, 0.0, 0.0]));
+        assert!((f[0] - g / 2.0 * (1.0 - ratio)).abs() < 1e-12, "{f:?}");
+        let run = rigid_run(
+            &problem,
+            &[0.0; 3],
+            &[v0, 0.0, 0.0],
+            &rigid_control(0.2, vec![]),
+        )
+        .unwrap_or_else(|e| panic!("μh/w = {ratio}: {e}"));
+        let y = &run.trace.y_end;
+        if ratio < 1.0 {
+            assert_eq!(phase_names(&run), ["slide_right,slide_right"]);
+            assert!(y[2].abs() < 1e-12, "{y:?}");
+        } else {
+            assert_eq!(phase_names(&run)[0], "free,slide_right");
+            let rear = body.contact::<f64>(0, &[y[0], y[1], y[2]], &[0.0; 3]).gap;
+            assert!(y[2] < 0.0 && rear > 0.0, "θ {} rear gap {rear}", y[2]);
+        }
+    }
+}
+
+/// The rigid rod dropped flat from height 0.1 while sliding at ẋ = 1 (μ = 0.3) lands on both
+/// ends at t₁ = √0.2 with v = √0.2: one impact over both (the impulse complementarity problem
+/// over the contacts at the surface). By symmetry each end takes P_N = (1 + e)v/2 and, sliding
+/// through the impact (μ(1 + e)v < 1), P_T = −μP_N, with no moment about the centre (the ends
+/// lie on the rod's axis): the rod leaves with ẏ = e v, ẋ = 1 − μ(1 + e)v, θ̇ = 0, the
+/// momentum changed by the impulses and the kinetic energy by
+/// ΔT = ½(ẋ⁺² + (e v)²) − ½(1 + v²) < 0.
+#[test]
+fn a_rigid_rod_dropped_flat_takes_one_impact_on_both_ends_with_the_closed_form_impulses() {
+    use rigid_limit::models::rod::two_ends::TwoEndedRod;
+    let (mu, g, height) = (0.3, 1.0, 0.1);
+    let two = TwoEndedRod(PainleveRod::UNIFORM);
+    let v = (2.0 * g * height).sqrt();
+    for (e, next) in [(0.0, "slide_right,slide_right"), (0.5, "free,free")] {
+        let problem = RigidMultiProblem::new(&two, rigid_laws(mu, e)).unwrap();
+        let run = rigid_run(
+            &problem,
+            &[0.0, height, 0.0],
+            &[1.0, 0.0, 0.0],
+            &until(|_, _| true, 2.0),
+        )
+        .unwrap_or_else(|err| panic!("e {e}: {err}"));
+        let impact = &run.trace.events[0];
+        assert_eq!(
+            (
+                run.trace.events.len(),
+                impact.event.name(),
+                impact.to.name()
+            ),
+            (1, "impact", next),
+            "e {e}"
+        );
+        assert!((impact.t - v / g).abs() < 1e-12, "e {e}: t {}", impact.t);
+        let y = &run.trace.y_end;
+        let pn = (1.0 + e) * v / 2.0;
+        let dx = 1.0 - mu * (1.0 + e) * v;
+        eprintln!(
+            "flat drop e {e}: ẋ {:e} ẏ {:e} θ̇ {:e} P_N {:e} {:e}",
+            y[3] - dx,
+            y[4] - e * v,
+            y[5],
+            run.impulse_normal[0] - pn,
+            run.impulse_normal[1] - pn
+        );
+        assert!(
+            (y[3] - dx).abs() < 1e-12 && (y[4] - e * v).abs() < 1e-12 && y[5].abs() < 1e-12,
+            "e {e}: q̇ {:?}",
+            &y[3..6]
+        );
+        for k in 0..2 {
+            assert!((run.impulse_normal[k] - pn).abs() < 1e-12, "e {e}: {k}");
+            assert!(
+                (run.impulse_tangential[k] + mu * pn).abs() < 1e-12,
+                "e {e}: {k}"
+            );
+        }
+        let loss = 0.5 * (dx * dx + e * e * v * v) - 0.5 * (1.0 + v * v);
+        assert!(
+            (run.impact_work - loss).abs() < 1e-12,
+            "e {e}: {}",
+            run.impact_work
+        );
+        assert!(run.energy_balance_error.abs() < 1e-12, "e {e}");
+    }
+}
+
+/// The rigid rod dropped nearly flat (θ0 = 0.1, A 0.05 above the floor, falling at 1, sliding at
+/// 0.5; μ = 0.3) lands on A at the free fall's t_A = √1.1 − 1, then on B. For e = 0 and ½ the
+/// impacts lose energy (Σ ΔT < 0, and E = T + V never rises between output times), the energy
+/// balance closes, and over the run the impulses account for the centre's momentum,
+/// Δẋ_c = ΣP_T and Δẏ_c = ΣP_N − g t. Frictionless (μ = 0) with e = 1 the impacts keep T.
+/// With μ = 0.3 and e = 1, A's second impact reverses its slip inside the impulse (Coulomb on
+/// the post-impact slip), where Newton's law with friction would gain energy: the run ends
+/// with that error naming end A rather than a state with more energy than it started with.
+#[test]
+fn a_rigid_rod_dropped_nearly_flat_lands_on_a_then_b_never_gaining_energy() {
+    use rigid_limit::models::rod::two_ends::TwoEndedRod;
+    let two = TwoEndedRod(PainleveRod::UNIFORM);
+    let (q0, qdot0) = ([0.0, 0.05, 0.1], [0.5, -1.0, 0.0]);
+    let t_end = 0.5;
+    let outputs: Vec<f64> = (1..50).map(|i| i as f64 * 0.01).collect();
+    let centre = |y: &[f64]| (y[3] - y[2].sin() * y[5], y[4] + y[2].cos() * y[5]);
+    for (mu, e) in [(0.3, 0.0), (0.3, 0.5), (0.0, 1.0)] {
+        let problem = RigidMultiProblem::new(&two, rigid_laws(mu, e)).unwrap();
+        let run = rigid_run(
+            &problem,
+            &q0,
+            &qdot0,
+            &rigid_control(t_end, outputs.clone()),
+        )
+        .unwrap_or_else(|err| panic!("e {e}: {err}"));
+        let events: Vec<(usize, &str)> = run
+            .trace
+            .events
+            .iter()
+            .map(|x| (x.event.contact, x.event.name()))
+            .collect();
+        eprintln!(
+            "nearly flat μ {mu} e {e}: {events:?} {:?}, impacts ΔT {:e}, balance {:e}",
+            phase_names(&run),
+            run.impact_work,
+            run.energy_balance_error
+        );
+        assert_eq!(events[0], (0, "impact"), "e {e}");
+        assert!((run.trace.events[0].t - (1.1f64.sqrt() - 1.0)).abs() < 1e-12);
+        assert!(events.contains(&(1, "impact")), "e {e}: {events:?}");
+        if mu > 0.0 {
+            assert!(run.impact_work < 0.0, "e {e}: {}", run.impact_work);
+        } else {
+            assert!(run.impact_work.abs() < 1e-12, "e {e}: {}", run.impact_work);
+        }
+        let mut last = problem.mechanical_energy(&rigid_state(&problem, q0, qdot0));
+        for (t, _, y) in &run.outputs {
+            let energy = problem.mechanical_energy(y);
+            assert!(
+                energy <= last + 1e-12,
+                "e {e}: E rises at t = {t}: {energy} > {last}"
+            );
+            last = energy;
+        }
+        assert!(
+            run.energy_balance_error.abs() < 1e-10,
+            "e {e}: {}",
+            run.energy_balance_error
+        );
+        let start = centre(&[q0[0], q0[1], q0[2], qdot0[0], qdot0[1], qdot0[2]]);
+        let end = centre(&run.trace.y_end);
+        let pt: f64 = run.impulse_tangential.iter().sum();
+        let pn: f64 = run.impulse_normal.iter().sum();
+        assert!((end.0 - start.0 - pt).abs() < 1e-10, "e {e}: x momentum");
+        assert!(
+            (end.1 - start.1 - (pn - t_end)).abs() < 1e-10,
+            "e {e}: y momentum"
+        );
+    }
+    let problem = RigidMultiProblem::new(&two, rigid_laws(0.3, 1.0)).unwrap();
+    let err = rigid_run(&problem, &q0, &qdot0, &rigid_control(t_end, vec![]))
+        .map(|r| phase_names(&r))
+        .unwrap_err()
+        .to_string();
+    eprintln!("{err}");
+    assert!(err.contains("gains energy at end A"), "{err}");
+}
+
+/// While B stays up the two-ended rod's rigid run is the rod's with A alone (K = 1 through
+/// [`OneContact`]): the same events and the state just before B's first impact within 1e-12.
+#[test]
+fn the_rigid_two_ended_rod_is_the_one_contact_rod_until_b_lands() {
+    use rigid_limit::models::rod::two_ends::TwoEndedRod;
+    let rod = PainleveRod::UNIFORM;
+    let two = TwoEndedRod(rod);
+    let one = OneContact(&rod);
+    let law = RigidContactLaw {
+        friction: Coulomb::equal(0.3),
+        restitution: 0.0,
+    };
+    let (q0, qdot0) = ([0.0, 0.05, 0.1], [0.5, -1.0, 0.0]);
+    let both = RigidMultiProblem::new(&two, vec![law; 2]).unwrap();
+    let a_only = RigidMultiProblem::new(&one, vec![law]).unwrap();
+    let b_lands = |from: Modes, to: Modes| from.get(1) == Mode::Free && to.get(1) != Mode::Free;
+    let run = rigid_run(&both, &q0, &qdot0, &until(b_lands, 2.0)).unwrap();
+    // Up to just before B's impact, where the one-contact rod leaves its domain (θ = 0).
+    let t_b = run.trace.events.last().unwrap().t;
+    let before = rigid_run(&both, &q0, &qdot0, &to_time(t_b - 1e-3)).unwrap();
+    let alone = rigid_run(&a_only, &q0, &qdot0, &to_time(t_b - 1e-3)).unwrap();
+    let kinds = |r: &RigidMultiRun| -> Vec<(f64, &'static str)> {
+        r.trace
+            .events
+            .iter()
+            .map(|e| (e.t, e.event.name()))
+            .collect()
+    };
+    eprintln!("K=2 vs K=1: {:?} {:?}", kinds(&before), kinds(&alone));
+    assert_eq!(kinds(&before).len(), kinds(&alone).len());
+    assert!(!kinds(&alone).is_empty());
+    for (a, b) in kinds(&before).iter().zip(&kinds(&alone)) {
+        assert!(
+            a.1 == b.1 && (a.0 - b.0).abs() < 1e-12,
+            "{a:?} against {b:?}"
+        );
+    }
+    let worst = (0..6)
+        .map(|i| (before.trace.y_end[i] - alone.trace.y_end[i]).abs())
+        .fold(0.0, f64::max);
+    eprintln!("K=2 vs K=1 at B's impact: {worst:e}");
+    assert!(worst < 1e-12, "{worst:e}");
+}
+
+/// K = 1 is the single-contact rigid formulation ([`rigid_limit::rigid::RigidProblem`], an
+/// implementation of its own: the stored slip direction, Taylor coefficients at rest, the impact
+/// law in closed form): Klarbring's planar particle of experiments/klarbring_2d.toml (μ = 0.8,
+/// e = 1, to t = 13.5: stick, slips, a reversal, a stop, a lift-off and three impacts) gives the
+/// same events within 1e-9 and the same states at the checkpoints within 1e-9.
+#[test]
+fn one_contact_rigid_runs_as_the_single_contact_rigid_formulation() {
+    use rigid_limit::compliant::spatial::RunSettings;
+    use rigid_limit::models::klarbring::mechanics::{KlarbringParticle, LoadComponent};
+    use rigid_limit::rigid::{simulate::simulate_rigid, RigidProblem};
+    let particle = KlarbringParticle::new(
+        [[2.0, 0.8], [0.8, 1.0]],
+        [
+            LoadComponent {
+                constant: 1.0,
+                ..Default::default()
+            },
+            LoadComponent {
+                sin: 1.5,
+                frequency: 1.0,
+                ..Default::default()
+            },
+        ],
+        "K",
+    )
+    .unwrap();
+    let (mu, e, t_end) = (0.8, 1.0, 13.5);
+    let checkpoints = vec![2.0, 5.0, 8.0, 11.0];
+    let tolerances = Tolerances {
+        rtol: 1e-12,
+        atol: 1e-14,
+    };
+    let single = RigidProblem::<_, 2, 1>::new(&particle, mu, e, &[0.0; 2]).unwrap();
+    let hand = simulate_rigid(
+        &single,
+        &[0.0; 2],
+        &[0.0; 2],
+        &RunSettings {
+            integrator: IntegratorKind::Tsit45,
+            tolerances,
+            t_end,
+            output_times: checkpoints.clone(),
+            max_steps: 2_000_000,
+            max_events: 1000,
+        },
+    )
+    .unwrap();
+    let one = OneContact(&particle);
+    let law = RigidContactLaw {
+        friction: Coulomb::equal(mu),
+        restitution: e,
+    };
+    let multi = RigidMultiProblem::new(&one, vec![law]).unwrap();
+    let run = simulate_rigid_multi(
+        &multi,
+        &[0.0; 2],
+        &[0.0; 2],
+        IntegratorKind::Tsit45,
+        tolerances,
+        &RunControl {
+            max_steps: 2_000_000,
+            ..rigid_control(t_end, checkpoints)
+        },
+    )
+    .unwrap();
+    let ours: Vec<(f64, &str)> = run
+        .trace
+        .events
+        .iter()
+        .map(|x| (x.t, x.event.name()))
+        .collect();
+    let theirs: Vec<(f64, &str)> = hand.events.iter().map(|x| (x.t, x.event.name())).collect();
+    eprintln!("klarbring K=1: {ours:?}\n single: {theirs:?}");
+    assert_eq!(
+        ours.iter().map(|x| x.1).collect::<Vec<_>>(),
+        theirs.iter().map(|x| x.1).collect::<Vec<_>>()
+    );
+    let mut worst = 0.0f64;
+    for (a, b) in ours.iter().zip(&theirs) {
+        worst = worst.max((a.0 - b.0).abs());
+    }
+    for (a, b) in run.outputs.iter().zip(&hand.outputs) {
+        for i in 0..4 {
+            worst = worst.max((a.2[i] - b.2[i]).abs());
+        }
+    }
+    eprintln!("klarbring K=1 against the single-contact rigid formulation: {worst:e}");
+    assert!(worst < 1e-9, "{worst:e}");
+    assert_eq!(run.outputs.len(), hand.outputs.len());
+}
+
+/// The Painlevé rod (A on the floor at θ = 1.3, sliding left at 1, μ = 2 above the critical
+/// value: the slide's normal coefficient W_NN + μ W_NT < 0). Without spin A's free
+/// acceleration points into the floor (b_N = −g) and the slide would need λ_N < 0: no rigid
+/// mode (inconsistency). Spun at θ̇ = 1.5, b_N = −g + sin θ θ̇² > 0: both leaving the floor and
+/// sliding with λ_N > 0 are solutions, with different accelerations (indeterminacy). Either run
+/// ends with the error naming end A and what has no or several solutions; with μ = 0.3 the same
+/// starts run.
+#[test]
+fn the_painleve_rod_above_the_critical_mu_has_no_rigid_mode_or_several() {
+    use rigid_limit::models::rod::two_ends::TwoEndedRod;
+    let two = TwoEndedRod(PainleveRod::UNIFORM);
+    for (spin, what) in [(0.0, "have no solution"), (1.5, "have several solutions")] {
+        let problem = RigidMultiProblem::new(&two, rigid_laws(2.0, 0.0)).unwrap();
+        let e = rigid_run(
+            &problem,
+            &[0.0, 0.0, 1.3],
+            &[-1.0, 0.0, spin],
+            &to_time(0.5),
+        )
+        .map(|r| phase_names(&r))
+        .unwrap_err()
+        .to_string();
+        eprintln!("{e}");
+        assert!(
+            e.contains(what) && e.contains("of end A ") && !e.contains("end B"),
+            "θ̇ {spin}: {e}"
+        );
+        assert!(!e.contains('\n'), "one line: {e}");
+        let below = RigidMultiProblem::new(&two, rigid_laws(0.3, 0.0)).unwrap();
+        rigid_run(&below, &[0.0, 0.0, 1.3], &[-1.0, 0.0, spin], &to_time(0.5))
+            .unwrap_or_else(|e| panic!("μ = 0.3, θ̇ {spin}: {e}"));
+    }
+}
+
+/// The compliant rod dropped flat (above) converges to the rigid one with e = 1 (an undamped
+/// spring returns the normal velocity): at t = 0.6, in the flight after the impact, the
+/// compliant state differs from the rigid one by μ g t_c ∝ √κ in ẋ (the friction acting over
+/// the contact time t_c), and the fitted exponent of the largest difference in (q, q̇) over
+/// κ = 1e-4, 1e-6, 1e-8 is ½ within 0.02.
+#[test]
+fn the_compliant_two_ended_rod_converges_to_the_rigid_one_at_rate_one_half() {
+    use rigid_limit::models::rod::two_ends::TwoEndedRod;
+    let (mu, height, t_end) = (0.3, 0.1, 0.6);
+    let two = TwoEndedRod(PainleveRod::UNIFORM);
+    let rigid = RigidMultiProblem::new(&two, rigid_laws(mu, 1.0)).unwrap();
+    let reference = rigid_run(
+        &rigid,
+        &[0.0, height, 0.0],
+        &[1.0, 0.0, 0.0],
+        &to_time(t_end),
+    )
+    .unwrap();
+    let kappas = [1e-4, 1e-6, 1e-8];
+    let differences: Vec<f64> = kappas
+        .iter()
+        .map(|&kappa| {
+            let multi = MultiContactProblem::new(&two, laws(kappa, mu)).unwrap();
+            let run = simulate_multi(
+                &multi,
+                &[0.0, height, 0.0],
+                &[1.0, 0.0, 0.0],
+                IntegratorKind::Dop853,
+                tolerances(),
+                &to_time(t_end),
+            )
+            .unwrap();
+            (0..6)
+                .map(|i| (run.trace.y_end[i] - reference.trace.y_end[i]).abs())
+                .fold(0.0, f64::max)
+        })
+        .collect();
+    let rates: Vec<f64> = differences
+        .windows(2)
+        .zip(kappas.windows(2))
+        .map(|(d, k)| (d[0] / d[1]).ln() / (k[0] / k[1]).ln())
+        .collect();
+    eprintln!("compliant → rigid: {differences:?}, exponents {rates:?}");
+    for p in rates {
+        assert!((p - 0.5).abs() < 0.02, "{p}");
+    }
+}
+
+/// The rigid box at rest flat on both corners (μ = 0.5), pushed at its centre by P: the corners'
+/// tangential rows coincide, so W is singular in them and only T_rear + T_front = −P is
+/// determined; the split loads both to the same fraction of their cones, T_k/N_k = −P/g, and the
+/// motion does not depend on it. Below μg (P = 0.3) the box stays at rest on both corners
+/// (stick,stick, no event, exactly at rest); above (0.7) the complementarity problem at the start
+/// has the two-corner slide as its one motion, accelerating at P − μg.
+#[test]
+fn the_rigid_box_pushed_on_two_corners_sticks_below_mu_g_with_the_shared_split_and_slides_above() {
+    let (w, h, g, mu) = (0.5, 0.3, 1.0, 0.5);
+    for push in [0.3, 0.7] {
+        let body = Box2 { w, h, g, push };
+        let problem = RigidMultiProblem::new(&body, rigid_laws(mu, 0.0)).unwrap();
+        let run = rigid_run(&problem, &[0.0; 3], &[0.0; 3], &to_time(1.0))
+            .unwrap_or_else(|e| panic!("push {push}: {e}"));
+        let y = &run.trace.y_end;
+        assert!(
+            run.trace.events.is_empty(),
+            "push {push}: {:?}",
+            run.trace.events
+        );
+        if push < mu * g {
+            assert_eq!(phase_names(&run), ["stick,stick"]);
+            assert!(y[..6].iter().all(|v| v.abs() < 1e-15), "push {push}: {y:?}");
+            let f = problem.forces(run.trace.mode_end, y);
+            for k in 0..2 {
+                assert!(
+                    (f[2 * k + 1] / f[2 * k] + push / g).abs() < 1e-12,
+                    "push {push}: {f:?}"
+                );
+            }
+            assert!((f[1] + f[3] + push).abs() < 1e-12, "push {push}: {f:?}");
+        } else {
+            assert_eq!(phase_names(&run), ["slide_right,slide_right"]);
+            assert!(
+                (y[3] - (push - mu * g)).abs() < 1e-12,
+                "push {push}: ẋ {}",
+                y[3]
+            );
+        }
+        assert!(run.energy_balance_error.abs() < 1e-12, "push {push}");
+    }
+}
+
+/// Two contacts at one point whose stick constraints contradict each other (ẍ = 0 and ẍ = −1:
+/// equal rows, different drifts) and whose normal rows coincide: the rigid problem refuses it
+/// with one line naming both contacts.
+#[test]
+fn the_rigid_problem_of_contradicting_twins_is_refused_naming_both() {
+    let problem = RigidMultiProblem::new(&ContradictingTwins, rigid_laws(0.5, 0.0)).unwrap();
+    let e = rigid_run(&problem, &[0.0; 2], &[0.0; 2], &to_time(1.0))
+        .map(|r| phase_names(&r))
+        .unwrap_err()
+        .to_string();
+    eprintln!("{e}");
+    assert!(
+        e.contains("contact 0 and contact 1") && !e.contains('\n'),
+        "{e}"
+    );
+}
+
+/// [`Box2`] (no push at the centre) under a horizontal push growing as c t, applied at height H
+/// above the centre: the generalized load (c t, 0, −c t H) (the push's moment with its arm H
+/// taken at θ = 0, where the box is while both corners are down).
+struct PushedHigh {
+    body: Box2,
+    rate: f64,
+    height: f64,
+}
+
+impl Mechanics<3> for PushedHigh {
+    fn coordinate_names(&self) -> [&'static str; 3] {
+        self.body.coordinate_names()
+    }
+    fn rotation_index(&self) -> Option<usize> {
+        self.body.rotation_index()
+    }
+    fn mass_matrix<S: Real>(&self, q: &[S; 3]) -> [[S; 3]; 3] {
+        self.body.mass_matrix(q)
+    }
+    fn generalized_force<S: Real>(&self, q: &[S; 3], qdot: &[S; 3]) -> [S; 3] {
+        self.body.generalized_force(q, qdot)
+    }
+    fn potential_energy<S: Real>(&self, q: &[S; 3]) -> S {
+        self.body.potential_energy(q)
+    }
+    fn is_autonomous(&self) -> bool {
+        false
+    }
+    fn external_load<S: Real>(&self, t: S) -> [S; 3] {
+        let push = t.scale(self.rate);
+        [push, S::zero(), -push.scale(self.height)]
+    }
+}
+
+impl PlanarContacts<3> for PushedHigh {
+    fn contact_count(&self) -> usize {
+        2
+    }
+    fn contact<S: Real>(&self, k: usize, q: &[S; 3], qdot: &[S; 3]) -> ContactKinematics<S, 3> {
+        self.body.contact(k, q, qdot)
+    }
+}
+
+/// The rigid box sliding right on both corners (v₀ = 1, w = 0.5, h = 0.3, μ = 0.4) under a push
+/// F = c t at height H = 0.3 above its centre (c = 0.5): the moments about the centre,
+/// w (N_front − N_rear) = hμg + F H, unload the rear corner, N_rear = g/2 − (hμg + F H)/(2w),
+/// until its force from the complementarity problem reaches zero at F = g(w − μh)/H, i.e.
+/// t* = g(w − μh)/(c H): a lift-off event there (the box still sliding, its ẋ = v₀ − μg t +
+/// c t²/2 positive), after which the front slides alone and the box tips forward. With the push at the
+/// centre (H = 0) the rear force stays g/2(1 − μh/w) > 0 and no event comes.
+#[test]
+fn the_rigid_box_pushed_high_lifts_its_rear_corner_off_where_its_force_reaches_zero() {
+    let (w, h, g, mu, v0, rate) = (0.5, 0.3, 1.0, 0.4, 1.0, 0.5);
+    for height in [0.3, 0.0] {
+        let body = PushedHigh {
+            body: Box2 { w, h, g, push: 0.0 },
+            rate,
+            height,
+        };
+        let problem = RigidMultiProblem::new(&body, rigid_laws(mu, 0.0)).unwrap();
+        let t_end = 3.0;
+        let half = 1.0;
+        let run = rigid_run(
+            &problem,
+            &[0.0; 3],
+            &[v0, 0.0, 0.0],
+            &rigid_control(t_end, vec![half]),
+        )
+        .unwrap_or_else(|e| panic!("H {height}: {e}"));
+        // The rear force halfway, N_rear = g/2 − (hμg + c t H)/(2w).
+        let (_, modes, y) = &run.outputs[0];
+        let f = problem.forces(*modes, y);
+        let rear = g / 2.0 - (h * mu * g + rate * half * height) / (2.0 * w);
+        assert!(
+            (f[0] - rear).abs() < 1e-12,
+            "H {height}: {f:?} against {rear}"
+        );
+        if height > 0.0 {
+            let t_star = g * (w - mu * h) / (rate * height);
+            let lift = &run.trace.events[0];
+            eprintln!(
+                "pushed high: lift-off at {} against {t_star}: {:e}",
+                lift.t,
+                lift.t - t_star
+            );
+            assert_eq!(
+                (lift.event.contact, lift.event.name(), lift.to.name()),
+                (0, "liftoff", "free,slide_right")
+            );
+            assert!(
+                (lift.t - t_star).abs() < 1e-9,
+                "{} against {t_star}",
+                lift.t
+            );
+            assert!(
+                run.trace.y_end[2] < 0.0,
+                "tips forward: θ {}",
+                run.trace.y_end[2]
+            );
+        } else {
+            assert!(run.trace.events.is_empty(), "{:?}", run.trace.events);
+            assert_eq!(phase_names(&run), ["slide_right,slide_right"]);
+        }
+        assert!(
+            run.energy_balance_error.abs() < 1e-10,
+            "H {height}: {}",
+            run.energy_balance_error
+        );
+    }
+}
+
+/// The rigid method of a described system of several contacts: systems/two_ended_rod.toml
+/// (dropped nearly flat, e = 0 by default) and systems/box.toml (sliding on both corners from
+/// z = 0, its start at κ = 0) run under `Method::Rigid` as the hand-coded rigid runs: the same
+/// modes, events and end state within 1e-9, per contact the same impulse, no penetration.
+#[test]
+fn the_described_systems_run_rigid_as_the_hand_coded_ones() {
+    use rigid_limit::experiment::system::{Method, RunSettings, System};
+    use rigid_limit::models::described::description::NumberOrName;
+    use rigid_limit::models::described::Described;
+    use rigid_limit::models::rod::two_ends::TwoEndedRod;
+    let rod = TwoEndedRod(PainleveRod::UNIFORM);
+    let body = Box2 {
+        w: 0.5,
+        h: 0.3,
+        g: 1.0,
+        push: 0.0,
+    };
+    let rod_problem = RigidMultiProblem::new(&rod, rigid_laws(0.3, 0.0)).unwrap();
+    let box_problem = RigidMultiProblem::new(&body, rigid_laws(0.4, 0.0)).unwrap();
+    let control = to_time(1.0);
+    let hand_runs = [
+        (
+            "systems/two_ended_rod.toml",
+            rigid_run(&rod_problem, &[0.0, 0.05, 0.1], &[0.5, -1.0, 0.0], &control).unwrap(),
+        ),
+        (
+            "systems/box.toml",
+            rigid_run(&box_problem, &[0.0; 3], &[1.0, 0.0, 0.0], &control).unwrap(),
+        ),
+    ];
+    for (file, hand) in &hand_runs {
+        let d = description(file, 1e-6);
+        let settings = RunSettings {
+            t_end: Some(1.0),
+            ..RunSettings::new(IntegratorKind::Dop853, 1e-10, 1e-12)
+        };
+        let (record, _) = Described::run(&d, Method::Rigid, &settings).unwrap();
+        assert_eq!(record.mode_sequence, phase_names(hand).join(">"), "{file}");
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-3);
+        assert_eq!(record.event_times.len(), hand.trace.events.len(), "{file}");
+        for (a, e) in record.event_times.iter().zip(&hand.trace.events) {
+            assert!(close(*a, e.t), "{file}: event at {a} against {}", e.t);
+        }
+        for i in 0..3 {
+            assert!(close(record.q_end[i], hand.trace.y_end[i]), "{file}: q{i}");
+            assert!(
+                close(record.q_dot_end[i], hand.trace.y_end[3 + i]),
+                "{file}: q̇{i}"
+            );
+        }
+        for (a, b) in record.impulse_normal.iter().zip(&hand.impulse_normal) {
+            assert!(close(*a, *b), "{file}: impulse {a} against {b}");
+        }
+        assert_eq!(record.max_penetration, [0.0, 0.0], "{file}");
+        assert!(record.energy_balance_error.unwrap().abs() < 1e-9, "{file}");
+        // A restitution outside [0, 1] is refused naming its key.
+        let mut bad = d.clone();
+        bad.contacts[1].restitution = Some(NumberOrName::Number(1.5));
+        let e = Described::run(&bad, Method::Rigid, &settings)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("contacts[1].restitution = 1.5"), "{e}");
+    }
+}

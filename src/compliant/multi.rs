@@ -220,29 +220,126 @@ pub struct ContactForces<S, const N: usize> {
     pub split_residual: f64,
 }
 
-/// Offsets in the ODE state.
-const fn impulse_normal_index(n: usize, k: usize) -> usize {
-    2 * n + 2 * k
+/// The ODE state of several contacts, compliant or rigid: `[q (N), q̇ (N), (∫λ_N,k, ∫λ_T,k) for
+/// each contact k, friction work, the contacts' own work, then τ and the load's work for a
+/// non-autonomous system, then the dissipative body forces' work for a dissipative one]`. The
+/// contacts' own work is the dashpots' (compliant) or the impacts' (rigid).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StateLayout {
+    pub coordinates: usize,
+    pub contacts: usize,
+    pub autonomous: bool,
+    pub dissipative: bool,
+}
+
+impl StateLayout {
+    /// The layout of `system`'s state.
+    pub fn of<Sys: PlanarContacts<N>, const N: usize>(system: &Sys) -> StateLayout {
+        StateLayout {
+            coordinates: N,
+            contacts: system.contact_count(),
+            autonomous: system.is_autonomous(),
+            dissipative: system.is_dissipative(),
+        }
+    }
+
+    /// Length of the state.
+    pub fn len(&self) -> usize {
+        let base = 2 * self.coordinates + 2 * self.contacts + 2;
+        let timed = if self.autonomous { base } else { base + 2 };
+        timed + usize::from(self.dissipative)
+    }
+
+    /// Never: a state holds at least q, q̇ and the work.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// ∫λ_N,k dt's index.
+    pub fn impulse_normal(&self, k: usize) -> usize {
+        2 * self.coordinates + 2 * k
+    }
+
+    /// ∫λ_T,k dt's index.
+    pub fn impulse_tangential(&self, k: usize) -> usize {
+        self.impulse_normal(k) + 1
+    }
+
+    /// ∫Σ λ_T,k u_k dt's index.
+    pub fn friction_work(&self) -> usize {
+        2 * self.coordinates + 2 * self.contacts
+    }
+
+    /// The contacts' own work's index: the dashpots' ∫Σ −c_d δ̇²/√κ dt, or the impacts' Σ ΔT.
+    pub fn contact_work(&self) -> usize {
+        self.friction_work() + 1
+    }
+
+    /// τ's index (non-autonomous systems).
+    pub fn time(&self) -> Option<usize> {
+        (!self.autonomous).then(|| self.contact_work() + 1)
+    }
+
+    /// ∫F(τ)·q̇ dt's index (non-autonomous systems).
+    pub fn load_work(&self) -> Option<usize> {
+        self.time().map(|i| i + 1)
+    }
+
+    /// ∫(power of the dissipative body forces) dt's index (dissipative systems).
+    pub fn viscous_work(&self) -> Option<usize> {
+        self.dissipative.then(|| self.len() - 1)
+    }
+
+    /// The work done on the system up to `y` by friction, the contacts, the load and the
+    /// dissipative body forces.
+    pub fn work(&self, y: &[f64]) -> f64 {
+        y[self.friction_work()]
+            + y[self.contact_work()]
+            + self.load_work().map_or(0.0, |i| y[i])
+            + self.viscous_work().map_or(0.0, |i| y[i])
+    }
+}
+
+/// Kinetic and potential energy T + V of `system` at `y = [q, q̇, …]`.
+pub fn body_energy<Sys: Mechanics<N>, const N: usize>(system: &Sys, y: &[f64]) -> f64 {
+    let q: [f64; N] = std::array::from_fn(|i| y[i]);
+    let qdot: [f64; N] = std::array::from_fn(|i| y[N + i]);
+    let m = system.mass_matrix(&q);
+    let mut kinetic = 0.0;
+    for i in 0..N {
+        kinetic += 0.5 * qdot[i] * dot(&m[i], &qdot);
+    }
+    kinetic + system.potential_energy(&q)
+}
+
+/// Refuse a system whose contact count K is outside 1..=[`MAX_CONTACTS`] or that is given
+/// `laws` laws for its K contacts, naming the quantity.
+pub(crate) fn check_contact_laws<Sys: PlanarContacts<N>, const N: usize>(
+    system: &Sys,
+    laws: usize,
+) -> Result<(), SimError> {
+    let k = system.contact_count();
+    if k == 0 || k > MAX_CONTACTS {
+        return Err(SimError::invalid(
+            "contacts",
+            k,
+            &format!("a system has 1 to {MAX_CONTACTS} contacts"),
+        ));
+    }
+    if laws != k {
+        return Err(SimError::invalid(
+            "contact laws",
+            laws,
+            &format!("must be one per contact ({k})"),
+        ));
+    }
+    Ok(())
 }
 
 impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N> {
     /// The problem of `system` with one law per contact; an error names what does not fit.
     pub fn new(system: &'a Sys, laws: Vec<ContactLaw>) -> Result<Self, SimError> {
-        let k = system.contact_count();
-        if k == 0 || k > MAX_CONTACTS {
-            return Err(SimError::invalid(
-                "contacts",
-                k,
-                &format!("a system has 1 to {MAX_CONTACTS} contacts"),
-            ));
-        }
-        if laws.len() != k {
-            return Err(SimError::invalid(
-                "contact laws",
-                laws.len(),
-                &format!("must be one per contact ({k})"),
-            ));
-        }
+        check_contact_laws(system, laws.len())?;
         let stiffest = laws
             .iter()
             .map(|l| l.compliance)
@@ -297,46 +394,49 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         self.system.is_autonomous()
     }
 
+    /// The ODE state's layout.
+    pub fn layout(&self) -> StateLayout {
+        StateLayout::of::<Sys, N>(self.system)
+    }
+
     /// Length of the ODE state.
     pub fn state_len(&self) -> usize {
-        let base = 2 * N + 2 * self.contact_count() + 2;
-        let timed = if self.autonomous() { base } else { base + 2 };
-        timed + usize::from(self.system.is_dissipative())
+        self.layout().len()
     }
 
     /// ∫F_n,k dt's index.
     pub fn impulse_normal_index(&self, k: usize) -> usize {
-        impulse_normal_index(N, k)
+        self.layout().impulse_normal(k)
     }
 
     /// ∫F_τ,k dt's index.
     pub fn impulse_tangential_index(&self, k: usize) -> usize {
-        impulse_normal_index(N, k) + 1
+        self.layout().impulse_tangential(k)
     }
 
     /// ∫Σ F_τ,k u_k dt's index.
     pub fn friction_work_index(&self) -> usize {
-        2 * N + 2 * self.contact_count()
+        self.layout().friction_work()
     }
 
     /// ∫Σ −c_d δ̇²/√κ dt's index.
     pub fn damping_work_index(&self) -> usize {
-        self.friction_work_index() + 1
+        self.layout().contact_work()
     }
 
     /// τ's index (non-autonomous systems).
     pub fn time_index(&self) -> Option<usize> {
-        (!self.autonomous()).then(|| self.damping_work_index() + 1)
+        self.layout().time()
     }
 
     /// ∫F(τ)·q̇ dt's index (non-autonomous systems).
     pub fn load_work_index(&self) -> Option<usize> {
-        self.time_index().map(|i| i + 1)
+        self.layout().load_work()
     }
 
     /// ∫(power of the dissipative body forces) dt's index (dissipative systems).
     pub fn viscous_work_index(&self) -> Option<usize> {
-        self.system.is_dissipative().then(|| self.state_len() - 1)
+        self.layout().viscous_work()
     }
 
     fn time<S: Real>(&self, y: &[S]) -> S {
@@ -420,16 +520,10 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         if s == 0 {
             return out;
         }
-        let mut mobility = [[zero; N]; MAX_CONTACTS];
-        for a in 0..s {
-            mobility[a] = ldl_solve(&l, &inv_d, &tangents[stick[a]]);
-        }
-        let mut w = [[zero; MAX_CONTACTS]; MAX_CONTACTS];
+        let rows: [[S; N]; MAX_CONTACTS] = std::array::from_fn(|a| tangents[stick[a]]);
+        let (mobility, w) = delassus_block(&l, &inv_d, &rows, s);
         let mut rhs = [zero; MAX_CONTACTS];
         for a in 0..s {
-            for b in 0..s {
-                w[a][b] = dot(&tangents[stick[a]], &mobility[b]);
-            }
             rhs[a] = -(dot(&tangents[stick[a]], &free) + drifts[stick[a]]);
         }
         let (mut lambda, pivot_ratio) = solve_small(w, rhs, s);
@@ -677,38 +771,53 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     /// Mechanical energy T + V + Σ (springs of the closed contacts) at `y`.
     pub fn mechanical_energy(&self, modes: Modes, y: &[f64]) -> f64 {
         let (q, qdot) = Self::split(y);
-        let m = self.system.mass_matrix(&q);
-        let mut kinetic = 0.0;
-        for i in 0..N {
-            kinetic += 0.5 * qdot[i] * dot(&m[i], &qdot);
-        }
         let mut springs = 0.0;
         for k in (0..self.contact_count()).filter(|&k| modes.get(k).is_contact()) {
             let gap = self.system.contact(k, &q, &qdot).gap;
             springs += self.laws[k].compliance.elastic_energy(-gap);
         }
-        kinetic + self.system.potential_energy(&q) + springs
+        body_energy(self.system, y) + springs
     }
 
     /// The work done on the system by friction, the dashpots, the load and the dissipative body
     /// forces up to `y`.
     pub fn work(&self, y: &[f64]) -> f64 {
-        y[self.friction_work_index()]
-            + y[self.damping_work_index()]
-            + self.load_work_index().map_or(0.0, |i| y[i])
-            + self.viscous_work_index().map_or(0.0, |i| y[i])
+        self.layout().work(y)
     }
+}
+
+/// The Delassus block of the first `n` generalized directions `rows` (contact normals or
+/// tangents, J's rows) with M = L D Lᵀ: their mobilities M⁻¹ rowᵀ and W = J M⁻¹ Jᵀ.
+#[allow(clippy::needless_range_loop)]
+pub(crate) fn delassus_block<S: Real, const N: usize, const M: usize>(
+    l: &[[S; N]; N],
+    inv_d: &[S; N],
+    rows: &[[S; N]; M],
+    n: usize,
+) -> ([[S; N]; M], [[S; M]; M]) {
+    let zero = S::zero();
+    let mut mobility = [[zero; N]; M];
+    for a in 0..n {
+        mobility[a] = ldl_solve(l, inv_d, &rows[a]);
+    }
+    let mut w = [[zero; M]; M];
+    for a in 0..n {
+        for b in 0..n {
+            w[a][b] = dot(&rows[a], &mobility[b]);
+        }
+    }
+    (mobility, w)
 }
 
 /// Solve the `n`×`n` system `a x = b` (n ≤ [`MAX_CONTACTS`]) by Gaussian elimination with
 /// partial pivoting on the values; also the smallest pivot against the largest diagonal entry
 /// of `a` (0 when a pivot is exactly zero: then x is NaN).
 #[allow(clippy::needless_range_loop)]
-fn solve_small<S: Real>(
-    mut a: [[S; MAX_CONTACTS]; MAX_CONTACTS],
-    mut b: [S; MAX_CONTACTS],
+pub(crate) fn solve_small<S: Real, const M: usize>(
+    mut a: [[S; M]; M],
+    mut b: [S; M],
     n: usize,
-) -> ([S; MAX_CONTACTS], f64) {
+) -> ([S; M], f64) {
     let scale = (0..n).map(|i| a[i][i].value().abs()).fold(0.0, f64::max);
     let mut smallest = f64::INFINITY;
     for col in 0..n {
@@ -726,7 +835,7 @@ fn solve_small<S: Real>(
             b[row] = b[row] - factor * b[col];
         }
     }
-    let mut x = [S::zero(); MAX_CONTACTS];
+    let mut x = [S::zero(); M];
     for row in (0..n).rev() {
         let mut s = b[row];
         for c in row + 1..n {
@@ -744,13 +853,13 @@ fn solve_small<S: Real>(
 /// side of every run passes here, and it is taken only by a body resting on dependent contacts.
 #[cold]
 #[inline(never)]
-fn indeterminate_stick<S: Real>(
-    w: &[[S; MAX_CONTACTS]; MAX_CONTACTS],
-    r: &[S; MAX_CONTACTS],
-    weight: &[S; MAX_CONTACTS],
+pub(crate) fn indeterminate_stick<S: Real, const M: usize>(
+    w: &[[S; M]; M],
+    r: &[S; M],
+    weight: &[S; M],
     n: usize,
     tolerance: f64,
-) -> ([S; MAX_CONTACTS], f64) {
+) -> ([S; M], f64) {
     let lambda = weighted_split(w, r, weight, n, tolerance);
     let mut residual = 0.0f64;
     let mut size = 0.0f64;
@@ -772,16 +881,16 @@ fn indeterminate_stick<S: Real>(
 /// entry are taken as zero (their unknowns 0, their equations dropped). For rows that
 /// coincide it splits their common force in proportion to μ_a F_n,a.
 #[allow(clippy::needless_range_loop)]
-fn weighted_split<S: Real>(
-    w: &[[S; MAX_CONTACTS]; MAX_CONTACTS],
-    r: &[S; MAX_CONTACTS],
-    weight: &[S; MAX_CONTACTS],
+fn weighted_split<S: Real, const M: usize>(
+    w: &[[S; M]; M],
+    r: &[S; M],
+    weight: &[S; M],
     n: usize,
     tolerance: f64,
-) -> [S; MAX_CONTACTS] {
+) -> [S; M] {
     let zero = S::zero();
     // A = w D w (w symmetric).
-    let mut a = [[zero; MAX_CONTACTS]; MAX_CONTACTS];
+    let mut a = [[zero; M]; M];
     for i in 0..n {
         for j in 0..n {
             let mut sum = zero;
@@ -794,7 +903,7 @@ fn weighted_split<S: Real>(
     let mut b = *r;
     let scale = (0..n).map(|i| a[i][i].value().abs()).fold(0.0, f64::max);
     // Complete pivoting: `columns[c]` is the unknown in column c.
-    let mut columns: [usize; MAX_CONTACTS] = std::array::from_fn(|c| c);
+    let mut columns: [usize; M] = std::array::from_fn(|c| c);
     let mut rank = 0;
     for step in 0..n {
         let mut best = (step, step, 0.0);
@@ -824,7 +933,7 @@ fn weighted_split<S: Real>(
         }
         rank += 1;
     }
-    let mut x = [zero; MAX_CONTACTS];
+    let mut x = [zero; M];
     for row in (0..rank).rev() {
         let mut sum = b[row];
         for c in row + 1..rank {

@@ -120,8 +120,9 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// The optional `[solver]` keys its runs use, of `t_max`, `max_steps` and `max_events`; a
     /// file that sets another is refused (a key is never accepted and ignored).
     const SOLVER_KEYS: &'static [&'static str];
-    /// Whether the system has a rigid reference ([`Method::Rigid`]): its runs.csv then has a
-    /// `method` column before the configuration's.
+    /// Whether the system has a rigid reference ([`Method::Rigid`]) for every configuration: its
+    /// runs.csv then has a `method` column before the configuration's (as it has for a
+    /// configuration whose [`System::methods`] include the rigid reference).
     const RIGID: bool = false;
     /// Whether `[sweep]` may set parameters besides κ (not while the system's own report covers
     /// one configuration).

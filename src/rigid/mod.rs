@@ -27,6 +27,7 @@
 //! The impact law assumes decoupled contact directions, W_NT = 0 and W_TT = w_T·I (true of
 //! a particle, M = I): V_N⁺ = −e V_N⁻, V_T⁺ = V_T⁻·max(0, 1 − μ(1+e)|V_N⁻| w_T/(w_N |V_T⁻|)).
 
+pub mod multi;
 pub mod simulate;
 
 use crate::compliant::cone::{self, ConeMode, TAYLOR_ORDER};

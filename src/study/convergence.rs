@@ -197,10 +197,21 @@ impl<S: System> Convergence<S> {
         out
     }
 
+    /// Whether runs.csv has a `method` column: the system has a rigid reference
+    /// ([`System::RIGID`]), or this configuration has one ([`System::methods`]: a described
+    /// system of several contacts).
+    fn has_method_column(&self) -> bool {
+        S::RIGID || S::methods(&self.params).rigid
+    }
+
     /// The input columns: the method when the system has a rigid reference, then the
     /// configuration's.
     fn input_columns(&self) -> Vec<&'static str> {
-        let mut columns = if S::RIGID { vec!["method"] } else { Vec::new() };
+        let mut columns = if self.has_method_column() {
+            vec!["method"]
+        } else {
+            Vec::new()
+        };
         columns.extend(S::input_columns(&self.params));
         columns
     }
@@ -431,7 +442,7 @@ impl<S: System> Plan for Convergence<S> {
     fn input_row(&self, point: &Self::Point) -> Row {
         // A configuration that is not a flat record is refused by the tests of each system
         // (its columns are derived from it); an empty input list here would only lose cells.
-        let mut inputs = if S::RIGID {
+        let mut inputs = if self.has_method_column() {
             vec![("method", point.method.name().to_string())]
         } else {
             Vec::new()

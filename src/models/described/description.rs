@@ -39,6 +39,10 @@ pub struct ContactDescription {
     /// c_d of the spring–dashpot δ/κ + c_d δ̇/√κ (default 0).
     #[serde(default)]
     pub damping: NumberOrName,
+    /// Newton's restitution coefficient e ∈ [0, 1] of the rigid reference's impacts (default 0:
+    /// plastic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restitution: Option<NumberOrName>,
 }
 
 /// `[[system.validity]]`: a margin that must stay positive.
@@ -96,6 +100,8 @@ pub struct CompiledContact {
     pub mu: f64,
     pub mu_s: f64,
     pub damping: f64,
+    /// Newton's restitution of the rigid reference.
+    pub restitution: f64,
 }
 
 /// A description compiled at fixed parameters.
@@ -480,6 +486,17 @@ impl Description {
             ));
         }
         crate::compliant::normal::require_resolvable_damping(&format!("{key}.damping"), damping)?;
+        let restitution = match &c.restitution {
+            Some(v) => self.value(&format!("{key}.restitution"), v)?,
+            None => 0.0,
+        };
+        if !(0.0..=1.0).contains(&restitution) {
+            return Err(invalid(
+                &format!("{key}.restitution"),
+                restitution,
+                "must lie in [0, 1] (Newton's coefficient of the rigid reference)",
+            ));
+        }
         Ok(CompiledContact {
             name: c.name.clone(),
             normal_drift: drift(&normal),
@@ -491,6 +508,7 @@ impl Description {
             mu,
             mu_s,
             damping,
+            restitution,
         })
     }
 

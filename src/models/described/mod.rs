@@ -40,8 +40,9 @@ use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions
 use crate::error::{number_text, SimError};
 use crate::experiment::grammar::{LogGrid, SpecError};
 use crate::experiment::model::Cells;
-use crate::experiment::system::{Method, Quantity, RunSettings, System};
+use crate::experiment::system::{Method, Methods, Quantity, RunSettings, System};
 use crate::experiment::table::column_name;
+use crate::hybrid::{Named, Trace};
 use crate::integrate::SolverStats;
 use description::{Compiled, Description};
 use mechanics::DescribedMechanics;
@@ -114,10 +115,10 @@ impl System for Described {
         method: Method,
         settings: &RunSettings,
     ) -> Result<(Record, SolverStats), SimError> {
-        let kappa = method.compliant_kappa(Self::NAME)?;
         if d.contacts.len() > 1 {
-            return run_contacts(d, kappa, settings);
+            return run_contacts(d, method, settings);
         }
+        let kappa = method.compliant_kappa(Self::NAME)?;
         let (compiled, r) = run_record(d, kappa, settings, false)?;
         let contact = &compiled.contacts[0].name;
         let record = Record {
@@ -137,6 +138,15 @@ impl System for Described {
             energy_balance_error: compiled.potential.as_ref().map(|_| r.energy.balance_error),
         };
         Ok((record, r.stats))
+    }
+
+    /// A system of several contacts has the rigid reference of [`crate::rigid::multi`] (its
+    /// runs.csv a `method` column); one of a single contact runs compliant only.
+    fn methods(d: &Description) -> Methods {
+        Methods {
+            rigid: d.contacts.len() > 1,
+            compliant: true,
+        }
     }
 
     fn quantities(d: &Description) -> Vec<Quantity> {
@@ -346,17 +356,18 @@ fn check_mass_matrix(c: &Compiled, q: &[f64]) -> Result<(), SimError> {
     Ok(())
 }
 
-/// Compile `d` with several contacts and run it once at compliance `kappa` on the formulation
-/// of several contacts ([`crate::compliant::multi`]; docs/multi_contact.md): its record.
+/// Compile `d` with several contacts and run it once under `method`: compliant on the
+/// formulation of several contacts ([`crate::compliant::multi`]), rigid on its rigid reference
+/// ([`crate::rigid::multi`]; docs/multi_contact.md): its record.
 fn run_contacts(
     d: &Description,
-    kappa: f64,
+    method: Method,
     settings: &RunSettings,
 ) -> Result<(Record, SolverStats), SimError> {
     let compiled = d.compile()?;
-    let (q0, qdot0) = d.initial_state(kappa)?;
+    let (q0, qdot0) = d.initial_state(method.kappa())?;
     check_mass_matrix(&compiled, &q0)?;
-    let args = (&compiled, &q0[..], &qdot0[..], kappa, settings);
+    let args = (&compiled, &q0[..], &qdot0[..], method, settings);
     match compiled.coordinates.len() {
         1 => run_contacts_n::<1>(args),
         2 => run_contacts_n::<2>(args),
@@ -370,25 +381,57 @@ fn run_contacts(
     }
 }
 
+/// The record of a run of several contacts: its trace's modes and events, its end state, each
+/// contact's normal impulse and largest penetration, and the energy balance's error.
+fn contacts_record<M: Named, E: Named + Copy>(
+    compiled: &Compiled,
+    trace: &Trace<M, E>,
+    contact: impl Fn(E) -> usize,
+    impulse_normal: &[f64],
+    max_penetration: &[f64],
+    energy_balance_error: f64,
+    n: usize,
+) -> Record {
+    let events = &trace.events;
+    let y = &trace.y_end;
+    Record {
+        mode_sequence: trace
+            .phases
+            .iter()
+            .map(|p| p.mode.name())
+            .collect::<Vec<_>>()
+            .join(">"),
+        event_times: events.iter().map(|e| e.t).collect(),
+        event_kinds: events
+            .iter()
+            .map(|e| e.event.name())
+            .collect::<Vec<_>>()
+            .join(" "),
+        event_contacts: events
+            .iter()
+            .map(|e| compiled.contacts[contact(e.event)].name.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+        q_end: y[..n].to_vec(),
+        q_dot_end: y[n..2 * n].to_vec(),
+        impulse_normal: impulse_normal.to_vec(),
+        max_penetration: max_penetration.to_vec(),
+        energy_balance_error: compiled.potential.as_ref().map(|_| energy_balance_error),
+    }
+}
+
 /// One run of several contacts with N coordinates.
 fn run_contacts_n<const N: usize>(
-    (compiled, q0, qdot0, kappa, s): (&Compiled, &[f64], &[f64], f64, &RunSettings),
+    (compiled, q0, qdot0, method, s): (&Compiled, &[f64], &[f64], Method, &RunSettings),
 ) -> Result<(Record, SolverStats), SimError> {
     use crate::compliant::multi::{is_separation, simulate_multi, ContactLaw, MultiContactProblem};
-    use crate::hybrid::{Named, RunControl, Until};
+    use crate::hybrid::{RunControl, Until};
+    use crate::rigid::multi::{simulate_rigid_multi, RigidContactLaw, RigidMultiProblem};
     let mechanics = DescribedMechanics::<N>::new(compiled);
-    let laws = compiled
-        .contacts
-        .iter()
-        .map(|c| ContactLaw {
-            compliance: NormalCompliance::spring_dashpot(kappa, c.damping),
-            friction: Coulomb {
-                mu: c.mu,
-                mu_s: c.mu_s,
-            },
-        })
-        .collect();
-    let problem = MultiContactProblem::new(&mechanics, laws)?;
+    let friction = |c: &description::CompiledContact| Coulomb {
+        mu: c.mu,
+        mu_s: c.mu_s,
+    };
     let defaults = SimulationOptions::new(s.integrator, s.rtol, s.atol).with_guards(
         s.t_max,
         s.max_steps,
@@ -409,6 +452,48 @@ fn run_contacts_n<const N: usize>(
     };
     let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
     let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
+    let kappa = match method {
+        Method::Compliant { kappa } => kappa,
+        Method::Rigid => {
+            let laws = compiled
+                .contacts
+                .iter()
+                .map(|c| RigidContactLaw {
+                    friction: friction(c),
+                    restitution: c.restitution,
+                })
+                .collect();
+            let problem = RigidMultiProblem::new(&mechanics, laws)?;
+            let run = simulate_rigid_multi(
+                &problem,
+                &q0,
+                &qdot0,
+                s.integrator,
+                defaults.tolerances,
+                &control,
+            )?;
+            // A rigid contact never penetrates.
+            let record = contacts_record(
+                compiled,
+                &run.trace,
+                |e| e.contact,
+                &run.impulse_normal,
+                &vec![0.0; compiled.contacts.len()],
+                run.energy_balance_error,
+                N,
+            );
+            return Ok((record, run.trace.stats));
+        }
+    };
+    let laws = compiled
+        .contacts
+        .iter()
+        .map(|c| ContactLaw {
+            compliance: NormalCompliance::spring_dashpot(kappa, c.damping),
+            friction: friction(c),
+        })
+        .collect();
+    let problem = MultiContactProblem::new(&mechanics, laws)?;
     let run = simulate_multi(
         &problem,
         &q0,
@@ -417,36 +502,15 @@ fn run_contacts_n<const N: usize>(
         defaults.tolerances,
         &control,
     )?;
-    let events = &run.trace.events;
-    let y = &run.trace.y_end;
-    let record = Record {
-        mode_sequence: run
-            .trace
-            .phases
-            .iter()
-            .map(|p| p.mode.name())
-            .collect::<Vec<_>>()
-            .join(">"),
-        event_times: events.iter().map(|e| e.t).collect(),
-        event_kinds: events
-            .iter()
-            .map(|e| e.event.name())
-            .collect::<Vec<_>>()
-            .join(" "),
-        event_contacts: events
-            .iter()
-            .map(|e| compiled.contacts[e.event.contact].name.as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
-        q_end: y[..N].to_vec(),
-        q_dot_end: y[N..2 * N].to_vec(),
-        impulse_normal: run.impulse_normal.clone(),
-        max_penetration: run.max_penetration.clone(),
-        energy_balance_error: compiled
-            .potential
-            .as_ref()
-            .map(|_| run.energy_balance_error),
-    };
+    let record = contacts_record(
+        compiled,
+        &run.trace,
+        |e| e.contact,
+        &run.impulse_normal,
+        &run.max_penetration,
+        run.energy_balance_error,
+        N,
+    );
     Ok((record, run.trace.stats))
 }
 
