@@ -611,8 +611,16 @@ fn klarbring_2d_file(edit: impl Fn(String) -> String) -> String {
     edit(std::fs::read_to_string(path).unwrap())
 }
 
-/// `method = "rigid"` runs the rigid reference alone: one point per integrator, method `rigid`
-/// and κ = 0, whatever the ladder; with `compliant` the reference comes first, then the ladder.
+/// The file without its `[sweep]` table (the κ ladder).
+fn without_ladder(text: String) -> String {
+    let start = text.find("[sweep]").unwrap();
+    let end = start + text[start..].find("[solver]").unwrap();
+    format!("{}{}", &text[..start], &text[end..])
+}
+
+/// `method = "rigid"` runs the rigid reference alone, with no κ ladder: one point per integrator,
+/// method `rigid` and κ = 0; with `compliant` the reference comes first, then the ladder. A
+/// ladder the file does not run, or a compliant file without one, is refused naming sweep.kappa.
 #[test]
 fn the_rigid_reference_is_a_method_point() {
     use rigid_limit::experiment::runner::Plan;
@@ -627,10 +635,16 @@ fn the_rigid_reference_is_a_method_point() {
             .map(|r| (r.text("method").to_string(), r.text("kappa").to_string()))
             .collect::<Vec<_>>()
     };
-    let rigid = points(&klarbring_2d_file(|t| {
-        t.replace("method = \"compliant\"", "method = \"rigid\"")
-    }));
+    let rigid_method = |t: String| t.replace("method = \"compliant\"", "method = \"rigid\"");
+    let rigid = points(&klarbring_2d_file(|t| without_ladder(rigid_method(t))));
     assert_eq!(rigid, vec![("rigid".to_string(), "0".to_string())]);
+    for (text, says) in [
+        (klarbring_2d_file(rigid_method), "rigid method only"),
+        (klarbring_2d_file(without_ladder), "need a κ ladder"),
+    ] {
+        let e = Experiment::parse(&text).unwrap_err().to_string();
+        assert!(e.contains("sweep.kappa") && e.contains(says), "{e}");
+    }
     let compliant = points(&klarbring_2d_file(|t| t));
     assert_eq!(compliant.len(), 14);
     assert_eq!(compliant[0], ("rigid".to_string(), "0".to_string()));

@@ -103,7 +103,7 @@ impl System for Toy {
     type Config = Config;
     type Record = Record;
 
-    fn validate(c: &Config, _kappa: &LogGrid) -> Result<(), SimError> {
+    fn validate(c: &Config, _kappa: Option<&LogGrid>) -> Result<(), SimError> {
         require_positive("params.v0", c.v0)?;
         require_positive("params.mu", c.mu)?;
         Ok(())
@@ -250,7 +250,7 @@ impl System for ToyWithImpactLaw {
     type Config = Config;
     type Record = Record;
 
-    fn validate(c: &Config, kappa: &LogGrid) -> Result<(), SimError> {
+    fn validate(c: &Config, kappa: Option<&LogGrid>) -> Result<(), SimError> {
         Toy::validate(c, kappa)?;
         if c.u0 <= 2.0 * c.mu * c.v0 {
             return Err(SimError::invalid(

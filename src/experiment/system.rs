@@ -133,8 +133,9 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// What one run measures: the measured columns of runs.csv, in field order.
     type Record: Serialize + DeserializeOwned + Default + Clone + Debug + Send;
 
-    /// Check a configuration that runs over the κ ladder `kappa`; errors name the key to fix.
-    fn validate(config: &Self::Config, kappa: &LogGrid) -> Result<(), SimError>;
+    /// Check a configuration that runs over the κ ladder `kappa` (`None`: it runs the rigid
+    /// method only, [`System::methods`]); errors name the key to fix.
+    fn validate(config: &Self::Config, kappa: Option<&LogGrid>) -> Result<(), SimError>;
     /// Run one configuration under `method`: what it measures and the work it took.
     fn run(
         config: &Self::Config,

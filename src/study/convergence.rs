@@ -41,9 +41,12 @@ pub const NAME: &str = "convergence";
 
 /// `[sweep]`: the κ ladder, and any parameters of the system swept (each a list of values or
 /// `{ min, max, n }`); the configurations are their product, the last key varying fastest.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 pub struct KappaSweep {
-    pub kappa: LogGrid,
+    /// The ladder of the compliant runs; none when every configuration runs the rigid method
+    /// only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kappa: Option<LogGrid>,
     #[serde(flatten)]
     pub parameters: BTreeMap<String, Axis>,
 }
@@ -62,6 +65,7 @@ pub struct Convergence<S: System> {
     /// The configuration: `[params]` (or `[system]` for a described system).
     #[serde(alias = "system")]
     pub params: S::Config,
+    #[serde(default)]
     pub sweep: KappaSweep,
     pub solver: SolverSpec,
 }
@@ -106,17 +110,16 @@ impl<S: System> Convergence<S> {
                 &format!("system {} has the study {NAME}", S::NAME),
             ));
         }
-        self.sweep.kappa.validate("sweep.kappa")?;
-        // Every system's ladder: resolvable at its smallest κ, a penetration small against the
-        // body at its largest.
-        crate::compliant::normal::require_resolvable_kappa(
-            "sweep.kappa.min",
-            self.sweep.kappa.min,
-        )?;
-        crate::compliant::normal::require_penetrating_less_than_the_body(
-            "sweep.kappa.max",
-            self.sweep.kappa.max,
-        )?;
+        if let Some(kappa) = &self.sweep.kappa {
+            kappa.validate("sweep.kappa")?;
+            // Every system's ladder: resolvable at its smallest κ, a penetration small against
+            // the body at its largest.
+            crate::compliant::normal::require_resolvable_kappa("sweep.kappa.min", kappa.min)?;
+            crate::compliant::normal::require_penetrating_less_than_the_body(
+                "sweep.kappa.max",
+                kappa.max,
+            )?;
+        }
         let mut configurations: u128 = 1;
         for (key, axis) in &self.sweep.parameters {
             if !S::SWEEPS_PARAMETERS {
@@ -132,12 +135,44 @@ impl<S: System> Convergence<S> {
             axis.validate(&format!("sweep.{key}"))?;
             configurations = configurations.saturating_mul(axis.len() as u128);
         }
+        let configs = self.configurations()?;
+        let compliant = configs.iter().any(|c| S::methods(c).compliant);
+        match (&self.sweep.kappa, compliant) {
+            (None, true) => {
+                return Err(SimError::invalid(
+                    "sweep.kappa",
+                    "missing",
+                    "the compliant runs need a κ ladder: add [sweep] kappa = { min = 1e-8, max = 1e-2, per_decade = 2 }",
+                ))
+            }
+            (Some(kappa), false) => {
+                return Err(SimError::invalid(
+                    "sweep.kappa",
+                    format!(
+                        "{{ min = {}, max = {} }}",
+                        crate::error::number_text(kappa.min),
+                        crate::error::number_text(kappa.max)
+                    ),
+                    "this file runs the rigid method only, which has no κ: remove the ladder (or run the compliant method)",
+                ))
+            }
+            _ => {}
+        }
+        let ladder = self.sweep.kappa.as_ref().map_or(0, |k| k.len()) as u128;
         self.solver
-            .validate(configurations.saturating_mul(self.sweep.kappa.len() as u128))?;
-        for config in self.configurations()? {
-            S::validate(&config, &self.sweep.kappa)?;
+            .validate(configurations.saturating_mul(ladder.max(1)))?;
+        for config in &configs {
+            S::validate(config, self.sweep.kappa.as_ref())?;
         }
         self.solver.refuse_unused_keys(S::NAME, S::SOLVER_KEYS)
+    }
+
+    /// The κ ladder from large to small (empty without one).
+    pub fn ladder(&self) -> Vec<f64> {
+        self.sweep
+            .kappa
+            .as_ref()
+            .map_or_else(Vec::new, LogGrid::values)
     }
 
     /// Every configuration of the grid: `[params]` with the swept parameters set, the last key
@@ -173,9 +208,7 @@ impl<S: System> Convergence<S> {
             let methods = S::methods(&config);
             let rigid = methods.rigid.then_some(Method::Rigid);
             let ladder = self
-                .sweep
-                .kappa
-                .values()
+                .ladder()
                 .into_iter()
                 .map(|kappa| Method::Compliant { kappa });
             let config = Arc::new(config);
@@ -486,7 +519,7 @@ impl<S: System> Plan for Convergence<S> {
             return Ok(());
         };
         let ladder = if S::methods(&self.params).compliant {
-            self.sweep.kappa.values()
+            self.ladder()
         } else {
             Vec::new()
         };

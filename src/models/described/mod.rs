@@ -92,7 +92,7 @@ impl System for Described {
     type Config = Description;
     type Record = Record;
 
-    fn validate(d: &Description, kappa: &LogGrid) -> Result<(), SimError> {
+    fn validate(d: &Description, kappa: Option<&LogGrid>) -> Result<(), SimError> {
         let compiled = d.compile()?;
         let n = compiled.coordinates.len();
         if n > MAX_COORDINATES {
@@ -103,7 +103,8 @@ impl System for Described {
             ));
         }
         // The start and the mass matrix there, at the ladder's ends.
-        for k in [kappa.max, kappa.min] {
+        let ends = kappa.map_or_else(|| vec![0.0], |k| vec![k.max, k.min]);
+        for k in ends {
             let (q, _) = d.initial_state(k)?;
             check_mass_matrix(&compiled, &q)?;
         }

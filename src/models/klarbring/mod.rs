@@ -57,9 +57,13 @@ impl System for Klarbring {
     type Config = Params;
     type Record = Record;
 
-    fn validate(p: &Params, kappa: &LogGrid) -> Result<(), SimError> {
+    fn validate(p: &Params, kappa: Option<&LogGrid>) -> Result<(), SimError> {
         p.validate()?;
-        p.check_scales((p.method == MethodKind::Compliant).then_some(kappa.max))
+        p.check_scales(
+            kappa
+                .filter(|_| p.method == MethodKind::Compliant)
+                .map(|k| k.max),
+        )
     }
 
     fn run(

@@ -113,12 +113,14 @@ impl System for SpringParticle {
     type Config = Params;
     type Record = Measures;
 
-    fn validate(p: &Params, kappa: &LogGrid) -> Result<(), SimError> {
+    fn validate(p: &Params, kappa: Option<&LogGrid>) -> Result<(), SimError> {
         require_positive("params.mu", p.mu)?;
         require_positive("params.stiffness", p.stiffness)?;
         require_positive("params.depth", p.depth)?;
         require_positive("params.load_frequency", p.load_frequency)?;
-        check_scales(p, kappa.max)?;
+        if let Some(kappa) = kappa {
+            check_scales(p, kappa.max)?;
+        }
         crate::compliant::normal::require_resolvable_damping("params.damping", p.damping)?;
         require_positive("params.t_end", p.t_end)?;
         if p.mechanics().slip_onset(p.mu, 0.0).is_none() {
