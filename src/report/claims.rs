@@ -6,8 +6,8 @@
 use crate::analysis::claims::{passes, verdict, Measured, Rule, Verdict};
 use crate::analysis::fit::power_law;
 use crate::error::number_text;
-use crate::report::markdown::{Markdown, MarkdownTable};
-use crate::report::rates::in_fit_range;
+use crate::report::markdown::{significant, Markdown, MarkdownTable};
+use crate::report::rates::{in_range, FIT_RANGE};
 use crate::report::table::{read_text, Cell, Table, TextTable};
 use serde::Deserialize;
 use serde_json::Value;
@@ -542,12 +542,8 @@ fn measured_table(table: &TextTable, check: &Check) -> Result<Measured, String> 
                     ))
                 })
                 .filter(|(k, v)| {
-                    let inside = match check.kappa_range {
-                        // The ladder's κ carry rounding: a relative 1e-3 as in_fit_range.
-                        Some([lo, hi]) => *k >= lo * 0.999 && *k <= hi * 1.001,
-                        None => in_fit_range(*k),
-                    };
-                    inside && *v > 0.0
+                    let range = check.kappa_range.map_or(FIT_RANGE, |[lo, hi]| (lo, hi));
+                    in_range(*k, range) && *v > 0.0
                 })
                 .unzip();
             power_law(&k, &v).map_or(Measured::Missing, |f| Measured::Number {
@@ -687,35 +683,13 @@ pub fn judge<'a>(inventory: &'a Inventory, results: &Path) -> Result<Vec<Judged<
     Ok(judged)
 }
 
-/// A number for the ledger: six significant digits, exponent form outside [1e-3, 1e5).
-fn shown(v: f64) -> String {
-    let a = v.abs();
-    if a == 0.0 || !a.is_finite() {
-        return v.to_string();
-    }
-    if (1e-3..1e5).contains(&a) {
-        let decimals = (5 - a.log10().floor() as i32).max(0) as usize;
-        let text = format!("{v:.decimals$}");
-        if text.contains('.') {
-            text.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            text
-        }
-    } else {
-        let text = format!("{v:.5e}");
-        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
-        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
-        format!("{mantissa}e{exponent}")
-    }
-}
-
 fn measured_text(m: &Measured) -> String {
     match m {
         Measured::Number {
             value,
             ci95: Some(ci),
-        } => format!("{} ± {}", shown(*value), shown(*ci)),
-        Measured::Number { value, ci95: None } => shown(*value),
+        } => format!("{} ± {}", significant(*value), significant(*ci)),
+        Measured::Number { value, ci95: None } => significant(*value),
         Measured::Text(t) => format!("\"{t}\""),
         Measured::Missing => "nothing".into(),
     }
@@ -726,36 +700,47 @@ fn measured_text(m: &Measured) -> String {
 fn rule_text(rule: &Rule, against: &str) -> String {
     match rule {
         Rule::Relative { paper, tol } => {
-            format!("{against} {} (rel. tol. {})", shown(*paper), shown(*tol))
+            format!(
+                "{against} {} (rel. tol. {})",
+                significant(*paper),
+                significant(*tol)
+            )
         }
         Rule::Absolute { paper, tol } => {
-            format!("{against} {} (tol. {})", shown(*paper), shown(*tol))
+            format!(
+                "{against} {} (tol. {})",
+                significant(*paper),
+                significant(*tol)
+            )
         }
         Rule::WithinInterval { paper, slack } if *slack == 0.0 => {
-            format!("{against} {} (within the 95 % interval)", shown(*paper))
+            format!(
+                "{against} {} (within the 95 % interval)",
+                significant(*paper)
+            )
         }
         Rule::WithinInterval { paper, slack } => format!(
             "{against} {} (within the 95 % interval + {})",
-            shown(*paper),
-            shown(*slack)
+            significant(*paper),
+            significant(*slack)
         ),
         Rule::ExcludesInterval { paper, slack } => format!(
             "{against}: not {} (outside the 95 % interval + {})",
-            shown(*paper),
-            shown(*slack)
+            significant(*paper),
+            significant(*slack)
         ),
         Rule::Range {
             min: Some(a),
             max: Some(b),
-        } => format!("in [{}, {}]", shown(*a), shown(*b)),
+        } => format!("in [{}, {}]", significant(*a), significant(*b)),
         Rule::Range {
             min: Some(a),
             max: None,
-        } => format!("≥ {}", shown(*a)),
+        } => format!("≥ {}", significant(*a)),
         Rule::Range {
             min: None,
             max: Some(b),
-        } => format!("≤ {}", shown(*b)),
+        } => format!("≤ {}", significant(*b)),
         Rule::Range { .. } => "any".into(),
         Rule::Equals(t) => format!("= \"{t}\""),
     }
@@ -981,14 +966,5 @@ mod tests {
             measured_json(lookup(&v, "b").unwrap()),
             Ok(Measured::Missing)
         );
-    }
-
-    #[test]
-    fn numbers_are_shown_with_six_digits() {
-        assert_eq!(shown(0.50039624523), "0.500396");
-        assert_eq!(shown(2.0249499637526203), "2.02495");
-        assert_eq!(shown(3009.0), "3009");
-        assert_eq!(shown(1.7736700996806576e-11), "1.77367e-11");
-        assert_eq!(shown(0.0), "0");
     }
 }
