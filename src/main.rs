@@ -58,6 +58,18 @@ enum Command {
         /// Directory of the results, one subdirectory per experiment name.
         #[arg(long, default_value = "results")]
         results: PathBuf,
+        /// The inventory of the papers' claims, judged into RESULTS/claims.md and claims.csv.
+        #[arg(long, default_value = "docs/claims.toml")]
+        claims: PathBuf,
+    },
+    /// Judge the papers' claims from the results already there: RESULTS/claims.md and claims.csv.
+    Claims {
+        /// The inventory of the papers' claims.
+        #[arg(long, default_value = "docs/claims.toml")]
+        claims: PathBuf,
+        /// Directory of the results, one subdirectory per experiment name.
+        #[arg(long, default_value = "results")]
+        results: PathBuf,
     },
 }
 
@@ -93,7 +105,12 @@ fn main() -> ExitCode {
         Command::Reproduce {
             experiments,
             results,
-        } => reproduce(&experiments, &results),
+            claims: inventory,
+        } => reproduce(&experiments, &results).and_then(|()| claims(&inventory, &results)),
+        Command::Claims {
+            claims: inventory,
+            results,
+        } => claims(&inventory, &results),
         Command::List { experiments } => list(&experiments),
     };
     match result {
@@ -251,6 +268,17 @@ fn list(experiments: &Path) -> Result<(), String> {
     let _ = writeln!(out, "\nIntegrators (integrator = \"...\", --integrator):");
     for kind in rigid_limit::integrate::IntegratorKind::ALL {
         let _ = writeln!(out, "  {:<10} {}", kind.name(), kind.describe());
+    }
+    write_stdout(&out)
+}
+
+/// The claims ledger from `inventory` and the results under `results`; prints the counts.
+fn claims(inventory: &Path, results: &Path) -> Result<(), String> {
+    let counts = rigid_limit::report::claims::write_ledger(inventory, results)?;
+    let mut out = format!("claims: {}\n", results.join("claims.md").display());
+    for (paper, per) in counts {
+        let verdicts: Vec<String> = per.iter().map(|(v, n)| format!("{n} {v}")).collect();
+        out.push_str(&format!("  {paper}: {}\n", verdicts.join(", ")));
     }
     write_stdout(&out)
 }

@@ -66,7 +66,7 @@ fn help_flags(sub: &str) -> BTreeSet<String> {
 #[test]
 fn every_subcommand_flag_is_documented_and_every_documented_flag_exists() {
     let text = readme();
-    for sub in ["simulate", "run", "merge", "reproduce", "list"] {
+    for sub in ["simulate", "run", "merge", "reproduce", "claims", "list"] {
         let heading = text
             .lines()
             .find(|l| l.starts_with(&format!("### `rigid-limit {sub}")))

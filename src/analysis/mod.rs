@@ -2,6 +2,7 @@
 //! the published bounds, convergence to the rigid limit. It reads rows of runs.csv only — it
 //! never calls a solver.
 
+pub mod claims;
 pub mod extrapolate;
 pub mod fit;
 pub mod trajectory;

@@ -504,7 +504,8 @@ pub struct ModeTableChecks {
     /// Largest relative errors to the IWC limit at the smallest κ.
     pub iwc_impulse_error_max: f64,
     pub iwc_v_out_error_max: f64,
-    pub iwc_omega_out_error_max: f64,
+    /// θ̇'s error, for a system that rotates (a rod; the planar system has no θ̇: `None`).
+    pub iwc_omega_out_error_max: Option<f64>,
     pub iwc_runs_at_smallest_kappa: usize,
     /// Mirror pairs found and their largest relative difference (u, θ̇ negated).
     pub mirror_pairs: usize,
@@ -653,9 +654,8 @@ pub fn checks(rows: &[Row], state_columns: &[&str]) -> ModeTableChecks {
             .max(err("slip_stop_impulse", "limit_slip_stop_impulse"));
         out.iwc_v_out_error_max = out.iwc_v_out_error_max.max(err("v_out", "limit_v_out"));
         if !r.text("limit_omega_out").is_empty() {
-            out.iwc_omega_out_error_max = out
-                .iwc_omega_out_error_max
-                .max(err("omega_out", "limit_omega_out"));
+            let e = err("omega_out", "limit_omega_out");
+            out.iwc_omega_out_error_max = Some(out.iwc_omega_out_error_max.map_or(e, |m| m.max(e)));
         }
     }
     // Mirrors: (a, B, u0) → (−a, −B, −u0) with b, A, C, μ and the rest equal.
@@ -859,25 +859,40 @@ fn render(
             c.kappa_event_count_differs.join("; ")
         );
     }
+    let omega = c
+        .iwc_omega_out_error_max
+        .map_or_else(String::new, |e| format!("; θ̇ there: {e:.1e}"));
     let _ = writeln!(
         s,
         "- IWC at the smallest κ ({} runs): normal impulse at the slip stop vs |u0|/k±: {:.1e}; \
-         v at the first opening vs the two-stage limit: {:.1e}; θ̇ there: {:.1e} (largest \
-         relative errors).",
-        c.iwc_runs_at_smallest_kappa,
-        c.iwc_impulse_error_max,
-        c.iwc_v_out_error_max,
-        c.iwc_omega_out_error_max
+         v at the first opening vs the two-stage limit: {:.1e}{omega} (largest relative errors).",
+        c.iwc_runs_at_smallest_kappa, c.iwc_impulse_error_max, c.iwc_v_out_error_max,
     );
-    let _ =
-        writeln!(
-        s,
-        "- Mirrors (a, B, u0) → (−a, −B, −u0): {} pairs of runs; outcomes mirrored: {}; scaled \
-         numbers (u, θ̇ negated) agree to {:.1e} relative.",
-        c.mirror_pairs,
-        if c.mirror_outcomes_agree { "all" } else { "**not all**" },
-        c.mirror_difference_max
-    );
+    if c.mirror_pairs == 0 {
+        let _ = writeln!(
+            s,
+            "- Mirrors (a, B, u0) → (−a, −B, −u0): no state has its mirror among the states."
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "- Mirrors (a, B, u0) → (−a, −B, −u0): {} pairs of runs; outcomes mirrored: {}; \
+             scaled numbers ({} negated) agree to {:.1e} relative.",
+            c.mirror_pairs,
+            if c.mirror_outcomes_agree {
+                "all"
+            } else {
+                "**not all**"
+            },
+            // A rod's state has its angular velocity; the planar system has none.
+            if state_columns.contains(&"omega0") {
+                "u, θ̇"
+            } else {
+                "u"
+            },
+            c.mirror_difference_max
+        );
+    }
     s
 }
 

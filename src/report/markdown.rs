@@ -137,6 +137,29 @@ pub fn sci(v: f64, digits: usize) -> String {
     format!("{v:.digits$e}")
 }
 
+/// `v` with six significant digits, trailing zeros dropped; exponent form outside [1e-3, 1e5):
+/// `significant(0.50039624523)` is `0.500396`, `significant(1.77367e-11)` is `1.77367e-11`.
+pub fn significant(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 || !a.is_finite() {
+        return v.to_string();
+    }
+    if (1e-3..1e5).contains(&a) {
+        let decimals = (5 - a.log10().floor() as i32).max(0) as usize;
+        let text = format!("{v:.decimals$}");
+        if text.contains('.') {
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            text
+        }
+    } else {
+        let text = format!("{v:.5e}");
+        let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+        format!("{mantissa}e{exponent}")
+    }
+}
+
 /// An optional value formatted by `format`, [`MISSING`] when absent.
 pub fn optional(v: Option<f64>, format: impl Fn(f64) -> String) -> String {
     v.map_or_else(|| MISSING.to_string(), format)
@@ -182,6 +205,11 @@ mod tests {
         assert_eq!(fixed(-0.25, 1), "-0.2");
         assert_eq!(sci(0.000123, 2), "1.23e-4");
         assert_eq!(optional(None, |v| fixed(v, 2)), MISSING);
+        assert_eq!(significant(0.50039624523), "0.500396");
+        assert_eq!(significant(2.0249499637526203), "2.02495");
+        assert_eq!(significant(3009.0), "3009");
+        assert_eq!(significant(1.7736700996806576e-11), "1.77367e-11");
+        assert_eq!(significant(0.0), "0");
         let fit = Some(LinearFit {
             slope: 0.5,
             intercept: 0.0,

@@ -4,6 +4,7 @@
 //! convergence fitted to the rows of a κ ladder, and the error of a figure that could not be
 //! drawn. It computes no physics and names no model.
 
+pub mod claims;
 pub mod json;
 pub mod markdown;
 pub mod rates;

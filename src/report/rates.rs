@@ -9,7 +9,12 @@ pub const FIT_RANGE: (f64, f64) = (1e-8, 1e-4);
 
 /// Whether `kappa` lies in [`FIT_RANGE`] (to a relative 1e-3, the ladder's rounding).
 pub fn in_fit_range(kappa: f64) -> bool {
-    kappa >= FIT_RANGE.0 * 0.999 && kappa <= FIT_RANGE.1 * 1.001
+    in_range(kappa, FIT_RANGE)
+}
+
+/// Whether `kappa` lies in `[smallest, largest]` to a relative 1e-3 (the ladder's rounding).
+pub fn in_range(kappa: f64, (smallest, largest): (f64, f64)) -> bool {
+    kappa >= smallest * 0.999 && kappa <= largest * 1.001
 }
 
 /// Fit `column` ∝ κ^p over [`FIT_RANGE`] (positive values only).

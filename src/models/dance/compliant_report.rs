@@ -75,6 +75,16 @@ fn fit_text(rows: &[&Row], column: &str) -> String {
     }
 }
 
+/// The rate of a case's distance, except from the equilibrium start: there the distance is the
+/// slip seed, the same at every κ (the paragraph after the table), and a fitted 0 is no rate.
+fn rate_text(rows: &[&Row], column: &str) -> String {
+    if rows.iter().all(|r| r.text("start") == "equilibrium") {
+        "— (the seed)".to_string()
+    } else {
+        fit_text(rows, column)
+    }
+}
+
 /// The scaled times t/√κ of the events of `kind` of a row.
 fn scaled_events(r: &Row, kind: &str) -> Vec<f64> {
     let k = number(r, "kappa").sqrt();
@@ -140,8 +150,8 @@ pub fn write_section(s: &mut String, spec: &SweepSpec<Dance>, rows: &[&Row]) {
             } else {
                 String::new()
             },
-            fit_text(&rc, "d_u_sup"),
-            fit_text(&rc, "d_v_sup"),
+            rate_text(&rc, "d_u_sup"),
+            rate_text(&rc, "d_v_sup"),
             number(last, "d_u_sup") / k,
             number(last, "d_u_sup") / k.sqrt(),
             number(last, "d_v_sup") / k.sqrt(),

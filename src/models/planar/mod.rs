@@ -127,7 +127,7 @@ pub struct PlanarState {
     pub start: FastStart,
 }
 
-/// The default damping: C–V's law with k = q = −1.
+/// The default damping: C–V's k = q = −1 (their law while the contact is closed).
 pub const DEFAULT_DAMPING: f64 = 1.0;
 
 impl PlanarState {

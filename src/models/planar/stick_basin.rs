@@ -639,7 +639,9 @@ fn render(name: &str, c: &StickBasinChecks) -> String {
          final bracket) repeats stick → slip → stick before it settles or lifts off: the period \
          in s between its first two stick → slip switches and V at the first one (on the \
          switching line), at the smallest κ. Equal numbers on every edge: one unstable \
-         periodic stick–slip orbit whose stable set is the edge.\n"
+         periodic stick–slip orbit whose stable set is the edge — of this state at its damping \
+         c_d (the last number of the state); another damping is another experiment, and such \
+         an orbit need not exist there.\n"
     );
     for l in &c.lines {
         let _ = writeln!(

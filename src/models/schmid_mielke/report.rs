@@ -197,7 +197,10 @@ fn incremental_section(s: &mut String, cases: &[CaseRows], fits: &[IncrementalFi
         "\nThe sup error leaves out |t_k − t_jump| ≤ {} when the closed form jumps. The jump node \
          time is the first t_k with z_k,1 past the middle of the transition (the jump, or \
          §4.1's ramp 2 → 3 and §4.2's slide 1 → 0 when sub-critical); its exact value is the \
-         jump time or the time the closed form crosses that middle.\n",
+         jump time or the time the closed form crosses that middle. Its \"order\" is the \
+         slope of a power law over the N run, not an order of convergence where the closed \
+         form jumps: there the nodes inside the jump grow like ln N, so the error behaves like \
+         (a ln N + b)/N (docs/schmid_mielke.md).\n",
         super::analysis::JUMP_WINDOW
     );
     for c in cases {
