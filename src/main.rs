@@ -162,13 +162,11 @@ fn run(path: &Path, out: Option<PathBuf>, shard: Option<Shard>, fresh: bool) -> 
     let experiment = Experiment::load(path).map_err(|e| e.to_string())?;
     let out_dir = out.unwrap_or_else(|| Path::new("results").join(experiment.name()));
     let opts = RunOptions {
-        out_dir,
         shard,
         progress: true,
         fresh,
         command_line: command_line(),
-        stop_after_rows: None,
-        cancel: None,
+        ..RunOptions::new(out_dir)
     };
     let summary = run_and_report(&experiment, &opts)?;
     report(experiment.name(), &summary);
@@ -304,13 +302,10 @@ fn reproduce(experiments: &Path, results: &Path) -> Result<(), String> {
     }
     for experiment in &experiments {
         let opts = RunOptions {
-            out_dir: results.join(experiment.name()),
-            shard: None,
             progress: true,
             fresh: true,
             command_line: command_line(),
-            stop_after_rows: None,
-            cancel: None,
+            ..RunOptions::new(results.join(experiment.name()))
         };
         let summary = run_and_report(experiment, &opts)?;
         report(experiment.name(), &summary);

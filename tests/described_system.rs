@@ -250,13 +250,8 @@ fn the_documented_form_runs_with_its_columns() {
     let dir = std::env::temp_dir().join(format!("rigid-limit-described-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let opts = RunOptions {
-        out_dir: dir.clone(),
-        shard: None,
-        progress: false,
-        fresh: false,
         command_line: "test".into(),
-        stop_after_rows: None,
-        cancel: None,
+        ..RunOptions::new(dir.clone())
     };
     let summary = experiment.run(&opts).unwrap();
     assert_eq!(summary.failed, 0);

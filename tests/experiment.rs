@@ -33,13 +33,9 @@ fn scratch(name: &str) -> PathBuf {
 
 fn options(dir: &Path, shard: Option<Shard>) -> RunOptions {
     RunOptions {
-        out_dir: dir.to_path_buf(),
         shard,
-        progress: false,
-        fresh: false,
         command_line: "test".into(),
-        stop_after_rows: None,
-        cancel: None,
+        ..RunOptions::new(dir.to_path_buf())
     }
 }
 

@@ -305,13 +305,8 @@ fn a_small_study_runs_and_reports() {
     let dir = std::env::temp_dir().join(format!("rigid-limit-study-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let opts = RunOptions {
-        out_dir: dir.clone(),
-        shard: None,
-        progress: false,
-        fresh: false,
         command_line: "test".into(),
-        stop_after_rows: None,
-        cancel: None,
+        ..RunOptions::new(dir.clone())
     };
     let summary = run_experiment(spec.as_ref(), &opts).unwrap();
     // 4 configurations × (2 references + 2 integrators × 5 tolerances).

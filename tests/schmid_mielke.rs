@@ -16,13 +16,8 @@ fn run(path: &Path, tag: &str) -> Vec<Row> {
     let dir = std::env::temp_dir().join(format!("rigid-limit-sm-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let opts = RunOptions {
-        out_dir: dir.clone(),
-        shard: None,
-        progress: false,
-        fresh: false,
         command_line: "test".into(),
-        stop_after_rows: None,
-        cancel: None,
+        ..RunOptions::new(dir.clone())
     };
     let summary = experiment.run(&opts).unwrap();
     assert_eq!(summary.failed, 0);

@@ -66,13 +66,8 @@ fn the_experiment_runs_through_the_harness_and_converges_at_rate_one() {
     let dir = std::env::temp_dir().join(format!("rigid-limit-spring-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let opts = RunOptions {
-        out_dir: dir.clone(),
-        shard: None,
-        progress: false,
-        fresh: false,
         command_line: "test".into(),
-        stop_after_rows: None,
-        cancel: None,
+        ..RunOptions::new(dir.clone())
     };
     let summary = experiment.run(&opts).unwrap();
     assert_eq!((summary.points, summary.failed), (26, 0));

@@ -18,13 +18,10 @@ fn scratch(name: &str) -> PathBuf {
 
 fn options(dir: &Path, shard: Option<Shard>, stop_after_rows: Option<usize>) -> RunOptions {
     RunOptions {
-        out_dir: dir.to_path_buf(),
         shard,
-        progress: false,
-        fresh: false,
-        command_line: "test".into(),
         stop_after_rows,
-        cancel: None,
+        command_line: "test".into(),
+        ..RunOptions::new(dir.to_path_buf())
     }
 }
 

@@ -355,12 +355,7 @@ fn a_rigid_reference_is_a_method_point_and_the_rates_are_fitted_against_it() {
 /// A quiet fresh run into `dir`.
 fn options(dir: &std::path::Path) -> RunOptions {
     RunOptions {
-        out_dir: dir.to_path_buf(),
-        shard: None,
-        progress: false,
-        fresh: false,
         command_line: "test".into(),
-        stop_after_rows: None,
-        cancel: None,
+        ..RunOptions::new(dir.to_path_buf())
     }
 }

@@ -110,16 +110,14 @@ fn run(
     let out_dir = out.unwrap_or_else(|| Path::new("results").join(experiment.name()));
     let cancel = Arc::new(AtomicBool::new(false));
     let opts = RunOptions {
-        out_dir,
-        shard: None,
         progress,
         fresh,
         command_line: match &path {
             Some(p) => format!("rigid_limit.run({:?})", p.display().to_string()),
             None => format!("rigid_limit.run({{…}}) of {}", experiment.name()),
         },
-        stop_after_rows: None,
         cancel: Some(cancel.clone()),
+        ..RunOptions::new(out_dir)
     };
     let worker = std::thread::spawn(move || -> Result<RunSummary, String> {
         let summary = experiment.run(&opts).map_err(|e| e.to_string())?;

@@ -114,6 +114,22 @@ pub struct RunOptions {
     pub cancel: Option<Arc<AtomicBool>>,
 }
 
+impl RunOptions {
+    /// A run into `out_dir`, whole (no shard), resuming, without progress bar, interruption or
+    /// command line; callers set what differs with struct update syntax.
+    pub fn new(out_dir: impl Into<PathBuf>) -> Self {
+        RunOptions {
+            out_dir: out_dir.into(),
+            shard: None,
+            progress: false,
+            fresh: false,
+            command_line: String::new(),
+            stop_after_rows: None,
+            cancel: None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunSummary {
     pub out_dir: PathBuf,
@@ -589,13 +605,8 @@ pub fn merge_shards<P: Plan>(
         wall_time_s: start.elapsed().as_secs_f64(),
     };
     let opts = RunOptions {
-        out_dir: out_dir.to_path_buf(),
-        shard: None,
-        progress: false,
-        fresh: false,
         command_line: command_line.to_string(),
-        stop_after_rows: None,
-        cancel: None,
+        ..RunOptions::new(out_dir)
     };
     write_atomically(&out_dir.join(META_JSON), &meta_json(spec, &opts, &summary))?;
     spec.after_run(&fresh_staging(out_dir)?)?;
