@@ -241,10 +241,17 @@ atol = 1e-10
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A flag clap cannot parse is the same one-line error with exit 1 as any other bad input.
+/// A flag clap cannot parse is the same one-line error with exit 1 as any other bad input; a
+/// negative count is a bad value of its flag, not an unknown flag.
 #[test]
 fn unparsable_flags_are_one_line_with_exit_1() {
-    for args in [&["--kappa", "abc"][..], &["--bogus"][..]] {
+    for args in [
+        &["--kappa", "abc"][..],
+        &["--bogus"][..],
+        &["--max-events", "-inf"][..],
+        &["--max-steps", "-1"][..],
+        &["--repeat", "-2"][..],
+    ] {
         let out = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
             .arg("simulate")
             .args(args)
@@ -254,6 +261,9 @@ fn unparsable_flags_are_one_line_with_exit_1() {
         assert_eq!(out.status.code(), Some(1), "{err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         assert!(err.starts_with("error: "), "{err}");
+        if let Some(flag) = args.first().filter(|_| args.len() == 2) {
+            assert!(err.contains(&format!("'{}' for '{flag}", args[1])), "{err}");
+        }
     }
 }
 

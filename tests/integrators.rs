@@ -150,6 +150,48 @@ fn drop_first_contact_matches_free_fall() {
     }
 }
 
+/// A contact that closes with a slip velocity below the integrator's resolution (the rod
+/// dropped with u0 = ±1e-300 or ±1e-13) starts in the mode the friction cone chooses at u = 0,
+/// as for u0 = 0 exactly: here stick, then the stick breaks and the rod leaves, with every
+/// integrator — not a slide of the rounding's sign that its slip-stops event ends at once.
+#[test]
+fn a_contact_closing_without_resolved_slip_is_chosen_by_the_cone() {
+    let drop = |u0: f64| Scenario::Drop {
+        rod: RodImpact {
+            kappa: 1e-6,
+            mu: 0.3,
+            mu_s: 0.3,
+            theta0: 1.45,
+            u0,
+            damping: 0.5,
+            ..RodImpact::zhao_liu(1e-6)
+        },
+        height: 0.1,
+        t_end: 0.5,
+    };
+    let events = |r: &RunRecord| -> Vec<&str> { r.events.iter().map(|e| e.event.name()).collect() };
+    for kind in IntegratorKind::ALL {
+        let exact = run(&drop(0.0), kind, 1e-9);
+        assert_eq!(
+            events(&exact),
+            ["contact_closes", "stick_breaks_right", "contact_opens"],
+            "{kind}"
+        );
+        for u0 in [-1e-300, 1e-300, -1e-13, 1e-13] {
+            let r = run(&drop(u0), kind, 1e-9);
+            assert_eq!(events(&r), events(&exact), "{kind}, u0 = {u0:e}");
+            for (e, e0) in r.events.iter().zip(&exact.events) {
+                assert!(
+                    (e.t - e0.t).abs() < 1e-9,
+                    "{kind}, u0 = {u0:e}: {} at {}",
+                    e.event.name(),
+                    e.t
+                );
+            }
+        }
+    }
+}
+
 /// The sustained scenario starts at the quasi-static penetration of Zhao–Liu eq. (10):
 /// A F_n + B = 0, so δ = κ(−B/A); a non-pressing or paradoxical start is refused by name.
 #[test]

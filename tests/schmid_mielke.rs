@@ -230,6 +230,12 @@ fn bad_experiment_files_name_the_key() {
     assert!(e.contains("params.kappa"), "{e}");
     let ok = format!("{compliant}epsilon = 1e-3\nzeta = 0.5\nkappa = 1e-6\n");
     assert!(Experiment::parse(&ok).is_ok());
+    // κ bounded as for every compliant model: below what double precision resolves, and at
+    // penetrations as large as the body.
+    for (kappa, why) in [("2.0", "must be < 1"), ("1e-30", "must be >= 1e-24")] {
+        let e = parse_error(&ok.replace("kappa = 1e-6", &format!("kappa = {kappa}")));
+        assert!(e.contains("params.kappa") && e.contains(why), "{e}");
+    }
     let e = parse_error(&ok.replace("compliant", "rigid"));
     assert!(e.contains("params.method"), "{e}");
 }

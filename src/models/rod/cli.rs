@@ -60,15 +60,15 @@ pub struct SimulateArgs {
     #[arg(long, allow_hyphen_values = true)]
     t_max: Option<f64>,
     /// Step guard: the run fails after this many steps.
-    #[arg(long, default_value_t = crate::compliant::DEFAULT_MAX_STEPS)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = crate::compliant::DEFAULT_MAX_STEPS)]
     max_steps: usize,
     /// Event guard: the run fails after this many events (Zeno behaviour, chattering).
-    #[arg(long, default_value_t = crate::compliant::DEFAULT_MAX_EVENTS)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = crate::compliant::DEFAULT_MAX_EVENTS)]
     max_events: usize,
     /// Run the simulation this many times in one process and report the median of their
     /// wall times (warm caches, as a benchmark would: docs/performance.md); every other number
     /// is the same in every run.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_hyphen_values = true, default_value_t = 1)]
     repeat: usize,
     /// Print one JSON object instead of the summary.
     #[arg(long)]

@@ -9,6 +9,7 @@
 //! [`crate::experiment::runner::Plan`] of its own, like the rod's integrator study.
 
 use super::examples::{Example, VaryingFriction, VaryingNormalForce};
+use crate::compliant::normal::{require_penetrating_less_than_the_body, require_resolvable_kappa};
 use crate::error::{require_positive, SimError};
 use crate::experiment::grammar::{parse_validated, validate_name, Axis, MethodKind, SpecError};
 use crate::integrate::IntegratorKind;
@@ -397,7 +398,11 @@ impl SmSpec {
                 Setting::Incremental { steps: n as usize }
             }
             MethodKind::Compliant | MethodKind::Rigid => Setting::Compliant(CompliantSetting {
-                kappa: require_positive(&name(Key::Kappa), v[&Key::Kappa])?,
+                kappa: {
+                    let key = name(Key::Kappa);
+                    require_resolvable_kappa(&key, v[&Key::Kappa])?;
+                    require_penetrating_less_than_the_body(&key, v[&Key::Kappa])?
+                },
                 epsilon: require_positive(&name(Key::Epsilon), v[&Key::Epsilon])?,
                 zeta: crate::error::require_non_negative(&name(Key::Zeta), v[&Key::Zeta])?,
                 integrator: self.params.integrator.unwrap_or(DEFAULT_INTEGRATOR),
