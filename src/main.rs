@@ -20,8 +20,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Simulate one tangential impact of the Painlevé rod (Zhao–Liu) on a compliant contact.
-    Simulate(rod::cli::SimulateArgs),
+    /// Simulate one tangential impact of the Painlevé rod (Zhao–Liu) on a compliant contact, or
+    /// one run of another system (SYSTEM, --set KEY=VALUE).
+    Simulate(Box<rod::cli::SimulateArgs>),
     /// Run (or resume) one experiment file; writes runs.csv and meta.json.
     Run {
         /// The experiment, e.g. experiments/zhao_liu.toml.
@@ -87,14 +88,15 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
         Err(e) => {
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid command line");
-            eprintln!("{first} (see --help)");
+            let line = rigid_limit::output::one_line_error(&e.to_string());
+            eprintln!("{line} (see --help)");
             return ExitCode::FAILURE;
         }
     };
     let result = match cli.command {
-        Command::Simulate(args) => rod::cli::simulate(args),
+        Command::Simulate(args) => {
+            rigid_limit::models::simulate_output(&args).and_then(|text| write_stdout(&text))
+        }
         Command::Run {
             experiment,
             out,

@@ -334,3 +334,116 @@ fn a_failing_integrator_names_those_the_study_found_to_work() {
     let (ok, _, err) = simulate(&[&state[..], &["--integrator", suggested]].concat());
     assert!(ok, "--integrator {suggested}: {err}");
 }
+
+/// `simulate SYSTEM` runs any system with a documented example once: the spring particle's slip
+/// onset at κ is its closed form (asin(μkd/(a(1 + κk)))/ω to the tolerance), `--set` changes the
+/// example's parameters, and the rigid limit follows μ (asin(μkd/a)/ω).
+#[test]
+fn simulate_runs_a_named_system_with_parameters_set() {
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "spring_particle",
+            "--kappa",
+            "1e-6",
+            "--integrator",
+            "radau5",
+        ];
+        args.extend_from_slice(extra);
+        args.push("--json");
+        let (ok, out, err) = simulate(&args);
+        assert!(ok, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    for mu in [0.5, 0.3] {
+        let set = format!("mu={mu}");
+        let json = run(&["--set", &set]);
+        assert_eq!(json["system"], "spring_particle");
+        assert_eq!(json["params"]["mu"].as_f64(), Some(mu));
+        let record = &json["record"];
+        let onset = record["t_slip_onset"].as_f64().unwrap();
+        let closed = record["t_slip_onset_closed_form"].as_f64().unwrap();
+        assert!(
+            (onset - closed).abs() < 1e-7,
+            "μ = {mu}: {onset} vs {closed}"
+        );
+        // The example: k = d = a = ω = 1, so the rigid onset is asin(μ).
+        let rigid = record["t_slip_onset_rigid"].as_f64().unwrap();
+        assert!((rigid - mu.asin()).abs() < 1e-12, "μ = {mu}: {rigid}");
+        assert!((onset - rigid).abs() < 1e-5, "μ = {mu}: {onset} vs {rigid}");
+    }
+    // The text form carries the same cells.
+    let (ok, out, err) = simulate(&["spring_particle", "--set", "mu=0.3"]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("  mu = 0.3\n") && out.contains("t_slip_onset = "),
+        "{out}"
+    );
+}
+
+/// Klarbring's particle by `simulate klarbring`: the compliant run's distance to its rigid
+/// reference on the contact phase falls at rate 1 in κ (docs/klarbring.md), and `--method
+/// rigid` runs the reference, whose events are those of the compliant run at small κ.
+#[test]
+fn simulate_runs_klarbring_compliant_and_rigid() {
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec![
+            "klarbring",
+            "--integrator",
+            "tsit45",
+            "--atol",
+            "1e-14",
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let (ok, out, err) = simulate(&args);
+        assert!(ok, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let d = |json: &serde_json::Value| json["record"]["d_U_contact"].as_f64().unwrap();
+    let (coarse, fine) = (run(&["--kappa", "1e-4"]), run(&["--kappa", "1e-6"]));
+    let ratio = d(&coarse) / d(&fine);
+    assert!(
+        (30.0..300.0).contains(&ratio),
+        "d_U_contact ratio {ratio} for κ ratio 100"
+    );
+    let rigid = run(&["--method", "rigid"]);
+    assert_eq!(rigid["method"], "rigid");
+    assert!(rigid.get("kappa").is_none());
+    assert_eq!(
+        rigid["record"]["event_kinds"],
+        fine["record"]["event_kinds"]
+    );
+}
+
+/// Bad input to `simulate SYSTEM` is one line naming what to fix.
+#[test]
+fn simulate_system_errors_name_the_input() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["spring_particle", "--set", "bogus=1"], "bogus"),
+        (&["spring_particle", "--set", "mu"], "KEY=VALUE"),
+        (&["spring_particle", "--set", "mu=-1"], "params.mu"),
+        (
+            &["spring_particle", "--method", "rigid"],
+            "no rigid reference",
+        ),
+        (&["spring_particle", "--method", "exact"], "--method"),
+        (&["spring_particle", "--t-end", "1"], "--t-end"),
+        (&["spring_particle", "--kappa", "2"], "--kappa"),
+        (&["spring_particle", "--mu", "1"], "--mu"),
+        (
+            &["spring_particle", "--params", "/nonexistent.toml"],
+            "--params",
+        ),
+        (&["dance"], "experiment files only"),
+        (&["bogus"], "SYSTEM = bogus"),
+        (&["system"], "--system FILE"),
+        (&["--set", "mu=1"], "SYSTEM"),
+        (&["--method", "rigid"], "--method"),
+    ];
+    for (args, needle) in cases {
+        let (ok, _, err) = simulate(args);
+        assert!(!ok, "{args:?} succeeded");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}

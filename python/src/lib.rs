@@ -12,8 +12,10 @@ use rigid_limit::analysis::extrapolate::{extrapolate as extrapolate_ladder, Extr
 use rigid_limit::experiment::grammar::toml_text_of_json;
 use rigid_limit::experiment::{RunOptions, RunSummary};
 use rigid_limit::models::described::cli::parse_description;
-use rigid_limit::models::rod::cli::{simulate_description, simulate_output, SimulateArgs};
+use rigid_limit::models::rod::cli::{simulate_description, SimulateArgs};
+use rigid_limit::models::simulate_output;
 use rigid_limit::models::Experiment;
+use rigid_limit::output::one_line_error;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -52,9 +54,9 @@ fn simulate(
 ) -> PyResult<String> {
     py.detach(move || {
         let cli = Simulate::try_parse_from(&flags).map_err(|e| {
-            let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid argument");
-            first.trim_start_matches("error: ").to_string()
+            one_line_error(&e.to_string())
+                .trim_start_matches("error: ")
+                .to_string()
         })?;
         match system_toml {
             None => simulate_output(&cli.args),

@@ -30,10 +30,11 @@ def at_root(monkeypatch):
     monkeypatch.chdir(ROOT)
 
 
-def cli_json(*flags):
+def cli_json(*flags, trajectory=True):
     if not CLI.exists():
         pytest.fail(f"{CLI} is missing: run `cargo build --release` first (or set RIGID_LIMIT_CLI)")
-    out = subprocess.run([str(CLI), "simulate", "--json", "--trajectory", *flags], capture_output=True, text=True, check=True)
+    extra = ["--trajectory"] if trajectory else []
+    out = subprocess.run([str(CLI), "simulate", "--json", *extra, *flags], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 
@@ -73,6 +74,25 @@ def test_a_described_system_file_equals_the_cli_json():
     assert without_wall_time(sim.raw) == without_wall_time(
         cli_json("--system", "systems/painleve_rod.toml", "--kappa", "1e-8", "--integrator", "radau5")
     )
+
+
+def test_a_named_system_with_params_equals_the_cli_json():
+    sim = rl.simulate(
+        "klarbring", kappa=1e-6, integrator="tsit45", params={"mu": 0.6, "V0": [0.0, 0.5]}
+    )
+    assert without_wall_time(sim.raw) == without_wall_time(
+        cli_json(
+            "klarbring", "--kappa", "1e-6", "--integrator", "tsit45",
+            "--set", "mu=0.6", "--set", "V0=[0.0, 0.5]",
+            trajectory=False,
+        )
+    )
+    assert sim.params["mu"] == 0.6 and sim.params["V0"] == [0.0, 0.5]
+    # The spring particle's slip onset in the rigid limit: asin(μkd/a)/ω = asin(μ) here.
+    sp = rl.simulate("spring_particle", kappa=1e-6, params={"mu": 0.25})
+    assert sp.record["t_slip_onset_rigid"] == pytest.approx(math.asin(0.25), rel=1e-12)
+    rigid = rl.simulate("klarbring", method="rigid")
+    assert rigid.method == "rigid" and "kappa" not in rigid.raw
 
 
 def read_rows(path):
@@ -175,6 +195,8 @@ def test_a_short_ladder_is_refused():
         (lambda: rl.simulate(kappa=-1), "invalid --kappa = -1: must be finite and > 0"),
         (lambda: rl.simulate(integrator="euler"), "--integrator"),
         (lambda: rl.simulate("systems/none.toml"), "cannot read systems/none.toml"),
+        (lambda: rl.simulate("spring_particle", params={"bogus": 1}), "bogus"),
+        (lambda: rl.simulate(mu=1.0, params={"mu": 1.0}), "params and method are for a named"),
         (lambda: rl.run("experiments/none.toml"), "experiments/none.toml"),
         (lambda: rl.run({"name": "x", "model": "rod", "params": {"mu": None}}), "no None"),
         (lambda: rl.run({"name": "x", "model": "pendulum"}), "model"),

@@ -530,12 +530,6 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
 
     /// The mode after `event` at state `y`.
     pub fn next_mode(&self, event: Event, y: &[f64]) -> Mode {
-        self.next_mode_within(event, y, 0.0)
-    }
-
-    /// [`ContactProblem::next_mode`] with a slip velocity within `u_resolution` of zero taken as
-    /// zero where a contact closes.
-    fn next_mode_within(&self, event: Event, y: &[f64], u_resolution: f64) -> Mode {
         // A friction event located where the contact force has also reached zero (the stick
         // force −(a + Bλ_N)/A with a = 0 meets the cone exactly at λ_N = 0, together with the
         // opening): the contact opens. Switching to slip there would start a contact mode with
@@ -561,7 +555,7 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
                 let cs = self.contact_state(Mode::Stick, y);
                 self.friction_at(&Self::split(y).0).contact_mode(
                     cs.projected.u,
-                    u_resolution,
+                    0.0,
                     cs.normal_force,
                     cs.tangential_force,
                 )
@@ -655,24 +649,6 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
 
     fn transition(&self, _mode: Mode, event: Event, y: &mut [f64]) -> Mode {
         self.next_mode(event, y)
-    }
-
-    /// A contact that closes with a slip velocity below what the integrator resolves of it
-    /// (a body dropped with u = ±1e-13) starts in the mode the friction cone chooses at u = 0,
-    /// as a start does ([`ContactProblem::start_mode`]), not in a slide of the rounding's sign
-    /// that its slip-stops function ends at once (an extra zero-length phase).
-    fn transition_resolved(
-        &self,
-        _mode: Mode,
-        event: Event,
-        y: &mut [f64],
-        resolution: &[f64],
-    ) -> Mode {
-        let u_resolution = match event {
-            Event::ContactCloses => self.slip_resolution(y, resolution),
-            _ => 0.0,
-        };
-        self.next_mode_within(event, y, u_resolution)
     }
 
     /// The mechanical system's domain, watched in every mode.

@@ -120,6 +120,10 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// The optional `[solver]` keys its runs use, of `t_max`, `max_steps` and `max_events`; a
     /// file that sets another is refused (a key is never accepted and ignored).
     const SOLVER_KEYS: &'static [&'static str];
+    /// The TOML text of the system's documented experiment file: its `[params]` is the
+    /// configuration `rigid-limit simulate SYSTEM` starts from. Empty when it has none (a
+    /// described system is its own file).
+    const EXAMPLE: &'static str = "";
     /// Whether the system has a rigid reference ([`Method::Rigid`]) for every configuration: its
     /// runs.csv then has a `method` column before the configuration's (as it has for a
     /// configuration whose [`System::methods`] include the rigid reference).

@@ -223,7 +223,7 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
                 break;
             };
             let before = y.clone();
-            let next = sys.transition_resolved(mode, event, &mut y, &self.resolution(&before));
+            let next = sys.transition(mode, event, &mut y);
             if next == mode && y == before && !off_surface.contains(&event) {
                 // A transition that changes neither the mode nor the state is no event: the
                 // run goes on as if it had not happened. A fresh phase from that state starts

@@ -113,20 +113,6 @@ pub trait HybridSystem: Sync {
         let _ = resolution;
         self.initial_mode(y)
     }
-    /// [`HybridSystem::transition`] when the integrator resolves component i of `y` to
-    /// `resolution[i]`: as for [`HybridSystem::start_mode`], a mode chosen from the sign of a
-    /// switching quantity takes one within its resolution of zero as on its surface. Default:
-    /// [`HybridSystem::transition`].
-    fn transition_resolved(
-        &self,
-        mode: Self::Mode,
-        event: Self::Event,
-        y: &mut [f64],
-        resolution: &[f64],
-    ) -> Self::Mode {
-        let _ = resolution;
-        self.transition(mode, event, y)
-    }
     /// The vector field of `mode`: `dy = F_mode(y)`.
     fn field<S: Real>(&self, mode: Self::Mode, y: &[S], dy: &mut [S]);
     /// The events watched in `mode`, in the order they are scanned.

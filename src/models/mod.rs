@@ -268,6 +268,91 @@ impl Experiment {
     }
 }
 
+/// `rigid-limit simulate`'s output: the rod with its flags (no SYSTEM, or `rod`), or one run of
+/// the named system ([`crate::study::single`]).
+pub fn simulate_output(args: &rod::cli::SimulateArgs) -> Result<String, String> {
+    match args.system_name.as_deref() {
+        None | Some("rod") => rod::cli::simulate_output(args),
+        Some(name) if name == spring_particle::SpringParticle::NAME => {
+            simulate_system::<spring_particle::SpringParticle>(args)
+        }
+        Some(name) if name == klarbring::Klarbring::NAME => {
+            simulate_system::<klarbring::Klarbring>(args)
+        }
+        Some(name) if name == described::Described::NAME => Err(
+            "a described system is its file: simulate --system FILE (docs/described_systems.md)"
+                .to_string(),
+        ),
+        Some(name) if MODELS.iter().any(|(model, _)| *model == name) => Err(format!(
+            "system {name} runs in experiment files only (rigid-limit run); simulate runs rod, {}, {} and described systems (--system FILE)",
+            spring_particle::SpringParticle::NAME,
+            klarbring::Klarbring::NAME
+        )),
+        Some(name) => Err(format!(
+            "invalid SYSTEM = {name}: name a system of rigid-limit list ({})",
+            MODELS.map(|(model, _)| model).join(", ")
+        )),
+    }
+}
+
+/// One run of system `S` from `args` (`simulate SYSTEM [--params FILE] [--set KEY=VALUE]…`).
+fn simulate_system<S: System>(args: &rod::cli::SimulateArgs) -> Result<String, String> {
+    use crate::experiment::system::{Method, RunSettings};
+    use crate::study::single::{outcome_json, outcome_text, params_table, simulate, SingleRun};
+    let integrator = rod::cli::checked_run_flags(args)?;
+    for (flag, key, given) in [
+        ("--t-end", "t_end", args.t_end.is_some()),
+        ("--t-max", "t_max", args.t_max.is_some()),
+    ] {
+        if given && !S::SOLVER_KEYS.contains(&key) {
+            return Err(format!(
+                "{flag}: system {} sets the end of its runs in its parameters (--set), not by {flag}",
+                S::NAME
+            ));
+        }
+    }
+    let guard = |key: &str, value: usize| S::SOLVER_KEYS.contains(&key).then_some(value);
+    let method = match args.method.as_str() {
+        "compliant" => Method::Compliant { kappa: args.kappa },
+        "rigid" => Method::Rigid,
+        other => {
+            return Err(format!(
+                "invalid --method = {other}: use compliant or rigid"
+            ))
+        }
+    };
+    let params = match &args.params {
+        Some(path) => {
+            let label = path.display().to_string();
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--params {label}: cannot read it: {e}"))?;
+            Some(params_table(&text, &format!("--params {label}")).map_err(|e| e.to_string())?)
+        }
+        None => None,
+    };
+    let run = SingleRun {
+        params,
+        sets: args.sets.clone(),
+        method,
+        settings: RunSettings {
+            integrator,
+            rtol: args.rtol,
+            atol: args.atol,
+            t_max: args.t_max,
+            t_end: args.t_end,
+            max_steps: guard("max_steps", args.max_steps),
+            max_events: guard("max_events", args.max_events),
+        },
+    };
+    let outcome = simulate::<S>(&run).map_err(|e| e.to_string())?;
+    if args.json {
+        let json = outcome_json(&run, &outcome).map_err(|e| e.to_string())?;
+        Ok(crate::report::json::pretty(&json) + "\n")
+    } else {
+        outcome_text(&run, &outcome).map_err(|e| e.to_string())
+    }
+}
+
 /// Read `dir/runs.csv` and hand its rows to the convergence study's report.
 fn report_convergence<S: System>(spec: &Convergence<S>, dir: &Path) -> Result<(), RunError> {
     let rows = read_rows(&dir.join(RUNS_CSV), &spec.columns())?;

@@ -3,3 +3,4 @@
 //! shape; the system owns the physics.
 
 pub mod convergence;
+pub mod single;

@@ -50,6 +50,7 @@ pub struct Klarbring;
 
 impl System for Klarbring {
     const NAME: &'static str = "klarbring";
+    const EXAMPLE: &'static str = include_str!("../../../experiments/klarbring_2d.toml");
     const TITLE: &'static str = "Klarbring's particle, compliant → rigid";
     const SOLVER_KEYS: &'static [&'static str] = &["max_steps", "max_events"];
     const RIGID: bool = true;

@@ -7,15 +7,37 @@ use crate::compliant::{EndCondition, SimulationOptions};
 use crate::integrate::IntegratorKind;
 use crate::models::rod::limit::RigidLimit;
 use crate::models::rod::scenario::{RodImpact, Scenario};
-use crate::output::write_stdout;
 use crate::report::table::{Cell, Table};
 
 #[derive(clap::Args)]
 #[command(allow_negative_numbers = true)]
 pub struct SimulateArgs {
+    /// The system to run once: `rod` (the default: its flags below) or any system of
+    /// `rigid-limit list` with a documented example (its `[params]`, changed by --set and
+    /// --params), e.g. `spring_particle`, `klarbring`.
+    #[arg(
+        value_name = "SYSTEM",
+        conflicts_with_all = ["mu", "mu_s", "theta0", "omega0", "u0", "damping", "scenario", "height", "repeat", "trajectory", "csv", "system"]
+    )]
+    pub system_name: Option<String>,
+    /// KEY=VALUE: set a parameter of SYSTEM's `[params]` (repeatable; VALUE in TOML: 0.3,
+    /// '[1.0, 0.5]', rigid).
+    #[arg(
+        long = "set",
+        value_name = "KEY=VALUE",
+        allow_hyphen_values = true,
+        requires = "system_name"
+    )]
+    pub sets: Vec<String>,
+    /// Start from the `[params]` of this experiment file instead of SYSTEM's example.
+    #[arg(long, value_name = "FILE", requires = "system_name")]
+    pub params: Option<std::path::PathBuf>,
+    /// How SYSTEM's contact acts: compliant (κ = --kappa) or rigid (its rigid reference).
+    #[arg(long, default_value = "compliant")]
+    pub method: String,
     /// Compliance κ > 0 (contact stiffness 1/κ, nondimensional).
     #[arg(long, allow_hyphen_values = true, default_value = "1e-8")]
-    kappa: f64,
+    pub kappa: f64,
     /// Kinetic friction coefficient μ > 0.
     #[arg(long, allow_hyphen_values = true, default_value_t = 2.0)]
     mu: f64,
@@ -45,26 +67,26 @@ pub struct SimulateArgs {
     /// is the one the integrator study recommends for a single impact at the default tolerance
     /// (results/integrators/summary.md: dop853 at every κ and damping of its impact scenario).
     #[arg(long, default_value = "dop853")]
-    integrator: String,
+    pub integrator: String,
     /// Relative tolerance, 0 < rtol < 0.1.
     #[arg(long, allow_hyphen_values = true, default_value = "1e-10")]
-    rtol: f64,
+    pub rtol: f64,
     /// Absolute tolerance, 0 < atol < 0.1; the harness scales it by min(κ, 1) on the gap and by
     /// min(√κ, 1) on the normal velocity (docs/tolerances.md).
     #[arg(long, allow_hyphen_values = true, default_value = "1e-12")]
-    atol: f64,
+    pub atol: f64,
     /// Run to this time instead of stopping at separation.
     #[arg(long, allow_hyphen_values = true)]
-    t_end: Option<f64>,
+    pub t_end: Option<f64>,
     /// Time limit when running until separation (default 10).
     #[arg(long, allow_hyphen_values = true)]
-    t_max: Option<f64>,
+    pub t_max: Option<f64>,
     /// Step guard: the run fails after this many steps.
     #[arg(long, allow_hyphen_values = true, default_value_t = crate::compliant::DEFAULT_MAX_STEPS)]
-    max_steps: usize,
+    pub max_steps: usize,
     /// Event guard: the run fails after this many events (Zeno behaviour, chattering).
     #[arg(long, allow_hyphen_values = true, default_value_t = crate::compliant::DEFAULT_MAX_EVENTS)]
-    max_events: usize,
+    pub max_events: usize,
     /// Run the simulation this many times in one process and report the median of their
     /// wall times (warm caches, as a benchmark would: docs/performance.md); every other number
     /// is the same in every run.
@@ -72,7 +94,7 @@ pub struct SimulateArgs {
     repeat: usize,
     /// Print one JSON object instead of the summary.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// Include the sampled trajectory (step ends and events) in the JSON.
     #[arg(long)]
     trajectory: bool,
@@ -108,15 +130,17 @@ fn flag(name: &str) -> String {
     format!("--{}", name.replace('_', "-"))
 }
 
-pub fn simulate(args: SimulateArgs) -> Result<(), String> {
-    write_stdout(&simulate_output(&args)?)
-}
-
 /// What `simulate` prints for `args`: the summary, the JSON object or the trajectory's CSV.
 pub fn simulate_output(args: &SimulateArgs) -> Result<String, String> {
     if let Some(path) = &args.system {
         let d = crate::models::described::cli::read_description(path)?;
         return simulate_description(&d, &path.display().to_string(), args);
+    }
+    if args.method != "compliant" {
+        return Err(format!(
+            "invalid --method = {}: simulate runs the rod compliant (its rigid limit is in the output); --method is for a SYSTEM with a rigid reference (rigid-limit list)",
+            args.method
+        ));
     }
     let impact = RodImpact {
         kappa: args.kappa,
@@ -228,7 +252,7 @@ pub fn simulate_output(args: &SimulateArgs) -> Result<String, String> {
 
 /// The flags of a run that are not physics, checked: the integrator, the tolerances, the end
 /// (`--t-max` or `--t-end`, positive) and the guards.
-fn checked_run_flags(args: &SimulateArgs) -> Result<IntegratorKind, String> {
+pub fn checked_run_flags(args: &SimulateArgs) -> Result<IntegratorKind, String> {
     let integrator: IntegratorKind = args
         .integrator
         .parse()
