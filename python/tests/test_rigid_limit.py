@@ -75,6 +75,24 @@ def test_a_described_system_file_equals_the_cli_json():
     )
 
 
+def test_a_system_of_several_contacts_equals_the_cli_json():
+    # The rod dropped nearly flat lands on end A, then on end B.
+    sim = rl.simulate("systems/two_ended_rod.toml", kappa=1e-6, t_end=1.0)
+    assert without_wall_time(sim.raw) == without_wall_time(
+        cli_json("--system", "systems/two_ended_rod.toml", "--kappa", "1e-6", "--t-end", "1")
+    )
+    assert sim.normal_force.shape == (len(sim.t), 2)
+    assert [c["name"] for c in sim.contacts] == ["A", "B"]
+    assert list(sim.events["contact"][:2]) == ["A", "B"]
+    assert list(sim.events["event"][:2]) == ["contact_closes", "contact_closes"]
+    # Each contact's impulse is the integral of its sampled normal force (trapezoids over the
+    # steps, which resolve the impacts of duration about π√κ).
+    for k, c in enumerate(sim.contacts):
+        f = sim.normal_force[:, k]
+        trapezoid = float(((f[1:] + f[:-1]) / 2 * (sim.t[1:] - sim.t[:-1])).sum())
+        assert trapezoid == pytest.approx(c["impulse_normal"], rel=1e-2)
+
+
 def read_rows(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
