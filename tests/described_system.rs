@@ -371,6 +371,64 @@ fn the_described_spatial_klarbring_particle_runs_as_the_hand_coded_one() {
     }
 }
 
+/// A particle landing on a frictional floor with its tangential velocity at an angle φ in the
+/// floor's plane (a spatial contact): friction acts against that velocity, so the slip keeps its
+/// direction and loses μ times the normal impulse 2 + g t_off, as the planar landing does (ẋ = 2
+/// − μ(2 + t_off), tests/toy_system.rs): the circular cone is isotropic.
+#[test]
+fn a_spatial_landing_slides_along_its_velocity() {
+    let text = |phi: f64| {
+        format!(
+            r#"
+name = "landing_3d"
+model = "system"
+[system]
+coordinates = ["x", "z", "y"]
+parameters = {{ g = 1.0, mu = 0.3, phi = {phi} }}
+mass_matrix = [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]]
+force = ["0", "0", "-g"]
+potential = "g*y"
+[[system.contacts]]
+name = "floor"
+gap = "y"
+tangents = ["x", "z"]
+mu = "mu"
+[system.initial]
+q = ["0", "0", "0"]
+q_dot = ["2*cos(phi)", "2*sin(phi)", "-1"]
+[sweep]
+kappa = {{ min = 1e-8, max = 1e-8, per_decade = 1 }}
+[solver]
+integrators = ["dop853"]
+rtol = 1e-11
+atol = 1e-13
+"#
+        )
+    };
+    for phi in [0.0, 0.7, 2.5] {
+        let spec = described(&text(phi));
+        let (record, _) = Described::run(
+            &spec.params,
+            Method::Compliant { kappa: 1e-8 },
+            &settings(IntegratorKind::Dop853, None),
+        )
+        .unwrap();
+        assert_eq!(record.event_kinds, "contact_opens", "φ {phi}");
+        let speed = 2.0 - 0.3 * (2.0 + record.event_times[0]);
+        let (vx, vz) = (record.q_dot_end[0], record.q_dot_end[1]);
+        assert!(
+            (vx - speed * phi.cos()).abs() < 1e-9 && (vz - speed * phi.sin()).abs() < 1e-9,
+            "φ {phi}: ({vx}, {vz}) against speed {speed}"
+        );
+        let impulse = record.impulse_normal[0];
+        assert!(
+            (impulse - (2.0 + record.event_times[0])).abs() < 1e-9,
+            "φ {phi}"
+        );
+        assert!(record.energy_balance_error.unwrap().abs() < 1e-9, "φ {phi}");
+    }
+}
+
 /// Each mistake in a spatial contact: one line naming the key.
 #[test]
 fn mistakes_in_a_spatial_contact_name_the_key() {
@@ -668,16 +726,13 @@ fn simulate_runs_a_description() {
 /// CSV has each contact's forces; a spatial contact prints its two tangential components.
 #[test]
 fn simulate_runs_several_contacts_as_run_does() {
-    let (ok, text, err) = cli(&[
-        "simulate",
-        "--system",
-        "systems/box.toml",
-        "--kappa",
-        "1e-6",
-        "--t-end",
-        "1",
-        "--json",
-    ]);
+    let simulate = |file: &str, output: &[&str]| {
+        let flags = [
+            "simulate", "--system", file, "--kappa", "1e-6", "--t-end", "1",
+        ];
+        cli(&[&flags[..], output].concat())
+    };
+    let (ok, text, err) = simulate("systems/box.toml", &["--json"]);
     assert!(ok, "{err}");
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     let spec = described(&experiment_of("systems/box.toml", "1e-6", Some(1.0)));
@@ -740,21 +795,12 @@ fn simulate_runs_several_contacts_as_run_does() {
             "t,mode,UN,UT1,UT2,UN_dot,UT1_dot,UT2_dot,normal_force_wall,tangential_force_wall_1,tangential_force_wall_2",
         ),
     ] {
-        let flags = ["--kappa", "1e-6", "--t-end", "1", "--csv"];
-        let (ok, csv, err) = cli(&[&["simulate", "--system", file], &flags[..]].concat());
+        let (ok, csv, err) = simulate(file, &["--csv"]);
         assert!(ok, "{err}");
         assert_eq!(csv.lines().next(), Some(header));
         assert!(csv.lines().count() > 10, "{file}");
     }
-    let (ok, text, err) = cli(&[
-        "simulate",
-        "--system",
-        "systems/box.toml",
-        "--kappa",
-        "1e-6",
-        "--t-end",
-        "1",
-    ]);
+    let (ok, text, err) = simulate("systems/box.toml", &[]);
     assert!(
         ok && text.contains("contact rear: normal impulse") && text.contains("contact front"),
         "{err}"

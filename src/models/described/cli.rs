@@ -198,8 +198,10 @@ fn energy_and_stats(balance: Option<f64>, stats: &crate::integrate::SolverStats)
 /// formulation `rigid-limit run` uses, printed with each contact's events and measurements.
 fn simulate_hybrid(d: &Description, label: &str, o: &SimulateOptions) -> Result<String, String> {
     let method = Method::Compliant { kappa: o.kappa };
-    let (compiled, run) = run_hybrid_engine(d, method, &o.settings, o.trajectory || o.csv)
+    let start = std::time::Instant::now();
+    let (compiled, mut run) = run_hybrid_engine(d, method, &o.settings, o.trajectory || o.csv)
         .map_err(|e| e.to_string())?;
+    run.stats.wall_time_s = start.elapsed().as_secs_f64();
     let names = &compiled.coordinates;
     let r = &run.record;
     if o.json {

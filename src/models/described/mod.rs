@@ -61,6 +61,15 @@ pub struct Described;
 /// textbook ones (a double pendulum with a free base has four).
 pub const MAX_COORDINATES: usize = 4;
 
+/// The error of a description with `n` > [`MAX_COORDINATES`] coordinates.
+fn too_many_coordinates(n: usize) -> SimError {
+    SimError::invalid(
+        "system.coordinates",
+        format!("{n} coordinates"),
+        &format!("a described system has at most {MAX_COORDINATES} coordinates for now"),
+    )
+}
+
 /// What one run of a described system measures (docs/described_systems.md, "Outputs").
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Record {
@@ -100,11 +109,7 @@ impl System for Described {
         let compiled = d.compile()?;
         let n = compiled.coordinates.len();
         if n > MAX_COORDINATES {
-            return Err(SimError::invalid(
-                "system.coordinates",
-                format!("{n} coordinates"),
-                &format!("a described system has at most {MAX_COORDINATES} coordinates for now"),
-            ));
+            return Err(too_many_coordinates(n));
         }
         // The start and the mass matrix there, at the ladder's ends.
         let ends = kappa.map_or_else(|| vec![0.0], |k| vec![k.max, k.min]);
@@ -548,13 +553,7 @@ pub fn run_hybrid_engine(
         // A spatial contact needs three coordinates (the compilation refuses fewer).
         (true, 3) => run_spatial_n::<3>(args)?,
         (true, 4) => run_spatial_n::<4>(args)?,
-        (_, n) => {
-            return Err(SimError::invalid(
-                "system.coordinates",
-                format!("{n} coordinates"),
-                &format!("a described system has at most {MAX_COORDINATES} coordinates for now"),
-            ))
-        }
+        (_, n) => return Err(too_many_coordinates(n)),
     };
     Ok((compiled, run))
 }
@@ -701,13 +700,7 @@ pub fn run_record(
         2 => run_n::<2>(args)?,
         3 => run_n::<3>(args)?,
         4 => run_n::<4>(args)?,
-        n => {
-            return Err(SimError::invalid(
-                "system.coordinates",
-                format!("{n} coordinates"),
-                &format!("a described system has at most {MAX_COORDINATES} coordinates for now"),
-            ))
-        }
+        n => return Err(too_many_coordinates(n)),
     };
     Ok((compiled, r))
 }
