@@ -6,10 +6,14 @@
 use rigid_limit::compliant::coulomb::Coulomb;
 use rigid_limit::compliant::normal::NormalCompliance;
 use rigid_limit::compliant::record::RunRecord;
+use rigid_limit::compliant::spatial::{self, SpatialContactProblem, SpatialEvent};
+use rigid_limit::compliant::spatial_measured::{MeasuredEvent, MeasuredSpatialContact};
 use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
+use rigid_limit::compliant::{DEFAULT_MAX_EVENTS, DEFAULT_MAX_STEPS};
 use rigid_limit::experiment::system::{Method, RunSettings, System};
 use rigid_limit::experiment::RunOptions;
-use rigid_limit::integrate::IntegratorKind;
+use rigid_limit::hybrid::Named;
+use rigid_limit::integrate::{IntegratorKind, Tolerances};
 use rigid_limit::models::described::{Described, Record};
 use rigid_limit::models::klarbring::mechanics::{KlarbringParticle, LoadComponent};
 use rigid_limit::models::rod::mechanics::PainleveRod;
@@ -241,6 +245,265 @@ fn the_described_klarbring_particle_runs_as_the_hand_coded_one() {
     }
 }
 
+/// Klarbring's particle in 3D (systems/klarbring_3d.toml: a spatial contact, two tangents and a
+/// circular cone; its load F(t) through t) described and hand-coded, both on the measured
+/// compliant spatial formulation, from the quasi-static penetration through
+/// experiments/klarbring_3d.toml's motion (stick, a curved slip, the 3D stop, stick, slip,
+/// lift-off, compliant impacts) to t = 14: the same modes, events, final state, normal impulse
+/// and largest penetration within 1e-12 relative. The hand-coded particle on the spatial
+/// formulation alone (`model = "klarbring"`'s runs) has the same events: the quadratures ride
+/// along without changing the motion beyond the error control.
+#[test]
+fn the_described_spatial_klarbring_particle_runs_as_the_hand_coded_one() {
+    let t_end = 14.0;
+    let spec = described(&experiment_of(
+        "systems/klarbring_3d.toml",
+        "1e-6",
+        Some(t_end),
+    ));
+    let load = |constant: f64, sin: f64, frequency: f64| LoadComponent {
+        constant,
+        sin,
+        frequency,
+        ..LoadComponent::default()
+    };
+    let particle = KlarbringParticle::new(
+        [[2.5, 0.8, -0.3], [0.8, 1.0, 0.3], [-0.3, 0.3, 1.5]],
+        [
+            load(1.0, 0.0, 0.0),
+            load(0.0, 1.5, 1.0),
+            load(0.0, 0.6, 0.5),
+        ],
+        "K",
+    )
+    .unwrap();
+    let kappa = 1e-6;
+    let spatial_problem = || SpatialContactProblem::<_, 3, 2> {
+        system: &particle,
+        compliance: NormalCompliance::spring_dashpot(kappa, 0.0),
+        mu: 0.8,
+    };
+    let problem = spatial_problem();
+    let formulation = MeasuredSpatialContact {
+        problem: spatial_problem(),
+    };
+    let q0 = [kappa / (1.0 + 2.5 * kappa), 0.0, 0.0];
+    let close = |a: f64, b: f64, tol: f64| (a - b).abs() <= tol * b.abs().max(1.0);
+    for integrator in [IntegratorKind::Radau5, IntegratorKind::Dop853] {
+        let (record, _) = Described::run(
+            &spec.params,
+            Method::Compliant { kappa },
+            &settings(integrator, Some(t_end)),
+        )
+        .unwrap();
+        let run_settings = spatial::RunSettings {
+            integrator,
+            tolerances: Tolerances {
+                rtol: 1e-12,
+                atol: 1e-14,
+            },
+            t_end,
+            output_times: Vec::new(),
+            max_steps: DEFAULT_MAX_STEPS,
+            max_events: DEFAULT_MAX_EVENTS,
+        };
+        let hand = formulation
+            .simulate(&q0, &[0.0; 3], &run_settings, None, false)
+            .unwrap();
+        let what = format!("{integrator}");
+        let kinds: Vec<MeasuredEvent> = hand.run.events.iter().map(|e| e.event).collect();
+        assert!(
+            kinds.contains(&MeasuredEvent::Contact(SpatialEvent::SlipStops))
+                && kinds.contains(&MeasuredEvent::Contact(SpatialEvent::ContactCloses)),
+            "{what}: {kinds:?}"
+        );
+        let modes: Vec<&str> = hand
+            .run
+            .trace
+            .phases
+            .iter()
+            .map(|p| p.mode.name())
+            .collect();
+        assert_eq!(record.mode_sequence, modes.join(">"), "{what}");
+        let names: Vec<&str> = kinds.iter().map(|e| e.name()).collect();
+        assert_eq!(record.event_kinds, names.join(" "), "{what}");
+        assert_eq!(record.event_times.len(), hand.run.events.len(), "{what}");
+        for (a, e) in record.event_times.iter().zip(&hand.run.events) {
+            assert!(
+                close(*a, e.t, 1e-12),
+                "{what}: event at {a} against {}",
+                e.t
+            );
+        }
+        let y = &hand.run.trace.y_end;
+        for (a, b) in record.q_end.iter().chain(&record.q_dot_end).zip(&y[..6]) {
+            assert!(close(*a, *b, 1e-12), "{what}: final state {a} against {b}");
+        }
+        assert!(
+            close(record.impulse_normal[0], hand.impulse_normal, 1e-12),
+            "{what}"
+        );
+        assert!(
+            close(record.max_penetration[0], hand.max_penetration, 1e-12),
+            "{what}"
+        );
+        // The largest penetration of an impact is O(κ), above the quasi-static start's.
+        assert!(
+            hand.max_penetration > q0[0],
+            "{what}: {}",
+            hand.max_penetration
+        );
+        let balance = record.energy_balance_error.unwrap();
+        assert!(balance.abs() < 1e-8, "{what}: energy balance {balance:e}");
+        // The spatial formulation alone: the same events, to the integration error.
+        let bare = spatial::simulate_spatial(
+            &problem,
+            &problem.initial_state(&q0, &[0.0; 3]),
+            &run_settings,
+            None,
+        )
+        .unwrap();
+        let bare_kinds: Vec<&str> = bare.events.iter().map(|e| e.event.name()).collect();
+        assert_eq!(bare_kinds, names, "{what}");
+        for (a, b) in bare.events.iter().zip(&hand.run.events) {
+            assert!(close(a.t, b.t, 1e-8), "{what}: {} against {}", a.t, b.t);
+        }
+    }
+}
+
+/// A particle landing on a frictional floor with its tangential velocity at an angle φ in the
+/// floor's plane (a spatial contact): friction acts against that velocity, so the slip keeps its
+/// direction and loses μ times the normal impulse 2 + g t_off, as the planar landing does (ẋ = 2
+/// − μ(2 + t_off), tests/toy_system.rs): the circular cone is isotropic.
+#[test]
+fn a_spatial_landing_slides_along_its_velocity() {
+    let text = |phi: f64| {
+        format!(
+            r#"
+name = "landing_3d"
+model = "system"
+[system]
+coordinates = ["x", "z", "y"]
+parameters = {{ g = 1.0, mu = 0.3, phi = {phi} }}
+mass_matrix = [["1", "0", "0"], ["0", "1", "0"], ["0", "0", "1"]]
+force = ["0", "0", "-g"]
+potential = "g*y"
+[[system.contacts]]
+name = "floor"
+gap = "y"
+tangents = ["x", "z"]
+mu = "mu"
+[system.initial]
+q = ["0", "0", "0"]
+q_dot = ["2*cos(phi)", "2*sin(phi)", "-1"]
+[sweep]
+kappa = {{ min = 1e-8, max = 1e-8, per_decade = 1 }}
+[solver]
+integrators = ["dop853"]
+rtol = 1e-11
+atol = 1e-13
+"#
+        )
+    };
+    for phi in [0.0, 0.7, 2.5] {
+        let spec = described(&text(phi));
+        let (record, _) = Described::run(
+            &spec.params,
+            Method::Compliant { kappa: 1e-8 },
+            &settings(IntegratorKind::Dop853, None),
+        )
+        .unwrap();
+        assert_eq!(record.event_kinds, "contact_opens", "φ {phi}");
+        let speed = 2.0 - 0.3 * (2.0 + record.event_times[0]);
+        let (vx, vz) = (record.q_dot_end[0], record.q_dot_end[1]);
+        assert!(
+            (vx - speed * phi.cos()).abs() < 1e-9 && (vz - speed * phi.sin()).abs() < 1e-9,
+            "φ {phi}: ({vx}, {vz}) against speed {speed}"
+        );
+        let impulse = record.impulse_normal[0];
+        assert!(
+            (impulse - (2.0 + record.event_times[0])).abs() < 1e-9,
+            "φ {phi}"
+        );
+        assert!(record.energy_balance_error.unwrap().abs() < 1e-9, "φ {phi}");
+    }
+}
+
+/// Each mistake in a spatial contact: one line naming the key.
+#[test]
+fn mistakes_in_a_spatial_contact_name_the_key() {
+    let base = rod_description(1.0 / 3.0);
+    let spatial = base.replace("tangents = [\"xa\"]", "tangents = [\"xa\", \"theta\"]");
+    let parse_error = |text: &str| Experiment::parse(text).unwrap_err().to_string();
+    let cases = [
+        (
+            spatial.replace(
+                "tangents = [\"xa\", \"theta\"]",
+                "tangents = [\"xa\", \"theta\", \"ya\"]",
+            ),
+            "system.contacts[0].tangents",
+            "or two (a spatial contact)",
+        ),
+        (
+            spatial.replace("\"xa\", \"theta\"]", "\"xa\", \"za\"]"),
+            "system.contacts[0].tangents[1]",
+            "unknown name 'za'",
+        ),
+        (
+            spatial.replace("mu = 2.0", "mu = 2.0\nmu_s = 2.5"),
+            "system.contacts[0].mu_s",
+            "one friction coefficient",
+        ),
+        (
+            spatial.replace(
+                "[system.initial]",
+                "[[system.contacts]]\nname = \"B\"\ngap = \"ya + 2*sin(theta)\"\ntangents = [\"xa + 2*cos(theta)\"]\nmu = 2.0\n\n[system.initial]",
+            ),
+            "system.contacts[0].tangents",
+            "several contacts",
+        ),
+    ];
+    for (text, key, words) in cases {
+        let e = parse_error(&text);
+        assert!(!e.contains('\n'), "{e}");
+        assert!(e.contains(key) && e.contains(words), "{key}: {e}");
+    }
+    // Two coordinates cannot hold a normal and two tangents.
+    let plane = r#"
+name = "plane"
+model = "system"
+[system]
+coordinates = ["x", "y"]
+mass_matrix = [["1", "0"], ["0", "1"]]
+force = ["0", "-1"]
+[[system.contacts]]
+name = "floor"
+gap = "y"
+tangents = ["x", "x + y"]
+mu = 0.5
+[system.initial]
+q = ["0", "0"]
+q_dot = ["1", "-1"]
+[sweep]
+kappa = { min = 1e-6, max = 1e-6, per_decade = 1 }
+[solver]
+integrators = ["dop853"]
+rtol = 1e-10
+atol = 1e-12
+"#;
+    let e = parse_error(plane);
+    assert!(
+        e.contains("system.contacts[0].tangents") && e.contains("at least 3 coordinates"),
+        "{e}"
+    );
+    // A tangent that moves with the other: W = J M⁻¹ Jᵀ is singular at the start.
+    let e = parse_error(&spatial.replace("\"xa\", \"theta\"]", "\"xa\", \"2*xa\"]"));
+    assert!(
+        e.contains("system.contacts[0].tangents") && e.contains("independent") && !e.contains('\n'),
+        "{e}"
+    );
+}
+
 /// The issue's form, verbatim (the rod in centre-of-mass coordinates), runs through the registry
 /// with the documented columns.
 #[test]
@@ -380,12 +643,6 @@ fn mistakes_in_a_description_name_the_key() {
         !ok && err.contains("--kappa") && err.contains("must be < 1"),
         "{err}"
     );
-    // One run's summary is built for one contact: simulate --system refuses two, naming the key.
-    let (ok, _, err) = cli(&["simulate", "--system", "systems/box.toml"]);
-    assert!(
-        !ok && err.contains("system.contacts") && err.contains("rigid-limit run"),
-        "{err}"
-    );
 }
 
 fn cli(args: &[&str]) -> (bool, String, String) {
@@ -457,6 +714,95 @@ fn simulate_runs_a_description() {
     let (ok, _, err) = cli(&["simulate", "--system", "systems/none.toml"]);
     assert!(
         !ok && err.contains("systems/none.toml") && err.lines().count() == 1,
+        "{err}"
+    );
+}
+
+/// `simulate --system` of several contacts (the box sliding on its two bottom corners) is the
+/// run `rigid-limit run` makes of each row (`Described::run`): the same events, final state and
+/// per-contact impulses. Its physics: the box slides throughout (it would stop at v0/(μg) =
+/// 2.5), so the floor takes μ times the normal impulses from its momentum, ẋ = v0 − μ ΣP_n
+/// (the tangents are horizontal to O(κ)), and the impulses carry the weight, ΣP_n = g t. The
+/// CSV has each contact's forces; a spatial contact prints its two tangential components.
+#[test]
+fn simulate_runs_several_contacts_as_run_does() {
+    let simulate = |file: &str, output: &[&str]| {
+        let flags = [
+            "simulate", "--system", file, "--kappa", "1e-6", "--t-end", "1",
+        ];
+        cli(&[&flags[..], output].concat())
+    };
+    let (ok, text, err) = simulate("systems/box.toml", &["--json"]);
+    assert!(ok, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let spec = described(&experiment_of("systems/box.toml", "1e-6", Some(1.0)));
+    let run_settings = RunSettings {
+        t_end: Some(1.0),
+        ..RunSettings::new(IntegratorKind::Dop853, 1e-10, 1e-12)
+    };
+    let (record, _) = Described::run(
+        &spec.params,
+        Method::Compliant { kappa: 1e-6 },
+        &run_settings,
+    )
+    .unwrap();
+    let numbers = |v: &serde_json::Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    let times: Vec<f64> = json["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["t"].as_f64().unwrap())
+        .collect();
+    assert_eq!(times, record.event_times);
+    let contacts: Vec<&str> = json["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["contact"].as_str().unwrap())
+        .collect();
+    assert_eq!(contacts.join(" "), record.event_contacts);
+    assert_eq!(numbers(&json["final_state"]["q"]), record.q_end);
+    assert_eq!(numbers(&json["final_state"]["q_dot"]), record.q_dot_end);
+    let impulses: Vec<f64> = json["contacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["impulse_normal"].as_f64().unwrap())
+        .collect();
+    assert_eq!(impulses, record.impulse_normal);
+    let total: f64 = impulses.iter().sum();
+    assert!((total - 1.0).abs() < 1e-4, "ΣP_n = {total}");
+    let (mu, v0) = (0.4, 1.0);
+    assert!(
+        (record.q_dot_end[0] - (v0 - mu * total)).abs() < 1e-6,
+        "ẋ = {} against {}",
+        record.q_dot_end[0],
+        v0 - mu * total
+    );
+    for (file, header) in [
+        (
+            "systems/box.toml",
+            "t,mode,x,z,theta,x_dot,z_dot,theta_dot,normal_force_rear,normal_force_front,tangential_force_rear,tangential_force_front",
+        ),
+        (
+            "systems/klarbring_3d.toml",
+            "t,mode,UN,UT1,UT2,UN_dot,UT1_dot,UT2_dot,normal_force_wall,tangential_force_wall_1,tangential_force_wall_2",
+        ),
+    ] {
+        let (ok, csv, err) = simulate(file, &["--csv"]);
+        assert!(ok, "{err}");
+        assert_eq!(csv.lines().next(), Some(header));
+        assert!(csv.lines().count() > 10, "{file}");
+    }
+    let (ok, text, err) = simulate("systems/box.toml", &[]);
+    assert!(
+        ok && text.contains("contact rear: normal impulse") && text.contains("contact front"),
         "{err}"
     );
 }
@@ -547,6 +893,46 @@ fn a_non_finite_value_during_a_run_names_its_expression() {
         "{e}"
     );
     assert!(!e.contains('\n'));
+}
+
+/// With several contacts (the box) and with a spatial one (Klarbring's particle in 3D), a load
+/// that leaves its domain at t = 1.5 (ln(1.5 − t)) ends the run with an error naming the
+/// expression and its key.
+#[test]
+fn a_non_finite_value_names_its_expression_on_every_formulation() {
+    use rigid_limit::models::described::cli::parse_description;
+    let cases = [
+        (
+            "systems/box.toml",
+            "force = [\"0\", \"-g\", \"0\"]",
+            "force = [\"0\", \"-g + 1e-3*ln(1.5 - t)\", \"0\"]",
+            "system.force[1]",
+        ),
+        (
+            "systems/klarbring_3d.toml",
+            "+ 0.6*sin(0.5*t)\"",
+            "+ 0.6*sin(0.5*t) + 1e-3*ln(1.5 - t)\"",
+            "system.force[2]",
+        ),
+    ];
+    for (file, from, to, key) in cases {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{file}: {from}");
+        let d = parse_description(&text.replace(from, to), file, None).unwrap();
+        let e = Described::run(
+            &d,
+            Method::Compliant { kappa: 1e-6 },
+            &settings(IntegratorKind::Dop853, Some(2.0)),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains(key) && e.contains("ln(1.5 - t)") && e.contains("NaN"),
+            "{file}: {e}"
+        );
+        assert!(!e.contains('\n'), "{e}");
+    }
 }
 
 /// C–V's planar contact with constant data (systems/cv_planar.toml) against the hand-coded

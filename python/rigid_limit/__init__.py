@@ -60,7 +60,9 @@ class Simulation:
     """One run, as ``rigid-limit simulate --json --trajectory`` reports it.
 
     Arrays of the sampled trajectory (step ends and events, in time order): ``t`` (n,), ``q`` and
-    ``q_dot`` (n, N), ``normal_force`` and ``tangential_force`` (n,), ``mode`` (n,) of str.
+    ``q_dot`` (n, N), ``normal_force`` and ``tangential_force`` (n,), ``mode`` (n,) of str. A
+    system of K contacts has ``normal_force`` and ``tangential_force`` (n, K), a spatial contact
+    ``normal_force`` (n, 1) and ``tangential_force`` (n, 2); their ``events`` have a ``contact``.
     ``events`` and ``phases`` are dicts of arrays (one entry per event or phase: ``t``,
     ``event``, ``from``, ``to``; ``mode``, ``t_start``, ``t_end``, ``duration``). Every other key
     of the command line's JSON (``impulse_normal``, ``energy``, ``final_state``, ``stats``,
@@ -76,7 +78,10 @@ class Simulation:
         self.normal_force = np.array([s["normal_force"] for s in samples], dtype=float)
         self.tangential_force = np.array([s["tangential_force"] for s in samples], dtype=float)
         self.mode = np.array([s["mode"] for s in samples], dtype=str)
-        self.events = _columns(raw.get("events", []), ("t", "event", "from", "to"))
+        events = raw.get("events", [])
+        # Each event's contact, where the system has several or a spatial one.
+        contact = ("contact",) if events and "contact" in events[0] else ()
+        self.events = _columns(events, ("t", "event", "from", "to") + contact)
         self.phases = _columns(
             raw.get("modes", []), ("mode", "t_start", "t_end", "duration")
         )

@@ -95,6 +95,25 @@ def test_a_named_system_with_params_equals_the_cli_json():
     assert rigid.method == "rigid" and "kappa" not in rigid.raw
 
 
+def test_a_system_of_several_contacts_equals_the_cli_json():
+    # The rod dropped nearly flat lands on end A, then on end B.
+    sim = rl.simulate("systems/two_ended_rod.toml", kappa=1e-6, t_end=1.0)
+    assert without_wall_time(sim.raw) == without_wall_time(
+        cli_json("--system", "systems/two_ended_rod.toml", "--kappa", "1e-6", "--t-end", "1")
+    )
+    assert sim.normal_force.shape == (len(sim.t), 2)
+    assert [c["name"] for c in sim.contacts] == ["A", "B"]
+    closing = [c for c, e in zip(sim.events["contact"], sim.events["event"]) if e == "contact_closes"]
+    assert closing[:2] == ["A", "B"]
+    # Impulse–momentum of the centre of mass (y_c = y_A + sin θ, unit mass, g = 1): both
+    # normals are vertical, so ẏ_c changes by the two normal impulses less the weight's.
+    theta, vy, omega = sim.q[-1, 2], sim.q_dot[-1, 1], sim.q_dot[-1, 2]
+    vy_c_end = vy + math.cos(theta) * omega
+    vy_c_start = sim.q_dot[0, 1] + math.cos(sim.q[0, 2]) * sim.q_dot[0, 2]
+    impulses = sum(c["impulse_normal"] for c in sim.contacts)
+    assert vy_c_end - vy_c_start + sim.t[-1] == pytest.approx(impulses, rel=1e-9)
+
+
 def read_rows(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))

@@ -36,6 +36,7 @@ pub mod outcome;
 pub mod record;
 mod simulate;
 pub mod spatial;
+pub mod spatial_measured;
 
 pub use simulate::{
     simulate, EndCondition, SimulationOptions, DEFAULT_MAX_EVENTS, DEFAULT_MAX_STEPS,

@@ -37,6 +37,7 @@
 
 use super::coulomb::{Coulomb, Mode};
 use super::normal::NormalCompliance;
+use super::record::ContactsSample;
 use super::Event;
 use crate::error::SimError;
 use crate::hybrid::{
@@ -1081,6 +1082,9 @@ pub struct MultiRun {
     /// (E_end − E_start) − (work of friction, dashpots, load and drag): zero up to the
     /// integration error for a contact that opens where its spring is relaxed (c_d = 0).
     pub energy_balance_error: f64,
+    /// The states at the start and end of each phase and of every accepted step, with the
+    /// contacts' forces (a run of [`simulate_multi_sampled`] asked for them; else empty).
+    pub samples: Vec<ContactsSample>,
 }
 
 /// The transition that ends an impact: from some contact closed to every contact open.
@@ -1088,10 +1092,11 @@ pub fn is_separation(from: Modes, to: Modes) -> bool {
     from.any_contact() && !to.any_contact()
 }
 
-/// Records the outputs and each contact's largest penetration.
+/// Records the outputs, each contact's largest penetration and, when asked, the states.
 struct MultiObserver {
     outputs: Vec<(f64, Modes, Vec<f64>)>,
     max_penetration: Vec<f64>,
+    samples: Option<Vec<ContactsSample>>,
 }
 
 impl MultiObserver {
@@ -1113,8 +1118,20 @@ impl MultiObserver {
 impl<Sys: PlanarContacts<N>, const N: usize> Observer<MultiContactProblem<'_, Sys, N>>
     for MultiObserver
 {
-    fn state(&mut self, sys: &MultiContactProblem<'_, Sys, N>, _t: f64, mode: Modes, y: &[f64]) {
+    fn state(&mut self, sys: &MultiContactProblem<'_, Sys, N>, t: f64, mode: Modes, y: &[f64]) {
         self.penetrations(sys, mode, y);
+        if let Some(samples) = &mut self.samples {
+            let f = sys.forces(mode, y);
+            let count = sys.contact_count();
+            samples.push(ContactsSample {
+                t,
+                mode: mode.name(),
+                q: y[..N].to_vec(),
+                qdot: y[N..2 * N].to_vec(),
+                normal_force: f.normal[..count].to_vec(),
+                tangential_force: f.tangential[..count].to_vec(),
+            });
+        }
     }
     fn extremum(
         &mut self,
@@ -1140,6 +1157,19 @@ pub fn simulate_multi<Sys: PlanarContacts<N>, const N: usize>(
     tolerances: Tolerances,
     control: &RunControl<Modes>,
 ) -> Result<MultiRun, SimError> {
+    simulate_multi_sampled(problem, q0, qdot0, integrator, tolerances, control, false)
+}
+
+/// [`simulate_multi`], with the states of [`MultiRun::samples`] when `sample`.
+pub fn simulate_multi_sampled<Sys: PlanarContacts<N>, const N: usize>(
+    problem: &MultiContactProblem<'_, Sys, N>,
+    q0: &[f64; N],
+    qdot0: &[f64; N],
+    integrator: IntegratorKind,
+    tolerances: Tolerances,
+    control: &RunControl<Modes>,
+    sample: bool,
+) -> Result<MultiRun, SimError> {
     check_tolerances(&tolerances)?;
     for law in &problem.laws {
         super::normal::require_resolvable_kappa("kappa", law.compliance.kappa)?;
@@ -1151,6 +1181,7 @@ pub fn simulate_multi<Sys: PlanarContacts<N>, const N: usize>(
     let mut observer = MultiObserver {
         outputs: Vec::new(),
         max_penetration: vec![0.0; problem.contact_count()],
+        samples: sample.then(Vec::new),
     };
     let problem = &problem.with_tolerances(tolerances);
     let start_modes = problem.initial_modes(&y0);
@@ -1168,6 +1199,7 @@ pub fn simulate_multi<Sys: PlanarContacts<N>, const N: usize>(
         energy_balance_error: energy_change - problem.work(y),
         max_penetration: observer.max_penetration,
         outputs: observer.outputs,
+        samples: observer.samples.unwrap_or_default(),
         trace,
     })
 }

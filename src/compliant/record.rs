@@ -95,6 +95,19 @@ pub struct Sample {
     pub tangential_force: f64,
 }
 
+/// A sampled state of a run of several contacts, or of a spatial contact: each contact's normal
+/// force, and its tangential force (one per contact, or the spatial contact's two components).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ContactsSample {
+    pub t: f64,
+    /// The mode's name (each contact's, `,`-joined, for several).
+    pub mode: &'static str,
+    pub q: Vec<f64>,
+    pub qdot: Vec<f64>,
+    pub normal_force: Vec<f64>,
+    pub tangential_force: Vec<f64>,
+}
+
 /// Everything one run measured.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct RunRecord {

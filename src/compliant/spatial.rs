@@ -22,8 +22,8 @@ use super::cone::{self, ConeMode, TAYLOR_ORDER};
 use super::normal::NormalCompliance;
 use crate::error::SimError;
 use crate::hybrid::{
-    check_tolerances, run_hybrid, Crossing, HybridSystem, Named, Recording, RunControl, Trace,
-    Until,
+    check_tolerances, run_hybrid, Crossing, HybridSystem, Named, Observer, Recording, RunControl,
+    Trace, Until,
 };
 use crate::integrate::{IntegratorKind, Tolerances};
 use crate::model::jet::flow_jet;
@@ -124,8 +124,28 @@ pub fn apply_impulse<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize
     }
 }
 
-/// Set V_T = 0 by the tangential impulse −W_TT⁻¹ V_T (diagonal W_TT: the decoupled frames of
-/// a particle).
+/// The contact impulse `[0, P_T…]` whose tangential part changes V_T by `change`:
+/// W_TT P_T = `change`. Where W_TT is diagonal (the decoupled frames of a particle) each
+/// component is a division, the arithmetic those runs have always had; a coupled W_TT (a
+/// described system's tangents through a general mass matrix) is solved.
+fn tangential_impulse<const D: usize>(d: &Delassus<f64, D, 1>, change: &[f64; D]) -> Vec<f64> {
+    let coupled = (0..D).any(|a| (0..D).any(|b| a != b && d.entry(0, 1 + a, 0, 1 + b) != 0.0));
+    let mut impulse = vec![0.0; 1 + D];
+    if coupled {
+        let w: Vec<f64> = (0..D)
+            .flat_map(|a| (0..D).map(move |b| (a, b)))
+            .map(|(a, b)| d.entry(0, 1 + a, 0, 1 + b))
+            .collect();
+        impulse[1..].copy_from_slice(&cone::solve_spd(&w, change));
+    } else {
+        for j in 0..D {
+            impulse[1 + j] = change[j] / d.entry(0, 1 + j, 0, 1 + j);
+        }
+    }
+    impulse
+}
+
+/// Set V_T = 0 by the tangential impulse −W_TT⁻¹ V_T.
 pub fn clear_tangential_velocity<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>(
     sys: &Sys,
     y: &mut [f64],
@@ -133,15 +153,12 @@ pub fn clear_tangential_velocity<Sys: ContactSystem<N, D, 1>, const N: usize, co
     let (_, _, v) = contact_velocities::<f64, Sys, N, D>(sys, y);
     let (q, qdot) = split::<f64, N>(y);
     let d: Delassus<f64, D, 1> = Delassus::at_time(sys, y[time_index(N)], &q, &qdot);
-    let mut impulse = vec![0.0; 1 + D];
-    for j in 0..D {
-        impulse[1 + j] = -v[j] / d.entry(0, 1 + j, 0, 1 + j);
-    }
+    let impulse = tangential_impulse(&d, &v.map(|x| -x));
     apply_impulse(sys, y, &impulse);
 }
 
 /// Start a slide from V_T = 0 along `e`: V_T = [`cone::SLIP_SEED`]·ê with two tangents (a
-/// tangential impulse; diagonal W_TT), nothing with one.
+/// tangential impulse), nothing with one.
 pub fn seed_slip<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>(
     sys: &Sys,
     y: &mut [f64],
@@ -152,10 +169,7 @@ pub fn seed_slip<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>(
     }
     let (q, qdot) = split::<f64, N>(y);
     let d: Delassus<f64, D, 1> = Delassus::at_time(sys, y[time_index(N)], &q, &qdot);
-    let mut impulse = vec![0.0; 1 + D];
-    for j in 0..D {
-        impulse[1 + j] = cone::SLIP_SEED * e[j] / d.entry(0, 1 + j, 0, 1 + j);
-    }
+    let impulse = tangential_impulse(&d, &e.map(|x| cone::SLIP_SEED * x));
     apply_impulse(sys, y, &impulse);
 }
 
@@ -238,6 +252,11 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
 
     /// The vector field of `mode`.
     pub fn vector_field<S: Real>(&self, mode: ConeMode, y: &[S], dy: &mut [S]) {
+        self.field_and_forces(mode, y, dy);
+    }
+
+    /// The vector field of `mode` into `dy`; the contact forces `[F_n, λ_T…]` it applied.
+    pub fn field_and_forces<S: Real>(&self, mode: ConeMode, y: &[S], dy: &mut [S]) -> Vec<S> {
         let (q, qdot) = split::<S, N>(y);
         let (forces, _) = self.contact_forces(mode, y);
         let accel = generalized_accel(self.system, y[time_index(N)], &q, &qdot, &forces);
@@ -247,6 +266,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
         for j in 0..D {
             dy[direction_index(N) + j] = S::zero();
         }
+        forces
     }
 
     /// The slide's stop function at `y`, with r and ṙ.
@@ -503,6 +523,48 @@ pub fn simulate_spatial<H: SpatialFormulation>(
     settings: &RunSettings,
     stop: Option<fn(ConeMode, ConeMode) -> bool>,
 ) -> Result<SpatialRun<H::Event>, SimError> {
+    simulate_spatial_observed(problem, y0, settings, stop, &mut ())
+}
+
+/// The recording of a run and another observer beside it.
+struct Beside<'a, M, E, O> {
+    recording: Recording<M, E>,
+    other: &'a mut O,
+}
+
+impl<H: HybridSystem, O: Observer<H>> Observer<H> for Beside<'_, H::Mode, H::Event, O> {
+    fn state(&mut self, sys: &H, t: f64, mode: H::Mode, y: &[f64]) {
+        self.other.state(sys, t, mode, y);
+    }
+    fn extremum(&mut self, sys: &H, t: f64, mode: H::Mode, event: H::Event, y: &[f64]) {
+        self.other.extremum(sys, t, mode, event, y);
+    }
+    fn output(&mut self, sys: &H, t: f64, mode: H::Mode, y: &[f64]) {
+        self.recording.output(sys, t, mode, y);
+        self.other.output(sys, t, mode, y);
+    }
+    fn transition(
+        &mut self,
+        sys: &H,
+        t: f64,
+        from: H::Mode,
+        event: H::Event,
+        to: H::Mode,
+        y: &[f64],
+    ) {
+        self.recording.transition(sys, t, from, event, to, y);
+        self.other.transition(sys, t, from, event, to, y);
+    }
+}
+
+/// [`simulate_spatial`] with `observer` watching the run besides its recording.
+pub fn simulate_spatial_observed<H: SpatialFormulation, O: Observer<H>>(
+    problem: &H,
+    y0: &[f64],
+    settings: &RunSettings,
+    stop: Option<fn(ConeMode, ConeMode) -> bool>,
+    observer: &mut O,
+) -> Result<SpatialRun<H::Event>, SimError> {
     check_tolerances(&settings.tolerances)?;
     let control = RunControl {
         until: match stop {
@@ -517,15 +579,19 @@ pub fn simulate_spatial<H: SpatialFormulation>(
         max_steps: settings.max_steps,
         absolute_tolerances: None,
     };
-    let mut recording = Recording::default();
+    let mut both = Beside {
+        recording: Recording::default(),
+        other: observer,
+    };
     let trace = run_hybrid(
         problem,
         settings.integrator,
         settings.tolerances,
         y0,
         &control,
-        &mut recording,
+        &mut both,
     )?;
+    let recording = both.recording;
     let events = recording
         .transitions
         .into_iter()

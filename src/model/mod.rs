@@ -299,7 +299,7 @@ impl<S: Real, const N: usize> ProjectedDynamics<S, N> {
 }
 
 /// Kinetic energy `½ q̇ᵀ M(q) q̇`.
-pub fn kinetic_energy<S: Real, const N: usize, Sys: PlanarContactSystem<N>>(
+pub fn kinetic_energy<S: Real, const N: usize, Sys: Mechanics<N>>(
     sys: &Sys,
     q: &[S; N],
     qdot: &[S; N],

@@ -1,11 +1,11 @@
 //! `rigid-limit simulate --system FILE`: one run of a described system, printed as a summary,
 //! JSON (`--json`) or its sampled trajectory as CSV (`--csv`).
 
-use super::description::Description;
-use super::{run_record, with_system_file};
+use super::description::{Compiled, Description};
+use super::{run_hybrid_engine, run_record, with_system_file, HybridRun};
 use crate::compliant::record::RunRecord;
 use crate::error::number_text;
-use crate::experiment::system::RunSettings;
+use crate::experiment::system::{Method, RunSettings};
 use crate::report::table::{Cell, Table};
 use std::fmt::Write;
 use std::path::Path;
@@ -67,6 +67,9 @@ pub fn simulate(d: &Description, label: &str, o: &SimulateOptions) -> Result<Str
             crate::compliant::normal::require_penetrating_less_than_the_body("--kappa", k)
         })
         .map_err(|e| e.to_string())?;
+    if d.contacts.len() > 1 || d.contacts.iter().any(|c| c.tangents.len() == 2) {
+        return simulate_hybrid(d, label, o);
+    }
     let (compiled, r) =
         run_record(d, o.kappa, &o.settings, o.trajectory || o.csv).map_err(|e| e.to_string())?;
     let names = &compiled.coordinates;
@@ -131,20 +134,7 @@ fn summary(
     balance: Option<f64>,
     r: &RunRecord,
 ) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "described system {label}: κ = {}, coordinates ({})",
-        number_text(o.kappa),
-        names.join(", ")
-    );
-    let _ = writeln!(
-        out,
-        "integrator: {} (rtol {}, atol {})\n",
-        r.integrator,
-        number_text(o.settings.rtol),
-        number_text(o.settings.atol)
-    );
+    let mut out = header(label, o, names);
     out.push_str(&r.phase_table());
     let _ = writeln!(out, "\nevents:");
     for e in &r.events {
@@ -157,35 +147,163 @@ fn summary(
             e.to.name()
         );
     }
-    let state: Vec<String> = names
-        .iter()
-        .zip(&r.final_q)
-        .map(|(n, v)| format!("{n} = {v:.12}"))
-        .chain(
-            names
-                .iter()
-                .zip(&r.final_qdot)
-                .map(|(n, v)| format!("{n}_dot = {v:.12}")),
-        )
-        .collect();
-    let _ = writeln!(
-        out,
-        "final state (t = {:.12e}): {}",
-        r.final_time,
-        state.join("  ")
-    );
+    out.push_str(&final_state(names, r.final_time, &r.final_q, &r.final_qdot));
     let _ = writeln!(
         out,
         "contact {contact}: normal impulse {:.9}  peak F_n {:.6e}  max penetration {:.6e}",
         r.impulse_normal, r.peak_normal_force, r.max_penetration
     );
-    let _ = match balance {
-        Some(b) => writeln!(out, "energy balance error {b:.2e}"),
-        None => writeln!(
-            out,
-            "energy balance: not computed (the description has no potential)"
-        ),
-    };
-    let _ = writeln!(out, "stats: {}", r.stats.summary());
+    out.push_str(&energy_and_stats(balance, &r.stats));
     out
+}
+
+/// The summary's header: the system, κ, the coordinates and the integrator.
+fn header(label: &str, o: &SimulateOptions, names: &[String]) -> String {
+    format!(
+        "described system {label}: κ = {}, coordinates ({})\nintegrator: {} (rtol {}, atol {})\n\n",
+        number_text(o.kappa),
+        names.join(", "),
+        o.settings.integrator,
+        number_text(o.settings.rtol),
+        number_text(o.settings.atol)
+    )
+}
+
+/// The summary's line of the final state.
+fn final_state(names: &[String], t: f64, q: &[f64], qdot: &[f64]) -> String {
+    let state: Vec<String> = names
+        .iter()
+        .zip(q)
+        .map(|(n, v)| format!("{n} = {v:.12}"))
+        .chain(
+            names
+                .iter()
+                .zip(qdot)
+                .map(|(n, v)| format!("{n}_dot = {v:.12}")),
+        )
+        .collect();
+    format!("final state (t = {t:.12e}): {}\n", state.join("  "))
+}
+
+/// The summary's last lines: the energy balance and the work counters.
+fn energy_and_stats(balance: Option<f64>, stats: &crate::integrate::SolverStats) -> String {
+    let energy = match balance {
+        Some(b) => format!("energy balance error {b:.2e}"),
+        None => "energy balance: not computed (the description has no potential)".to_string(),
+    };
+    format!("{energy}\nstats: {}\n", stats.summary())
+}
+
+/// `simulate --system` of a system of several contacts or of a spatial contact: the run on the
+/// formulation `rigid-limit run` uses, printed with each contact's events and measurements.
+fn simulate_hybrid(d: &Description, label: &str, o: &SimulateOptions) -> Result<String, String> {
+    let method = Method::Compliant { kappa: o.kappa };
+    let start = std::time::Instant::now();
+    let (compiled, mut run) = run_hybrid_engine(d, method, &o.settings, o.trajectory || o.csv)
+        .map_err(|e| e.to_string())?;
+    run.stats.wall_time_s = start.elapsed().as_secs_f64();
+    let names = &compiled.coordinates;
+    let r = &run.record;
+    if o.json {
+        let contacts: Vec<serde_json::Value> = compiled
+            .contacts
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                serde_json::json!({
+                    "name": c.name,
+                    "impulse_normal": r.impulse_normal[k],
+                    "max_penetration": r.max_penetration[k],
+                })
+            })
+            .collect();
+        let mut json = serde_json::json!({
+            "system": label,
+            "kappa": o.kappa,
+            "coordinates": names,
+            "parameters": &d.parameters,
+            "integrator": o.settings.integrator,
+            "rtol": o.settings.rtol,
+            "atol": o.settings.atol,
+            "modes": &run.phases,
+            "events": &run.events,
+            "final_state": {"t": run.final_time, "q": &r.q_end, "q_dot": &r.q_dot_end},
+            "contacts": contacts,
+            "energy_balance_error": r.energy_balance_error,
+            "stats": &run.stats,
+        });
+        if o.trajectory {
+            json["trajectory"] = serde_json::to_value(&run.samples).map_err(|e| e.to_string())?;
+        }
+        return Ok(crate::report::json::pretty(&json) + "\n");
+    }
+    if o.csv {
+        return Ok(contacts_csv(&compiled, &run));
+    }
+    let mut out = header(label, o, names);
+    let _ = writeln!(
+        out,
+        "{:<16} {:>22} {:>22} {:>22}",
+        "mode", "t_start", "t_end", "duration"
+    );
+    for p in &run.phases {
+        let _ = writeln!(
+            out,
+            "{:<16} {:>22.15e} {:>22.15e} {:>22.15e}",
+            p.mode, p.t_start, p.t_end, p.duration
+        );
+    }
+    let _ = writeln!(out, "\nevents:");
+    for e in &run.events {
+        let _ = writeln!(
+            out,
+            "  t = {:.15e}  {} at contact {} ({} → {})",
+            e.t, e.event, e.contact, e.from, e.to
+        );
+    }
+    out.push_str(&final_state(names, run.final_time, &r.q_end, &r.q_dot_end));
+    for (k, c) in compiled.contacts.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "contact {}: normal impulse {:.9}  max penetration {:.6e}",
+            c.name, r.impulse_normal[k], r.max_penetration[k]
+        );
+    }
+    out.push_str(&energy_and_stats(r.energy_balance_error, &run.stats));
+    Ok(out)
+}
+
+/// The sampled trajectory of several contacts or of a spatial one: t, mode, the coordinates,
+/// their rates, then each contact's normal force and tangential force
+/// (`tangential_force_<name>`, or a spatial contact's `_1` and `_2` components).
+fn contacts_csv(compiled: &Compiled, run: &HybridRun) -> String {
+    let names = &compiled.coordinates;
+    let mut columns = vec!["t".to_string(), "mode".to_string()];
+    columns.extend(names.iter().cloned());
+    columns.extend(names.iter().map(|n| format!("{n}_dot")));
+    columns.extend(
+        compiled
+            .contacts
+            .iter()
+            .map(|c| format!("normal_force_{}", c.name)),
+    );
+    for c in &compiled.contacts {
+        match c.second_tangent {
+            None => columns.push(format!("tangential_force_{}", c.name)),
+            Some(_) => columns.extend((1..=2).map(|j| format!("tangential_force_{}_{j}", c.name))),
+        }
+    }
+    let mut table = Table::new(columns);
+    for p in &run.samples {
+        let mut row = vec![Cell::from(p.t), Cell::from(p.mode)];
+        row.extend(
+            p.q.iter()
+                .chain(&p.qdot)
+                .chain(&p.normal_force)
+                .chain(&p.tangential_force)
+                .map(Cell::from),
+        );
+        table.push(row);
+    }
+    table.to_csv()
 }

@@ -94,6 +94,8 @@ pub struct CompiledContact {
     /// ḋᵀq̇ = q̇ᵀ (∂²g/∂q²) q̇ and ċᵀq̇.
     pub normal_drift: Expr,
     pub tangential_drift: Expr,
+    /// A spatial contact's second tangent (`None`: a planar contact).
+    pub second_tangent: Option<SecondTangent>,
     /// Whether c and d are constant (a flat surface in coordinates that contain the contact
     /// point): then their values.
     pub constant_directions: Option<(Vec<f64>, Vec<f64>)>,
@@ -102,6 +104,13 @@ pub struct CompiledContact {
     pub damping: f64,
     /// Newton's restitution of the rigid reference.
     pub restitution: f64,
+}
+
+/// The second tangent of a spatial contact: c₂ = ∂s₂/∂q and ċ₂ᵀq̇.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SecondTangent {
+    pub direction: Vec<Expr>,
+    pub drift: Expr,
 }
 
 /// A description compiled at fixed parameters.
@@ -123,9 +132,18 @@ pub struct Compiled {
     /// The key and the text of the expression behind each value of `dynamics` (an error names
     /// the one that gave a non-finite number).
     pub dynamics_sources: Vec<(String, String)>,
-    /// Each contact's gap, c, d, ḋᵀq̇, ċᵀq̇, contact after contact (the event functions, and
-    /// the several-contact formulation).
+    /// Each contact's gap, c, d, ḋᵀq̇, ċᵀq̇ (and a spatial contact's c₂, ċ₂ᵀq̇), contact after
+    /// contact (the event functions, the several-contact and the spatial formulations).
     pub kinematics: Tape,
+    /// The key and the text of the expression behind each value of `kinematics`.
+    pub kinematics_sources: Vec<(String, String)>,
+}
+
+impl Compiled {
+    /// Whether the system's contact is spatial (two tangents; then it is the only contact).
+    pub fn is_spatial(&self) -> bool {
+        self.contacts.iter().any(|c| c.second_tangent.is_some())
+    }
 }
 
 fn invalid(field: &str, value: impl std::fmt::Display, requirement: &str) -> SimError {
@@ -349,6 +367,15 @@ impl Description {
         for (k, c) in self.contacts.iter().enumerate() {
             contacts.push(self.contact(k, c)?);
         }
+        if let Some(k) = contacts.iter().position(|c| c.second_tangent.is_some()) {
+            if contacts.len() > 1 {
+                return Err(invalid(
+                    &format!("system.contacts[{k}].tangents"),
+                    "2 tangents",
+                    "a system of several contacts runs on the planar formulation of several contacts: give each contact one tangential position (a spatial contact runs alone)",
+                ));
+            }
+        }
         if self.initial.q.len() != n || self.initial.q_dot.len() != n {
             return Err(invalid(
                 "system.initial",
@@ -413,10 +440,35 @@ impl Description {
                     .chain(&c.tangential)
                     .chain(&c.normal)
                     .chain([&c.normal_drift, &c.tangential_drift])
+                    .chain(
+                        c.second_tangent
+                            .iter()
+                            .flat_map(|s| s.direction.iter().chain([&s.drift])),
+                    )
             })
             .collect();
         let kinematics = Tape::new(&all_contacts).ok_or_else(too_long)?;
+        // The sources of each contact's values, in the order of `all_contacts`.
+        let kinematics_sources = self
+            .contacts
+            .iter()
+            .enumerate()
+            .flat_map(|(k, c)| {
+                let key = format!("system.contacts[{k}]");
+                let gap = (format!("{key}.gap"), c.gap.clone());
+                let tangent = |j: usize| (format!("{key}.tangents[{j}]"), c.tangents[j].clone());
+                let mut v = vec![gap.clone()];
+                v.extend((0..n).map(|_| tangent(0)));
+                v.extend((0..=n).map(|_| gap.clone()));
+                v.push(tangent(0));
+                if c.tangents.len() == 2 {
+                    v.extend((0..=n).map(|_| tangent(1)));
+                }
+                v
+            })
+            .collect();
         Ok(Compiled {
+            kinematics_sources,
             dynamics,
             dynamics_sources: sources,
             kinematics,
@@ -443,11 +495,18 @@ impl Description {
             ));
         }
         let gap = self.expr(&format!("{key}.gap"), &c.gap, Allowed::Coordinates)?;
-        if c.tangents.len() != 1 {
+        if !(1..=2).contains(&c.tangents.len()) {
             return Err(invalid(
                 &format!("{key}.tangents"),
                 format!("{} tangents", c.tangents.len()),
-                "give one tangential position (a planar contact); spatial contacts (two tangents) of a described system are not built yet",
+                "give one tangential position (a planar contact) or two (a spatial contact)",
+            ));
+        }
+        if c.tangents.len() == 2 && n < 3 {
+            return Err(invalid(
+                &format!("{key}.tangents"),
+                format!("2 tangents with {n} coordinates"),
+                "a spatial contact's normal and two tangents need at least 3 coordinates; give one tangential position (a planar contact)",
             ));
         }
         let s = self.expr(
@@ -469,6 +528,17 @@ impl Description {
                 })
             }))
         };
+        let second_tangent = match c.tangents.get(1) {
+            Some(text) => {
+                let s2 = self.expr(&format!("{key}.tangents[1]"), text, Allowed::Coordinates)?;
+                let direction = gradient(&s2);
+                Some(SecondTangent {
+                    drift: drift(&direction),
+                    direction,
+                })
+            }
+            None => None,
+        };
         let constant = |v: &[Expr]| v.iter().map(Expr::constant).collect::<Option<Vec<f64>>>();
         let constant_directions = constant(&tangential).zip(constant(&normal));
         let mu = self.value(&format!("{key}.mu"), &c.mu)?;
@@ -478,6 +548,13 @@ impl Description {
         };
         let damping = self.value(&format!("{key}.damping"), &c.damping)?;
         crate::error::require_non_negative(&format!("{key}.mu"), mu)?;
+        if second_tangent.is_some() && mu_s != mu {
+            return Err(invalid(
+                &format!("{key}.mu_s"),
+                mu_s,
+                &format!("a spatial contact has one friction coefficient (its circular cone): drop mu_s or set it to mu = {mu}"),
+            ));
+        }
         if mu_s < mu {
             return Err(invalid(
                 &format!("{key}.mu_s"),
@@ -501,6 +578,7 @@ impl Description {
             name: c.name.clone(),
             normal_drift: drift(&normal),
             tangential_drift: drift(&tangential),
+            second_tangent,
             gap,
             normal,
             tangential,

@@ -4,11 +4,14 @@
 use super::description::Compiled;
 use crate::compliant::multi::{PlanarContacts, MAX_CONTACTS};
 use crate::model::{
-    ContactKinematics, Mechanics, PlanarContactSystem, ProjectedDynamics, Real, ValidityMargin,
+    ContactFrame, ContactKinematics, ContactSystem, Mechanics, PlanarContactSystem,
+    ProjectedDynamics, Real, ValidityMargin,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
-/// The mechanics of a compiled description with N coordinates and one planar contact.
+/// The mechanics of a compiled description with N coordinates: one planar contact, several
+/// ([`PlanarContacts`]) or one spatial contact ([`ContactSystem`] with two tangents).
 #[derive(Debug)]
 pub struct DescribedMechanics<'a, const N: usize> {
     pub compiled: &'a Compiled,
@@ -17,6 +20,10 @@ pub struct DescribedMechanics<'a, const N: usize> {
     /// The first value of the vector field's program that came out NaN or infinite
     /// (`usize::MAX`: none yet), for the error of a run that fails on it.
     first_non_finite: AtomicUsize,
+    /// The key and text of the first expression that came out NaN or infinite in the functions
+    /// the formulations of several contacts and of a spatial contact call (M, f, F(t), the
+    /// contacts' frames).
+    first_non_finite_expression: OnceLock<(String, String)>,
 }
 
 impl<'a, const N: usize> DescribedMechanics<'a, N> {
@@ -35,13 +42,58 @@ impl<'a, const N: usize> DescribedMechanics<'a, N> {
                 })
                 .collect(),
             first_non_finite: AtomicUsize::new(usize::MAX),
+            first_non_finite_expression: OnceLock::new(),
         }
     }
 
     /// The key and text of the first expression that evaluated to a non-finite number.
     pub fn non_finite_source(&self) -> Option<&(String, String)> {
         let i = self.first_non_finite.load(Ordering::Relaxed);
-        self.compiled.dynamics_sources.get(i)
+        self.compiled
+            .dynamics_sources
+            .get(i)
+            .or_else(|| self.first_non_finite_expression.get())
+    }
+
+    /// Note the first of `values` that is NaN or infinite, `source(i)` naming value i's
+    /// expression. One sum tells whether any is (both propagate through it); the search for
+    /// which runs only then.
+    fn note_non_finite<S: Real>(
+        &self,
+        values: &[S],
+        source: impl Fn(usize) -> Option<(String, String)>,
+    ) {
+        let any = values.iter().fold(0.0, |s, x| s + x.value());
+        if any.is_finite() || self.first_non_finite_expression.get().is_some() {
+            return;
+        }
+        if let Some(named) = values
+            .iter()
+            .position(|x| !x.value().is_finite())
+            .and_then(source)
+        {
+            let _ = self.first_non_finite_expression.set(named);
+        }
+    }
+
+    /// The key and text of `M[i][j]` (M's upper triangle leads the dynamics program's sources).
+    fn mass_source(&self, i: usize, j: usize) -> Option<(String, String)> {
+        let (i, j) = (i.min(j), i.max(j));
+        let at = (0..i).map(|r| N - r).sum::<usize>() + (j - i);
+        self.compiled.dynamics_sources.get(at).cloned()
+    }
+
+    /// The key and text of `f[i]` (and of the load's F_i(t), written in the same expression).
+    fn force_source(&self, i: usize) -> Option<(String, String)> {
+        self.compiled
+            .dynamics_sources
+            .get(N * (N + 1) / 2 + i)
+            .cloned()
+    }
+
+    /// The key and text of value `i` of the kinematics program.
+    fn kinematics_source(&self, i: usize) -> Option<(String, String)> {
+        self.compiled.kinematics_sources.get(i).cloned()
     }
 }
 
@@ -63,10 +115,15 @@ impl<const N: usize> Mechanics<N> for DescribedMechanics<'_, N> {
         None
     }
     fn mass_matrix<S: Real>(&self, q: &[S; N]) -> [[S; N]; N] {
-        std::array::from_fn(|i| eval(&self.compiled.mass_matrix[i], q, q, S::zero()))
+        let m: [[S; N]; N] =
+            std::array::from_fn(|i| eval(&self.compiled.mass_matrix[i], q, q, S::zero()));
+        self.note_non_finite(m.as_flattened(), |k| self.mass_source(k / N, k % N));
+        m
     }
     fn generalized_force<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> [S; N] {
-        eval(&self.compiled.force, q, qdot, S::zero())
+        let f = eval(&self.compiled.force, q, qdot, S::zero());
+        self.note_non_finite(&f, |i| self.force_source(i));
+        f
     }
     fn potential_energy<S: Real>(&self, q: &[S; N]) -> S {
         self.compiled
@@ -79,7 +136,11 @@ impl<const N: usize> Mechanics<N> for DescribedMechanics<'_, N> {
     }
     fn external_load<S: Real>(&self, t: S) -> [S; N] {
         match &self.compiled.load {
-            Some(load) => eval(load, &[], &[], t),
+            Some(load) => {
+                let f = eval(load, &[], &[], t);
+                self.note_non_finite(&f, |i| self.force_source(i));
+                f
+            }
             None => [S::zero(); N],
         }
     }
@@ -175,18 +236,46 @@ impl<const N: usize> PlanarContacts<N> for DescribedMechanics<'_, N> {
         let tape = &self.compiled.kinematics;
         // The short buffer when it holds them all: the event functions of one contact ask at
         // every sample, and a buffer is zeroed per call.
-        if tape.outputs() <= MAX_OUTPUTS {
+        // With one contact the vector field's program names a non-finite value
+        // (projected_dynamics); with several, the kinematics program does.
+        let several = self.compiled.contacts.len() > 1;
+        let n = tape.outputs();
+        if n <= MAX_OUTPUTS {
             let mut v = [S::zero(); MAX_OUTPUTS];
             tape.eval(q, qdot, S::zero(), &mut v);
+            if several {
+                self.note_non_finite(&v[..n], |i| self.kinematics_source(i));
+            }
             kinematics(&v[k * (2 * N + 3)..])
         } else {
             let mut v = [S::zero(); MAX_KINEMATICS];
             tape.eval(q, qdot, S::zero(), &mut v);
+            self.note_non_finite(&v[..n], |i| self.kinematics_source(i));
             kinematics(&v[k * (2 * N + 3)..])
         }
     }
 
     fn contact_name(&self, k: usize) -> String {
         self.compiled.contacts[k].name.clone()
+    }
+}
+
+/// A spatial contact's frame, from the kinematics program's `[gap, c₁, d, ḋᵀq̇, ċ₁ᵀq̇, c₂,
+/// ċ₂ᵀq̇]` (the compilation allows a spatial contact only alone).
+impl<const N: usize> ContactSystem<N, 2, 1> for DescribedMechanics<'_, N> {
+    fn contact_frames<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> [ContactFrame<S, N, 2>; 1] {
+        let mut v = [S::zero(); MAX_OUTPUTS];
+        let tape = &self.compiled.kinematics;
+        tape.eval(q, qdot, S::zero(), &mut v);
+        self.note_non_finite(&v[..tape.outputs()], |i| self.kinematics_source(i));
+        let first = kinematics::<S, N>(&v);
+        let second = &v[2 * N + 3..];
+        [ContactFrame {
+            gap: first.gap,
+            normal: first.normal,
+            tangents: [first.tangential, std::array::from_fn(|i| second[i])],
+            normal_drift: first.normal_drift,
+            tangent_drift: [first.tangential_drift, second[N]],
+        }]
     }
 }

@@ -33,9 +33,12 @@ pub mod cli;
 pub mod description;
 pub mod mechanics;
 
+use crate::compliant::cone::ConeMode;
 use crate::compliant::coulomb::Coulomb;
 use crate::compliant::normal::NormalCompliance;
-use crate::compliant::record::RunRecord;
+use crate::compliant::record::{ContactsSample, RunRecord};
+use crate::compliant::spatial::SpatialContactProblem;
+use crate::compliant::spatial_measured::MeasuredSpatialContact;
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::error::{number_text, SimError};
 use crate::experiment::grammar::{LogGrid, SpecError};
@@ -44,6 +47,7 @@ use crate::experiment::system::{Method, Methods, Quantity, RunSettings, System};
 use crate::experiment::table::column_name;
 use crate::hybrid::{Named, Trace};
 use crate::integrate::SolverStats;
+use crate::model::Delassus;
 use description::{Compiled, Description};
 use mechanics::DescribedMechanics;
 use serde::{Deserialize, Serialize};
@@ -56,6 +60,15 @@ pub struct Described;
 /// engine (a build-time cost), and these cover the systems of the papers and the usual
 /// textbook ones (a double pendulum with a free base has four).
 pub const MAX_COORDINATES: usize = 4;
+
+/// The error of a description with `n` > [`MAX_COORDINATES`] coordinates.
+fn too_many_coordinates(n: usize) -> SimError {
+    SimError::invalid(
+        "system.coordinates",
+        format!("{n} coordinates"),
+        &format!("a described system has at most {MAX_COORDINATES} coordinates for now"),
+    )
+}
 
 /// What one run of a described system measures (docs/described_systems.md, "Outputs").
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -96,17 +109,16 @@ impl System for Described {
         let compiled = d.compile()?;
         let n = compiled.coordinates.len();
         if n > MAX_COORDINATES {
-            return Err(SimError::invalid(
-                "system.coordinates",
-                format!("{n} coordinates"),
-                &format!("a described system has at most {MAX_COORDINATES} coordinates for now"),
-            ));
+            return Err(too_many_coordinates(n));
         }
         // The start and the mass matrix there, at the ladder's ends.
         let ends = kappa.map_or_else(|| vec![0.0], |k| vec![k.max, k.min]);
         for k in ends {
-            let (q, _) = d.initial_state(k)?;
+            let (q, qdot) = d.initial_state(k)?;
             check_mass_matrix(&compiled, &q)?;
+            if compiled.is_spatial() {
+                check_spatial_frame(&compiled, &q, &qdot)?;
+            }
         }
         Ok(())
     }
@@ -116,8 +128,9 @@ impl System for Described {
         method: Method,
         settings: &RunSettings,
     ) -> Result<(Record, SolverStats), SimError> {
-        if d.contacts.len() > 1 {
-            return run_contacts(d, method, settings);
+        if d.contacts.len() > 1 || d.contacts[0].tangents.len() == 2 {
+            let (_, run) = run_hybrid_engine(d, method, settings, false)?;
+            return Ok((run.record, run.stats));
         }
         let kappa = method.compliant_kappa(Self::NAME)?;
         let (compiled, r) = run_record(d, kappa, settings, false)?;
@@ -330,23 +343,16 @@ pub fn with_system_file(
     Ok(table)
 }
 
-/// M(q₀) must be positive definite: its Cholesky factor has positive pivots.
-fn check_mass_matrix(c: &Compiled, q: &[f64]) -> Result<(), SimError> {
-    let n = c.coordinates.len();
-    let m: Vec<Vec<f64>> = c
-        .mass_matrix
-        .iter()
-        .map(|row| row.iter().map(|e| e.eval(q, q, 0.0)).collect())
-        .collect();
+/// The first Cholesky pivot of the symmetric `m` that is not above `floor` times its diagonal
+/// entry (NaN and infinite ones included): its row and value; `None` when `m` is positive
+/// definite to that margin.
+fn failed_pivot(m: &[Vec<f64>], floor: f64) -> Option<(usize, f64)> {
+    let n = m.len();
     let mut l = vec![vec![0.0; n]; n];
     for j in 0..n {
         let d = m[j][j] - (0..j).map(|k| l[j][k] * l[j][k]).sum::<f64>();
-        if d.is_nan() || d <= 0.0 || d.is_infinite() {
-            return Err(SimError::invalid(
-                "system.mass_matrix",
-                format!("pivot {} at row {j}", number_text(d)),
-                "must be positive definite at the initial state (q = system.initial.q)",
-            ));
+        if d.is_nan() || d <= floor * m[j][j].abs() || d.is_infinite() {
+            return Some((j, d));
         }
         let d = d.sqrt();
         l[j][j] = d;
@@ -354,78 +360,222 @@ fn check_mass_matrix(c: &Compiled, q: &[f64]) -> Result<(), SimError> {
             l[i][j] = (m[i][j] - (0..j).map(|k| l[i][k] * l[j][k]).sum::<f64>()) / d;
         }
     }
-    Ok(())
+    None
 }
 
-/// Compile `d` with several contacts and run it once under `method`: compliant on the
-/// formulation of several contacts ([`crate::compliant::multi`]), rigid on its rigid reference
-/// ([`crate::rigid::multi`]; docs/multi_contact.md): its record.
-fn run_contacts(
-    d: &Description,
-    method: Method,
-    settings: &RunSettings,
-) -> Result<(Record, SolverStats), SimError> {
-    let compiled = d.compile()?;
-    let (q0, qdot0) = d.initial_state(method.kappa())?;
-    check_mass_matrix(&compiled, &q0)?;
-    let args = (&compiled, &q0[..], &qdot0[..], method, settings);
-    match compiled.coordinates.len() {
-        1 => run_contacts_n::<1>(args),
-        2 => run_contacts_n::<2>(args),
-        3 => run_contacts_n::<3>(args),
-        4 => run_contacts_n::<4>(args),
-        n => Err(SimError::invalid(
-            "system.coordinates",
-            format!("{n} coordinates"),
-            &format!("a described system has at most {MAX_COORDINATES} coordinates for now"),
+/// M(q₀) must be positive definite: its Cholesky factor has positive pivots.
+fn check_mass_matrix(c: &Compiled, q: &[f64]) -> Result<(), SimError> {
+    let m: Vec<Vec<f64>> = c
+        .mass_matrix
+        .iter()
+        .map(|row| row.iter().map(|e| e.eval(q, q, 0.0)).collect())
+        .collect();
+    match failed_pivot(&m, 0.0) {
+        Some((j, d)) => Err(SimError::invalid(
+            "system.mass_matrix",
+            format!("pivot {} at row {j}", number_text(d)),
+            "must be positive definite at the initial state (q = system.initial.q)",
         )),
+        None => Ok(()),
     }
 }
 
-/// The record of a run of several contacts: its trace's modes and events, its end state, each
-/// contact's normal impulse and largest penetration, and the energy balance's error.
-fn contacts_record<M: Named, E: Named + Copy>(
+/// How far from dependent a spatial contact's normal and tangents must be at the start: the
+/// relative Cholesky pivot of W = J M⁻¹ Jᵀ (rounding leaves about 1e-16 for dependent rows).
+const INDEPENDENT_DIRECTIONS: f64 = 1e-10;
+
+/// A spatial contact's normal d and tangents c₁, c₂ must be independent at the start (W =
+/// J M⁻¹ Jᵀ positive definite): the stick force solves W_TT λ_T = …, and the formulation needs
+/// the three contact velocities to be free.
+fn check_spatial_frame(c: &Compiled, q0: &[f64], qdot0: &[f64]) -> Result<(), SimError> {
+    match c.coordinates.len() {
+        3 => check_spatial_frame_n::<3>(c, q0, qdot0),
+        4 => check_spatial_frame_n::<4>(c, q0, qdot0),
+        // The compilation refuses fewer than three, the dispatch of a run more than four.
+        _ => Ok(()),
+    }
+}
+
+fn check_spatial_frame_n<const N: usize>(
+    compiled: &Compiled,
+    q0: &[f64],
+    qdot0: &[f64],
+) -> Result<(), SimError> {
+    let mechanics = DescribedMechanics::<N>::new(compiled);
+    let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
+    let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
+    let d: Delassus<f64, 2, 1> = Delassus::at_time(&mechanics, 0.0, &q0, &qdot0);
+    let w: Vec<Vec<f64>> = (0..3)
+        .map(|a| (0..3).map(|b| d.entry(0, a, 0, b)).collect())
+        .collect();
+    match failed_pivot(&w, INDEPENDENT_DIRECTIONS) {
+        Some((j, pivot)) => Err(SimError::invalid(
+            "system.contacts[0].tangents",
+            format!(
+                "{} (relative pivot {:.1e} of {} in W = J M⁻¹ Jᵀ)",
+                compiled.contacts[0].name,
+                pivot / w[j][j],
+                ["the normal", "the first tangent", "the second tangent"][j]
+            ),
+            "the normal ∂g/∂q and the tangents ∂s₁/∂q, ∂s₂/∂q must be independent at the initial state; give tangential positions that move independently of the gap and of each other",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// One phase of a [`HybridRun`].
+#[derive(Clone, Debug, Serialize)]
+pub struct PhaseRow {
+    /// The mode's name (each contact's, `,`-joined, for several).
+    pub mode: &'static str,
+    pub t_start: f64,
+    pub t_end: f64,
+    pub duration: f64,
+}
+
+/// One event of a [`HybridRun`].
+#[derive(Clone, Debug, Serialize)]
+pub struct EventRow {
+    pub t: f64,
+    pub event: &'static str,
+    pub contact: String,
+    pub from: &'static str,
+    pub to: &'static str,
+}
+
+/// One run of a described system on a formulation of the hybrid engine (several contacts, or a
+/// spatial contact): its record (runs.csv's row) and what `simulate --system` prints besides.
+#[derive(Clone, Debug)]
+pub struct HybridRun {
+    pub record: Record,
+    pub stats: SolverStats,
+    pub phases: Vec<PhaseRow>,
+    pub events: Vec<EventRow>,
+    pub final_time: f64,
+    /// The states at the ends of the steps, when asked.
+    pub samples: Vec<ContactsSample>,
+}
+
+/// What a run on the hybrid engine measured, beside its trace.
+struct Measured {
+    impulse_normal: Vec<f64>,
+    max_penetration: Vec<f64>,
+    energy_balance_error: f64,
+    samples: Vec<ContactsSample>,
+}
+
+/// The [`HybridRun`] of a run with `trace`: `event_times` (in the order of the trace's
+/// events; a two-tangent stop at its extrapolated instant), `contact` naming an event's contact.
+fn hybrid_run<M: Named, E: Named + Copy>(
     compiled: &Compiled,
     trace: &Trace<M, E>,
+    event_times: &[f64],
     contact: impl Fn(E) -> usize,
-    impulse_normal: &[f64],
-    max_penetration: &[f64],
-    energy_balance_error: f64,
-    n: usize,
-) -> Record {
-    let events = &trace.events;
+    measured: Measured,
+) -> HybridRun {
+    let n = compiled.coordinates.len();
     let y = &trace.y_end;
-    Record {
+    let events: Vec<EventRow> = trace
+        .events
+        .iter()
+        .zip(event_times)
+        .map(|(e, &t)| EventRow {
+            t,
+            event: e.event.name(),
+            contact: compiled.contacts[contact(e.event)].name.clone(),
+            from: e.from.name(),
+            to: e.to.name(),
+        })
+        .collect();
+    let joined = |f: &dyn Fn(&EventRow) -> &str| events.iter().map(f).collect::<Vec<_>>().join(" ");
+    let record = Record {
         mode_sequence: trace
             .phases
             .iter()
             .map(|p| p.mode.name())
             .collect::<Vec<_>>()
             .join(">"),
-        event_times: events.iter().map(|e| e.t).collect(),
-        event_kinds: events
-            .iter()
-            .map(|e| e.event.name())
-            .collect::<Vec<_>>()
-            .join(" "),
-        event_contacts: events
-            .iter()
-            .map(|e| compiled.contacts[contact(e.event)].name.as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
+        event_times: event_times.to_vec(),
+        event_kinds: joined(&|e| e.event),
+        event_contacts: joined(&|e| e.contact.as_str()),
         q_end: y[..n].to_vec(),
         q_dot_end: y[n..2 * n].to_vec(),
-        impulse_normal: impulse_normal.to_vec(),
-        max_penetration: max_penetration.to_vec(),
-        energy_balance_error: compiled.potential.as_ref().map(|_| energy_balance_error),
+        impulse_normal: measured.impulse_normal,
+        max_penetration: measured.max_penetration,
+        energy_balance_error: compiled
+            .potential
+            .as_ref()
+            .map(|_| measured.energy_balance_error),
+    };
+    HybridRun {
+        record,
+        stats: trace.stats,
+        phases: trace
+            .phases
+            .iter()
+            .map(|p| PhaseRow {
+                mode: p.mode.name(),
+                t_start: p.t_start,
+                t_end: p.t_start + p.duration,
+                duration: p.duration,
+            })
+            .collect(),
+        events,
+        final_time: trace.t_end,
+        samples: measured.samples,
     }
 }
 
+/// Compile `d` (several contacts, or one spatial contact) and run it once under `method` (with
+/// the states at the steps' ends when `sample`): compliant on the formulation of several
+/// contacts ([`crate::compliant::multi`]) or the spatial one ([`crate::compliant::spatial`],
+/// measured by [`crate::compliant::spatial_measured`]); rigid on the rigid reference of several
+/// contacts ([`crate::rigid::multi`]; docs/multi_contact.md).
+pub fn run_hybrid_engine(
+    d: &Description,
+    method: Method,
+    settings: &RunSettings,
+    sample: bool,
+) -> Result<(Compiled, HybridRun), SimError> {
+    let compiled = d.compile()?;
+    let (q0, qdot0) = d.initial_state(method.kappa())?;
+    check_mass_matrix(&compiled, &q0)?;
+    let spatial = compiled.is_spatial();
+    if spatial {
+        check_spatial_frame(&compiled, &q0, &qdot0)?;
+    }
+    let args = (&compiled, &q0[..], &qdot0[..], method, settings, sample);
+    let run = match (spatial, compiled.coordinates.len()) {
+        (false, 1) => run_contacts_n::<1>(args)?,
+        (false, 2) => run_contacts_n::<2>(args)?,
+        (false, 3) => run_contacts_n::<3>(args)?,
+        (false, 4) => run_contacts_n::<4>(args)?,
+        // A spatial contact needs three coordinates (the compilation refuses fewer).
+        (true, 3) => run_spatial_n::<3>(args)?,
+        (true, 4) => run_spatial_n::<4>(args)?,
+        (_, n) => return Err(too_many_coordinates(n)),
+    };
+    Ok((compiled, run))
+}
+
+/// The arguments of one run on the hybrid engine: the compiled description, its start, the
+/// method, the settings and whether to sample the states.
+type HybridArgs<'a> = (
+    &'a Compiled,
+    &'a [f64],
+    &'a [f64],
+    Method,
+    &'a RunSettings,
+    bool,
+);
+
 /// One run of several contacts with N coordinates.
 fn run_contacts_n<const N: usize>(
-    (compiled, q0, qdot0, method, s): (&Compiled, &[f64], &[f64], Method, &RunSettings),
-) -> Result<(Record, SolverStats), SimError> {
-    use crate::compliant::multi::{is_separation, simulate_multi, ContactLaw, MultiContactProblem};
+    (compiled, q0, qdot0, method, s, sample): HybridArgs<'_>,
+) -> Result<HybridRun, SimError> {
+    use crate::compliant::multi::{
+        is_separation, simulate_multi_sampled, ContactLaw, MultiContactProblem,
+    };
     use crate::hybrid::{RunControl, Until};
     use crate::rigid::multi::{simulate_rigid_multi, RigidContactLaw, RigidMultiProblem};
     let mechanics = DescribedMechanics::<N>::new(compiled);
@@ -472,18 +622,23 @@ fn run_contacts_n<const N: usize>(
                 s.integrator,
                 defaults.tolerances,
                 &control,
-            )?;
+            )
+            .map_err(|e| named_non_finite(&mechanics, e))?;
             // A rigid contact never penetrates.
-            let record = contacts_record(
+            let measured = Measured {
+                impulse_normal: run.impulse_normal.clone(),
+                max_penetration: vec![0.0; compiled.contacts.len()],
+                energy_balance_error: run.energy_balance_error,
+                samples: Vec::new(),
+            };
+            let t: Vec<f64> = run.trace.events.iter().map(|e| e.t).collect();
+            return Ok(hybrid_run(
                 compiled,
                 &run.trace,
+                &t,
                 |e| e.contact,
-                &run.impulse_normal,
-                &vec![0.0; compiled.contacts.len()],
-                run.energy_balance_error,
-                N,
-            );
-            return Ok((record, run.trace.stats));
+                measured,
+            ));
         }
     };
     let laws = compiled
@@ -495,28 +650,34 @@ fn run_contacts_n<const N: usize>(
         })
         .collect();
     let problem = MultiContactProblem::new(&mechanics, laws)?;
-    let run = simulate_multi(
+    let run = simulate_multi_sampled(
         &problem,
         &q0,
         &qdot0,
         s.integrator,
         defaults.tolerances,
         &control,
-    )?;
-    let record = contacts_record(
+        sample,
+    )
+    .map_err(|e| named_non_finite(&mechanics, e))?;
+    let measured = Measured {
+        impulse_normal: run.impulse_normal,
+        max_penetration: run.max_penetration,
+        energy_balance_error: run.energy_balance_error,
+        samples: run.samples,
+    };
+    let t: Vec<f64> = run.trace.events.iter().map(|e| e.t).collect();
+    Ok(hybrid_run(
         compiled,
         &run.trace,
+        &t,
         |e| e.contact,
-        &run.impulse_normal,
-        &run.max_penetration,
-        run.energy_balance_error,
-        N,
-    );
-    Ok((record, run.trace.stats))
+        measured,
+    ))
 }
 
-/// Compile `d` and run it once at compliance `kappa` (with its sampled trajectory when
-/// `trajectory`): the compiled description and the engine's record.
+/// Compile `d` (one planar contact) and run it once at compliance `kappa` (with its sampled
+/// trajectory when `trajectory`): the compiled description and the engine's record.
 pub fn run_record(
     d: &Description,
     kappa: f64,
@@ -524,11 +685,11 @@ pub fn run_record(
     trajectory: bool,
 ) -> Result<(Compiled, RunRecord), SimError> {
     let compiled = d.compile()?;
-    if compiled.contacts.len() > 1 {
+    if compiled.contacts.len() > 1 || compiled.is_spatial() {
         return Err(SimError::invalid(
             "system.contacts",
             format!("{} contacts", compiled.contacts.len()),
-            "one run's trajectory and summary (simulate --system) are built for one contact; run a system of several contacts with `rigid-limit run`",
+            "this run is of one planar contact; a system of several contacts or a spatial one runs on run_hybrid_engine",
         ));
     }
     let (q0, qdot0) = d.initial_state(kappa)?;
@@ -539,13 +700,7 @@ pub fn run_record(
         2 => run_n::<2>(args)?,
         3 => run_n::<3>(args)?,
         4 => run_n::<4>(args)?,
-        n => {
-            return Err(SimError::invalid(
-                "system.coordinates",
-                format!("{n} coordinates"),
-                &format!("a described system has at most {MAX_COORDINATES} coordinates for now"),
-            ))
-        }
+        n => return Err(too_many_coordinates(n)),
     };
     Ok((compiled, r))
 }
@@ -582,7 +737,16 @@ fn run_n<const N: usize>(
     options.record_trajectory = trajectory;
     let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
     let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
-    simulate(&problem, &q0, &qdot0, &options).map_err(|e| match mechanics.non_finite_source() {
+    simulate(&problem, &q0, &qdot0, &options).map_err(|e| named_non_finite(&mechanics, e))
+}
+
+/// `e`, the error of a failed run, as the error of the expression that evaluated to a
+/// non-finite number during it, when one did.
+fn named_non_finite<const N: usize>(
+    mechanics: &DescribedMechanics<'_, N>,
+    e: SimError,
+) -> SimError {
+    match mechanics.non_finite_source() {
         Some((key, text)) => SimError::invalid(
             key,
             format!("\"{text}\""),
@@ -591,5 +755,57 @@ fn run_n<const N: usize>(
             ),
         ),
         None => e,
-    })
+    }
+}
+
+/// A run of a spatial contact ends, without a `t_end`, where the contact opens.
+fn spatial_contact_opens(from: ConeMode, to: ConeMode) -> bool {
+    from.is_contact() && to == ConeMode::Free
+}
+
+/// One run of a spatial contact with N coordinates (compliant: a spatial contact has no rigid
+/// reference here).
+fn run_spatial_n<const N: usize>(
+    (compiled, q0, qdot0, method, s, sample): HybridArgs<'_>,
+) -> Result<HybridRun, SimError> {
+    let kappa = method.compliant_kappa(Described::NAME)?;
+    let mechanics = DescribedMechanics::<N>::new(compiled);
+    let contact = &compiled.contacts[0];
+    let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
+    let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
+    let formulation = MeasuredSpatialContact {
+        problem: SpatialContactProblem::<_, N, 2> {
+            system: &mechanics,
+            compliance: NormalCompliance::spring_dashpot(kappa, contact.damping),
+            mu: contact.mu,
+        },
+    };
+    let defaults = SimulationOptions::new(s.integrator, s.rtol, s.atol).with_guards(
+        s.t_max,
+        s.max_steps,
+        s.max_events,
+    );
+    let spatial = crate::compliant::spatial::RunSettings {
+        integrator: s.integrator,
+        tolerances: defaults.tolerances,
+        t_end: s.t_end.unwrap_or(defaults.t_max),
+        output_times: Vec::new(),
+        max_steps: defaults.max_steps,
+        max_events: defaults.max_events,
+    };
+    let stop = match s.t_end {
+        Some(_) => None,
+        None => Some(spatial_contact_opens as fn(ConeMode, ConeMode) -> bool),
+    };
+    let m = formulation
+        .simulate(&q0, &qdot0, &spatial, stop, sample)
+        .map_err(|e| named_non_finite(&mechanics, e))?;
+    let times: Vec<f64> = m.run.events.iter().map(|e| e.t).collect();
+    let measured = Measured {
+        impulse_normal: vec![m.impulse_normal],
+        max_penetration: vec![m.max_penetration],
+        energy_balance_error: m.energy_balance_error,
+        samples: m.samples,
+    };
+    Ok(hybrid_run(compiled, &m.run.trace, &times, |_| 0, measured))
 }
