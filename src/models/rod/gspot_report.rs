@@ -113,6 +113,26 @@ fn fit(rows: &[&Row], value: impl Fn(&Row) -> Option<f64>) -> Option<Exponent> {
     power_law(&k, &v).map(Exponent::from)
 }
 
+/// t_slip − t*: how long after the rigid slip's end the compliant slip ends.
+fn slip_end_offset(r: &Row) -> Option<f64> {
+    Some(r.number("t_slip_end")? - r.number("t_slip_end_rigid")?)
+}
+
+/// The compliant rows of the law with dashpot `damping` that ran, κ ascending.
+fn law_rows(rows: &[Row], damping: f64) -> Vec<&Row> {
+    let mut own: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.text("status") == "ok" && r.text("method") == "compliant")
+        .filter(|r| r.number("damping") == Some(damping))
+        .collect();
+    own.sort_by(|a, b| {
+        a.number("kappa")
+            .partial_cmp(&b.number("kappa"))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    own
+}
+
 fn relative(a: Option<f64>, b: Option<f64>) -> f64 {
     match (a, b) {
         (Some(a), Some(b)) => ((a - b) / b).abs(),
@@ -139,17 +159,7 @@ pub fn analyse(mu: f64, rows: &[Row]) -> GspotAnalysis {
         .iter()
         .map(|&damping| {
             let stopped = |r: &Row| r.text("mode_sequence").starts_with("slide_left>stick");
-            let mut own: Vec<&Row> = ok
-                .iter()
-                .copied()
-                .filter(|r| r.text("method") == "compliant" && r.number("damping") == Some(damping))
-                .collect();
-            own.sort_by(|a, b| {
-                a.number("kappa")
-                    .partial_cmp(&b.number("kappa"))
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            });
-            let offset = |r: &Row| Some(r.number("t_slip_end")? - r.number("t_slip_end_rigid")?);
+            let own = law_rows(rows, damping);
             let mut sequences: Vec<String> = own
                 .iter()
                 .map(|r| r.text("mode_sequence").to_string())
@@ -164,11 +174,13 @@ pub fn analyse(mu: f64, rows: &[Row]) -> GspotAnalysis {
                 slip_not_stopped: own.iter().filter(|r| !stopped(r)).count(),
                 separated: own.iter().filter(|r| r.text("separated") == "true").count(),
                 sequences,
-                slip_end_offset: fit(&own, offset),
+                slip_end_offset: fit(&own, slip_end_offset),
                 peak_force: fit(&own, |r| r.number("peak_normal_force")),
                 v_out: fit(&own, |r| r.number("v_out")),
                 smallest_kappa: smallest.and_then(|r| r.number("kappa")).unwrap_or(f64::NAN),
-                slip_end_offset_smallest: smallest.and_then(|r| offset(r)).unwrap_or(f64::NAN),
+                slip_end_offset_smallest: smallest
+                    .and_then(|r| slip_end_offset(r))
+                    .unwrap_or(f64::NAN),
                 impulse_error_smallest: smallest.map_or(f64::NAN, |r| {
                     relative(
                         r.number("impulse_normal"),
@@ -395,16 +407,8 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
         series: Vec::new(),
         bands: Vec::new(),
     };
-    let ok: Vec<&Row> = rows
-        .iter()
-        .filter(|r| r.text("status") == "ok" && r.text("method") == "compliant")
-        .collect();
     for (i, law) in a.laws.iter().enumerate() {
-        let own: Vec<&Row> = ok
-            .iter()
-            .copied()
-            .filter(|r| r.number("damping") == Some(law.damping))
-            .collect();
+        let own = law_rows(rows, law.damping);
         let points = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<(f64, f64)> {
             own.iter()
                 .filter_map(|r| Some((r.number("kappa")?, f(r)?)))
@@ -419,7 +423,7 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
         });
         force.series.push(Series {
             label: format!("t_slip − t*, c_d = {}", law.damping),
-            points: points(&|r| Some(r.number("t_slip_end")? - r.number("t_slip_end_rigid")?)),
+            points: points(&slip_end_offset),
             mark: Mark::LineMarkers,
             color: c + 1,
         });
@@ -451,38 +455,22 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
         });
     }
     // Guides κ^(∓1/3) through the first law's values at the smallest κ.
-    if let Some(first) = ok
-        .iter()
-        .filter(|r| Some(r.number("damping")) == a.laws.first().map(|l| Some(l.damping)))
-        .min_by(|x, y| {
-            x.number("kappa")
-                .partial_cmp(&y.number("kappa"))
-                .unwrap_or(std::cmp::Ordering::Equal)
-        })
-    {
-        let k0 = first.number("kappa").unwrap_or(f64::NAN);
-        let kmax = ok
-            .iter()
-            .filter_map(|r| r.number("kappa"))
-            .fold(0.0, f64::max);
-        for (value, p, label) in [
-            (first.number("peak_normal_force"), -1.0 / 3.0, "κ^(−1/3)"),
-            (
-                first
-                    .number("t_slip_end")
-                    .zip(first.number("t_slip_end_rigid"))
-                    .map(|(x, y)| x - y),
-                1.0 / 3.0,
-                "κ^(1/3)",
-            ),
-        ] {
-            if let Some(v) = value {
-                force.series.push(Series {
-                    label: label.into(),
-                    points: vec![(k0, v), (kmax, v * (kmax / k0).powf(p))],
-                    mark: Mark::Dashed,
-                    color: REFERENCE,
-                });
+    if let Some(own) = a.laws.first().map(|l| law_rows(rows, l.damping)) {
+        if let (Some(first), Some(last)) = (own.first(), own.last()) {
+            let k0 = first.number("kappa").unwrap_or(f64::NAN);
+            let kmax = last.number("kappa").unwrap_or(f64::NAN);
+            for (value, p, label) in [
+                (first.number("peak_normal_force"), -1.0 / 3.0, "κ^(−1/3)"),
+                (slip_end_offset(first), 1.0 / 3.0, "κ^(1/3)"),
+            ] {
+                if let Some(v) = value {
+                    force.series.push(Series {
+                        label: label.into(),
+                        points: vec![(k0, v), (kmax, v * (kmax / k0).powf(p))],
+                        mark: Mark::Dashed,
+                        color: REFERENCE,
+                    });
+                }
             }
         }
     }
