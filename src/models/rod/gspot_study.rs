@@ -239,13 +239,15 @@ impl System for RodGspot {
         ]
     }
 
+    /// Closed forms only (the report runs no solver): the G-spot and C–V's case there; the
+    /// rigid slip's t* is in the rows.
     fn describe(p: &Params) -> String {
         let rod = PainleveRod::UNIFORM;
         let mut text = format!(
-            "Uniform rod, μ = {}, start θ0 = {}, θ̇0 = {}, u0 = {} at the quasi-static penetration, c_d = {}",
+            "Uniform rod, μ = {}, start θ0 = {}, θ̇0 = {}, u0 = {} at the quasi-static penetration, c_d = {} (unless swept: each configuration below)",
             p.mu, p.theta0, p.omega0, p.u0, p.damping
         );
-        if let (Some(g), Ok(r)) = (approachable_gspot(&rod, p.mu), rigid(p)) {
+        if let Some(g) = approachable_gspot(&rod, p.mu) {
             let rates = gspot_rates(&rod, p.mu, g.theta, g.omega);
             let approach = match rates.case() {
                 GspotCase::G1 => "case G1 (λ_N → ∞)",
@@ -253,8 +255,8 @@ impl System for RodGspot {
                 GspotCase::NotAttracting => "not attracting",
             };
             text += &format!(
-                ". G-spot θ* = {:.6}, θ̇* = {:.6}: α₁ = {:.4}, α₂ = {:.4}, α₃ = {:.4}, {approach}; the rigid slip ends at t* = {:.9} ({:?})",
-                g.theta, g.omega, rates.alpha1, rates.alpha2, rates.alpha3, r.t, r.end
+                ". G-spot θ* = {:.6}, θ̇* = {:.6}: α₁ = {:.4}, α₂ = {:.4}, α₃ = {:.4}, {approach}",
+                g.theta, g.omega, rates.alpha1, rates.alpha2, rates.alpha3
             );
         }
         text
