@@ -165,7 +165,7 @@ impl<const N: usize> IwcLimit<N> {
         let k = pd.slip_coupling(mu, sigma);
         let cd = damping;
         let lambda = saddle.unstable_rate;
-        let p_s = pd.u.abs() / k;
+        let p_s = slip_stopping_impulse(&pd, mu);
         // λ_N ≈ (1 + c_d λ)(−α) e^{λs}, so the impulse √κ∫λ_N ds reaches P_s at
         // s = (ln(1/√κ) + ln(P_s λ / ((1 + c_d λ)(−α))))/λ.
         let slide_log_offset = (p_s * lambda / ((1.0 + cd * lambda) * (-alpha))).ln();
@@ -216,6 +216,26 @@ impl<const N: usize> IwcLimit<N> {
         let sk = kappa.sqrt();
         sk / self.slide_rate * ((1.0 / sk).ln() + self.slide_log_offset)
     }
+}
+
+/// The normal impulse that stops the slip of `pd` under sliding friction with the configuration
+/// frozen: `P_s = |u|/k_σ` (C–V §4.2; in slip u̇ = a − σk_σλ_N, and a is negligible against the
+/// impulsive force). Infinite where the slip does not decelerate (k_σ ≤ 0).
+pub fn slip_stopping_impulse<const N: usize>(pd: &ProjectedDynamics<f64, N>, mu: f64) -> f64 {
+    pd.u.abs() / pd.slip_coupling(mu, pd.u.signum())
+}
+
+/// The generalised velocity after the impulse [`slip_stopping_impulse`] `P_s`:
+/// `q̇ + P_s M⁻¹(d − σμc)`, whose slip velocity is 0.
+pub fn velocity_after_slip_stop<const N: usize>(
+    pd: &ProjectedDynamics<f64, N>,
+    qdot: &[f64; N],
+    mu: f64,
+) -> [f64; N] {
+    let (sigma, p_s) = (pd.u.signum(), slip_stopping_impulse(pd, mu));
+    std::array::from_fn(|i| {
+        qdot[i] + p_s * (pd.accel_per_normal[i] - sigma * mu * pd.accel_per_tangential[i])
+    })
 }
 
 /// The end of the stick stage `η'' = −K(η + c_d η')` from `(η_s, η'_s)`: where the force

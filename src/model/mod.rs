@@ -19,6 +19,7 @@
 
 pub mod consistency;
 pub mod contacts;
+pub mod gspot;
 pub mod iwc;
 pub mod jet;
 pub mod scalar;

@@ -43,6 +43,8 @@ pub enum Experiment {
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<Convergence<spring_particle::SpringParticle>>),
+    /// The rod slipping into its G-spot (`model = "rod_gspot"`).
+    RodGspot(Box<Convergence<rod::gspot_study::RodGspot>>),
     /// A system described in the file (`model = "system"`).
     Described(Box<Convergence<described::Described>>),
     Dance(Box<SweepSpec<dance::Dance>>),
@@ -67,6 +69,7 @@ macro_rules! with_plan {
             Experiment::PlanarPortraits($plan) => $body,
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
+            Experiment::RodGspot($plan) => $body,
             Experiment::Described($plan) => $body,
             Experiment::Dance($plan) => $body,
             Experiment::SchmidMielke($plan) => $body,
@@ -78,11 +81,16 @@ macro_rules! with_plan {
 }
 
 /// The names `model = …` accepts, with what each system is (for `rigid-limit list`).
-pub const MODELS: [(&str, &str); 9] = [
+pub const MODELS: [(&str, &str); 10] = [
     (
         rod::Rod::NAME,
         "the Painlevé rod on a compliant contact (Zhao–Liu–Chen–Brogliato 2015); analyses \
          mode_table and liftoff_iwc_basin (Champneys–Várkonyi 2016)",
+    ),
+    (
+        rod::gspot_study::RodGspot::NAME,
+        "the Painlevé rod slipping into its G-spot p = b = 0 (Champneys–Várkonyi §5.1): the \
+         compliant dynamic jam as κ → 0 against the rigid slip",
     ),
     (
         klarbring::Klarbring::NAME,
@@ -192,6 +200,9 @@ impl Experiment {
                 }
                 _ => SweepSpec::parse(text).map(|s| Experiment::Planar(Box::new(s))),
             },
+            Some(toml::Value::String(name)) if name == rod::gspot_study::RodGspot::NAME => {
+                Convergence::parse(text).map(|s| Experiment::RodGspot(Box::new(s)))
+            }
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
                 Convergence::parse(text).map(|s| Experiment::SpringParticle(Box::new(s)))
             }
@@ -255,6 +266,10 @@ impl Experiment {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }
             Experiment::SpringParticle(spec) => report_convergence(spec, dir),
+            Experiment::RodGspot(spec) => {
+                let rows = read_rows(&dir.join(RUNS_CSV), &spec.columns())?;
+                rod::gspot_report::write_report(spec, &rows, dir)
+            }
             Experiment::Described(spec) => report_convergence(spec, dir),
             Experiment::Dance(spec) => report_sweep(spec, dir),
             Experiment::SchmidMielke(spec) => schmid_mielke::report::write_report(spec, dir),

@@ -272,7 +272,7 @@ impl<S: System> Convergence<S> {
         write_atomically(&dir.join("summary.md"), &self.summary(rows))
     }
 
-    fn summary(&self, rows: &[Row]) -> String {
+    pub fn summary(&self, rows: &[Row]) -> String {
         let mut md = Markdown::new();
         md.heading(1, format!("{}: {}", self.name, S::TITLE))
             .generated_by(&self.name, "")

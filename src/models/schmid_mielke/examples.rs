@@ -38,6 +38,22 @@ pub enum Example {
     VaryingNormalForce(VaryingNormalForce),
 }
 
+/// Schmid–Mielke's constants α*, q*, c* (Prop. 3.4, (3.3)–(3.4), (G2)).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct LipschitzConstants {
+    pub alpha: f64,
+    pub q: f64,
+    pub c: f64,
+}
+
+impl LipschitzConstants {
+    /// The a-priori bound (3.5) on ‖z_k − z_{k−1}‖ per unit of the largest time step,
+    /// c*/(α* − q*), when (G5*) q* < α* holds.
+    pub fn increment_bound(&self) -> Option<f64> {
+        (self.q < self.alpha).then(|| self.c / (self.alpha - self.q))
+    }
+}
+
 /// Whether the solution is Lipschitz (H₁₁ above the threshold), jumps at the threshold
 /// (critical) or jumps below it. The threshold is H₁₁ against σ*|Dμ| (§4.1) or μ*H₁₂ (§4.2):
 /// the paper's ᾱ, not (G5)'s α = λ_min(H) (docs/schmid_mielke.md, "(G5) and the threshold").
@@ -130,14 +146,28 @@ impl Example {
     /// (G5) at z̃, with α = λ_min(H) and q of (2.4) (for §4.1 at a point of the ramp, where
     /// q = σ*|Dμ|): whether the paper's sufficient condition holds.
     pub fn g5_holds(&self) -> bool {
+        let l = self.lipschitz_constants();
+        l.q < l.alpha
+    }
+
+    /// The constants of Prop. 3.4 over the whole example (they do not vary with t or z here):
+    /// α* = λ_min(H) (G2); q* = ‖DM‖σ₊ + ‖M‖‖(H_N1, …)‖ (3.4) with M = μ × the tangential
+    /// projection, i.e. σ*|μ₀ − μ₁| over the unit ramp (§4.1, no coupling) or μ*|H₁₂| (§4.2,
+    /// μ constant); c* = (1 + ‖M‖)‖∂_t DE‖ = (1 + max μ)·a (3.3), the load being affine.
+    pub fn lipschitz_constants(&self) -> LipschitzConstants {
         let h = self.problem().stiffness;
         let (tr, det) = (h[0][0] + h[1][1], h[0][0] * h[1][1] - h[0][1] * h[1][0]);
         let alpha = 0.5 * (tr - (tr * tr - 4.0 * det).max(0.0).sqrt());
-        let q = match self {
-            Example::VaryingFriction(p) => p.sigma_star * (p.mu0 - p.mu1).abs(),
-            Example::VaryingNormalForce(p) => p.mu_star * p.h12.abs(),
+        let (q, c) = match self {
+            Example::VaryingFriction(p) => (
+                p.sigma_star * (p.mu0 - p.mu1).abs(),
+                (1.0 + p.mu0.max(p.mu1)) * p.load_rate,
+            ),
+            Example::VaryingNormalForce(p) => {
+                (p.mu_star * p.h12.abs(), (1.0 + p.mu_star) * p.load_rate)
+            }
         };
-        q < alpha
+        LipschitzConstants { alpha, q, c }
     }
 
     /// Check the parameters; errors name the TOML key (`params.` or `sweep.` is the caller's
@@ -193,5 +223,49 @@ pub fn crossing_level(example: &Example) -> f64 {
     match example {
         Example::VaryingFriction(_) => RAMP.1,
         Example::VaryingNormalForce(_) => 1.0 / 3.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Prop. 3.4's constants for the two examples by hand: §4.1 at H₁₁ = 1, H₂₂ = 10, σ* = 1,
+    /// μ 0.6 → 0.2, a = 1: α = 1, q = 0.4, c = 1.6, bound 8/3; §4.2 at H = [[1, 1], [1, 4]],
+    /// μ* = 0.5, a = 1: α = (5 − √13)/2, q = 0.5, c = 1.5.
+    #[test]
+    fn lipschitz_constants_by_hand() {
+        let ex1 = Example::VaryingFriction(VaryingFriction {
+            h11: 1.0,
+            h22: 10.0,
+            sigma_star: 1.0,
+            mu0: 0.6,
+            mu1: 0.2,
+            load_rate: 1.0,
+        });
+        let l = ex1.lipschitz_constants();
+        assert!((l.alpha - 1.0).abs() < 1e-15 && (l.q - 0.4).abs() < 1e-15);
+        assert!((l.c - 1.6).abs() < 1e-15);
+        assert!((l.increment_bound().unwrap() - 8.0 / 3.0).abs() < 1e-14);
+        let ex2 = Example::VaryingNormalForce(VaryingNormalForce {
+            h11: 1.0,
+            h12: 1.0,
+            h22: 4.0,
+            mu_star: 0.5,
+            f_star: -2.0,
+            load_rate: 1.0,
+        });
+        let l = ex2.lipschitz_constants();
+        assert!((l.alpha - (5.0 - 13.0_f64.sqrt()) / 2.0).abs() < 1e-15);
+        assert!((l.q - 0.5).abs() < 1e-15 && (l.c - 1.5).abs() < 1e-15);
+        // Below (G5*) there is no bound.
+        let weak = Example::VaryingNormalForce(VaryingNormalForce {
+            h11: 0.6,
+            ..match ex2 {
+                Example::VaryingNormalForce(p) => p,
+                Example::VaryingFriction(_) => unreachable!(),
+            }
+        });
+        assert_eq!(weak.lipschitz_constants().increment_bound(), None);
     }
 }

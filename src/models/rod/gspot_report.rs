@@ -1,0 +1,531 @@
+//! summary.md, analysis.json and the figures of the rod's G-spot study (`model = "rod_gspot"`):
+//! the rigid slip's G-spot and C–V's case there (closed forms), Génot–Brogliato's threshold,
+//! and, per compliant law, what the compliant rod does at the G-spot as κ → 0 (the slip's end
+//! against t*, the peak force, the outcome against the slip-stop continuation). No solver here:
+//! the rigid numbers come from the rigid rows of runs.csv, the rest from closed forms.
+
+use super::gspot::{approachable_gspot, gspot_rates, jam_threshold_mu, GspotState};
+use super::gspot_study::RodGspot;
+use super::mechanics::PainleveRod;
+use crate::analysis::fit::{power_law, LinearFit};
+use crate::experiment::runner::{write_atomically, RunError};
+use crate::experiment::table::Row;
+use crate::model::gspot::{GspotCase, GspotRates};
+use crate::plot::{save_captioned, Figure, Mark, Panel, Series, REFERENCE};
+use crate::report::json::pretty;
+use crate::report::rates::in_range;
+use crate::study::convergence::Convergence;
+use serde::Serialize;
+use std::path::Path;
+
+/// The κ range of the fitted exponents: the inner layer t* − t ~ κ^{1/3} must be small against
+/// the slip's O(1) time scale, which the ladder's smaller half satisfies.
+pub const FIT_KAPPA: (f64, f64) = (1e-11, 1e-6);
+
+/// The threshold μ_c against the paper's number.
+#[derive(Clone, Debug, Serialize)]
+pub struct Threshold {
+    /// 4√(ρ(1 + ρ)/3) at ρ = 1/3.
+    pub mu_c: f64,
+    /// The least μ of a Painlevé paradox, 2√(ρ(1 + ρ)) (C–V's μ_P,min = 4/3).
+    pub painleve_mu_min: f64,
+}
+
+/// The G-spot the slip can reach and C–V's coefficients there.
+#[derive(Clone, Debug, Serialize)]
+pub struct GspotSummary {
+    pub theta: f64,
+    pub omega: f64,
+    pub alpha1: f64,
+    pub alpha2: f64,
+    pub alpha3: f64,
+    pub case: GspotCase,
+    /// λ_N ∝ (t* − t)^exponent on the approach (G1): α₃/α₁ − 1.
+    pub force_exponent: f64,
+}
+
+/// A power law fitted over [`FIT_KAPPA`].
+#[derive(Clone, Debug, Serialize)]
+pub struct Exponent {
+    pub slope: f64,
+    pub slope_ci95: f64,
+    pub n: usize,
+}
+
+impl From<LinearFit> for Exponent {
+    fn from(f: LinearFit) -> Self {
+        Exponent {
+            slope: f.slope,
+            slope_ci95: f.slope_ci95,
+            n: f.n,
+        }
+    }
+}
+
+/// One compliant law (a value of c_d) over the κ ladder.
+#[derive(Clone, Debug, Serialize)]
+pub struct LawSummary {
+    pub damping: f64,
+    /// Compliant runs that ran.
+    pub runs: usize,
+    /// Runs whose slip ends in stick (`slide_left>stick…`): the slip is stopped; and the
+    /// others (lift-off or continued slip).
+    pub slip_stopped: usize,
+    pub slip_not_stopped: usize,
+    /// Runs that end with the contact open.
+    pub separated: usize,
+    /// The distinct mode sequences.
+    pub sequences: Vec<String>,
+    /// t_slip − t* ∝ κ^p (prediction 1/3), the peak normal force ∝ κ^p (prediction −1/3),
+    /// v_out ∝ κ^p.
+    pub slip_end_offset: Option<Exponent>,
+    pub peak_force: Option<Exponent>,
+    pub v_out: Option<Exponent>,
+    /// At the smallest κ: κ, t_slip − t*, and the relative differences of ∫F_n and θ̇_out from
+    /// the slip stop's.
+    pub smallest_kappa: f64,
+    pub slip_end_offset_smallest: f64,
+    pub impulse_error_smallest: f64,
+    pub omega_out_error_smallest: f64,
+    pub v_out_smallest: f64,
+}
+
+/// analysis.json.
+#[derive(Clone, Debug, Serialize)]
+pub struct GspotAnalysis {
+    pub mu: f64,
+    pub threshold: Threshold,
+    pub gspot: Option<GspotSummary>,
+    /// How the rigid slip ends (`gspot`, `free`, `stick`, `slide_left`) and when.
+    pub rigid_end: String,
+    pub t_star: f64,
+    pub slip_stop_impulse: f64,
+    pub slip_stop_omega: f64,
+    pub laws: Vec<LawSummary>,
+}
+
+fn fit(rows: &[&Row], value: impl Fn(&Row) -> Option<f64>) -> Option<Exponent> {
+    let (k, v): (Vec<f64>, Vec<f64>) = rows
+        .iter()
+        .filter_map(|r| Some((r.number("kappa")?, value(r)?)))
+        .filter(|(k, v)| in_range(*k, FIT_KAPPA) && *v > 0.0)
+        .unzip();
+    power_law(&k, &v).map(Exponent::from)
+}
+
+/// t_slip − t*: how long after the rigid slip's end the compliant slip ends.
+fn slip_end_offset(r: &Row) -> Option<f64> {
+    Some(r.number("t_slip_end")? - r.number("t_slip_end_rigid")?)
+}
+
+/// The compliant rows of the law with dashpot `damping` that ran, κ ascending.
+fn law_rows(rows: &[Row], damping: f64) -> Vec<&Row> {
+    let mut own: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.text("status") == "ok" && r.text("method") == "compliant")
+        .filter(|r| r.number("damping") == Some(damping))
+        .collect();
+    own.sort_by(|a, b| {
+        a.number("kappa")
+            .partial_cmp(&b.number("kappa"))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    own
+}
+
+fn relative(a: Option<f64>, b: Option<f64>) -> f64 {
+    match (a, b) {
+        (Some(a), Some(b)) => ((a - b) / b).abs(),
+        _ => f64::NAN,
+    }
+}
+
+/// The G-spot of the uniform rod at μ and C–V's coefficients there.
+fn gspot_summary(mu: f64) -> Option<(GspotState, GspotRates)> {
+    let rod = PainleveRod::UNIFORM;
+    let g = approachable_gspot(&rod, mu)?;
+    Some((g, gspot_rates(&rod, mu, g.theta, g.omega)))
+}
+
+/// The analysis of the rows (pure).
+pub fn analyse(mu: f64, rows: &[Row]) -> GspotAnalysis {
+    let rod = PainleveRod::UNIFORM;
+    let ok: Vec<&Row> = rows.iter().filter(|r| r.text("status") == "ok").collect();
+    let rigid = ok.iter().find(|r| r.text("method") == "rigid");
+    let mut dampings: Vec<f64> = ok.iter().filter_map(|r| r.number("damping")).collect();
+    dampings.sort_by(f64::total_cmp);
+    dampings.dedup();
+    let laws = dampings
+        .iter()
+        .map(|&damping| {
+            let stopped = |r: &Row| r.text("mode_sequence").starts_with("slide_left>stick");
+            let own = law_rows(rows, damping);
+            let mut sequences: Vec<String> = own
+                .iter()
+                .map(|r| r.text("mode_sequence").to_string())
+                .collect();
+            sequences.sort();
+            sequences.dedup();
+            let smallest = own.first();
+            LawSummary {
+                damping,
+                runs: own.len(),
+                slip_stopped: own.iter().filter(|r| stopped(r)).count(),
+                slip_not_stopped: own.iter().filter(|r| !stopped(r)).count(),
+                separated: own.iter().filter(|r| r.text("separated") == "true").count(),
+                sequences,
+                slip_end_offset: fit(&own, slip_end_offset),
+                peak_force: fit(&own, |r| r.number("peak_normal_force")),
+                v_out: fit(&own, |r| r.number("v_out")),
+                smallest_kappa: smallest.and_then(|r| r.number("kappa")).unwrap_or(f64::NAN),
+                slip_end_offset_smallest: smallest
+                    .and_then(|r| slip_end_offset(r))
+                    .unwrap_or(f64::NAN),
+                impulse_error_smallest: smallest.map_or(f64::NAN, |r| {
+                    relative(
+                        r.number("impulse_normal"),
+                        r.number("impulse_normal_slip_stop"),
+                    )
+                }),
+                omega_out_error_smallest: smallest.map_or(f64::NAN, |r| {
+                    relative(r.number("omega_out"), r.number("omega_out_slip_stop"))
+                }),
+                v_out_smallest: smallest.and_then(|r| r.number("v_out")).unwrap_or(f64::NAN),
+            }
+        })
+        .collect();
+    let any = ok.first();
+    GspotAnalysis {
+        mu,
+        threshold: Threshold {
+            mu_c: jam_threshold_mu(&rod),
+            painleve_mu_min: 2.0 * (rod.gyration_sq * (1.0 + rod.gyration_sq)).sqrt(),
+        },
+        gspot: gspot_summary(mu).map(|(g, r)| GspotSummary {
+            theta: g.theta,
+            omega: g.omega,
+            alpha1: r.alpha1,
+            alpha2: r.alpha2,
+            alpha3: r.alpha3,
+            case: r.case(),
+            force_exponent: r.alpha3 / r.alpha1 - 1.0,
+        }),
+        rigid_end: rigid
+            .and_then(|r| r.text("mode_sequence").rsplit('>').next())
+            .unwrap_or("")
+            .to_string(),
+        t_star: any
+            .and_then(|r| r.number("t_slip_end_rigid"))
+            .unwrap_or(f64::NAN),
+        slip_stop_impulse: rigid
+            .and_then(|r| {
+                Some(r.number("impulse_normal_slip_stop")? - r.number("slip_normal_impulse")?)
+            })
+            .unwrap_or(f64::NAN),
+        slip_stop_omega: any
+            .and_then(|r| r.number("omega_out_slip_stop"))
+            .unwrap_or(f64::NAN),
+        laws,
+    }
+}
+
+fn exponent_text(e: &Option<Exponent>) -> String {
+    e.as_ref().map_or("—".to_string(), |e| {
+        format!("{:.3} ± {:.3} ({} κ)", e.slope, e.slope_ci95, e.n)
+    })
+}
+
+fn render(spec: &Convergence<RodGspot>, a: &GspotAnalysis, rows: &[Row]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let t = &a.threshold;
+    let _ = writeln!(
+        s,
+        "## Champneys–Várkonyi §5.1 and §2.1 against the measurement\n\n\
+         | claim | paper | measured | verdict |\n|---|---|---|---|"
+    );
+    let published = 8.0 / (3.0 * 3.0_f64.sqrt());
+    let _ = writeln!(
+        s,
+        "| Génot–Brogliato: slip reaches p = 0 only for μ > μ_c (uniform rod) | μ_c = 8/(3√3) = {published:.10} | derived μ_c = 4√(ρ(1+ρ)/3) = {:.10} (α₁ = α₃ at the G-spot; μ_P,min = {:.10}) | {} |",
+        t.mu_c,
+        t.painleve_mu_min,
+        if (t.mu_c - published).abs() < 1e-12 { "reproduced" } else { "refuted" }
+    );
+    if let Some(g) = &a.gspot {
+        let _ = writeln!(
+            s,
+            "| Entry into p < 0 in slip only through the G-spot p = b = 0, reached in finite time (G1: λ_N → ∞) | G1 if 0 > α₃ > α₁ | μ = {}: G-spot θ* = {:.6}, θ̇* = {:.6}, α₁ = {:.4}, α₂ = {:.4}, α₃ = {:.4}: {:?}; the rigid slip ends at `{}` at t* = {:.9}; λ_N ∝ (t* − t)^{:.4} | {} |",
+            a.mu, g.theta, g.omega, g.alpha1, g.alpha2, g.alpha3, g.case, a.rigid_end, a.t_star,
+            g.force_exponent,
+            if g.case == GspotCase::G1 && a.rigid_end == "gspot" { "reproduced" } else { "refuted" }
+        );
+        let _ = writeln!(
+            s,
+            "| G2: λ_N → α₂/(α₃ − α₁) | \"α₂ < 0, 0 < α₁ < α₃\" | with α₁ > 0, p grows along (Gspot1): the condition is α₃ < α₁ < 0, α₂ < 0 (derived, src/model/gspot.rs); the rod has α₂ = θ̇³ cos θ > 0, so no G2 | printed condition refuted, limit reproduced |"
+        );
+    }
+    for law in &a.laws {
+        let _ = writeln!(
+            s,
+            "| After the G-spot: \"not clear … cannot easily be distinguished using the contact regularisation\" (IWC, lift-off or a jump into stick) | open | c_d = {}: {} of {} runs stop the slip (sequences {}); at κ = {:e}: t_slip − t* = {:.3e}, ∫F_n off the slip stop's by {:.2e}, θ̇_out by {:.2e}, v_out = {:.3e} → 0 | the compliant limit selects the jump into stick (impulse {:.6}), then lift-off |",
+            law.damping,
+            law.slip_stopped,
+            law.runs,
+            law.sequences.join(", "),
+            law.smallest_kappa,
+            law.slip_end_offset_smallest,
+            law.impulse_error_smallest,
+            law.omega_out_error_smallest,
+            law.v_out_smallest,
+            a.slip_stop_impulse
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n## Scaling with κ (fits over κ ∈ [{:e}, {:e}])\n\n\
+         Predicted (docs/champneys_varkonyi.md, \"The G-spot\"): the quasi-static force is lost at \
+         t* − t ~ κ^(1/3), where the slip stops within an inner layer of that length with an O(1) \
+         impulse: t_slip − t* ∝ κ^(1/3), peak F_n ∝ κ^(−1/3).\n\n\
+         | c_d | t_slip − t* ∝ κ^p | peak F_n ∝ κ^p | v_out ∝ κ^p |\n|---|---|---|---|",
+        FIT_KAPPA.0, FIT_KAPPA.1
+    );
+    for law in &a.laws {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} |",
+            law.damping,
+            exponent_text(&law.slip_end_offset),
+            exponent_text(&law.peak_force),
+            exponent_text(&law.v_out)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nThe slip stop (src/models/rod/gspot.rs, `SlipStop`): the impulse |u*|/k₋ of sliding \
+         friction at the G-spot state, θ̇ after it {:.9}; since p = 0 there, it leaves v = 0.\n\n\
+         Figures: gspot_phase_plane.png (C–V Fig. 13 for the rod's coefficients, and a G2 \
+         example), gspot_scaling.png (the κ ladder).\n",
+        a.slip_stop_omega
+    );
+    let convergence = spec.summary(rows);
+    // The convergence study's summary: its title first, then the sections above, then its
+    // tables.
+    match convergence.split_once("\n## ") {
+        Some((head, tail)) => format!("{head}\n{s}\n## {tail}"),
+        None => format!("{convergence}\n{s}"),
+    }
+}
+
+/// Trajectories of the linear flow (Gspot1)–(Gspot2) from starts on a small square around the
+/// G-spot, in the slip quadrant, until they leave it or reach the origin.
+fn linear_flow_series(rates: &GspotRates, scale: f64) -> Vec<Series> {
+    let starts = [
+        (1.0, -0.2),
+        (1.0, -0.5),
+        (1.0, -1.0),
+        (0.6, -1.0),
+        (0.3, -1.0),
+        (1.0, -0.05),
+    ];
+    let mut out = Vec::new();
+    for (i, (p0, b0)) in starts.iter().enumerate() {
+        let (p0, b0) = (p0 * scale, b0 * scale);
+        let mut points = Vec::new();
+        for j in 0..400 {
+            let (p, b) = rates.flow(p0, b0, 0.02 * f64::from(j));
+            if p.abs() > 1.5 * scale || b.abs() > 1.5 * scale {
+                break;
+            }
+            points.push((p, b));
+        }
+        out.push(Series {
+            label: if i == 0 {
+                "trajectories of (Gspot1)–(Gspot2)".into()
+            } else {
+                String::new()
+            },
+            points,
+            mark: Mark::Line,
+            color: 0,
+        });
+    }
+    // The α₁ eigenvector (α₁ − α₃, α₂) and the b-nullcline α₂p + α₃b = 0.
+    let k = rates.alpha2 / (rates.alpha1 - rates.alpha3);
+    out.push(Series {
+        label: "α₁ eigenvector b = α₂p/(α₁ − α₃)".into(),
+        points: vec![
+            (-1.5 * scale, -1.5 * scale * k),
+            (1.5 * scale, 1.5 * scale * k),
+        ],
+        mark: Mark::Dashed,
+        color: 1,
+    });
+    out.push(Series {
+        label: "b-nullcline α₂p + α₃b = 0".into(),
+        points: vec![
+            (-1.5 * scale, 1.5 * scale * rates.alpha2 / rates.alpha3),
+            (1.5 * scale, -1.5 * scale * rates.alpha2 / rates.alpha3),
+        ],
+        mark: Mark::Dotted,
+        color: 2,
+    });
+    out
+}
+
+fn phase_panel(title: String, rates: &GspotRates) -> Panel {
+    Panel {
+        title,
+        x_label: "Painlevé parameter p".into(),
+        y_label: "free normal acceleration b".into(),
+        log_x: false,
+        log_y: false,
+        legend_lower: false,
+        series: linear_flow_series(rates, 1.0),
+        bands: Vec::new(),
+    }
+}
+
+fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
+    let mut force = Panel {
+        title: "Peak normal force and the slip's end after t*".into(),
+        x_label: "compliance κ".into(),
+        y_label: "peak F_n;  t_slip − t*".into(),
+        log_x: true,
+        log_y: true,
+        legend_lower: true,
+        series: Vec::new(),
+        bands: Vec::new(),
+    };
+    let mut outcome = Panel {
+        title: "Outcome against the slip stop at the G-spot".into(),
+        x_label: "compliance κ".into(),
+        y_label: "v_out;  |θ̇_out − θ̇⁺|;  |∫F_n − P|/P".into(),
+        log_x: true,
+        log_y: true,
+        legend_lower: false,
+        series: Vec::new(),
+        bands: Vec::new(),
+    };
+    for (i, law) in a.laws.iter().enumerate() {
+        let own = law_rows(rows, law.damping);
+        let points = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<(f64, f64)> {
+            own.iter()
+                .filter_map(|r| Some((r.number("kappa")?, f(r)?)))
+                .collect()
+        };
+        let c = 2 * i;
+        force.series.push(Series {
+            label: format!("peak F_n, c_d = {}", law.damping),
+            points: points(&|r| r.number("peak_normal_force")),
+            mark: Mark::LineMarkers,
+            color: c,
+        });
+        force.series.push(Series {
+            label: format!("t_slip − t*, c_d = {}", law.damping),
+            points: points(&slip_end_offset),
+            mark: Mark::LineMarkers,
+            color: c + 1,
+        });
+        outcome.series.push(Series {
+            label: format!("v_out, c_d = {}", law.damping),
+            points: points(&|r| r.number("v_out")),
+            mark: Mark::LineMarkers,
+            color: c,
+        });
+        outcome.series.push(Series {
+            label: format!("|θ̇_out − θ̇⁺|, c_d = {}", law.damping),
+            points: points(&|r| {
+                Some((r.number("omega_out")? - r.number("omega_out_slip_stop")?).abs())
+            }),
+            mark: Mark::Dashed,
+            color: c,
+        });
+        outcome.series.push(Series {
+            label: format!("|∫F_n − P|/P, c_d = {}", law.damping),
+            points: points(&|r| {
+                let (m, p) = (
+                    r.number("impulse_normal")?,
+                    r.number("impulse_normal_slip_stop")?,
+                );
+                Some(((m - p) / p).abs())
+            }),
+            mark: Mark::Dotted,
+            color: c + 1,
+        });
+    }
+    // Guides κ^(∓1/3) through the first law's values at the smallest κ.
+    if let Some(own) = a.laws.first().map(|l| law_rows(rows, l.damping)) {
+        if let (Some(first), Some(last)) = (own.first(), own.last()) {
+            let k0 = first.number("kappa").unwrap_or(f64::NAN);
+            let kmax = last.number("kappa").unwrap_or(f64::NAN);
+            for (value, p, label) in [
+                (first.number("peak_normal_force"), -1.0 / 3.0, "κ^(−1/3)"),
+                (slip_end_offset(first), 1.0 / 3.0, "κ^(1/3)"),
+            ] {
+                if let Some(v) = value {
+                    force.series.push(Series {
+                        label: label.into(),
+                        points: vec![(k0, v), (kmax, v * (kmax / k0).powf(p))],
+                        mark: Mark::Dashed,
+                        color: REFERENCE,
+                    });
+                }
+            }
+        }
+    }
+    Figure {
+        panels: vec![force, outcome],
+        columns: 2,
+        size: (1400, 600),
+    }
+}
+
+/// summary.md, analysis.json and the two figures.
+pub fn write_report(
+    spec: &Convergence<RodGspot>,
+    rows: &[Row],
+    dir: &Path,
+) -> Result<(), RunError> {
+    let a = analyse(spec.params.mu, rows);
+    write_atomically(&dir.join("analysis.json"), &(pretty(&a) + "\n"))?;
+    write_atomically(&dir.join("summary.md"), &render(spec, &a, rows))?;
+    let io = |e: String| RunError::Io {
+        path: dir.display().to_string(),
+        source: std::io::Error::other(e),
+    };
+    let caption = format!(
+        "{}: μ = {}, θ0 = {}, θ̇0 = {}, u0 = {}; {} rtol {:e}",
+        spec.name,
+        spec.params.mu,
+        spec.params.theta0,
+        spec.params.omega0,
+        spec.params.u0,
+        spec.solver.integrators.first().map_or("", |k| k.name()),
+        spec.solver.rtol
+    );
+    if let Some((_, rates)) = gspot_summary(spec.params.mu) {
+        let g2 = GspotRates {
+            alpha1: -1.0,
+            alpha2: -2.0,
+            alpha3: -3.0,
+        };
+        let fig = Figure {
+            panels: vec![
+                phase_panel(
+                    format!(
+                        "The rod's G-spot, μ = {}: G1 (α₁ = {:.2}, α₂ = {:.2}, α₃ = {:.2})",
+                        spec.params.mu, rates.alpha1, rates.alpha2, rates.alpha3
+                    ),
+                    &rates,
+                ),
+                phase_panel("Case G2 (α₁ = −1, α₂ = −2, α₃ = −3): λ_N → 1".into(), &g2),
+            ],
+            columns: 2,
+            size: (1400, 600),
+        };
+        save_captioned(&fig, &caption, dir, "gspot_phase_plane").map_err(io)?;
+    }
+    save_captioned(&scaling_figure(rows, &a), &caption, dir, "gspot_scaling").map_err(io)?;
+    Ok(())
+}
