@@ -294,14 +294,18 @@ pub fn simulate_output(args: &rod::cli::SimulateArgs) -> Result<String, String> 
         Some(name) if name == klarbring::Klarbring::NAME => {
             simulate_system::<klarbring::Klarbring>(args)
         }
+        Some(name) if name == rod::gspot_study::RodGspot::NAME => {
+            simulate_system::<rod::gspot_study::RodGspot>(args)
+        }
         Some(name) if name == described::Described::NAME => Err(
             "a described system is its file: simulate --system FILE (docs/described_systems.md)"
                 .to_string(),
         ),
         Some(name) if MODELS.iter().any(|(model, _)| *model == name) => Err(format!(
-            "system {name} runs in experiment files only (rigid-limit run); simulate runs rod, {}, {} and described systems (--system FILE)",
+            "system {name} runs in experiment files only (rigid-limit run); simulate runs rod, {}, {}, {} and described systems (--system FILE)",
             spring_particle::SpringParticle::NAME,
-            klarbring::Klarbring::NAME
+            klarbring::Klarbring::NAME,
+            rod::gspot_study::RodGspot::NAME
         )),
         Some(name) => Err(format!(
             "invalid SYSTEM = {name}: name a system of rigid-limit list ({})",
