@@ -40,6 +40,8 @@ pub enum Experiment {
     PlanarStickBasin(Box<SweepSpec<planar::stick_basin::PlanarStickBasin>>),
     /// C–V's phase portraits (`analysis = "phase_portraits"`).
     PlanarPortraits(Box<SweepSpec<planar::portraits::PlanarPortraits>>),
+    /// The oblique impact against the rigid impact laws (`analysis = "oblique_impact"`).
+    PlanarObliqueImpact(Box<SweepSpec<planar::oblique_impact::PlanarObliqueImpact>>),
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<Convergence<spring_particle::SpringParticle>>),
@@ -65,6 +67,7 @@ macro_rules! with_plan {
             Experiment::RodBasin($plan) => $body,
             Experiment::PlanarStickBasin($plan) => $body,
             Experiment::PlanarPortraits($plan) => $body,
+            Experiment::PlanarObliqueImpact($plan) => $body,
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
             Experiment::Described($plan) => $body,
@@ -116,7 +119,7 @@ pub const MODELS: [(&str, &str); 9] = [
     (
         planar::Planar::NAME,
         "Champneys–Várkonyi's planar single contact with constant data; analyses mode_table, \
-         liftoff_iwc_basin, stick_liftoff_basin and phase_portraits",
+         liftoff_iwc_basin, stick_liftoff_basin, phase_portraits and oblique_impact",
     ),
     (
         two_contact::TwoContact::NAME,
@@ -190,6 +193,9 @@ impl Experiment {
                 Some("phase_portraits") => {
                     SweepSpec::parse(text).map(|s| Experiment::PlanarPortraits(Box::new(s)))
                 }
+                Some("oblique_impact") => {
+                    SweepSpec::parse(text).map(|s| Experiment::PlanarObliqueImpact(Box::new(s)))
+                }
                 _ => SweepSpec::parse(text).map(|s| Experiment::Planar(Box::new(s))),
             },
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
@@ -251,6 +257,7 @@ impl Experiment {
             Experiment::RodBasin(spec) => report_sweep(spec, dir),
             Experiment::PlanarStickBasin(spec) => report_sweep(spec, dir),
             Experiment::PlanarPortraits(spec) => report_sweep(spec, dir),
+            Experiment::PlanarObliqueImpact(spec) => report_sweep(spec, dir),
             Experiment::RodStudy(spec) => {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }

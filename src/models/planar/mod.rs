@@ -29,6 +29,8 @@
 
 pub mod basin;
 pub mod mechanics;
+pub mod oblique_impact;
+pub mod oblique_impact_report;
 pub mod portraits;
 pub mod stick_basin;
 
