@@ -42,6 +42,8 @@ pub enum Experiment {
     PlanarPortraits(Box<SweepSpec<planar::portraits::PlanarPortraits>>),
     /// The oblique impact against the rigid impact laws (`analysis = "oblique_impact"`).
     PlanarObliqueImpact(Box<SweepSpec<planar::oblique_impact::PlanarObliqueImpact>>),
+    /// Chatter and reverse chatter (`analysis = "chatter"`).
+    PlanarChatter(Box<SweepSpec<planar::chatter::PlanarChatter>>),
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<Convergence<spring_particle::SpringParticle>>),
@@ -68,6 +70,7 @@ macro_rules! with_plan {
             Experiment::PlanarStickBasin($plan) => $body,
             Experiment::PlanarPortraits($plan) => $body,
             Experiment::PlanarObliqueImpact($plan) => $body,
+            Experiment::PlanarChatter($plan) => $body,
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
             Experiment::Described($plan) => $body,
@@ -119,7 +122,7 @@ pub const MODELS: [(&str, &str); 9] = [
     (
         planar::Planar::NAME,
         "Champneys–Várkonyi's planar single contact with constant data; analyses mode_table, \
-         liftoff_iwc_basin, stick_liftoff_basin, phase_portraits and oblique_impact",
+         liftoff_iwc_basin, stick_liftoff_basin, phase_portraits, oblique_impact and chatter",
     ),
     (
         two_contact::TwoContact::NAME,
@@ -196,6 +199,9 @@ impl Experiment {
                 Some("oblique_impact") => {
                     SweepSpec::parse(text).map(|s| Experiment::PlanarObliqueImpact(Box::new(s)))
                 }
+                Some("chatter") => {
+                    SweepSpec::parse(text).map(|s| Experiment::PlanarChatter(Box::new(s)))
+                }
                 _ => SweepSpec::parse(text).map(|s| Experiment::Planar(Box::new(s))),
             },
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
@@ -258,6 +264,7 @@ impl Experiment {
             Experiment::PlanarStickBasin(spec) => report_sweep(spec, dir),
             Experiment::PlanarPortraits(spec) => report_sweep(spec, dir),
             Experiment::PlanarObliqueImpact(spec) => report_sweep(spec, dir),
+            Experiment::PlanarChatter(spec) => report_sweep(spec, dir),
             Experiment::RodStudy(spec) => {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }

@@ -28,6 +28,8 @@
 //! ```
 
 pub mod basin;
+pub mod chatter;
+pub mod chatter_report;
 pub mod mechanics;
 pub mod oblique_impact;
 pub mod oblique_impact_report;
