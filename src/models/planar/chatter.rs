@@ -33,11 +33,11 @@
 //! ```
 
 use super::mechanics::ConstantPlanar;
-use super::oblique_impact::LawData;
-use crate::compliant::coulomb::{Coulomb, Mode};
+use super::oblique_impact::{run_compliant, validate_ladder_and_laws, LawData};
+use crate::compliant::coulomb::Mode;
 use crate::compliant::normal::NormalCompliance;
 use crate::compliant::record::RunRecord;
-use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
+use crate::compliant::EndCondition;
 use crate::error::{require_finite, require_positive, SimError};
 use crate::experiment::grammar::{Axis, LogGrid};
 use crate::experiment::model::{Cells, Model, SweepSpec};
@@ -253,14 +253,7 @@ impl Model for PlanarChatter {
 
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
         let kappa_max = spec.sweep.kappa.max;
-        crate::compliant::normal::require_penetrating_less_than_the_body(
-            "sweep.kappa.max",
-            kappa_max,
-        )?;
-        crate::compliant::normal::require_resolvable_kappa(
-            "sweep.kappa.min",
-            spec.sweep.kappa.min,
-        )?;
+        validate_ladder_and_laws(&spec.sweep.kappa, &spec.sweep.laws)?;
         let p = &spec.params;
         let contact = ImpactContact {
             tangential_mobility: p.tangential_mobility,
@@ -307,21 +300,7 @@ impl Model for PlanarChatter {
             kappa_max,
         )?;
         require_positive("params.t_end", p.t_end)?;
-        spec.sweep.a.validate("sweep.a")?;
-        if spec.sweep.laws.is_empty() {
-            return Err(SimError::invalid(
-                "sweep.laws",
-                "[]",
-                "list at least one law { law, damping }",
-            ));
-        }
-        for (i, l) in spec.sweep.laws.iter().enumerate() {
-            crate::compliant::normal::require_resolvable_damping(
-                &format!("sweep.laws[{i}].damping"),
-                l.damping,
-            )?;
-        }
-        Ok(())
+        spec.sweep.a.validate("sweep.a")
     }
 
     fn grid_size(spec: &SweepSpec<Self>) -> u128 {
@@ -388,17 +367,16 @@ impl Model for PlanarChatter {
         kappa: f64,
         integrator: IntegratorKind,
     ) -> Result<(Cells, SolverStats), String> {
-        let system = c.system();
-        let problem = ContactProblem {
-            system: &system,
-            compliance: c.compliance(kappa),
-            friction: Coulomb::equal(c.params.mu),
-        };
-        let mut options = SimulationOptions::new(integrator, spec.solver.rtol, spec.solver.atol)
-            .with_guards(None, spec.solver.max_steps, spec.solver.max_events);
-        options.end = EndCondition::Time(c.params.t_end);
-        let (q0, qdot0) = c.initial_state(kappa);
-        let r = simulate(&problem, &q0, &qdot0, &options).map_err(|e| e.to_string())?;
+        let r = run_compliant(
+            &c.system(),
+            c.law,
+            c.params.mu,
+            kappa,
+            c.initial_state(kappa),
+            integrator,
+            &spec.solver,
+            (EndCondition::Time(c.params.t_end), None),
+        )?;
         let (impacts, lift_offs) = bounces(&r);
         let end = r.modes.last().map_or(Mode::Free, |m| m.mode);
         let slip_stop = r

@@ -29,9 +29,10 @@
 use super::mechanics::ConstantPlanar;
 use crate::compliant::coulomb::{Coulomb, Mode};
 use crate::compliant::normal::{NormalCompliance, NormalLaw};
+use crate::compliant::record::RunRecord;
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::error::{require_finite, SimError};
-use crate::experiment::grammar::{Axis, LogGrid};
+use crate::experiment::grammar::{Axis, LogGrid, SolverSpec};
 use crate::experiment::model::{Cells, Model, SweepSpec};
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
@@ -95,6 +96,57 @@ pub struct LawData {
     /// c_d (spring–dashpot) or Hunt–Crossley's α; default 0.
     #[serde(default)]
     pub damping: f64,
+}
+
+/// Checks a κ ladder (resolvable at its smallest κ, a penetration small against the body at its
+/// largest) and `[sweep] laws` (at least one, each damping resolvable); errors name the key.
+pub fn validate_ladder_and_laws(kappa: &LogGrid, laws: &[LawData]) -> Result<(), SimError> {
+    crate::compliant::normal::require_penetrating_less_than_the_body("sweep.kappa.max", kappa.max)?;
+    crate::compliant::normal::require_resolvable_kappa("sweep.kappa.min", kappa.min)?;
+    if laws.is_empty() {
+        return Err(SimError::invalid(
+            "sweep.laws",
+            "[]",
+            "list at least one law { law, damping }",
+        ));
+    }
+    for (i, l) in laws.iter().enumerate() {
+        crate::compliant::normal::require_resolvable_damping(
+            &format!("sweep.laws[{i}].damping"),
+            l.damping,
+        )?;
+    }
+    Ok(())
+}
+
+/// The compliant run of the planar `system` under `law` at κ with Coulomb μ from (q0, q̇0),
+/// with the solver settings of `solver`, until `end` (or `t_max`).
+#[allow(clippy::too_many_arguments)]
+pub fn run_compliant(
+    system: &ConstantPlanar,
+    law: LawData,
+    mu: f64,
+    kappa: f64,
+    (q0, qdot0): ([f64; 2], [f64; 2]),
+    integrator: IntegratorKind,
+    solver: &SolverSpec,
+    (end, t_max): (EndCondition, Option<f64>),
+) -> Result<RunRecord, String> {
+    let problem = ContactProblem {
+        system,
+        compliance: NormalCompliance::of(law.law, kappa, law.damping),
+        friction: Coulomb::equal(mu),
+    };
+    let mut options = SimulationOptions::new(integrator, solver.rtol, solver.atol).with_guards(
+        None,
+        solver.max_steps,
+        solver.max_events,
+    );
+    options.end = end;
+    if let Some(t) = t_max {
+        options.t_max = t;
+    }
+    simulate(&problem, &q0, &qdot0, &options).map_err(|e| e.to_string())
 }
 
 /// `[sweep]`: κ, the contacts, the normal laws, the incidence ratios u⁻/|v⁻|.
@@ -218,14 +270,7 @@ impl Model for PlanarObliqueImpact {
 
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
         let kappa_max = spec.sweep.kappa.max;
-        crate::compliant::normal::require_penetrating_less_than_the_body(
-            "sweep.kappa.max",
-            kappa_max,
-        )?;
-        crate::compliant::normal::require_resolvable_kappa(
-            "sweep.kappa.min",
-            spec.sweep.kappa.min,
-        )?;
+        validate_ladder_and_laws(&spec.sweep.kappa, &spec.sweep.laws)?;
         let p = &spec.params;
         require_finite("params.a", p.a)?;
         require_finite("params.b", p.b)?;
@@ -243,22 +288,16 @@ impl Model for PlanarObliqueImpact {
             "sweep.kappa.max",
             kappa_max,
         )?;
-        if spec.sweep.contacts.is_empty() || spec.sweep.laws.is_empty() {
+        if spec.sweep.contacts.is_empty() {
             return Err(SimError::invalid(
-                "sweep.contacts / sweep.laws",
+                "sweep.contacts",
                 "[]",
-                "list at least one contact { A, B, C, mu } and one law { law, damping }",
+                "list at least one contact { A, B, C, mu }",
             ));
         }
         for (i, c) in spec.sweep.contacts.iter().enumerate() {
             c.contact()
                 .validate_keyed(|k| format!("sweep.contacts[{i}].{k}"))?;
-        }
-        for (i, l) in spec.sweep.laws.iter().enumerate() {
-            crate::compliant::normal::require_resolvable_damping(
-                &format!("sweep.laws[{i}].damping"),
-                l.damping,
-            )?;
         }
         spec.sweep.incidence.validate("sweep.incidence")?;
         for w in spec.sweep.incidence.values() {
@@ -331,18 +370,16 @@ impl Model for PlanarObliqueImpact {
         integrator: IntegratorKind,
     ) -> Result<(Cells, SolverStats), String> {
         let window = mode_table::window(&spec.solver).map_err(|e| e.to_string())?;
-        let system = c.system();
-        let problem = ContactProblem {
-            system: &system,
-            compliance: c.compliance(kappa),
-            friction: Coulomb::equal(c.contact.mu),
-        };
-        let mut options = SimulationOptions::new(integrator, spec.solver.rtol, spec.solver.atol)
-            .with_guards(None, spec.solver.max_steps, spec.solver.max_events);
-        options.end = EndCondition::Separation;
-        options.t_max = window * kappa.sqrt();
-        let r = simulate(&problem, &[0.0, 0.0], &[c.u_minus, c.v_minus], &options)
-            .map_err(|e| e.to_string())?;
+        let r = run_compliant(
+            &c.system(),
+            c.law,
+            c.contact.mu,
+            kappa,
+            ([0.0, 0.0], [c.u_minus, c.v_minus]),
+            integrator,
+            &spec.solver,
+            (EndCondition::Separation, Some(window * kappa.sqrt())),
+        )?;
         let post = r
             .post_impact
             .as_ref()
