@@ -379,7 +379,8 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
         dy[impulse_tangential_index(N)] = cs.tangential_force;
         dy[friction_work_index(N)] = cs.tangential_force * cs.projected.u;
         dy[damping_work_index(N)] = if mode.is_contact() {
-            self.compliance.damping_power(cs.penetration_rate)
+            self.compliance
+                .damping_power(cs.penetration, cs.penetration_rate)
         } else {
             S::zero()
         };
@@ -439,6 +440,18 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
                 let cs = at.contact_state(self, mode);
                 let (normal, tangential) = (cs.normal_force, cs.tangential_force);
                 self.static_limit(&at.q, normal) - tangential
+            }
+            Event::PeakNormalForce if !self.compliance.law.is_spring_dashpot() => {
+                let cs = at.contact_state(self, mode);
+                let accel = cs
+                    .projected
+                    .normal_accel(cs.normal_force, cs.tangential_force);
+                // δ̈ = −v̇.
+                self.compliance.hunt_crossley_force_rate(
+                    cs.penetration,
+                    cs.penetration_rate,
+                    -accel,
+                )
             }
             Event::PeakNormalForce if self.compliance.damping == 0.0 => {
                 // The linear spring: κ dF_n/dt = δ̇, from the kinematics alone (the general
@@ -679,6 +692,15 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
         let Some((c, d)) = self.system.constant_contact_directions() else {
             return false;
         };
+        // Hunt–Crossley's release and closing functions are not linear in (δ, δ̇).
+        if !self.compliance.law.is_spring_dashpot()
+            && matches!(
+                event,
+                Event::ContactOpens | Event::ContactCloses | Event::PeakNormalForce
+            )
+        {
+            return false;
+        }
         // Each function is (weight on q)·δ-part + (weight on q̇)·rate-part of one direction:
         // slopes |w_q·dir_i| on q and |w_q̇·dir_i| on q̇.
         let dashpot = self.compliance.damping * self.compliance.kappa.sqrt();

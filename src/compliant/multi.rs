@@ -563,7 +563,10 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
             dy[self.impulse_tangential_index(k)] = f.tangential[k];
             friction = friction + f.tangential[k] * f.slip[k];
             if modes.get(k).is_contact() {
-                damping = damping + self.laws[k].compliance.damping_power(f.penetration_rate[k]);
+                damping = damping
+                    + self.laws[k]
+                        .compliance
+                        .damping_power(f.penetration[k], f.penetration_rate[k]);
             }
         }
         dy[self.friction_work_index()] = friction;
@@ -1174,6 +1177,13 @@ pub fn simulate_multi_sampled<Sys: PlanarContacts<N>, const N: usize>(
     for law in &problem.laws {
         super::normal::require_resolvable_kappa("kappa", law.compliance.kappa)?;
         super::normal::require_resolvable_damping("damping", law.compliance.damping)?;
+        if !law.compliance.law.is_spring_dashpot() {
+            return Err(SimError::invalid(
+                "law",
+                law.compliance.law.name(),
+                "the multi-contact formulation runs the spring_dashpot law only (its event slopes assume a release function linear in (δ, δ̇))",
+            ));
+        }
     }
     let mut y0 = vec![0.0; problem.state_len()];
     y0[..N].copy_from_slice(q0);

@@ -138,6 +138,37 @@ pub fn require_penetrating_speed(
     Ok(value)
 }
 
+/// The shape of the normal force law: linear in (δ, δ̇), or Hunt–Crossley's Hertzian one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NormalLaw {
+    /// `F_n = δ/κ + c_d δ̇/√κ`: the spring–dashpot (C–V's f_N = max(kỹ + qṽ, 0), k = −1,
+    /// q = −c_d).
+    #[default]
+    SpringDashpot,
+    /// Hunt–Crossley: `F_n = η^{3/2} (1 + c_d δ̇)/√κ` with η = δ/√κ, i.e. the Hertz stiffness
+    /// κ^{−5/4} times δ^{3/2}(1 + c_d δ̇). An impact at unit speed still penetrates O(√κ) for
+    /// O(√κ) time, so the fast dynamics in (η, s = t/√κ) are κ-free, like the linear law's;
+    /// c_d is Hunt–Crossley's α (per unit velocity): its restitution is
+    /// e ≈ 1 − (2/3) c_d |v⁻| for small c_d|v⁻| (docs/oblique_impact.md), and its damping
+    /// vanishes with the penetration rate, so a contact resting under an O(1) load is undamped
+    /// as κ → 0.
+    HuntCrossley,
+}
+
+impl NormalLaw {
+    pub fn name(&self) -> &'static str {
+        match self {
+            NormalLaw::SpringDashpot => "spring_dashpot",
+            NormalLaw::HuntCrossley => "hunt_crossley",
+        }
+    }
+
+    pub fn is_spring_dashpot(&self) -> bool {
+        *self == NormalLaw::SpringDashpot
+    }
+}
+
 /// The normal force law `F_n(δ, δ̇)` of a closed contact, before the `max(0, ·)` that the
 /// mode machine applies by switching to free flight.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -146,20 +177,54 @@ pub struct NormalCompliance {
     pub kappa: f64,
     /// Dimensionless damping c_d ≥ 0; 0 is the linear spring of Zhao–Liu eq. (5).
     pub damping: f64,
+    /// The law's shape (the spring–dashpot unless set; left out of JSON then).
+    #[serde(default, skip_serializing_if = "NormalLaw::is_spring_dashpot")]
+    pub law: NormalLaw,
 }
 
 impl NormalCompliance {
     /// Linear spring `F_n = δ/κ` (Zhao–Liu eqs. (5), (13)).
     pub fn linear_spring(kappa: f64) -> Self {
-        NormalCompliance {
-            kappa,
-            damping: 0.0,
-        }
+        Self::spring_dashpot(kappa, 0.0)
     }
 
     /// Spring–dashpot `F_n = δ/κ + c_d δ̇/√κ`.
     pub fn spring_dashpot(kappa: f64, damping: f64) -> Self {
-        NormalCompliance { kappa, damping }
+        NormalCompliance {
+            kappa,
+            damping,
+            law: NormalLaw::SpringDashpot,
+        }
+    }
+
+    /// Hunt–Crossley `F_n = (δ/√κ)^{3/2}(1 + c_d δ̇)/√κ` ([`NormalLaw::HuntCrossley`]).
+    pub fn hunt_crossley(kappa: f64, damping: f64) -> Self {
+        NormalCompliance {
+            kappa,
+            damping,
+            law: NormalLaw::HuntCrossley,
+        }
+    }
+
+    /// `law` with compliance κ and damping c_d.
+    pub fn of(law: NormalLaw, kappa: f64, damping: f64) -> Self {
+        NormalCompliance {
+            kappa,
+            damping,
+            law,
+        }
+    }
+
+    /// The penetration at which the closed contact carries the force `force` ≥ 0 at rest
+    /// (δ̇ = 0): κF (linear), √κ (√κ F)^{2/3} (Hunt–Crossley).
+    pub fn static_penetration(&self, force: f64) -> f64 {
+        match self.law {
+            NormalLaw::SpringDashpot => self.kappa * force,
+            NormalLaw::HuntCrossley => {
+                let s = self.kappa.sqrt();
+                s * (s * force).powf(2.0 / 3.0)
+            }
+        }
     }
 
     /// Contact time scale √κ: the period scale of the contact oscillation.
@@ -174,15 +239,47 @@ impl NormalCompliance {
 
     /// `δ/κ + c_d δ̇/√κ`: the normal force while the contact is closed (smooth, may be negative
     /// past the release event; the mode machine never uses it there).
+    /// For Hunt–Crossley, the odd extension η|η|^{1/2} of η^{3/2}: the force changes sign with
+    /// δ, as the release event needs, and an integrator's trial step past it stays finite.
     pub fn closed_contact_force<S: Real>(&self, penetration: S, penetration_rate: S) -> S {
-        penetration.scale(1.0 / self.kappa)
-            + penetration_rate.scale(self.damping / self.kappa.sqrt())
+        match self.law {
+            NormalLaw::SpringDashpot => {
+                penetration.scale(1.0 / self.kappa)
+                    + penetration_rate.scale(self.damping / self.kappa.sqrt())
+            }
+            NormalLaw::HuntCrossley => {
+                let s = self.kappa.sqrt();
+                let eta = penetration.scale(1.0 / s);
+                (eta * eta.abs().sqrt() * (S::cst(1.0) + penetration_rate.scale(self.damping)))
+                    .scale(1.0 / s)
+            }
+        }
     }
 
     /// κ·F_n = δ + c_d √κ δ̇, the release function: the contact opens when it falls to 0.
     /// Scaled by κ so that its size is that of the penetration (well conditioned for root finding).
+    /// Hunt–Crossley: δ(1 + c_d δ̇), of F_n's sign and the penetration's size.
     pub fn release_function<S: Real>(&self, penetration: S, penetration_rate: S) -> S {
-        penetration + penetration_rate.scale(self.damping * self.kappa.sqrt())
+        match self.law {
+            NormalLaw::SpringDashpot => {
+                penetration + penetration_rate.scale(self.damping * self.kappa.sqrt())
+            }
+            NormalLaw::HuntCrossley => {
+                penetration * (S::cst(1.0) + penetration_rate.scale(self.damping))
+            }
+        }
+    }
+
+    /// Hunt–Crossley only: a function of dF_n/dt's sign, 3/2 δ̇(1 + c_d δ̇) + c_d δ δ̈ (dF_n/dt
+    /// divided by the positive |η|^{1/2}/κ^{3/4}), for the peak-force event.
+    pub fn hunt_crossley_force_rate<S: Real>(
+        &self,
+        penetration: S,
+        penetration_rate: S,
+        penetration_accel: S,
+    ) -> S {
+        (penetration_rate * (S::cst(1.0) + penetration_rate.scale(self.damping))).scale(1.5)
+            + (penetration * penetration_accel).scale(self.damping)
     }
 
     /// Absolute tolerances of a state `[q (N), q̇ (N), …]` of length `len`: `atol` for every
@@ -203,14 +300,44 @@ impl NormalCompliance {
         out
     }
 
-    /// Elastic energy δ²/(2κ) stored in the spring.
+    /// Elastic energy δ²/(2κ) stored in the spring; Hunt–Crossley: (2/5)|η|^{5/2}, η = δ/√κ.
     pub fn elastic_energy(&self, penetration: f64) -> f64 {
-        penetration * penetration / (2.0 * self.kappa)
+        match self.law {
+            NormalLaw::SpringDashpot => penetration * penetration / (2.0 * self.kappa),
+            NormalLaw::HuntCrossley => 0.4 * (penetration / self.kappa.sqrt()).abs().powf(2.5),
+        }
     }
 
-    /// Power dissipated by the dashpot, −c_d δ̇²/√κ ≤ 0 (work done on the body per unit time).
-    pub fn damping_power<S: Real>(&self, penetration_rate: S) -> S {
-        -(penetration_rate * penetration_rate).scale(self.damping / self.kappa.sqrt())
+    /// Power dissipated by the dashpot, −c_d δ̇²/√κ ≤ 0 (work done on the body per unit time);
+    /// Hunt–Crossley: −c_d δ̇² η|η|^{1/2}/√κ.
+    pub fn damping_power<S: Real>(&self, penetration: S, penetration_rate: S) -> S {
+        match self.law {
+            NormalLaw::SpringDashpot => {
+                -(penetration_rate * penetration_rate).scale(self.damping / self.kappa.sqrt())
+            }
+            NormalLaw::HuntCrossley => {
+                let s = self.kappa.sqrt();
+                let eta = penetration.scale(1.0 / s);
+                -(penetration_rate * penetration_rate * eta * eta.abs().sqrt())
+                    .scale(self.damping / s)
+            }
+        }
+    }
+}
+
+impl NormalCompliance {
+    /// The restitution −v⁺/v⁻ of a frictionless impact through a contact of normal mobility
+    /// `normal_mobility` (C = dᵀM⁻¹d), where it does not depend on the impact speed: the
+    /// spring–dashpot's is [`restitution_unit_normal_mass`] at c_d√C (δ̈ = −C F_n gives the
+    /// damping ratio ζ = c_d√C/2), an undamped Hunt–Crossley law's is 1 (elastic). `None` for a
+    /// damped Hunt–Crossley law, whose restitution falls with the impact speed.
+    pub fn frictionless_restitution(&self, normal_mobility: f64) -> Option<f64> {
+        match self.law {
+            NormalLaw::SpringDashpot => {
+                restitution_unit_normal_mass(self.damping * normal_mobility.sqrt()).ok()
+            }
+            NormalLaw::HuntCrossley => (self.damping == 0.0).then_some(1.0),
+        }
     }
 }
 

@@ -40,6 +40,10 @@ pub enum Experiment {
     PlanarStickBasin(Box<SweepSpec<planar::stick_basin::PlanarStickBasin>>),
     /// C–V's phase portraits (`analysis = "phase_portraits"`).
     PlanarPortraits(Box<SweepSpec<planar::portraits::PlanarPortraits>>),
+    /// The oblique impact against the rigid impact laws (`analysis = "oblique_impact"`).
+    PlanarObliqueImpact(Box<SweepSpec<planar::oblique_impact::PlanarObliqueImpact>>),
+    /// Chatter and reverse chatter (`analysis = "chatter"`).
+    PlanarChatter(Box<SweepSpec<planar::chatter::PlanarChatter>>),
     /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
     RodStudy(Box<rod::study::StudySpec>),
     SpringParticle(Box<Convergence<spring_particle::SpringParticle>>),
@@ -67,6 +71,8 @@ macro_rules! with_plan {
             Experiment::RodBasin($plan) => $body,
             Experiment::PlanarStickBasin($plan) => $body,
             Experiment::PlanarPortraits($plan) => $body,
+            Experiment::PlanarObliqueImpact($plan) => $body,
+            Experiment::PlanarChatter($plan) => $body,
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
             Experiment::RodGspot($plan) => $body,
@@ -124,7 +130,7 @@ pub const MODELS: [(&str, &str); 10] = [
     (
         planar::Planar::NAME,
         "Champneys–Várkonyi's planar single contact with constant data; analyses mode_table, \
-         liftoff_iwc_basin, stick_liftoff_basin and phase_portraits",
+         liftoff_iwc_basin, stick_liftoff_basin, phase_portraits, oblique_impact and chatter",
     ),
     (
         two_contact::TwoContact::NAME,
@@ -198,6 +204,12 @@ impl Experiment {
                 Some("phase_portraits") => {
                     SweepSpec::parse(text).map(|s| Experiment::PlanarPortraits(Box::new(s)))
                 }
+                Some("oblique_impact") => {
+                    SweepSpec::parse(text).map(|s| Experiment::PlanarObliqueImpact(Box::new(s)))
+                }
+                Some("chatter") => {
+                    SweepSpec::parse(text).map(|s| Experiment::PlanarChatter(Box::new(s)))
+                }
                 _ => SweepSpec::parse(text).map(|s| Experiment::Planar(Box::new(s))),
             },
             Some(toml::Value::String(name)) if name == rod::gspot_study::RodGspot::NAME => {
@@ -262,6 +274,8 @@ impl Experiment {
             Experiment::RodBasin(spec) => report_sweep(spec, dir),
             Experiment::PlanarStickBasin(spec) => report_sweep(spec, dir),
             Experiment::PlanarPortraits(spec) => report_sweep(spec, dir),
+            Experiment::PlanarObliqueImpact(spec) => report_sweep(spec, dir),
+            Experiment::PlanarChatter(spec) => report_sweep(spec, dir),
             Experiment::RodStudy(spec) => {
                 rod::study_report::write_study_report(spec, dir).map(|_| ())
             }

@@ -28,6 +28,7 @@
 //! a particle, M = I): V_N⁺ = −e V_N⁻, V_T⁺ = V_T⁻·max(0, 1 − μ(1+e)|V_N⁻| w_T/(w_N |V_T⁻|)).
 
 pub mod multi;
+pub mod oblique_impact;
 pub mod simulate;
 
 use crate::compliant::cone::{self, ConeMode, TAYLOR_ORDER};

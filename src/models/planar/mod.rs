@@ -28,7 +28,11 @@
 //! ```
 
 pub mod basin;
+pub mod chatter;
+pub mod chatter_report;
 pub mod mechanics;
+pub mod oblique_impact;
+pub mod oblique_impact_report;
 pub mod portraits;
 pub mod stick_basin;
 

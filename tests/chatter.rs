@@ -1,0 +1,96 @@
+//! Chatter and reverse chatter of C–V's planar contact (§3.3, §5.3; docs/oblique_impact.md):
+//! after a sustained slip stops, an elastic law lifts off into impacts whose speeds grow by the
+//! rigid bounce map's e (energetic, r = 1) > 1, while a strongly damped spring–dashpot sticks;
+//! a non-oblique contact dropped at v0 < 0 chatters forward with e = r and comes to rest at
+//! the rigid Zeno time 2r|v0|/(|b|(1 − r)).
+
+use rigid_limit::experiment::table::Row;
+use rigid_limit::experiment::Plan;
+use rigid_limit::models::Experiment;
+
+fn rows(text: &str) -> Vec<Row> {
+    match Experiment::parse(text).unwrap_or_else(|e| panic!("{e}")) {
+        Experiment::PlanarChatter(spec) => {
+            let plan = spec.as_ref();
+            plan.points().iter().map(|p| plan.run_point(p)).collect()
+        }
+        _ => panic!("not a chatter experiment"),
+    }
+}
+
+fn number(r: &Row, column: &str) -> f64 {
+    r.number(column)
+        .unwrap_or_else(|| panic!("{column} empty in {:?}", r.fields))
+}
+
+const REVERSE: &str = r#"
+name = "t"
+model = "planar"
+analysis = "chatter"
+[params]
+b = -1.0
+A = 1.0
+B = 0.5
+C = 1.0
+mu = 1.6
+u0 = 0.45
+v0 = 0.0
+t_end = 2.0
+[sweep]
+kappa = { min = 1e-10, max = 1e-9, per_decade = 1 }
+a = [1.0]
+laws = [
+  { law = "spring_dashpot", damping = 0.0 },
+  { law = "hunt_crossley", damping = 0.0 },
+  { law = "spring_dashpot", damping = 1.0 },
+]
+[solver]
+integrators = ["tsit45"]
+rtol = 1e-10
+atol = 1e-12
+max_events = 5000
+"#;
+
+#[test]
+fn elastic_laws_reverse_chatter_at_the_rigid_rate_and_damping_sticks() {
+    for r in rows(REVERSE)
+        .iter()
+        .filter(|r| r.number("kappa") == Some(1e-10))
+    {
+        assert_eq!(r.text("status"), "ok", "{:?}", r.fields);
+        // The slip stops where the rigid deceleration says: u0/(k+λ_N − a).
+        let stop = number(r, "slip_stop_time");
+        assert!(
+            (stop / number(r, "slip_stop_time_rigid") - 1.0).abs() < 1e-4,
+            "{stop}"
+        );
+        if number(r, "damping") == 0.0 {
+            assert_eq!(r.text("outcome"), "reverse_chatter");
+            let (e, want) = (number(r, "e_last"), number(r, "e_elastic"));
+            assert!(want > 1.0 && (e / want - 1.0).abs() < 1e-3, "{e} {want}");
+        } else {
+            assert_eq!(r.text("outcome"), "stick", "{:?}", r.fields);
+        }
+    }
+}
+
+#[test]
+fn forward_chatter_accumulates_at_the_rigid_zeno_time() {
+    let text = REVERSE
+        .replace("B = 0.5", "B = 0.0")
+        .replace("v0 = 0.0", "v0 = -0.3")
+        .replace("u0 = 0.45", "u0 = 0.0")
+        .replace(
+            "{ law = \"spring_dashpot\", damping = 0.0 },\n  { law = \"hunt_crossley\", damping = 0.0 },",
+            "{ law = \"spring_dashpot\", damping = 0.3 },",
+        );
+    let rows = rows(&text);
+    assert_eq!(rows.len(), 4);
+    for r in rows.iter().filter(|r| r.number("kappa") == Some(1e-10)) {
+        assert_eq!(r.text("outcome"), "chatter_to_stick", "{:?}", r.fields);
+        let (e, restitution) = (number(r, "e_first"), number(r, "restitution"));
+        assert!((e / restitution - 1.0).abs() < 1e-3, "{e} {restitution}");
+        let (t, zeno) = (number(r, "last_contact_end"), number(r, "zeno_time_rigid"));
+        assert!((t / zeno - 1.0).abs() < 1e-3, "{t} {zeno}");
+    }
+}
