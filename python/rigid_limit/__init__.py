@@ -189,12 +189,8 @@ def simulate(
 
 
 def _toml_value(value: Any) -> str:
-    """A parameter value as TOML text: numbers with every bit, lists as arrays, text quoted."""
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, (list, tuple, np.ndarray)):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    return _flag_value(value)
+    """A parameter value as TOML text, written as ``run`` writes a dict's values."""
+    return _native.toml_text(json.dumps({"v": _plain(value)})).split("=", 1)[1].strip()
 
 
 def _plain(value: Any) -> Any:
