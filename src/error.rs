@@ -187,10 +187,23 @@ pub fn require_positive(field: &str, value: f64) -> Result<f64, SimError> {
 /// The largest relative tolerance accepted (docs/tolerances.md, "Resolution limits").
 pub const LARGEST_RTOL: f64 = 0.1;
 
-/// Checks a relative tolerance is finite, > 0 and < [`LARGEST_RTOL`]: the one check behind
-/// `--rtol`, `solver.rtol` and the integrator study's ladder.
+/// The smallest relative tolerance accepted: about 45 machine epsilons. Below it the local
+/// error estimate is a difference of stage sums at the level of their rounding, so no step-size
+/// control can meet it: RADAU5 refuses rtol ≤ 1e-15 outright and the explicit methods control
+/// only atol (docs/tolerances.md, "Resolution limits").
+pub const SMALLEST_RTOL: f64 = 1e-14;
+
+/// Checks a relative tolerance is finite and in [[`SMALLEST_RTOL`], [`LARGEST_RTOL`]): the one
+/// check behind `--rtol`, `solver.rtol` and the integrator study's ladder.
 pub fn require_rtol(field: &str, value: f64) -> Result<f64, SimError> {
     require_positive(field, value)?;
+    if value < SMALLEST_RTOL {
+        return Err(SimError::invalid(
+            field,
+            number_text(value),
+            "must be ≥ 1e-14 (about 45 machine epsilons): a smaller relative error is below the rounding of the integrators' error estimates, so no step control meets it; see docs/tolerances.md, \"Resolution limits\"",
+        ));
+    }
     if value >= LARGEST_RTOL {
         return Err(SimError::invalid(
             field,

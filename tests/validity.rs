@@ -308,6 +308,27 @@ fn rtol_of_a_tenth_or_more_is_refused() {
     ));
 }
 
+/// rtol below 1e-14 is refused by the same check: below it RADAU5 refuses its own rtol and BDF
+/// fails, while the explicit methods only take more steps (docs/tolerances.md, "Resolution
+/// limits"); 1e-14 itself runs with every integrator.
+#[test]
+fn rtol_below_the_rounding_of_the_error_estimates_is_refused() {
+    for rtol in ["1e-15", "1e-320"] {
+        let (ok, _, stderr) = cli(&["simulate", "--rtol", rtol]);
+        assert!(
+            !ok && stderr.contains("invalid --rtol") && stderr.contains("≥ 1e-14"),
+            "{stderr}"
+        );
+    }
+    let err = refusal(&rod_sweep("1e-8", "rtol = 1e-16"));
+    assert!(err.to_string().contains("solver.rtol"), "{err}");
+    for kind in IntegratorKind::ALL {
+        let options = SimulationOptions::new(kind, 1e-14, 1e-14);
+        let run = RodImpact::zhao_liu(1e-6).simulate(&options);
+        assert!(run.is_ok(), "{kind:?} at rtol 1e-14: {:?}", run.err());
+    }
+}
+
 /// θ̇0 = 1e155 is finite but θ̇0² overflows: every integrator stops at once with an error
 /// naming the time and the mode (it used to be a solver failure, a step limit "by t = NaN" or a
 /// Newton failure, depending on the integrator). The rod's input check refuses such a θ̇0

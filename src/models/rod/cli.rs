@@ -68,7 +68,7 @@ pub struct SimulateArgs {
     /// (results/integrators/summary.md: dop853 at every κ and damping of its impact scenario).
     #[arg(long, default_value = "dop853")]
     pub integrator: String,
-    /// Relative tolerance, 0 < rtol < 0.1.
+    /// Relative tolerance, 1e-14 ≤ rtol < 0.1.
     #[arg(long, allow_hyphen_values = true, default_value = "1e-10")]
     pub rtol: f64,
     /// Absolute tolerance, 0 < atol < 0.1; the harness scales it by min(κ, 1) on the gap and by
