@@ -138,9 +138,27 @@ pub(crate) fn render(
                 scale: 1.0,
                 vector: false,
             })?;
-            root.present().map_err(|e| e.to_string())
+            root.present().map_err(|e| bitmap_write_error(&e))
         },
     )
+}
+
+/// The reason a bitmap could not be written, in words: the bitmap backend's errors print as
+/// their Debug form (`ImageError(IoError(Custom { … }))`), so the I/O error inside is unwrapped
+/// (a full disk reads "No space left on device").
+fn bitmap_write_error(error: &DrawingAreaErrorKind<plotters_bitmap::BitMapBackendError>) -> String {
+    use plotters_bitmap::BitMapBackendError as Bitmap;
+    let reason = match error {
+        DrawingAreaErrorKind::BackendError(plotters_backend::DrawingErrorKind::DrawingError(e)) => {
+            match e {
+                Bitmap::IOError(io) => io.to_string(),
+                Bitmap::ImageError(image) => image.to_string(),
+                other => other.to_string(),
+            }
+        }
+        other => other.to_string(),
+    };
+    reason
 }
 
 /// Render `dir/stem.svg` and `dir/stem.png` through hidden temporary files renamed into place
@@ -161,15 +179,52 @@ pub(crate) fn write_svg_and_png(
         dir.join(format!(".{stem}.tmp.svg")),
         dir.join(format!(".{stem}.tmp.png")),
     ];
-    let result = svg(&staged[0]).and_then(|_| png(&staged[1])).and_then(|_| {
-        staged.iter().zip(&targets).try_for_each(|(from, to)| {
-            std::fs::rename(from, to).map_err(|e| format!("{}: {e}", to.display()))
-        })
-    });
+    let cannot_write = |target: &Path, reason: String| {
+        format!("cannot write the figure {}: {reason}", target.display())
+    };
+    let result = svg(&staged[0])
+        .map_err(|e| cannot_write(&targets[0], e))
+        .and_then(|_| png(&staged[1]).map_err(|e| cannot_write(&targets[1], e)))
+        .and_then(|_| {
+            staged.iter().zip(&targets).try_for_each(|(from, to)| {
+                std::fs::rename(from, to).map_err(|e| format!("{}: {e}", to.display()))
+            })
+        });
     if result.is_err() {
         for path in &staged {
             let _ = std::fs::remove_file(path);
         }
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failed bitmap write names the file and the operating system's reason, not the
+    /// backend's Debug form.
+    #[test]
+    fn a_full_disk_is_named_in_words() {
+        let no_space = std::io::Error::from_raw_os_error(28);
+        let error =
+            DrawingAreaErrorKind::BackendError(plotters_backend::DrawingErrorKind::DrawingError(
+                plotters_bitmap::BitMapBackendError::IOError(no_space),
+            ));
+        let dir = std::env::temp_dir();
+        let message = write_svg_and_png(
+            &dir,
+            "rigid_limit_full_disk_test",
+            |_| Ok(()),
+            |_| Err(bitmap_write_error(&error)),
+        )
+        .unwrap_err();
+        assert!(
+            message.starts_with("cannot write the figure ")
+                && message.contains("rigid_limit_full_disk_test.png")
+                && message.contains("No space left on device")
+                && !message.contains("IOError"),
+            "{message}"
+        );
+    }
 }
