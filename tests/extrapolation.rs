@@ -117,7 +117,7 @@ atol = 1e-14
         .par_iter()
         .map(|p| spec.run_point(p))
         .collect();
-    let a = analyze_extrapolation_atlas(&spec, &rows);
+    let a = analyze_extrapolation_atlas(&spec, rows.iter().cloned());
     assert_eq!((a.states, a.standard_states), (72, 72));
     for q in RodQuantity::POST_IMPACT {
         let c = a

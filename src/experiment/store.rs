@@ -33,8 +33,22 @@ pub fn write_atomically(path: &Path, contents: &str) -> Result<(), RunError> {
 
 /// [`write_atomically`] for bytes.
 pub fn write_bytes_atomically(path: &Path, contents: &[u8]) -> Result<(), RunError> {
+    write_atomically_with(path, |w| w.write_all(contents))
+}
+
+/// [`write_atomically`] for contents written a piece at a time by `write` (a table too large to
+/// hold as one text).
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), RunError> {
     let tmp = temporary_path(path);
-    if let Err(e) = fs::write(&tmp, contents) {
+    let written = fs::File::create(&tmp).and_then(|file| {
+        let mut out = std::io::BufWriter::new(file);
+        write(&mut out)?;
+        std::io::Write::flush(&mut out)
+    });
+    if let Err(e) = written {
         let _ = fs::remove_file(&tmp);
         return Err(io_err(&tmp)(e));
     }
@@ -222,13 +236,21 @@ impl Iterator for TableLines {
 
 /// Every row of the table at `path`, read a line at a time (the rows share one column list).
 pub fn read_rows(path: &Path, columns: &[&'static str]) -> Result<Vec<Row>, RunError> {
+    Ok(stream_rows(path, columns)?.collect())
+}
+
+/// The rows of the table at `path` in file order, one at a time: a report that keeps only
+/// aggregates holds one row, not the run.
+pub fn stream_rows(
+    path: &Path,
+    columns: &[&'static str],
+) -> Result<impl Iterator<Item = Row>, RunError> {
     File::open(path).map_err(io_err(path))?;
     let shared: std::sync::Arc<[&'static str]> = std::sync::Arc::from(columns);
     Ok(TableLines::open(path, columns)
         .into_iter()
         .flatten()
-        .filter_map(|(_, line)| Row::from_line_of(&line, &shared))
-        .collect())
+        .filter_map(move |(_, line)| Row::from_line_of(&line, &shared)))
 }
 
 /// The rows of several tables sorted by point id, merged in id order; where several hold an id,

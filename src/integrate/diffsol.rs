@@ -112,6 +112,7 @@ where
         Ok(DiffsolStepper {
             solver,
             dense,
+            min_step: self.problem.ode_options.min_timestep,
             _eqn: PhantomData,
         })
     }
@@ -133,6 +134,8 @@ pub struct DiffsolStepper<'p, Eqn: OdeEquations, S> {
     /// The dense output's vector, reused by every interpolation (diffsol's `interpolate`
     /// allocates one per call).
     dense: RefCell<Eqn::V>,
+    /// diffsol's minimum time step: a shorter step fails with "step size is too small".
+    min_step: f64,
     _eqn: PhantomData<&'p Eqn>,
 }
 
@@ -161,6 +164,10 @@ where
 
     fn set_stop_time(&mut self, t: f64) -> Result<(), String> {
         self.solver.set_stop_time(t).map_err(|e| e.to_string())
+    }
+
+    fn min_step(&self) -> f64 {
+        self.min_step
     }
 
     /// As the default, except that a target within diffsol's stop-time round-off of the

@@ -296,6 +296,12 @@ pub trait Stepper {
         None
     }
 
+    /// The shortest step the integrator takes (diffsol's fixed minimum time step; none for the
+    /// native integrators): the event refinement does not ask for a shorter advance.
+    fn min_step(&self) -> f64 {
+        0.0
+    }
+
     /// Step until exactly `t`.
     fn advance_to(&mut self, t: f64) -> Result<(), String> {
         self.set_stop_time(t)?;

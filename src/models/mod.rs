@@ -267,7 +267,7 @@ impl Experiment {
 
     fn write_report(&self, dir: &Path) -> Result<(), RunError> {
         match self {
-            Experiment::Rod(spec) => report_sweep(spec, dir),
+            Experiment::Rod(spec) => rod::report::write_run_report(spec, dir).map(|_| ()),
             Experiment::RodModeTable(spec) => report_sweep(spec, dir),
             Experiment::Planar(spec) => report_sweep(spec, dir),
             Experiment::PlanarBasin(spec) => report_sweep(spec, dir),

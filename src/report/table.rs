@@ -134,15 +134,7 @@ impl Table {
     /// Append a row; cells missing at its end are written empty. More cells than columns is a
     /// bug of the table's code (the columns and the row disagree), not of any input.
     pub fn push(&mut self, cells: impl IntoIterator<Item = Cell>) {
-        let mut row: Vec<Cell> = cells.into_iter().collect();
-        assert!(
-            row.len() <= self.columns.len(),
-            "a row of {} cells under a header of {} columns ({})",
-            row.len(),
-            self.columns.len(),
-            self.columns.join(",")
-        );
-        row.resize(self.columns.len(), Cell::Empty);
+        let row = padded(cells, &self.columns);
         self.rows.push(row);
     }
 
@@ -158,12 +150,58 @@ impl Table {
         let mut out = header_line(&columns);
         out.push('\n');
         for row in &self.rows {
-            let cells: Vec<String> = row.iter().map(Cell::text).collect();
-            out.push_str(&cells.join(","));
-            out.push('\n');
+            push_row_line(&mut out, row.iter());
         }
         out
     }
+}
+
+/// A row of as many cells as `columns`: cells missing at its end are empty. More cells than
+/// columns is a bug of the table's code (the columns and the row disagree), not of any input.
+fn padded(cells: impl IntoIterator<Item = Cell>, columns: &[String]) -> Vec<Cell> {
+    let mut row: Vec<Cell> = cells.into_iter().collect();
+    assert!(
+        row.len() <= columns.len(),
+        "a row of {} cells under a header of {} columns ({})",
+        row.len(),
+        columns.len(),
+        columns.join(",")
+    );
+    row.resize(columns.len(), Cell::Empty);
+    row
+}
+
+/// One row's CSV line, with its newline, appended to `out`.
+fn push_row_line<'a>(out: &mut String, cells: impl Iterator<Item = &'a Cell>) {
+    for (i, cell) in cells.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&cell.text());
+    }
+    out.push('\n');
+}
+
+/// Write a side table to `path` a row at a time (atomically), as [`Table::to_csv`] would write
+/// it, without holding it: for tables of one row per state of an atlas.
+pub fn write_csv<R: IntoIterator<Item = Cell>>(
+    path: &Path,
+    columns: &[String],
+    rows: impl IntoIterator<Item = R>,
+) -> Result<(), RunError> {
+    crate::experiment::store::write_atomically_with(path, |w| {
+        let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+        let mut line = header_line(&names);
+        line.push('\n');
+        w.write_all(line.as_bytes())?;
+        for row in rows {
+            let row = padded(row, columns);
+            line.clear();
+            push_row_line(&mut line, row.iter());
+            w.write_all(line.as_bytes())?;
+        }
+        Ok(())
+    })
 }
 
 /// A side table read back: its header and its rows, every cell parsed as a number (a text or

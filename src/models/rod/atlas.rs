@@ -66,11 +66,36 @@ pub struct StateAnalysis {
     pub err_omega_out: Option<f64>,
     /// T_stick/√κ and v_out extrapolated to κ → 0 over the ladder (`analysis::extrapolate`),
     /// with the run tolerance as the values' relative accuracy.
-    pub stick_scaled: Option<QuantityConvergence>,
-    pub v_out: Option<QuantityConvergence>,
+    pub stick_scaled: Option<ExtrapolatedLimit>,
+    pub v_out: Option<ExtrapolatedLimit>,
     /// a of T_slide = √κ (a ln(1/√κ) + b) over the ladder (prediction: 1/λ).
     pub slide_log_coefficient: Option<f64>,
     pub bounds: Vec<StateBound>,
+}
+
+/// What the atlas keeps of a quantity's extrapolation: the numbers its table, summary and maps
+/// use, not the fit (its residuals and candidates are a kilobyte a state).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct ExtrapolatedLimit {
+    pub closed_form: Option<f64>,
+    /// The extrapolated limit and its half-width; `None` where the ladder was refused.
+    pub interval: Option<(f64, f64)>,
+    pub covers_closed_form: Option<bool>,
+    pub relative_half_width: Option<f64>,
+    /// (extrapolated − closed form)/|closed form|.
+    pub error: Option<f64>,
+}
+
+impl From<&QuantityConvergence> for ExtrapolatedLimit {
+    fn from(c: &QuantityConvergence) -> Self {
+        ExtrapolatedLimit {
+            closed_form: c.closed_form,
+            interval: c.extrapolation.as_ref().map(|e| (e.limit, e.half_width)),
+            covers_closed_form: c.covers_closed_form(),
+            relative_half_width: c.relative_half_width(),
+            error: c.extrapolation_error(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -157,6 +182,8 @@ fn analyze_state(impact: RodImpact, rows: &[&Row], rtol: f64) -> StateAnalysis {
     let extrapolated = |q: RodQuantity| {
         let at_smallest = smallest.and_then(|r| q.measured(r)).unwrap_or(0.0);
         quantity_convergence(&ok, q, &impact, 0.0, rtol * at_smallest.abs())
+            .as_ref()
+            .map(ExtrapolatedLimit::from)
     };
     let (ks_slide, slide) = series(&ok, "t_slide");
     let mut by_kappa = ok.clone();
@@ -197,34 +224,75 @@ fn analyze_state(impact: RodImpact, rows: &[&Row], rtol: f64) -> StateAnalysis {
     }
 }
 
-/// The grid's initial states, the first integrator's rows of each, and that integrator's name.
-pub(crate) fn rows_by_state<'a>(
-    spec: &SweepSpec<Rod>,
-    rows: &'a [Row],
-) -> (Vec<RodImpact>, Vec<Vec<&'a Row>>, &'static str) {
-    let grid = spec.configurations();
-    let per_state_points = spec.sweep.kappa.values().len() * spec.solver.integrators.len();
-    let integrator = spec.solver.integrators[0].name();
-    // Points are numbered state-major (spec.points()): state = point_id / per_state_points.
-    let mut by_state: Vec<Vec<&Row>> = vec![Vec::new(); grid.kept.len()];
-    for r in rows.iter().filter(|r| r.text("integrator") == integrator) {
-        if let Some(v) = by_state.get_mut(r.point_id / per_state_points) {
-            v.push(r);
-        }
-    }
-    (grid.kept, by_state, integrator)
+/// States analysed together: their rows wait for the batch, the batch runs in parallel.
+const STATE_BATCH: usize = 512;
+
+/// The per-state analyses of an atlas's rows.
+pub(crate) struct States<T> {
+    pub per_state: Vec<T>,
+    /// Initial states outside `sweep.case` (not run).
+    pub skipped: usize,
+    /// The rows read, and those of the analysed integrator.
+    pub rows: usize,
+    pub runs: usize,
+    pub integrator: &'static str,
 }
 
-/// Analyse the rows of an atlas experiment (the first integrator's runs).
-pub fn analyze_atlas(spec: &SweepSpec<Rod>, rows: &[Row]) -> AtlasAnalysis {
-    let skipped = spec.configurations().skipped;
-    let kappas = spec.sweep.kappa.values();
-    let (grid, by_state, integrator) = rows_by_state(spec, rows);
-    let per_state: Vec<StateAnalysis> = grid
-        .par_iter()
-        .zip(&by_state)
-        .map(|(imp, rows)| analyze_state(*imp, rows, spec.solver.rtol))
-        .collect();
+/// Analyse each initial state of an atlas from its rows (the first integrator's runs), read as
+/// a stream in point order (runs.csv's order): points are numbered state-major
+/// (`spec.points()`), so a state's rows come together, and only a batch of states' rows is held
+/// at a time — the run's size does not set the memory.
+pub(crate) fn analyze_states<T: Send>(
+    spec: &SweepSpec<Rod>,
+    rows: impl Iterator<Item = Row>,
+    analyze: impl Fn(RodImpact, &[&Row]) -> T + Sync,
+) -> States<T> {
+    let configurations = spec.configurations();
+    let grid = configurations.kept;
+    let per_state_points = spec.sweep.kappa.values().len() * spec.solver.integrators.len();
+    let integrator = spec.solver.integrators[0].name();
+    let mut rows = rows.peekable();
+    let (mut n_rows, mut runs) = (0, 0);
+    let mut per_state = Vec::with_capacity(grid.len());
+    for (batch_index, batch) in grid.chunks(STATE_BATCH).enumerate() {
+        let first = batch_index * STATE_BATCH;
+        let mut by_state: Vec<Vec<Row>> = vec![Vec::new(); batch.len()];
+        while let Some(state) = rows.peek().map(|r| r.point_id / per_state_points) {
+            if state >= first + batch.len() {
+                break;
+            }
+            let row = rows.next().expect("peeked");
+            n_rows += 1;
+            if row.text("integrator") == integrator {
+                if let Some(v) = state.checked_sub(first).and_then(|i| by_state.get_mut(i)) {
+                    v.push(row);
+                    runs += 1;
+                }
+            }
+        }
+        per_state.par_extend(batch.par_iter().zip(&by_state).map(|(imp, rows)| {
+            let rows: Vec<&Row> = rows.iter().collect();
+            analyze(*imp, &rows)
+        }));
+    }
+    States {
+        per_state,
+        skipped: configurations.skipped,
+        rows: n_rows + rows.count(),
+        runs,
+        integrator,
+    }
+}
+
+/// Analyse the rows of an atlas experiment, read as a stream ([`analyze_states`]); returns the
+/// analysis and the number of rows read.
+pub fn analyze_atlas(
+    spec: &SweepSpec<Rod>,
+    rows: impl Iterator<Item = Row>,
+) -> (AtlasAnalysis, usize) {
+    let rtol = spec.solver.rtol;
+    let states = analyze_states(spec, rows, |imp, rows| analyze_state(imp, rows, rtol));
+    let per_state = states.per_state;
     let mut sequences = BTreeMap::new();
     for s in &per_state {
         *sequences.entry(s.sequence.clone()).or_insert(0) += 1;
@@ -240,16 +308,17 @@ pub fn analyze_atlas(spec: &SweepSpec<Rod>, rows: &[Row]) -> AtlasAnalysis {
             a_zero_curves[1].push((hi, mu));
         }
     }
-    AtlasAnalysis {
+    let analysis = AtlasAnalysis {
         a_zero_curves,
         experiment: spec.name.clone(),
-        integrator: integrator.to_string(),
+        integrator: states.integrator.to_string(),
         states: per_state.len(),
-        skipped,
-        runs: by_state.iter().map(Vec::len).sum(),
+        skipped: states.skipped,
+        runs: states.runs,
         failed_runs: per_state.iter().map(|s| s.failed).sum(),
-        kappas,
+        kappas: spec.sweep.kappa.values(),
         sequences,
         per_state,
-    }
+    };
+    (analysis, states.rows)
 }

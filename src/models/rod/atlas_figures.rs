@@ -145,7 +145,7 @@ pub fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), String> 
     );
     save_heatmap(&sequence, dir, "atlas_sequence")?;
     let stick = map(a, continuous("lim T_stick/√κ (extrapolated)"), &|s| {
-        Some(s.stick_scaled.as_ref()?.extrapolation.as_ref()?.limit)
+        Some(s.stick_scaled?.interval?.0)
     });
     save_heatmap(&stick, dir, "atlas_stick_limit")?;
     let slide = map(

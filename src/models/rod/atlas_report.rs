@@ -1,11 +1,14 @@
 //! The atlas outputs: summary.md, points.csv (one row per initial state), analysis.json.
 
-use super::atlas::{AtlasAnalysis, StateAnalysis, StateBound, REVERSE_RESOLVED, STANDARD_SEQUENCE};
-use super::convergence::QuantityConvergence;
+use super::atlas::{
+    AtlasAnalysis, ExtrapolatedLimit, StateAnalysis, StateBound, REVERSE_RESOLVED,
+    STANDARD_SEQUENCE,
+};
 use super::Rod;
 use crate::cells;
 use crate::experiment::model::SweepSpec;
-use crate::report::table::{Cell, Table};
+use crate::experiment::runner::RunError;
+use crate::report::table::{write_csv, Cell};
 use std::fmt::Write;
 
 pub const POINTS_CSV: &str = "points.csv";
@@ -23,17 +26,18 @@ fn slug(name: &str) -> String {
     s.trim_matches('_').to_string()
 }
 
-fn extrapolated(c: &Option<QuantityConvergence>) -> Option<f64> {
-    Some(c.as_ref()?.extrapolation.as_ref()?.limit)
+fn extrapolated(c: &Option<ExtrapolatedLimit>) -> Option<f64> {
+    Some(c.as_ref()?.interval?.0)
 }
 
-fn half_width(c: &Option<QuantityConvergence>) -> Option<f64> {
-    Some(c.as_ref()?.extrapolation.as_ref()?.half_width)
+fn half_width(c: &Option<ExtrapolatedLimit>) -> Option<f64> {
+    Some(c.as_ref()?.interval?.1)
 }
 
-/// points.csv: one row per initial state. The bound columns are those of every bound checked at
-/// some state, in the order first met; a state where a bound does not apply has them empty.
-pub fn render_points_csv(a: &AtlasAnalysis) -> String {
+/// points.csv: one row per initial state, written a row at a time. The bound columns are those
+/// of every bound checked at some state, in the order first met; a state where a bound does not
+/// apply has them empty.
+pub fn write_points_csv(a: &AtlasAnalysis, path: &std::path::Path) -> Result<(), RunError> {
     let mut columns: Vec<String> = [
         "mu",
         "mu_s",
@@ -79,8 +83,7 @@ pub fn render_points_csv(a: &AtlasAnalysis) -> String {
             format!("{p}_hypotheses_fail"),
         ]);
     }
-    let mut table = Table::new(columns);
-    for s in &a.per_state {
+    let rows = a.per_state.iter().map(|s| {
         let i = &s.impact;
         let l = s.limit.as_ref();
         let mut row = cells![
@@ -123,9 +126,9 @@ pub fn render_points_csv(a: &AtlasAnalysis) -> String {
                 None => row.extend([Cell::Empty, Cell::Empty, Cell::Empty]),
             }
         }
-        table.push(row);
-    }
-    table.to_csv()
+        row
+    });
+    write_csv(path, &columns, rows)
 }
 
 fn range_of(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
@@ -276,12 +279,8 @@ pub fn render_atlas_summary(
         }),
         ("v_out", |s| s.err_v_out),
         ("θ̇_out", |s| s.err_omega_out),
-        ("extrapolated lim T_stick/√κ", |s| {
-            s.stick_scaled.as_ref()?.extrapolation_error()
-        }),
-        ("extrapolated lim v_out", |s| {
-            s.v_out.as_ref()?.extrapolation_error()
-        }),
+        ("extrapolated lim T_stick/√κ", |s| s.stick_scaled?.error),
+        ("extrapolated lim v_out", |s| s.v_out?.error),
         ("slide coefficient a·λ − 1", |s| {
             Some(s.slide_log_coefficient? * s.limit?.slide_rate - 1.0)
         }),
@@ -336,24 +335,20 @@ pub fn render_atlas_summary(
         }
     }
 
-    let coverage = |name: &str, f: fn(&StateAnalysis) -> Option<&QuantityConvergence>| {
-        let cs: Vec<&QuantityConvergence> = a
+    let coverage = |name: &str, f: fn(&StateAnalysis) -> Option<&ExtrapolatedLimit>| {
+        let cs: Vec<&ExtrapolatedLimit> = a
             .per_state
             .iter()
             .filter(|s| s.sequence == STANDARD_SEQUENCE)
             .filter_map(f)
             .filter(|c| c.closed_form.is_some())
             .collect();
-        let done: Vec<&&QuantityConvergence> =
-            cs.iter().filter(|c| c.extrapolation.is_some()).collect();
+        let done: Vec<&&ExtrapolatedLimit> = cs.iter().filter(|c| c.interval.is_some()).collect();
         let covered = done
             .iter()
-            .filter(|c| c.covers_closed_form() == Some(true))
+            .filter(|c| c.covers_closed_form == Some(true))
             .count();
-        let mut widths: Vec<f64> = done
-            .iter()
-            .filter_map(|c| c.relative_half_width())
-            .collect();
+        let mut widths: Vec<f64> = done.iter().filter_map(|c| c.relative_half_width).collect();
         widths.sort_by(f64::total_cmp);
         format!(
             "{name}: {} of {} standard states extrapolated ({} refused: the 7-point ladder does not resolve the correction), \

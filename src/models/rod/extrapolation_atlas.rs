@@ -4,13 +4,12 @@
 //! (the share of states whose closed form lies inside) and their size are the result; the fitted
 //! log coefficient b is compared with the derived one.
 
-use super::atlas::{rows_by_state, STANDARD_SEQUENCE};
+use super::atlas::{analyze_states, STANDARD_SEQUENCE};
 use super::convergence::{quantity_convergence, QuantityConvergence, RodQuantity};
 use super::Rod;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::table::Row;
 use crate::models::rod::scenario::RodImpact;
-use rayon::prelude::*;
 use serde::Serialize;
 
 /// One initial state: its ladder's phase sequence and every quantity's extrapolation.
@@ -188,14 +187,14 @@ fn analyze_state(impact: RodImpact, rows: &[&Row]) -> StateExtrapolation {
     }
 }
 
-/// Analyse an `analysis = "extrapolation"` experiment (the first integrator's runs).
-pub fn analyze_extrapolation_atlas(spec: &SweepSpec<Rod>, rows: &[Row]) -> ExtrapolationAtlas {
-    let (grid, by_state, integrator) = rows_by_state(spec, rows);
-    let per_state: Vec<StateExtrapolation> = grid
-        .par_iter()
-        .zip(&by_state)
-        .map(|(imp, rows)| analyze_state(*imp, rows))
-        .collect();
+/// Analyse an `analysis = "extrapolation"` experiment (the first integrator's runs), its rows
+/// read as a stream in point order ([`analyze_states`]).
+pub fn analyze_extrapolation_atlas(
+    spec: &SweepSpec<Rod>,
+    rows: impl Iterator<Item = Row>,
+) -> ExtrapolationAtlas {
+    let states = analyze_states(spec, rows, analyze_state);
+    let per_state = states.per_state;
     let mut dampings: Vec<f64> = per_state.iter().map(|s| s.impact.damping).collect();
     dampings.sort_by(f64::total_cmp);
     dampings.dedup();
@@ -210,10 +209,10 @@ pub fn analyze_extrapolation_atlas(spec: &SweepSpec<Rod>, rows: &[Row]) -> Extra
     }
     ExtrapolationAtlas {
         experiment: spec.name.clone(),
-        integrator: integrator.to_string(),
+        integrator: states.integrator.to_string(),
         states: per_state.len(),
         standard_states: per_state.iter().filter(|s| s.is_standard()).count(),
-        runs: by_state.iter().map(Vec::len).sum(),
+        runs: states.runs,
         failed_runs: per_state.iter().map(|s| s.failed).sum(),
         kappas: spec.sweep.kappa.values(),
         coverage,

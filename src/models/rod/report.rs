@@ -2,14 +2,15 @@
 
 use super::analysis::{analyze, BoundCheck, SweepAnalysis};
 use super::atlas::{analyze_atlas, AtlasAnalysis};
-use super::atlas_report::{render_atlas_summary, render_points_csv, POINTS_CSV};
+use super::atlas_report::{render_atlas_summary, write_points_csv, POINTS_CSV};
 use super::extrapolation_atlas::{analyze_extrapolation_atlas, ExtrapolationAtlas};
 use super::extrapolation_report::{
     render_extrapolation_summary, render_states_csv, write_extrapolation_figures, STATES_CSV,
 };
 use super::{AnalysisKind, Rod};
 use crate::experiment::model::SweepSpec;
-use crate::experiment::runner::{write_atomically, RunError, META_JSON};
+use crate::experiment::runner::{write_atomically, RunError, META_JSON, RUNS_CSV};
+use crate::experiment::store::{read_rows, stream_rows};
 use crate::experiment::table::Row;
 use crate::report::figure_error;
 use crate::report::markdown::slope_n;
@@ -34,33 +35,64 @@ fn run_time(dir: &Path) -> Option<f64> {
         .and_then(|m| m["wall_time_s"].as_f64())
 }
 
+/// The report of the run in `dir` from its runs.csv; an atlas reads it as a stream (its
+/// analysis keeps per-state results, not rows).
+pub fn write_run_report(spec: &SweepSpec<Rod>, dir: &Path) -> Result<Report, RunError> {
+    let path = dir.join(RUNS_CSV);
+    let columns = SweepSpec::<Rod>::columns();
+    match spec.analysis_kind() {
+        AnalysisKind::Atlas => write_atlas_report(spec, stream_rows(&path, &columns)?, dir),
+        AnalysisKind::Extrapolation => {
+            write_extrapolation_report(spec, stream_rows(&path, &columns)?, dir)
+        }
+        _ => write_report(spec, &read_rows(&path, &columns)?, dir),
+    }
+}
+
+fn write_extrapolation_report(
+    spec: &SweepSpec<Rod>,
+    rows: impl Iterator<Item = Row>,
+    dir: &Path,
+) -> Result<Report, RunError> {
+    let analysis = analyze_extrapolation_atlas(spec, rows);
+    write_atomically(
+        &dir.join(SUMMARY_MD),
+        &render_extrapolation_summary(spec, &analysis, run_time(dir)),
+    )?;
+    write_atomically(&dir.join(STATES_CSV), &render_states_csv(&analysis))?;
+    let json = crate::report::json::pretty(&analysis) + "\n";
+    write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
+    write_extrapolation_figures(&analysis, dir).map_err(figure_error(dir))?;
+    Ok(Report::Extrapolation(analysis))
+}
+
+fn write_atlas_report(
+    spec: &SweepSpec<Rod>,
+    rows: impl Iterator<Item = Row>,
+    dir: &Path,
+) -> Result<Report, RunError> {
+    let (analysis, n_rows) = analyze_atlas(spec, rows);
+    write_atomically(
+        &dir.join(SUMMARY_MD),
+        &render_atlas_summary(spec, &analysis, n_rows, run_time(dir)),
+    )?;
+    write_points_csv(&analysis, &dir.join(POINTS_CSV))?;
+    let json = crate::report::json::pretty(&analysis) + "\n";
+    write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
+    crate::models::rod::atlas_figures::write_atlas_figures(&analysis, dir)
+        .map_err(figure_error(dir))?;
+    Ok(Report::Atlas(analysis))
+}
+
 /// Analyse the rows of a rod sweep (κ sweep or atlas, as the spec says); write `summary.md`,
 /// `analysis.json`, the figures, and for an atlas `points.csv`.
 pub fn write_report(spec: &SweepSpec<Rod>, rows: &[Row], dir: &Path) -> Result<Report, RunError> {
-    if spec.analysis_kind() == AnalysisKind::Extrapolation {
-        let analysis = analyze_extrapolation_atlas(spec, rows);
-        write_atomically(
-            &dir.join(SUMMARY_MD),
-            &render_extrapolation_summary(spec, &analysis, run_time(dir)),
-        )?;
-        write_atomically(&dir.join(STATES_CSV), &render_states_csv(&analysis))?;
-        let json = crate::report::json::pretty(&analysis) + "\n";
-        write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
-        write_extrapolation_figures(&analysis, dir).map_err(figure_error(dir))?;
-        return Ok(Report::Extrapolation(analysis));
-    }
-    if spec.analysis_kind() == AnalysisKind::Atlas {
-        let analysis = analyze_atlas(spec, rows);
-        write_atomically(
-            &dir.join(SUMMARY_MD),
-            &render_atlas_summary(spec, &analysis, rows.len(), run_time(dir)),
-        )?;
-        write_atomically(&dir.join(POINTS_CSV), &render_points_csv(&analysis))?;
-        let json = crate::report::json::pretty(&analysis) + "\n";
-        write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
-        crate::models::rod::atlas_figures::write_atlas_figures(&analysis, dir)
-            .map_err(figure_error(dir))?;
-        return Ok(Report::Atlas(analysis));
+    match spec.analysis_kind() {
+        AnalysisKind::Atlas => return write_atlas_report(spec, rows.iter().cloned(), dir),
+        AnalysisKind::Extrapolation => {
+            return write_extrapolation_report(spec, rows.iter().cloned(), dir)
+        }
+        _ => {}
     }
     let analysis = analyze(spec, rows);
     write_atomically(
