@@ -4,7 +4,9 @@
 //! one rod impact (Zhao–Liu's, κ = 1e-8, μ = 2, θ0 = 1.3) at rtol = atol = 1e-8 and 1e-10, the
 //! accepted steps of each, and the allocations per extra step between the two: 0 means the step
 //! loop (step, scan, save) allocates nothing and what remains is per phase and per event.
-//! `tests/allocations.rs` includes this file and checks that figure.
+//! Then the allocations of one atlas point as the runner runs it (`Plan::run_point`: the run,
+//! its measures and its row), over the first points of experiments/painleve_atlas.toml.
+//! `tests/allocations.rs` includes this file and checks the per-step figure.
 
 use rigid_limit::compliant::SimulationOptions;
 use rigid_limit::integrate::IntegratorKind;
@@ -80,4 +82,23 @@ fn main() {
             kind.name()
         );
     }
+    let text = std::fs::read_to_string("experiments/painleve_atlas.toml")
+        .expect("run from the repository root");
+    let Ok(rigid_limit::models::Experiment::Rod(spec)) =
+        rigid_limit::models::Experiment::parse(&text)
+    else {
+        panic!("experiments/painleve_atlas.toml is not a rod experiment");
+    };
+    use rigid_limit::experiment::runner::Plan;
+    let points = spec.points();
+    let n = 70.min(points.len());
+    let (_, allocs) = counted(|| {
+        for p in &points[..n] {
+            spec.run_point(p);
+        }
+    });
+    println!(
+        "painleve_atlas, first {n} points (10 states x 7 kappa): {:.1} allocations per point",
+        allocs as f64 / n as f64
+    );
 }

@@ -7,7 +7,7 @@ use rigid_limit::experiment::Plan;
 use rigid_limit::models::Experiment;
 
 fn run_all<P: Plan>(plan: &P) -> Vec<Row> {
-    plan.points().iter().map(|p| plan.run_point(p)).collect()
+    plan.points().map(|p| plan.run_point(&p)).collect()
 }
 
 /// Run every point of an experiment given as TOML text; the rows in point order.

@@ -4,7 +4,7 @@
 //! model's sweep one.
 
 use super::grammar::{parse_validated, validate_name, LogGrid, SolverSpec, SpecError};
-use super::runner::{Plan, RunError};
+use super::runner::{Plan, Points, RunError};
 use super::table::{stat_fields, Row};
 use crate::error::SimError;
 use crate::integrate::{IntegratorKind, SolverStats};
@@ -134,21 +134,32 @@ impl<M: Model> SweepSpec<M> {
     /// All points, in output order: configurations in grid order, then κ from large to small,
     /// then the integrators as listed ([`Model::kappa_values`], [`Model::integrators`]).
     pub fn points(&self) -> Vec<Point<M::Config>> {
-        let mut out = Vec::new();
-        for config in M::configurations(self) {
-            let integrators = M::integrators(self, &config);
-            for kappa in M::kappa_values(self, &config) {
-                for &integrator in &integrators {
-                    out.push(Point {
-                        id: out.len(),
-                        kappa,
-                        config: config.clone(),
-                        integrator,
-                    });
-                }
-            }
-        }
-        out
+        self.point_stream().collect()
+    }
+
+    /// [`SweepSpec::points`] made one at a time (the runner's feed).
+    pub fn point_stream(&self) -> impl Iterator<Item = Point<M::Config>> + Send + '_ {
+        M::configurations(self)
+            .into_iter()
+            .flat_map(move |config| {
+                let integrators = M::integrators(self, &config);
+                M::kappa_values(self, &config)
+                    .into_iter()
+                    .flat_map(move |kappa| {
+                        let config = config.clone();
+                        integrators
+                            .clone()
+                            .into_iter()
+                            .map(move |integrator| (kappa, config.clone(), integrator))
+                    })
+            })
+            .enumerate()
+            .map(|(id, (kappa, config, integrator))| Point {
+                id,
+                kappa,
+                config,
+                integrator,
+            })
     }
 
     /// The columns of runs.csv: point, κ, the model's inputs, the run's settings and status, the
@@ -236,8 +247,8 @@ impl<M: Model> Plan for SweepSpec<M> {
     fn columns(&self) -> Vec<&'static str> {
         Self::columns()
     }
-    fn points(&self) -> Vec<Self::Point> {
-        SweepSpec::points(self)
+    fn points(&self) -> Points<'_, Self::Point> {
+        Box::new(self.point_stream())
     }
     fn point_id(&self, point: &Self::Point) -> usize {
         point.id

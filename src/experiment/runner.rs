@@ -24,13 +24,17 @@ pub const HISTORY_CSV: &str = "history.csv";
 
 /// What the runner needs of an experiment: its points, the columns of its table, the cells a
 /// point fixes before it runs (which stored row is its result), and how to run it into a row.
+/// The points of a plan in output order, made as they are taken: a grid of a million points is
+/// never held.
+pub type Points<'a, Pt> = Box<dyn Iterator<Item = Pt> + Send + 'a>;
+
 pub trait Plan: Sync {
-    type Point: Sync;
+    type Point: Send + Sync;
     fn name(&self) -> &str;
     /// Columns of runs.csv; the first is `point_id`.
     fn columns(&self) -> Vec<&'static str>;
     /// Every point, in output order; `point_id` is the position.
-    fn points(&self) -> Vec<Self::Point>;
+    fn points(&self) -> Points<'_, Self::Point>;
     fn point_id(&self, point: &Self::Point) -> usize;
     /// The cells of `point` known before it runs: every input that shapes its row. A stored
     /// row is the result of `point` when it holds each of them (numbers compared as numbers),
@@ -180,15 +184,9 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
     fs::create_dir_all(&dir).map_err(io_err(&dir))?;
     let _lock = DirLock::acquire(&dir)?;
     let columns = &spec.columns();
-    let points: Vec<P::Point> = spec
-        .points()
-        .into_iter()
-        .filter(|p| {
-            opts.shard
-                .is_none_or(|s| spec.point_id(p) % s.count == s.index)
-        })
-        .collect();
-    let n_points = points.len();
+    let shard = opts.shard;
+    let in_shard = move |p: &P::Point| shard.is_none_or(|s| spec.point_id(p) % s.count == s.index);
+    let n_points = spec.points().filter(in_shard).count();
     let provenance = Provenance::current(&spec.spec_json(), opts.shard.map(|s| s.to_string()));
     let (runs, journal_path, resume) = (
         dir.join(RUNS_CSV),
@@ -225,7 +223,7 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
     let feed = Mutex::new(Feed {
         spec,
         columns,
-        points: points.iter(),
+        points: Box::new(spec.points().filter(in_shard)),
         stored: MergedLines::open(std::slice::from_ref(&resume), columns),
         seq: 0,
         resumed: 0,
@@ -288,8 +286,8 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
                 new: false,
             },
             Item::Run(p) => {
-                let row = spec.run_point(p);
-                bar.set_message(format!("({})", spec.describe(p)));
+                let row = spec.run_point(&p);
+                bar.set_message(format!("({})", spec.describe(&p)));
                 Written {
                     line: row.to_csv_line(columns),
                     ok: row.text("status") == "ok",
@@ -357,32 +355,32 @@ fn lock_ignoring_poison<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// What a worker takes next: a stored row to keep, or a point to run.
-enum Item<'a, Pt> {
+enum Item<Pt> {
     Stored { line: String, ok: bool },
-    Run(&'a Pt),
+    Run(Pt),
 }
 
 /// The points in output order, each paired with its stored row when that row may be reused.
 struct Feed<'a, P: Plan> {
     spec: &'a P,
     columns: &'a [&'static str],
-    points: std::slice::Iter<'a, P::Point>,
+    points: Points<'a, P::Point>,
     stored: MergedLines,
     seq: usize,
     resumed: usize,
 }
 
 impl<'a, P: Plan> Iterator for Feed<'a, P> {
-    type Item = (usize, Item<'a, P::Point>);
+    type Item = (usize, Item<P::Point>);
     fn next(&mut self) -> Option<Self::Item> {
         let p = self.points.next()?;
         let seq = self.seq;
         self.seq += 1;
         let stored = self
             .stored
-            .row_of(self.spec.point_id(p))
+            .row_of(self.spec.point_id(&p))
             .and_then(|line| Some((Row::from_csv_line(&line, self.columns)?, line)))
-            .filter(|(row, _)| row_matches(row, &self.spec.input_row(p)));
+            .filter(|(row, _)| row_matches(row, &self.spec.input_row(&p)));
         Some((
             seq,
             match stored {
@@ -513,7 +511,7 @@ pub fn merge_shards<P: Plan>(
     }
     let expected = Provenance::current(&spec.spec_json(), None);
     let mut build: Option<(String, String)> = None;
-    let points = spec.points();
+    let n_points = spec.points().count();
     let mut streams = Vec::with_capacity(shards.len());
     // Every shard stays locked until the merge is written: none is rerun while it is read.
     let mut shard_locks = Vec::with_capacity(shards.len());
@@ -565,7 +563,7 @@ pub fn merge_shards<P: Plan>(
     // Point i is row i / count of shard i mod count: the shards are read in turn, a row at a
     // time, and the merged table is written as it is read.
     let tmp = temporary_path(&out_dir.join(RUNS_CSV));
-    let merged = merge_streams(spec, &points, &columns, &mut streams, &tmp);
+    let merged = merge_streams(spec, spec.points(), &columns, &mut streams, &tmp);
     let (failed, missing) = match merged {
         Ok(counts) => counts,
         Err(e) => {
@@ -579,7 +577,7 @@ pub fn merge_shards<P: Plan>(
         return Err(RunError::Merge(format!(
             "{} of {} points missing after merging {count} shards (points {}{}); resume the shards that hold them (point i is in shard i mod {count}), then merge again",
             missing.len(),
-            points.len(),
+            n_points,
             shown.join(", "),
             if missing.len() > 5 { ", …" } else { "" }
         )));
@@ -597,8 +595,8 @@ pub fn merge_shards<P: Plan>(
     .write(out_dir)?;
     let summary = RunSummary {
         out_dir: out_dir.to_path_buf(),
-        points: points.len(),
-        resumed: points.len(),
+        points: n_points,
+        resumed: n_points,
         ran: 0,
         failed,
         not_reused: None,
@@ -619,7 +617,7 @@ type ShardStream = (Shard, String, std::iter::Peekable<TableLines>);
 /// row that is not its shard's.
 fn merge_streams<P: Plan>(
     spec: &P,
-    points: &[P::Point],
+    points: Points<'_, P::Point>,
     columns: &[&'static str],
     streams: &mut [ShardStream],
     to: &Path,
@@ -633,14 +631,14 @@ fn merge_streams<P: Plan>(
     let (mut failed, mut missing) = (0, Vec::new());
     let count = streams.len();
     for p in points {
-        let id = spec.point_id(p);
+        let id = spec.point_id(&p);
         let (shard, name, lines) = &mut streams[id % count];
         match lines.peek() {
             Some(&(i, _)) if i < id => return Err(foreign(name, *shard, i)),
             Some(&(i, _)) if i == id => {
                 let (_, line) = lines.next().unwrap_or_default();
                 match Row::from_csv_line(&line, columns) {
-                    Some(row) if row_matches(&row, &spec.input_row(p)) => {
+                    Some(row) if row_matches(&row, &spec.input_row(&p)) => {
                         failed += usize::from(row.text("status") != "ok");
                         out.line(&line)?;
                     }

@@ -148,7 +148,7 @@ pub(crate) fn render(
 /// (a full disk reads "No space left on device").
 fn bitmap_write_error(error: &DrawingAreaErrorKind<plotters_bitmap::BitMapBackendError>) -> String {
     use plotters_bitmap::BitMapBackendError as Bitmap;
-    let reason = match error {
+    match error {
         DrawingAreaErrorKind::BackendError(plotters_backend::DrawingErrorKind::DrawingError(e)) => {
             match e {
                 Bitmap::IOError(io) => io.to_string(),
@@ -157,8 +157,7 @@ fn bitmap_write_error(error: &DrawingAreaErrorKind<plotters_bitmap::BitMapBacken
             }
         }
         other => other.to_string(),
-    };
-    reason
+    }
 }
 
 /// Render `dir/stem.svg` and `dir/stem.png` through hidden temporary files renamed into place

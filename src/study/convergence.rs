@@ -26,7 +26,7 @@ use crate::experiment::grammar::{
     from_table_validated, parse_validated, validate_name, Axis, LogGrid, SolverSpec, SpecError,
 };
 use crate::experiment::model::{finish_sweep_row, sweep_columns, sweep_input_row};
-use crate::experiment::runner::{write_atomically, Plan, RunError};
+use crate::experiment::runner::{write_atomically, Plan, Points, RunError};
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::experiment::table::Row;
 use crate::integrate::IntegratorKind;
@@ -466,8 +466,8 @@ impl<S: System> Plan for Convergence<S> {
     fn columns(&self) -> Vec<&'static str> {
         Convergence::columns(self)
     }
-    fn points(&self) -> Vec<Self::Point> {
-        Convergence::points(self)
+    fn points(&self) -> Points<'_, Self::Point> {
+        Box::new(Convergence::points(self).into_iter())
     }
     fn point_id(&self, point: &Self::Point) -> usize {
         point.id

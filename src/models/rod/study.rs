@@ -5,7 +5,7 @@
 use crate::compliant::{Event, SimulationOptions};
 use crate::error::{require_finite, require_positive, require_rtol, SimError};
 use crate::experiment::grammar::LogGrid;
-use crate::experiment::runner::Plan;
+use crate::experiment::runner::{Plan, Points};
 use crate::experiment::table::Row;
 use crate::integrate::IntegratorKind;
 use crate::models::rod::scenario::{RodImpact, Scenario};
@@ -412,19 +412,9 @@ impl StudySpec {
     }
 }
 
-impl Plan for StudySpec {
-    type Point = StudyPoint;
-
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn columns(&self) -> Vec<&'static str> {
-        STUDY_COLUMNS.to_vec()
-    }
-
+impl StudySpec {
     /// Per configuration: the two reference runs, then every integrator × tolerance.
-    fn points(&self) -> Vec<StudyPoint> {
+    pub fn points(&self) -> Vec<StudyPoint> {
         let mut out = Vec::new();
         for (scenario_index, scenario) in self.configurations() {
             let mut push = |integrator, rtol, reference| {
@@ -448,6 +438,22 @@ impl Plan for StudySpec {
             }
         }
         out
+    }
+}
+
+impl Plan for StudySpec {
+    type Point = StudyPoint;
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn columns(&self) -> Vec<&'static str> {
+        STUDY_COLUMNS.to_vec()
+    }
+
+    fn points(&self) -> Points<'_, StudyPoint> {
+        Box::new(StudySpec::points(self).into_iter())
     }
 
     fn point_id(&self, point: &StudyPoint) -> usize {

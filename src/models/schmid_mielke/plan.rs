@@ -7,7 +7,7 @@ use super::examples::{crossing_level, Example};
 use super::quasistatic::uniform_partition;
 use super::spec::{Case, Key, Setting, SmPoint, SmSpec};
 use crate::experiment::model::Cells;
-use crate::experiment::runner::{Plan, RunError};
+use crate::experiment::runner::{Plan, Points, RunError};
 use crate::experiment::table::{stat_fields, Row};
 use crate::integrate::SolverStats;
 use std::path::Path;
@@ -179,8 +179,8 @@ impl Plan for SmSpec {
     fn columns(&self) -> Vec<&'static str> {
         columns()
     }
-    fn points(&self) -> Vec<SmPoint> {
-        SmSpec::points(self)
+    fn points(&self) -> Points<'_, SmPoint> {
+        Box::new(SmSpec::points(self).into_iter())
     }
     fn point_id(&self, point: &SmPoint) -> usize {
         point.id
