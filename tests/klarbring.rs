@@ -677,3 +677,59 @@ fn a_compliance_of_one_body_length_is_refused_naming_the_key() {
         "{e}"
     );
 }
+
+/// Ballard–Basseville's energy inequality (Cor. 4.3), E(T) ≤ E(0) + ∫₀ᵀF·U̇ with
+/// E = ½|U̇|² + ½|U|²_K, on klarbring_2d's compliant runs: the slack is the energy the contact
+/// took, ≥ 0 with friction, and the measured twin's account closes. Without friction (μ = 0,
+/// c_d = 0) the contact only stores energy in its spring, so the slack is the closed form
+/// δ(T)²/(2κ) − δ(0)²/(2κ), δ = U_N ∨ 0, from the end and start states.
+#[test]
+fn energy_inequality_of_cor_4_3_on_the_compliant_runs() {
+    use rigid_limit::models::klarbring::run::{compliant_start, run_compliant_point};
+    use rigid_limit::models::Experiment;
+    let params = |text: String| {
+        let Experiment::Klarbring(spec) = Experiment::parse(&text).unwrap() else {
+            panic!("a klarbring experiment")
+        };
+        spec.params.clone()
+    };
+    let tolerances = Tolerances {
+        rtol: 1e-10,
+        atol: 1e-14,
+    };
+    let run = |p: &rigid_limit::models::klarbring::params::Params, kappa: f64| {
+        run_compliant_point(
+            p,
+            kappa,
+            IntegratorKind::Tsit45,
+            tolerances,
+            (2_000_000, 1000),
+        )
+        .unwrap()
+        .0
+    };
+    let friction = params(klarbring_2d_file(|t| t));
+    for kappa in [1e-4, 1e-6] {
+        let r = run(&friction, kappa);
+        let (slack, balance) = (r.energy_slack.unwrap(), r.energy_balance_error.unwrap());
+        assert!(balance.abs() < 1e-8, "κ {kappa}: balance {balance:e}");
+        assert!(slack > 0.1, "κ {kappa}: slack {slack}");
+    }
+    let frictionless = params(klarbring_2d_file(|t| t.replace("mu = 0.8", "mu = 0.0")));
+    let rigid_limit::models::klarbring::params::Particle::Planar(particle) =
+        frictionless.particle().unwrap()
+    else {
+        panic!("the planar particle")
+    };
+    for kappa in [1e-4, 1e-6] {
+        let r = run(&frictionless, kappa);
+        let delta0 = compliant_start(&particle, &frictionless, kappa)[0];
+        let spring = |d: f64| d.max(0.0).powi(2) / (2.0 * kappa);
+        let closed = spring(r.u_end[0]) - spring(delta0);
+        let slack = r.energy_slack.unwrap();
+        assert!(
+            (slack - closed).abs() < 1e-8,
+            "κ {kappa}: slack {slack} vs spring change {closed}"
+        );
+    }
+}

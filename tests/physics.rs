@@ -419,3 +419,72 @@ fn the_scan_shortcuts_give_the_formulation_s_numbers() {
         }
     }
 }
+
+/// Zhao–Liu eqs. (53), (54): the stick breaks into reverse slip where the normal force falls to
+/// F_n(ε₃) = θ̇²c/(ksc + μ_s(1 + ks²)), O(1) while the peak force is O(κ^−½). The closed form
+/// (derived from the stick constraint by hand) at the stick's own end state against the force
+/// the simulation records there (its friction from the generic constraint solve and cone test),
+/// for the uniform rod, a rod with ρ = 0.1 and a damped contact; and, as κ → 0, against F* at θ0
+/// and the rigid limit's θ̇_out.
+#[test]
+fn the_stick_ends_at_the_normal_force_of_zhao_liu_eq_53() {
+    use rigid_limit::models::rod::columns::RodMeasures;
+    use rigid_limit::models::rod::mechanics::THETA;
+    let states = [
+        RodImpact::zhao_liu(1e-8),
+        RodImpact {
+            damping: 0.2,
+            ..RodImpact::zhao_liu(1e-8)
+        },
+        RodImpact {
+            mu: 3.0,
+            mu_s: 3.0,
+            theta0: 1.2,
+            gyration_sq: 0.1,
+            ..RodImpact::zhao_liu(1e-8)
+        },
+    ];
+    for imp0 in states {
+        let mut last = f64::NAN;
+        for kappa in [1e-6, 1e-8, 1e-10] {
+            let imp = RodImpact { kappa, ..imp0 };
+            let r = imp
+                .simulate(&SimulationOptions::new(
+                    IntegratorKind::Tsit45,
+                    1e-11,
+                    1e-15,
+                ))
+                .unwrap();
+            assert_eq!(
+                r.modes_joined(">"),
+                "slide_left>stick>slide_right",
+                "{imp:?}"
+            );
+            let stick = &r.modes[1];
+            let closed = imp.body().stick_end_normal_force(
+                imp.mu_s,
+                stick.q_end[THETA],
+                stick.qdot_end[THETA],
+            );
+            let measured = RodMeasures::from(&r).normal_force_stick_end.unwrap();
+            assert!(
+                rel(measured, closed) < 1e-6,
+                "κ {kappa}: {measured} vs eq. (53) {closed}"
+            );
+            // O(1) against the O(κ^−½) peak.
+            assert!(
+                measured < 1e-2 * r.peak_normal_force,
+                "κ {kappa}: F_n(ε₃) {measured}, peak {}",
+                r.peak_normal_force
+            );
+            last = measured;
+        }
+        let f_star = RigidLimit::of(&RodImpact {
+            kappa: 1e-10,
+            ..imp0
+        })
+        .unwrap()
+        .stick_end_force;
+        assert!(rel(last, f_star) < 1e-3, "{last} vs F* {f_star}");
+    }
+}

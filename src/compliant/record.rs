@@ -21,6 +21,10 @@ pub struct ModeInterval {
     /// keys are frozen).
     #[serde(skip)]
     pub impulse_normal_end: f64,
+    /// The normal force at the end of the phase, in the phase's mode (left out of the JSON, as
+    /// above): where a stick breaks into reverse slip it is Zhao–Liu's F_n(ε₃), eq. (53).
+    #[serde(skip)]
+    pub normal_force_end: f64,
 }
 
 /// A located switching event of the compliant contact.

@@ -191,6 +191,7 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
             q_end: p.y_end[..N].to_vec(),
             qdot_end: p.y_end[N..2 * N].to_vec(),
             impulse_normal_end: p.y_end[impulse_normal_index(N)],
+            normal_force_end: problem.normal_force_and_penetration(p.mode, &p.y_end).0,
         })
         .collect();
     let mut stats = trace.stats;

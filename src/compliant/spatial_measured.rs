@@ -51,6 +51,10 @@ pub struct MeasuredRun {
     /// (T + V)_end − (T + V)_start − (work of the contact and of the load): zero up to the
     /// integration error when the system's potential V holds all of its working body forces.
     pub energy_balance_error: f64,
+    /// ∫λ·(J q̇) dt, the work of the contact's forces (elastic, dashpot and friction), and
+    /// ∫F(τ)·q̇ dt, the work of the load.
+    pub contact_work: f64,
+    pub load_work: f64,
     /// The states at the start and end of each phase and of every accepted step, with the
     /// contact's forces (when [`MeasuredSpatialContact::simulate`] is asked for them; else empty).
     pub samples: Vec<ContactsSample>,
@@ -104,6 +108,8 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
             impulse_normal: y[n],
             max_penetration: observer.max_penetration,
             energy_balance_error: energy_change - y[n + 1] - y[n + 2],
+            contact_work: y[n + 1],
+            load_work: y[n + 2],
             samples: observer.samples.unwrap_or_default(),
             run,
         })

@@ -31,6 +31,7 @@ pub mod impacts;
 pub mod impacts_report;
 pub mod mechanics;
 pub mod params;
+pub mod quasistatic;
 pub mod report;
 pub mod run;
 

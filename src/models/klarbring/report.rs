@@ -4,6 +4,8 @@
 //! differences scaled by κ and √κ. No solver here.
 
 use super::params::Params;
+use super::params::Particle;
+use super::quasistatic::{at_slip_onsets, QuasiStaticRate};
 use super::Klarbring;
 use crate::analysis::fit::{power_law, LinearFit};
 use crate::experiment::runner::{write_atomically, RunError};
@@ -13,6 +15,7 @@ use crate::plot::{save, Figure, Mark, Panel, Series};
 use crate::report::rates::{in_fit_range, rate, FIT_RANGE};
 use crate::report::table::number_at;
 use crate::study::convergence::Convergence;
+use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -74,7 +77,8 @@ pub fn parameters(p: &Params) -> String {
     )
 }
 
-/// summary.md, analysis.json-free: the numbers are in the summary and runs.csv.
+/// summary.md (the numbers are in it and in runs.csv) and, for the planar particle,
+/// analysis.json: the quasi-static rate problem at the rigid run's slip onsets.
 pub fn write_report(
     spec: &Convergence<Klarbring>,
     rows: &[Row],
@@ -137,6 +141,7 @@ pub fn write_report(
             r.text("V_end")
         );
     }
+    let quasi_static = quasi_static_section(&mut s, &spec.params, &rigid);
     for kind in &spec.solver.integrators {
         let rows_k = compliant(rows, kind.name());
         if rows_k.is_empty() {
@@ -209,10 +214,105 @@ pub fn write_report(
                 }
             }
         }
+        energy_section(&mut s, &rows_k);
         event_time_section(&mut s, &rows_k, &rigid_kinds);
     }
     write_atomically(&dir.join("summary.md"), &s)?;
+    if let Some(q) = quasi_static {
+        write_atomically(
+            &dir.join("analysis.json"),
+            &(crate::report::json::pretty(&q) + "\n"),
+        )?;
+    }
     figures(spec, rows, dir).map_err(io(dir))
+}
+
+/// Klarbring's quasi-static counterexample at the experiment's data (planar particle).
+#[derive(Serialize)]
+struct QuasiStatic {
+    /// The rate problem at each stick → slip onset of the first rigid run.
+    onsets: Vec<QuasiStaticRate>,
+    /// The fewest and most rate solutions over the onsets.
+    min_solutions: usize,
+    max_solutions: usize,
+}
+
+/// The quasi-static rate problem at the rigid run's slip onsets (planar particle only), with
+/// its summary lines.
+fn quasi_static_section(s: &mut String, p: &Params, rigid: &[&Row]) -> Option<QuasiStatic> {
+    let Ok(Particle::Planar(particle)) = p.particle() else {
+        return None;
+    };
+    let r = rigid.iter().find(|r| r.text("status") == "ok")?;
+    let modes: Vec<&str> = r.text("mode_sequence").split_whitespace().collect();
+    let kinds: Vec<&str> = r.text("event_kinds").split_whitespace().collect();
+    let onsets = at_slip_onsets(
+        &particle,
+        p.mu,
+        &modes,
+        &kinds,
+        &numbers(r.text("event_times")),
+    );
+    let counts = onsets.iter().map(|o| o.solutions);
+    let q = QuasiStatic {
+        min_solutions: counts.clone().min()?,
+        max_solutions: counts.max()?,
+        onsets,
+    };
+    let _ = writeln!(
+        s,
+        "\n## The quasi-static problem at the slip onsets (Klarbring's example)\n\n\
+         Without inertia (K U = F + R, Coulomb friction) the rate problem at a stick on the \
+         cone's edge has one solution when the slip stiffness k_T − μσW > 0, and two \
+         (loading L = σḞ_T − μḞ_N < 0) or none (L > 0) when μσW > k_T (Klarbring 1990, \
+         Ballard–Basseville §2; docs/klarbring.md). At each stick → slip onset of the rigid run \
+         ({}):\n\n| t | σ | k_T − μσW | L | stick | slip | solutions |\n|---|---|---|---|---|---|---|",
+        r.text("integrator")
+    );
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    for o in &q.onsets {
+        let _ = writeln!(
+            s,
+            "| {:.10} | {:+} | {:.4} | {:.6} | {} | {} | {} |",
+            o.t,
+            o.slip_direction,
+            o.slip_stiffness,
+            o.loading,
+            yes(o.stick),
+            yes(o.slip),
+            o.solutions
+        );
+    }
+    Some(q)
+}
+
+/// Ballard–Basseville's energy inequality (proof of Cor. 4.3) on the compliant runs.
+fn energy_section(s: &mut String, rows: &[&Row]) {
+    let slack: Vec<(f64, f64, f64)> = rows
+        .iter()
+        .filter_map(|r| {
+            Some((
+                r.number("kappa")?,
+                r.number("energy_slack")?,
+                r.number("energy_balance_error")?,
+            ))
+        })
+        .collect();
+    if slack.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "\nBallard–Basseville's energy inequality (proof of Cor. 4.3): ½|U̇|²(T) + ½|U|²_K(T) ≤ \
+         ½|V₀|² + ½|U₀|²_K + ∫₀ᵀ F·U̇. Its slack E(0) + ∫F·U̇ − E(T) is the energy the contact \
+         took (friction and dashpot dissipation, and the spring's δ²/(2κ) at T less at 0), from a \
+         twin of each compliant run that integrates the contact's and the load's work; the \
+         balance error is that twin's (T + V)(T) − (T + V)(0) − works:\n\n\
+         | κ | slack at T | balance error |\n|---|---|---|"
+    );
+    for (kappa, e, b) in &slack {
+        let _ = writeln!(s, "| {kappa:.0e} | {e:.9} | {b:.2e} |");
+    }
 }
 
 /// The number of rigid events up to and including the first impact: the contact-phase

@@ -9,6 +9,7 @@ use crate::compliant::normal::NormalCompliance;
 use crate::compliant::spatial::{
     direction_index, simulate_spatial, RunSettings, SpatialContactProblem, SpatialEvent, SpatialRun,
 };
+use crate::compliant::spatial_measured::MeasuredSpatialContact;
 use crate::error::SimError;
 use crate::hybrid::Named;
 use crate::integrate::{IntegratorKind, SolverStats, Tolerances};
@@ -131,6 +132,36 @@ pub struct Record {
     pub d_v_contact: Option<f64>,
     /// Compliant − rigid time of each event, or `kinds differ`.
     pub event_time_differences: Option<String>,
+    /// Ballard–Basseville's energy inequality (Cor. 4.3) at T for a compliant run:
+    /// E(0) + ∫₀ᵀ F·U̇ dt − E(T) with E = ½|U̇|² + ½|U|²_K, ≥ 0 (the energy the contact took:
+    /// friction and dashpot dissipation plus the change of the spring's δ²/(2κ)), from the
+    /// measured twin's work integrals ([`energy_account`]).
+    pub energy_slack: Option<f64>,
+    /// That twin's (T + V)(T) − (T + V)(0) − contact work − load work: 0 up to the integration.
+    pub energy_balance_error: Option<f64>,
+}
+
+/// The compliant run's energy account: the same run with the contact's and the load's work
+/// integrated alongside ([`MeasuredSpatialContact`]; its own run, so that the compared run's
+/// error control and numbers stay as they are). Returns (slack of BB's inequality at T, balance
+/// error).
+fn energy_account<const N: usize, const D: usize>(
+    problem: SpatialContactProblem<'_, KlarbringParticle<N>, N, D>,
+    q0: &[f64; N],
+    v0: &[f64; N],
+    settings: &RunSettings,
+) -> Result<(f64, f64), SimError>
+where
+    KlarbringParticle<N>: ContactSystem<N, D, 1>,
+{
+    let twin = MeasuredSpatialContact { problem };
+    let plain = RunSettings {
+        output_times: Vec::new(),
+        ..settings.clone()
+    };
+    let m = twin.simulate(q0, v0, &plain, None, false)?;
+    // BB's E(T) − E(0) − ∫F·U̇ is the contact's work: its slack is −contact work.
+    Ok((-m.contact_work, m.energy_balance_error))
 }
 
 /// The record every run fills: modes, events, the end state and the checkpoints.
@@ -308,6 +339,16 @@ where
     let v0: [f64; N] = std::array::from_fn(|i| p.v0[i]);
     let y0 = problem.initial_state(&q0, &v0);
     let compliant = simulate_spatial(&problem, &y0, &sampled, None)?;
+    let (energy_slack, energy_balance_error) = energy_account(
+        SpatialContactProblem::<_, N, D> {
+            system: particle,
+            compliance: NormalCompliance::spring_dashpot(kappa, p.damping),
+            mu: p.mu,
+        },
+        &q0,
+        &v0,
+        settings,
+    )?;
     if compliant.outputs.len() != times.len() || rigid.outputs.len() != times.len() {
         return Err(SimError::invalid(
             "output times",
@@ -356,6 +397,8 @@ where
         d_v_l1: Some(d.l1_velocity),
         d_v_contact: Some(d.l1_velocity_contact),
         event_time_differences: Some(differences),
+        energy_slack: Some(energy_slack),
+        energy_balance_error: Some(energy_balance_error),
         ..trajectory_record(&compliant, N, D, &checkpoints)
     };
     Ok((record, compliant.trace.stats))

@@ -58,6 +58,53 @@ pub struct IntegratorAnalysis {
     /// Each quantity of [`RodQuantity::ALL`] extrapolated over the whole ladder.
     pub convergence: Vec<QuantityConvergence>,
     pub bounds: Vec<BoundCheck>,
+    /// The normal force where the stick ends against Zhao–Liu's eq. (53) (none without the
+    /// rigid limit or a stick).
+    pub stick_end_force: Option<StickEndForce>,
+}
+
+/// Zhao–Liu eqs. (53), (54): the normal force F_n(ε₃) where the stick breaks into reverse slip
+/// stays O(1) as κ → 0, tending to F* of eq. (53) at θ0 and the post-impact θ̇.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct StickEndForce {
+    /// F* (the rigid limit's `stick_end_force`).
+    pub closed_form: f64,
+    pub smallest_kappa: f64,
+    pub value_at_smallest_kappa: f64,
+    /// (F_n(ε₃) − F*)/F* at the smallest κ.
+    pub relative_error_at_smallest_kappa: f64,
+    /// F_n(ε₃) ∝ κ^p over the asymptotic range: p → 0 for a bounded force (the peak force has
+    /// p = −½).
+    pub exponent: Option<LinearFit>,
+    /// |F_n(ε₃) − F*| ∝ κ^p over the asymptotic range: the rate of convergence to F*.
+    pub error_exponent: Option<LinearFit>,
+}
+
+/// F_n(ε₃) of one integrator's runs (the column `normal_force_stick_end`, runs that break the
+/// stick into reverse slip) against the closed form `f_star`.
+pub fn stick_end_force(rows: &[&Row], f_star: f64) -> Option<StickEndForce> {
+    let reverse: Vec<&Row> = rows
+        .iter()
+        .copied()
+        .filter(|r| r.text("mode_sequence").contains("stick>slide_right"))
+        .collect();
+    let (k, f) = series(&reverse, "normal_force_stick_end");
+    let (k, f) = asymptotic(&k, &f);
+    let i = (0..k.len()).min_by(|a, b| k[*a].total_cmp(&k[*b]))?;
+    let (ke, e): (Vec<f64>, Vec<f64>) = k
+        .iter()
+        .zip(&f)
+        .map(|(k, f)| (*k, (f - f_star).abs()))
+        .filter(|(_, e)| *e > 0.0)
+        .unzip();
+    Some(StickEndForce {
+        closed_form: f_star,
+        smallest_kappa: k[i],
+        value_at_smallest_kappa: f[i],
+        relative_error_at_smallest_kappa: (f[i] - f_star) / f_star,
+        exponent: power_law(&k, &f),
+        error_exponent: power_law(&ke, &e),
+    })
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -275,6 +322,9 @@ pub fn analyze(spec: &SweepSpec<Rod>, rows: &[Row]) -> SweepAnalysis {
                 slide_law: slide_law(&ks, &ts),
                 convergence: conv,
                 bounds,
+                stick_end_force: limit
+                    .as_ref()
+                    .and_then(|l| stick_end_force(&ok, l.stick_end_force)),
             }
         })
         .collect();

@@ -1,6 +1,7 @@
 //! The columns of the rod's runs.csv: its inputs and what one impact measures ([`RodMeasures`]).
 
 use super::mechanics::THETA;
+use crate::compliant::coulomb::Mode;
 use crate::compliant::record::RunRecord;
 use serde::{Deserialize, Serialize};
 
@@ -33,10 +34,11 @@ pub const MEASURE_COLUMNS: &[&str] = &[
     "damping_work",
     "separation_loss",
     "energy_balance_error",
+    "normal_force_stick_end",
 ];
 
 /// What one impact of the rod measures: a row of runs.csv from `mode_sequence` to
-/// `energy_balance_error` (an empty cell where a field is `None`).
+/// `normal_force_stick_end` (an empty cell where a field is `None`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RodMeasures {
     /// The modes in time order, joined by `>`.
@@ -67,6 +69,10 @@ pub struct RodMeasures {
     pub damping_work: f64,
     pub separation_loss: f64,
     pub energy_balance_error: f64,
+    /// The normal force where the first stick ends (none without a stick): where it breaks into
+    /// reverse slip, Zhao–Liu's F_n(ε₃) of eq. (53), O(1) as κ → 0
+    /// ([`super::mechanics::PainleveRod::stick_end_normal_force`]).
+    pub normal_force_stick_end: Option<f64>,
 }
 
 impl From<&RunRecord> for RodMeasures {
@@ -97,6 +103,11 @@ impl From<&RunRecord> for RodMeasures {
             damping_work: e.damping_work,
             separation_loss: e.separation_loss,
             energy_balance_error: e.balance_error,
+            normal_force_stick_end: r
+                .modes
+                .iter()
+                .find(|m| m.mode == Mode::Stick)
+                .map(|m| m.normal_force_end),
         }
     }
 }

@@ -33,6 +33,11 @@ pub struct RigidLimit {
     pub stick_duration_scaled: f64,
     /// lim T_reverse/κ = F*/v_out with F* of Zhao–Liu eq. (53) at the post-impact θ̇.
     pub reverse_slip_duration_scaled: f64,
+    /// lim F_n(ε₃) = F*: the normal force where the stick ends (Zhao–Liu eq. (53) at θ0 and the
+    /// post-impact θ̇), O(1). Left out of the JSON, whose keys are frozen (the sweep analysis
+    /// reports it beside the measured force).
+    #[serde(skip)]
+    pub stick_end_force: f64,
     /// Outgoing normal velocity v_out.
     pub v_out: f64,
     /// Outgoing tangential velocity (0 in the limit).
@@ -99,13 +104,16 @@ impl RigidLimit {
         let impulse_total = p_s + stick_impulse;
         let omega_out = imp.omega0 + k.p * p_s + p_st * stick_impulse;
         // Zhao–Liu eq. (53): the normal force at which stick breaks into reverse slip.
-        let f_star = omega_out * omega_out * c / (k3 * s * c + imp.mu_s * (1.0 + k3 * s * s));
+        let f_star = imp
+            .body()
+            .stick_end_normal_force(imp.mu_s, imp.theta0, omega_out);
         Some(RigidLimit {
             slide_rate: lambda,
             slide_impulse: p_s,
             slide_log_offset,
             stick_duration_scaled: tau,
             reverse_slip_duration_scaled: f_star / v_out,
+            stick_end_force: f_star,
             v_out,
             u_out: 0.0,
             omega_out,

@@ -79,6 +79,17 @@ impl PainleveRod {
         Some((((k * mu - r) / 2.0).atan(), ((k * mu + r) / 2.0).atan()))
     }
 
+    /// The normal force at which a stick breaks into reverse slip, Zhao–Liu's F_n(ε₃) of
+    /// eq. (53), derived for this rod: in stick ẍ_A = 0, so from ẍ_A = −ksc F_n + (1+ks²)F_τ +
+    /// θ̇²c the friction is F_τ = (ksc F_n − θ̇²c)/(1 + ks²) (eq. (50) at k = 3); the reverse
+    /// slip starts where F_τ = −μ_s F_n (eq. (52)), at F_n = θ̇²c/(ksc + μ_s(1 + ks²)) — eq.
+    /// (53) at k = 3. No κ: the force is O(1), and δ* = κF_n(ε₃) (eq. (54)) is O(κ).
+    pub fn stick_end_normal_force(&self, mu_s: f64, theta: f64, omega: f64) -> f64 {
+        let k = self.inverse_gyration_sq();
+        let (s, c) = theta.sin_cos();
+        omega * omega * c / (k * s * c + mu_s * (1.0 + k * s * s))
+    }
+
     /// The smallest A(θ, μ) over θ (Zhao–Liu eq. (17) at k = 3): A = 1 + k(1 + cos 2θ −
     /// μ sin 2θ)/2 ≥ 1 + k(1 − √(1 + μ²))/2.
     pub fn slide_compliance_min(&self, mu: f64) -> f64 {

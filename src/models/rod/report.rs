@@ -181,6 +181,7 @@ pub fn render_summary(spec: &SweepSpec<Rod>, a: &SweepAnalysis, n_rows: usize) -
             l.impulse_total
         );
         render_convergence(&mut s, a);
+        render_stick_end_force(&mut s, a);
     } else {
         let _ = writeln!(s, "\nNo rigid-limit prediction: the initial state is not inconsistent (A < 0, B < 0, u0 < 0), or the stick stage is overdamped.\n");
     }
@@ -252,6 +253,41 @@ fn render_convergence(s: &mut String, a: &SweepAnalysis) {
          limit's own error against the closed form (grey line).",
         a.integrators.first().map_or("", |i| i.integrator.as_str())
     );
+}
+
+/// Zhao–Liu eqs. (53), (54) beside the measured force where the stick ends.
+fn render_stick_end_force(s: &mut String, a: &SweepAnalysis) {
+    let _ = writeln!(
+        s,
+        "\n## The normal force where the stick ends\n\n\
+         Zhao–Liu (2015) eqs. (53), (54): the stick breaks into reverse slip at F_n(ε₃) = θ̇² cos θ/(3 sin θ cos θ + \
+         μ_s(1 + 3 sin²θ)) = O(1), δ* = κ F_n(ε₃) = O(κ) (derived from the stick constraint for any ρ in \
+         `PainleveRod::stick_end_normal_force`; at ρ = 1/3 it is (53) as printed). \
+         Measured: the force where the first stick ends (runs.csv `normal_force_stick_end`, runs with stick → reverse \
+         slip), against F* = eq. (53) at θ0 and the rigid limit's θ̇_out; exponents over κ ≤ {:e}.\n",
+        a.asymptotic_kappa_max
+    );
+    let _ = writeln!(
+        s,
+        "| integrator | F* (eq. (53)) | F_n(ε₃) at smallest κ | rel. error | F_n(ε₃) ∝ κ^p, p | \\|F_n(ε₃) − F*\\| ∝ κ^p, p |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    for i in &a.integrators {
+        let Some(f) = &i.stick_end_force else {
+            continue;
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {:.9} | {:.9} (κ = {:e}) | {:.2e} | {} | {} |",
+            i.integrator,
+            f.closed_form,
+            f.value_at_smallest_kappa,
+            f.smallest_kappa,
+            f.relative_error_at_smallest_kappa,
+            slope_n(&f.exponent, 4),
+            slope_n(&f.error_exponent, 3),
+        );
+    }
 }
 
 /// Where a bound fails, as a κ range.

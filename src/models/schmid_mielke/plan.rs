@@ -1,6 +1,8 @@
 //! The model's runs as a [`Plan`] of the runner: the columns of runs.csv, one point → one row.
 
-use super::analysis::{first_time_past_midpoint, nodes_in_transition, sup_error};
+use super::analysis::{
+    first_time_past_midpoint, nodes_in_transition, sliding_branch_errors, sup_error,
+};
 use super::cells::{cell, opt};
 use super::closed_form::ClosedForm;
 use super::examples::{crossing_level, Example};
@@ -36,7 +38,7 @@ pub fn columns() -> Vec<&'static str> {
 }
 
 /// The measured columns (docs/schmid_mielke.md, "Measures").
-pub const MEASURE_COLUMNS: [&str; 19] = [
+pub const MEASURE_COLUMNS: [&str; 21] = [
     "sup_error",
     "jump_node_time",
     "crossing_time",
@@ -56,6 +58,8 @@ pub const MEASURE_COLUMNS: [&str; 19] = [
     "viscous_work",
     "dashpot_work",
     "energy_balance_error",
+    "slide_error_printed",
+    "slide_error_corrected",
 ];
 
 /// The work counters' columns: the integrator's `steps` would collide with the key N.
@@ -143,7 +147,7 @@ pub fn run_incremental(case: &Case, steps: usize) -> Result<Cells, String> {
         .map_err(|e| e.to_string())?;
     let cf = case.closed_form();
     let end = path.positions[path.positions.len() - 1];
-    Ok(vec![
+    let mut cells = vec![
         (
             "sup_error",
             cell(sup_error(&cf, &path.times, &path.positions)),
@@ -167,7 +171,21 @@ pub fn run_incremental(case: &Case, steps: usize) -> Result<Cells, String> {
         ("kkt_ties", path.ties().to_string()),
         ("z1_end", cell(end[0])),
         ("z2_end", cell(end[1])),
-    ])
+    ];
+    // §4.2's slide against its printed branch and against (SM6) (sub-critical §4.2 only).
+    if let Example::VaryingNormalForce(p) = case.example {
+        let z1: Vec<(f64, f64)> = path
+            .times
+            .iter()
+            .zip(&path.positions)
+            .map(|(t, z)| (*t, z[0]))
+            .collect();
+        if let Some(e) = sliding_branch_errors(&p, case.example.regime(), &z1) {
+            cells.push(("slide_error_printed", cell(e.sup_error_printed)));
+            cells.push(("slide_error_corrected", cell(e.sup_error_corrected)));
+        }
+    }
+    Ok(cells)
 }
 
 impl Plan for SmSpec {

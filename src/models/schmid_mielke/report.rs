@@ -1,8 +1,9 @@
 //! summary.md, analysis.json and the figures of a `schmid_mielke` run, from its runs.csv and
 //! paths.csv (docs/schmid_mielke.md). Reads rows; never solves.
 
-use super::closed_form::JumpEnergy;
-use super::examples::Example;
+use super::analysis::printed_sliding_branch;
+use super::closed_form::{varying_normal_force, JumpEnergy};
+use super::examples::{Example, Regime};
 use super::report_kit::{
     group, panel, path_figure, read_paths, save_grid, series, CaseRows, FigureTarget,
 };
@@ -339,9 +340,88 @@ fn convergence_figure(cases: &[CaseRows], out: &FigureTarget) -> Result<bool, St
     Ok(true)
 }
 
+/// §4.2's printed sliding branch against the (IP) solution of a sub-critical case at the
+/// largest N (runs.csv `slide_error_printed`, `slide_error_corrected`).
+#[derive(Serialize)]
+struct PrintedBranch {
+    case: String,
+    /// N of the (IP) solution compared.
+    steps: usize,
+    /// The slide t₁ ≤ t ≤ t₂ of (SM5)–(SM6).
+    t1: f64,
+    t2: f64,
+    /// The printed branch at t₁, where the solution leaves z̃ = (1, 0).
+    printed_at_t1: f64,
+    /// sup over the slide's nodes of |z₁ − printed branch| and of |z₁ − (SM6)|.
+    sup_error_printed: f64,
+    sup_error_corrected: f64,
+}
+
+/// The printed branch of every sub-critical §4.2 case, at its largest N.
+fn printed_branches(cases: &[CaseRows]) -> Vec<PrintedBranch> {
+    cases
+        .iter()
+        .filter_map(|c| {
+            let Example::VaryingNormalForce(p) = c.example else {
+                return None;
+            };
+            let regime = c.example.regime();
+            if regime != Regime::Subcritical {
+                return None;
+            }
+            let (steps, row) = incremental(c)
+                .into_iter()
+                .rfind(|(_, r)| r.number("slide_error_printed").is_some())?;
+            let cf = varying_normal_force(&p, regime);
+            let t1 = cf.breakpoints[0];
+            Some(PrintedBranch {
+                case: c.label.clone(),
+                steps,
+                t1,
+                t2: cf.breakpoints[1],
+                printed_at_t1: printed_sliding_branch(&p, t1),
+                sup_error_printed: row.number("slide_error_printed")?,
+                sup_error_corrected: row.number("slide_error_corrected")?,
+            })
+        })
+        .collect()
+}
+
+fn printed_branch_section(s: &mut String, branches: &[PrintedBranch]) {
+    if branches.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        s,
+        "### §4.2's sliding branch as printed\n\n\
+         The paper prints the sliding branch of §4.2 as z₁ = −a f₂/(H₁₁ − μ*H₁₂); the tangential \
+         balance H₁₁z₁ = μ*σ gives (SM6), z₁ = −μ* f₂/(H₁₁ − μ*H₁₂) (docs/schmid_mielke.md, \
+         \"Typo\"). Both against the (IP) solution on the slide's nodes t₁ ≤ t_k ≤ t₂ at the \
+         largest N (runs.csv `slide_error_printed`, `slide_error_corrected`):\n\n\
+         | case | N | slide [t₁, t₂] | sup \\|z₁ − printed\\| | printed z₁(t₁) (z₁ = 1 there) | sup \\|z₁ − (SM6)\\| |\n\
+         |---|---|---|---|---|---|"
+    );
+    for b in branches {
+        let _ = writeln!(
+            s,
+            "| {} | {} | [{}, {}] | {:.6} | {:.6} | {:.2e} |",
+            b.case,
+            b.steps,
+            b.t1,
+            b.t2,
+            b.sup_error_printed,
+            b.printed_at_t1,
+            b.sup_error_corrected
+        );
+    }
+    let _ = writeln!(s);
+}
+
 #[derive(Serialize)]
 struct Analysis {
     incremental: Vec<IncrementalFits>,
+    /// §4.2's printed sliding branch against the (IP) solutions.
+    printed_branch: Vec<PrintedBranch>,
     compliant: Option<super::dynamic_report::CompliantAnalysis>,
 }
 
@@ -354,6 +434,7 @@ pub fn write_report(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
     let cases = group(spec, &points, &rows);
     let fits: Vec<IncrementalFits> = cases.iter().filter_map(incremental_fits).collect();
     let paths = read_paths(dir);
+    let printed_branch = printed_branches(&cases);
     let out = FigureTarget::of(spec, dir);
     let fig_err = |e: String| RunError::Io {
         path: dir.display().to_string(),
@@ -393,12 +474,14 @@ pub fn write_report(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
                 "![sup error and jump node time error against N](ip_convergence.png)\n"
             );
         }
+        printed_branch_section(&mut s, &printed_branch);
     }
     let compliant =
         super::dynamic_report::write_section(&mut s, &cases, &paths, &out).map_err(fig_err)?;
     write_atomically(&dir.join("summary.md"), &s)?;
     let analysis = Analysis {
         incremental: fits,
+        printed_branch,
         compliant,
     };
     write_atomically(
