@@ -48,9 +48,7 @@ use crate::rigid::oblique_impact::{chatter_restitution, ImpactContact, Restituti
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// Chatter and reverse chatter as a model of the harness.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PlanarChatter;
+pub use super::PlanarChatter;
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

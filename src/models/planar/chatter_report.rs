@@ -4,7 +4,7 @@
 //! (C–V §3.3, §5.3). Figure: the impact speeds over the bounce index at the smallest κ. The
 //! analysis is a pure function of the rows.
 
-use super::chatter::PlanarChatter;
+use super::PlanarChatter;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;

@@ -36,6 +36,16 @@ pub mod oblique_impact_report;
 pub mod portraits;
 pub mod stick_basin;
 
+/// The oblique impact as a model of the harness (oblique_impact.rs; its report:
+/// oblique_impact_report.rs, which names it from here, not from its sibling).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlanarObliqueImpact;
+
+/// Chatter and reverse chatter as a model of the harness (chatter.rs; its report:
+/// chatter_report.rs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlanarChatter;
+
 use super::mode_table::{self, FastRun};
 use crate::compliant::coulomb::Coulomb;
 use crate::compliant::normal::{require_representable_start, require_resolvable_damping};
@@ -466,6 +476,7 @@ pub fn grid_of<M: Model<Params = Params, Sweep = Sweep>>(spec: &SweepSpec<M>) ->
 
 #[cfg(test)]
 mod tests {
+
     use super::*;
 
     const FILE: &str = r#"

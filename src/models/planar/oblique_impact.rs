@@ -42,9 +42,7 @@ use crate::rigid::oblique_impact::{ImpactContact, ImpactOutcome, RestitutionLaw}
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// The oblique impact as a model of the harness.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PlanarObliqueImpact;
+pub use super::PlanarObliqueImpact;
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

@@ -4,7 +4,7 @@
 //! impactmap redrawn (paths in the (u, v) plane with the region boundaries, and the outgoing
 //! velocities over the incidence u⁻/|v⁻|). The analysis is a pure function of the rows.
 
-use super::oblique_impact::PlanarObliqueImpact;
+use super::PlanarObliqueImpact;
 use crate::analysis::fit::power_law;
 use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
