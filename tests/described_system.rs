@@ -984,16 +984,12 @@ fn the_described_planar_contact_runs_as_the_hand_coded_one() {
 /// g t = 1. A system of one contact has no rigid reference here: the flag is refused, named.
 #[test]
 fn simulate_runs_a_system_of_several_contacts_rigid() {
-    let (ok, text, err) = cli(&[
-        "simulate",
-        "--system",
-        "systems/box.toml",
-        "--method",
-        "rigid",
-        "--t-end",
-        "1",
-        "--json",
-    ]);
+    let rigid = |system: &str, more: &[&str]| {
+        let mut args = vec!["simulate", "--system", system, "--method", "rigid"];
+        args.extend_from_slice(more);
+        cli(&args)
+    };
+    let (ok, text, err) = rigid("systems/box.toml", &["--t-end", "1", "--json"]);
     assert!(ok, "{err}");
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(json["method"], "rigid", "{json}");
@@ -1011,23 +1007,9 @@ fn simulate_runs_a_system_of_several_contacts_rigid() {
     for c in contacts {
         assert_eq!(c["max_penetration"].as_f64(), Some(0.0), "{c}");
     }
-    let (ok, text, _) = cli(&[
-        "simulate",
-        "--system",
-        "systems/box.toml",
-        "--method",
-        "rigid",
-        "--t-end",
-        "1",
-    ]);
+    let (ok, text, _) = rigid("systems/box.toml", &["--t-end", "1"]);
     assert!(ok && text.contains("rigid contacts"), "{text}");
-    let (ok, _, err) = cli(&[
-        "simulate",
-        "--system",
-        "systems/painleve_rod.toml",
-        "--method",
-        "rigid",
-    ]);
+    let (ok, _, err) = rigid("systems/painleve_rod.toml", &[]);
     assert!(
         !ok && err.contains("--method = rigid") && !err.trim().contains('\n'),
         "{err}"
