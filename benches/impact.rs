@@ -4,8 +4,9 @@
 //! the dual numbers of the Jacobian–vector products). docs/performance.md has the table.
 //!
 //! Run: `cargo bench --features bench --bench impact`; one group by filter, e.g.
-//! `cargo bench --features bench --bench impact -- rtol_1e-10`, `-- projection`, `-- described`
-//! or `-- multi_contact`.
+//! `cargo bench --features bench --bench impact -- rtol_1e-10`, `-- projection` or
+//! `-- described`. The cost of a second contact, timed alternately on a shared machine:
+//! `cargo run --release --example multi_contact_cost`.
 //! Allocations per impact: `cargo run --release --example allocations`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -152,72 +153,12 @@ atol = 1e-12
     group.finish();
 }
 
-/// Zhao–Liu's impact (κ = 1e-8, μ = 2, θ0 = 1.3, to separation; rtol = 1e-10, atol = 1e-12) of
-/// the single-contact rod and of the rod with both ends as contacts (B stays up), dop853 and
-/// radau5: the cost of the several-contact formulation where the second contact only watches.
-fn multi_contact(c: &mut Criterion) {
-    use rigid_limit::compliant::coulomb::Coulomb;
-    use rigid_limit::compliant::multi::{
-        is_separation, simulate_multi, ContactLaw, MultiContactProblem,
-    };
-    use rigid_limit::compliant::normal::NormalCompliance;
-    use rigid_limit::compliant::{simulate, ContactProblem, EndCondition};
-    use rigid_limit::hybrid::{RunControl, Until};
-    use rigid_limit::models::rod::two_ends::TwoEndedRod;
-    let rod = PainleveRod::UNIFORM;
-    let (compliance, friction) = (NormalCompliance::linear_spring(1e-8), Coulomb::equal(2.0));
-    let single = ContactProblem {
-        system: &rod,
-        compliance,
-        friction,
-    };
-    let two = TwoEndedRod(rod);
-    let law = ContactLaw {
-        compliance,
-        friction,
-    };
-    let multi = MultiContactProblem::new(&two, vec![law; 2]).unwrap();
-    let (q0, qdot0) = ([0.0, 0.0, 1.3], [-1.0, 0.0, 0.0]);
-    let mut group = c.benchmark_group("multi_contact");
-    for kind in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
-        let mut options = SimulationOptions::new(kind, 1e-10, 1e-12);
-        options.end = EndCondition::Separation;
-        let control = RunControl {
-            until: Until::Transition {
-                t_max: options.t_max,
-                stop: is_separation,
-            },
-            output_times: Vec::new(),
-            max_events: options.max_events,
-            max_steps: options.max_steps,
-            absolute_tolerances: None,
-        };
-        group.bench_function(format!("single/{}", kind.name()), |b| {
-            b.iter(|| simulate(black_box(&single), &q0, &qdot0, &options).unwrap())
-        });
-        group.bench_function(format!("two_ended/{}", kind.name()), |b| {
-            b.iter(|| {
-                simulate_multi(
-                    black_box(&multi),
-                    &q0,
-                    &qdot0,
-                    kind,
-                    options.tolerances,
-                    &control,
-                )
-                .unwrap()
-            })
-        });
-    }
-    group.finish();
-}
-
 criterion_group! {
     name = benches;
     config = Criterion::default()
         .sample_size(20)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_millis(2000));
-    targets = impact, projection, described, multi_contact
+    targets = impact, projection, described
 }
 criterion_main!(benches);

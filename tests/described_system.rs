@@ -976,3 +976,42 @@ fn the_described_planar_contact_runs_as_the_hand_coded_one() {
         assert!(record.energy_balance_error.unwrap().abs() < 1e-9);
     }
 }
+
+/// `simulate --system FILE --method rigid` runs a system of several contacts on its rigid
+/// reference (`rigid::multi`), as `rigid-limit run` does for its κ = 0 rows: the box sliding on
+/// both corners (v0 = 1, μ = 0.4, g = 1) is at x = v0 t − μgt²/2 = 0.8 at t = 1 with
+/// ẋ = v0 − μgt = 0.6, never penetrating, and its corners' normal impulses sum to the weight's,
+/// g t = 1. A system of one contact has no rigid reference here: the flag is refused, named.
+#[test]
+fn simulate_runs_a_system_of_several_contacts_rigid() {
+    let rigid = |system: &str, more: &[&str]| {
+        let mut args = vec!["simulate", "--system", system, "--method", "rigid"];
+        args.extend_from_slice(more);
+        cli(&args)
+    };
+    let (ok, text, err) = rigid("systems/box.toml", &["--t-end", "1", "--json"]);
+    assert!(ok, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["method"], "rigid", "{json}");
+    assert!(json["kappa"].is_null(), "{json}");
+    let q = json["final_state"]["q"][0].as_f64().unwrap();
+    let qdot = json["final_state"]["q_dot"][0].as_f64().unwrap();
+    assert!((q - 0.8).abs() < 1e-9, "x(1) = {q}");
+    assert!((qdot - 0.6).abs() < 1e-9, "ẋ(1) = {qdot}");
+    let contacts = json["contacts"].as_array().unwrap();
+    let impulses: f64 = contacts
+        .iter()
+        .map(|c| c["impulse_normal"].as_f64().unwrap())
+        .sum();
+    assert!((impulses - 1.0).abs() < 1e-9, "ΣP_n = {impulses}");
+    for c in contacts {
+        assert_eq!(c["max_penetration"].as_f64(), Some(0.0), "{c}");
+    }
+    let (ok, text, _) = rigid("systems/box.toml", &["--t-end", "1"]);
+    assert!(ok && text.contains("rigid contacts"), "{text}");
+    let (ok, _, err) = rigid("systems/painleve_rod.toml", &[]);
+    assert!(
+        !ok && err.contains("--method = rigid") && !err.trim().contains('\n'),
+        "{err}"
+    );
+}

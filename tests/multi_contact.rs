@@ -1584,3 +1584,233 @@ fn the_described_systems_run_rigid_as_the_hand_coded_ones() {
         assert!(e.contains("contacts[1].restitution = 1.5"), "{e}");
     }
 }
+
+/// experiments/rod_two_ends_drop.toml's scenario on every integrator: the two-ended rod dropped
+/// nearly flat (A at 0.05, falling at 1, θ0 = 0.1) while sliding at 2 with μ = 0.3 on undamped
+/// springs lands on A, B and A again and is in flight at t = 1. Its rigid reference is Newton's
+/// e = 1 with Coulomb's slip impulse (the slip neither stops nor reverses in an impact), and the
+/// largest difference of (q, q̇) at t = 1 from it falls as the contact time, κ^½: with each of
+/// the eight integrators (rtol 1e-10) the exponent from κ = 1e-4 to 1e-6 is ½ within 0.03, and
+/// the integrators' differences agree within 1e-3 relative.
+#[test]
+fn every_integrator_follows_the_two_ended_rod_to_its_rigid_limit_at_rate_one_half() {
+    use rigid_limit::models::rod::two_ends::TwoEndedRod;
+    let (mu, t_end) = (0.3, 1.0);
+    let (q0, qdot0) = ([0.0, 0.05, 0.1], [2.0, -1.0, 0.0]);
+    let two = TwoEndedRod(PainleveRod::UNIFORM);
+    let rigid = RigidMultiProblem::new(&two, rigid_laws(mu, 1.0)).unwrap();
+    let reference = rigid_run(&rigid, &q0, &qdot0, &to_time(t_end)).unwrap();
+    let impacts: Vec<usize> = reference
+        .trace
+        .events
+        .iter()
+        .map(|e| e.event.contact)
+        .collect();
+    assert_eq!(impacts, [0, 1, 0], "impacts on A, B, A");
+    let kappas = [1e-4, 1e-6];
+    let mut first: Option<[f64; 2]> = None;
+    for integrator in IntegratorKind::ALL {
+        let distances = kappas.map(|kappa| {
+            let multi = MultiContactProblem::new(&two, laws(kappa, mu)).unwrap();
+            let run = simulate_multi(
+                &multi,
+                &q0,
+                &qdot0,
+                integrator,
+                tolerances(),
+                &to_time(t_end),
+            )
+            .unwrap_or_else(|e| panic!("{integrator} κ = {kappa:e}: {e}"));
+            (0..6)
+                .map(|i| (run.trace.y_end[i] - reference.trace.y_end[i]).abs())
+                .fold(0.0, f64::max)
+        });
+        let p = (distances[0] / distances[1]).ln() / (kappas[0] / kappas[1]).ln();
+        eprintln!("{integrator}: |Δ(q, q̇)| {distances:?}, exponent {p:.4}");
+        assert!((p - 0.5).abs() < 0.03, "{integrator}: exponent {p}");
+        match first {
+            None => first = Some(distances),
+            Some(f) => {
+                for (d, f) in distances.iter().zip(f) {
+                    assert!((d - f).abs() < 1e-3 * f, "{integrator}: {d} against {f}");
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// C–V's two slipping contacts (class 261) from a rigid body: systems/cv_two_contact_rod.toml
+// (docs/multi_contact.md, "C–V's two contacts from a rigid body").
+
+/// experiments/two_contact_iwc.toml's P and b.
+fn class_261() -> ([[f64; 2]; 2], [f64; 2]) {
+    let text = std::fs::read_to_string("experiments/two_contact_iwc.toml").unwrap();
+    let table: toml::Table = toml::from_str(&text).unwrap();
+    let params = &table["params"];
+    let number = |v: &toml::Value| v.as_float().unwrap();
+    let p = params["P"].as_array().unwrap();
+    let row = |i: usize| {
+        let r = p[i].as_array().unwrap();
+        [number(&r[0]), number(&r[1])]
+    };
+    let b = params["b"].as_array().unwrap();
+    ([row(0), row(1)], [number(&b[0]), number(&b[1])])
+}
+
+/// The rod at its reference configuration (q = 0, both gaps 0) sliding left at 1: the slipping
+/// contacts' P_ij = d_iᵀM⁻¹(d_j + μ_j c_j) (a left slip rubs with +μ_j F_j along c_j) and
+/// b_i = d_iᵀM⁻¹f + ḋ_iᵀq̇, from the description's mass matrix and symbolic contact rows, are
+/// experiments/two_contact_iwc.toml's within 1e-14 (the closed form of docs/multi_contact.md
+/// gives them exactly).
+#[test]
+fn the_rod_on_a_floor_and_a_rail_has_the_projected_data_of_cv_class_261() {
+    use rigid_limit::models::described::mechanics::DescribedMechanics;
+    let compiled = description("systems/cv_two_contact_rod.toml", 1e-8)
+        .compile()
+        .unwrap();
+    let sys = DescribedMechanics::<3>::new(&compiled);
+    let (q, qdot) = ([0.0; 3], [-1.0, 0.0, 0.0]);
+    let m = sys.mass_matrix::<f64>(&q);
+    let inverse = nalgebra::Matrix3::from_fn(|i, j| m[i][j])
+        .try_inverse()
+        .unwrap();
+    let mobility = |v: &[f64; 3]| inverse * nalgebra::Vector3::from_column_slice(v);
+    let kin = [0, 1].map(|k| sys.contact::<f64>(k, &q, &qdot));
+    let row = |v: &[f64; 3]| nalgebra::Vector3::from_column_slice(v);
+    let f = sys.generalized_force::<f64>(&q, &qdot);
+    let (p_cv, b_cv) = class_261();
+    for (i, ki) in kin.iter().enumerate() {
+        assert!(ki.gap.abs() < 1e-15, "gap {i}: {}", ki.gap);
+        let b = row(&ki.normal).dot(&mobility(&f)) + ki.normal_drift;
+        assert!(
+            (b - b_cv[i]).abs() < 1e-14,
+            "b_{i} = {b} against {}",
+            b_cv[i]
+        );
+        for (j, kj) in kin.iter().enumerate() {
+            let mu = compiled.contacts[j].mu;
+            let column: [f64; 3] = std::array::from_fn(|a| kj.normal[a] + mu * kj.tangential[a]);
+            let p = row(&ki.normal).dot(&mobility(&column));
+            assert!(
+                (p - p_cv[i][j]).abs() < 1e-14,
+                "P_{i}{j} = {p} against {}",
+                p_cv[i][j]
+            );
+        }
+    }
+}
+
+/// The first contact to open, (s = t/√κ, contact), of the rod started at circle angle `angle`
+/// at compliance `kappa` (its [initial]: the fast start Y = Y* + 5(cos, sin)(angle), V = 0).
+fn rod_first_opening(angle: f64, kappa: f64) -> (f64, usize) {
+    use rigid_limit::models::described::mechanics::DescribedMechanics;
+    let mut d = description("systems/cv_two_contact_rod.toml", kappa);
+    *d.parameters.get_mut("angle").unwrap() = angle;
+    let compiled = d.compile().unwrap();
+    let (q0, qdot0) = d.initial_state(kappa).unwrap();
+    let sys = DescribedMechanics::<3>::new(&compiled);
+    let laws = compiled
+        .contacts
+        .iter()
+        .map(|c| ContactLaw {
+            compliance: NormalCompliance::spring_dashpot(kappa, c.damping),
+            friction: Coulomb::equal(c.mu),
+        })
+        .collect();
+    let problem = MultiContactProblem::new(&sys, laws).unwrap();
+    let opens = |from: Modes, to: Modes| {
+        from.iter()
+            .zip(to.iter())
+            .any(|(a, b)| a.is_contact() && b == Mode::Free)
+    };
+    let run = simulate_multi(
+        &problem,
+        &[q0[0], q0[1], q0[2]],
+        &[qdot0[0], qdot0[1], qdot0[2]],
+        IntegratorKind::Dop853,
+        tolerances(),
+        &until(opens, 300.0 * kappa.sqrt()),
+    )
+    .unwrap_or_else(|e| panic!("angle {angle}: {e}"));
+    let phases: Vec<&str> = run.trace.phases.iter().map(|p| p.mode.name()).collect();
+    assert_eq!(phases[0], "slide_left,slide_left", "angle {angle}");
+    let e = run.trace.events.last().expect("a contact opens");
+    assert_eq!(e.event.name(), "contact_opens", "angle {angle}: {phases:?}");
+    (e.t / kappa.sqrt(), e.event.contact)
+}
+
+/// The 72 starts of experiments/two_contact_iwc.toml's circle (R = 5 around the unstable S+S+
+/// equilibrium, every 5°) on the rod: as on C–V's scale-free fast system (harness law, k = q =
+/// −1: c_d = 1), one contact opens while the other's force grows — IF where contact B (2) opens
+/// first, FI where A (1) does — and at κ = 1e-8 the rod opens the same contact as the fast
+/// system at every start. The first opening's scaled time s = t/√κ approaches the fast
+/// system's as κ → 0: over the circle its largest difference falls at least fiftyfold from
+/// κ = 1e-6 to 1e-8 (first order in κ: over the fast window the configuration moves by O(κ)
+/// and θ̇ = O(√κ) enters b squared; the slip speed does not enter P or b).
+#[test]
+fn the_rod_on_a_floor_and_a_rail_opens_the_contact_the_scale_free_system_opens() {
+    use rigid_limit::hybrid::run_hybrid;
+    use rigid_limit::models::two_contact::linear::SlipSlip;
+    use rigid_limit::models::two_contact::system::{
+        ContactLaw as FastLaw, FastTwoContact, TwoContactSystem,
+    };
+    let (p, b) = class_261();
+    let fast = FastTwoContact {
+        system: TwoContactSystem {
+            free_accel: b,
+            response: p,
+            stiffness: [-1.0; 2],
+            damping: [-1.0; 2],
+        },
+        law: FastLaw::Harness,
+    };
+    let slip = SlipSlip::of(&fast.system).unwrap();
+    let control = RunControl {
+        until: Until::Transition {
+            t_max: 300.0,
+            stop: |_, _| true,
+        },
+        output_times: Vec::new(),
+        max_events: 10,
+        max_steps: 100_000,
+        absolute_tolerances: None,
+    };
+    let mut worst = [0.0f64; 2];
+    let mut counts = [0usize; 2];
+    for i in 0..72 {
+        let angle = rigid_limit::models::two_contact::circle_angle(i, 72);
+        let x0 = slip.circle_start(5.0, angle);
+        let trace = run_hybrid(
+            &fast,
+            IntegratorKind::Dop853,
+            Tolerances {
+                rtol: 1e-12,
+                atol: 1e-12,
+            },
+            &x0,
+            &control,
+            &mut (),
+        )
+        .unwrap();
+        let e = trace.events.first().expect("a contact opens");
+        assert!(e.event.opens(), "angle {angle}: {}", e.event.name());
+        let (s_fast, contact_fast) = (e.t, e.event.contact());
+        counts[contact_fast] += 1;
+        for (slot, kappa) in [1e-6, 1e-8].into_iter().enumerate() {
+            let (s_rod, contact_rod) = rod_first_opening(angle, kappa);
+            if kappa == 1e-8 {
+                assert_eq!(
+                    contact_rod, contact_fast,
+                    "angle {angle}: s {s_rod} vs {s_fast}"
+                );
+            }
+            if contact_rod == contact_fast {
+                worst[slot] = worst[slot].max((s_rod - s_fast).abs());
+            }
+        }
+    }
+    eprintln!("openings of A, B first: {counts:?}; largest |Δs| at κ = 1e-6, 1e-8: {worst:?}");
+    assert_eq!(counts, [36, 36]);
+    assert!(worst[1] < worst[0] / 50.0, "{worst:?}");
+}

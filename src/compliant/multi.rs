@@ -452,13 +452,16 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         (q, qdot)
     }
 
-    /// The forces of `modes` at state `y`.
+    /// The forces of `modes` at state `y`, with every contact's penetration, its rate and slip.
     pub fn forces<S: Real>(&self, modes: Modes, y: &[S]) -> ContactForces<S, N> {
         let (q, qdot) = Self::split(y);
-        self.forces_at(modes, self.time(y), &q, &qdot)
+        self.forces_at(modes, self.time(y), &q, &qdot, true)
     }
 
-    /// The forces of `modes` at global time `t` and `(q, q̇)`.
+    /// The forces of `modes` at global time `t` and `(q, q̇)`. A free contact exerts no force:
+    /// its kinematics (penetration, rate, slip; zero in the result otherwise) are computed only
+    /// when `free_kinematics` asks for them — the vector field does not, so that a contact that
+    /// only watches for its closing costs its event function alone.
     #[allow(clippy::needless_range_loop)]
     fn forces_at<S: Real>(
         &self,
@@ -466,6 +469,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         t: S,
         q: &[S; N],
         qdot: &[S; N],
+        free_kinematics: bool,
     ) -> ContactForces<S, N> {
         let count = self.contact_count();
         let zero = S::zero();
@@ -488,13 +492,16 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         let mut tangents = [[zero; N]; MAX_CONTACTS];
         let mut drifts = [zero; MAX_CONTACTS];
         for k in 0..count {
+            let mode = modes.get(k);
+            if !mode.is_contact() && !free_kinematics {
+                continue;
+            }
             let kin = self.system.contact(k, q, qdot);
             out.penetration[k] = -kin.gap;
             out.penetration_rate[k] = -dot(&kin.normal, qdot);
             out.slip[k] = dot(&kin.tangential, qdot);
             tangents[k] = kin.tangential;
             drifts[k] = kin.tangential_drift;
-            let mode = modes.get(k);
             if !mode.is_contact() {
                 continue;
             }
@@ -553,7 +560,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     pub fn vector_field<S: Real>(&self, modes: Modes, y: &[S], dy: &mut [S]) {
         let (q, qdot) = Self::split(y);
         let t = self.time(y);
-        let f = self.forces_at(modes, t, &q, &qdot);
+        let f = self.forces_at(modes, t, &q, &qdot, false);
         dy[..N].copy_from_slice(&qdot);
         dy[N..2 * N].copy_from_slice(&f.accel);
         let mut friction = S::zero();
@@ -602,7 +609,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
             }
             Event::SlipStops => dot(&kin.tangential, &qdot),
             Event::StickBreaksRight | Event::StickBreaksLeft => {
-                let f = self.forces_at(modes, self.time(y), &q, &qdot);
+                let f = self.forces_at(modes, self.time(y), &q, &qdot, false);
                 let limit = f.normal[k].scale(law.friction.mu_s);
                 if event.event == Event::StickBreaksRight {
                     f.tangential[k] + limit

@@ -30,6 +30,7 @@ use crate::experiment::runner::{write_atomically, Plan, Points, RunError};
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::experiment::table::Row;
 use crate::integrate::IntegratorKind;
+use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::markdown::{fixed, sci, Markdown, MarkdownTable};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -267,9 +268,120 @@ impl<S: System> Convergence<S> {
         }
     }
 
-    /// summary.md from the rows of runs.csv.
+    /// summary.md from the rows of runs.csv, and with a rigid reference run the figure of the
+    /// distances to it (convergence.png, .svg).
     pub fn report(&self, rows: &[Row], dir: &Path) -> Result<(), RunError> {
-        write_atomically(&dir.join("summary.md"), &self.summary(rows))
+        let mut summary = self.summary(rows);
+        if self.figure(rows, dir)? {
+            summary.push_str(&format!(
+                "\n![|q(κ) − q(rigid)| against κ, {} rows](convergence.png)\n",
+                self.solver
+                    .integrators
+                    .first()
+                    .map_or("", |kind| kind.name())
+            ));
+        }
+        write_atomically(&dir.join("summary.md"), &summary)
+    }
+
+    /// The swept parameters of configuration `config` (`mu = 0.3, e = 1`), or `None` with one
+    /// configuration.
+    fn configuration_label(&self, config: &S::Config, configurations: usize) -> Option<String> {
+        if configurations < 2 {
+            return None;
+        }
+        let swept: Vec<String> = self
+            .sweep
+            .parameters
+            .keys()
+            .map(|k| {
+                let value = S::inputs(config)
+                    .ok()
+                    .and_then(|cells| cells.into_iter().find(|(c, _)| c == k))
+                    .map_or_else(|| "?".to_string(), |(_, v)| v);
+                format!("{k} = {value}")
+            })
+            .collect();
+        Some(swept.join(", "))
+    }
+
+    /// convergence.png/.svg when the rows hold a rigid reference run (`method = rigid`): per
+    /// configuration (at most four panels), the first integrator's |q(κ) − q(rigid)| of every
+    /// quantity against κ, on log axes. Whether it was written.
+    fn figure(&self, rows: &[Row], dir: &Path) -> Result<bool, RunError> {
+        let Some(kind) = self.solver.integrators.first() else {
+            return Ok(false);
+        };
+        if !rows.iter().any(is_rigid) {
+            return Ok(false);
+        }
+        let quantities = S::quantities(&self.params);
+        let configurations = self.configurations().unwrap_or_default();
+        let configuration_of: Vec<usize> = self.points().iter().map(|p| p.configuration).collect();
+        let mut panels = Vec::new();
+        for (i, config) in configurations.iter().enumerate().take(4) {
+            let own: Vec<Row> = rows
+                .iter()
+                .filter(|r| configuration_of.get(r.point_id) == Some(&i))
+                .cloned()
+                .collect();
+            let title = match self.configuration_label(config, configurations.len()) {
+                Some(label) => format!("{}: distance to the rigid reference", plot_text(&label)),
+                None => "Distance to the rigid reference".to_string(),
+            };
+            let mut panel = Panel {
+                title,
+                x_label: "compliance κ".into(),
+                y_label: "|q(κ) − q(rigid)| at the end time".into(),
+                log_x: true,
+                log_y: true,
+                legend_lower: true,
+                series: Vec::new(),
+                bands: Vec::new(),
+            };
+            // Seven colours (black is the references'); later quantities repeat them dashed.
+            const COLOURS: [usize; 7] = [0, 1, 2, 3, 4, 5, 7];
+            for (j, q) in quantities.iter().enumerate() {
+                let (kappa, gap) = rigid_distances(q, kind, &own);
+                let points: Vec<(f64, f64)> =
+                    kappa.into_iter().zip(gap).filter(|p| p.1 > 0.0).collect();
+                if points.is_empty() {
+                    continue;
+                }
+                panel.series.push(Series {
+                    label: plot_text(q.symbol.trim_end_matches("(t_end)")),
+                    points,
+                    mark: if j < COLOURS.len() {
+                        Mark::LineMarkers
+                    } else {
+                        Mark::Dashed
+                    },
+                    color: COLOURS[j % COLOURS.len()],
+                });
+            }
+            if !panel.series.is_empty() {
+                panels.push(panel);
+            }
+        }
+        if panels.is_empty() {
+            return Ok(false);
+        }
+        let columns = panels.len().min(2);
+        let rows_of_panels = panels.len().div_ceil(2) as u32;
+        let figure = Figure {
+            panels,
+            columns,
+            size: (700 * columns as u32, 560 * rows_of_panels),
+        };
+        let caption = format!(
+            "{}: {kind}, rtol {:e}, atol {:e}",
+            self.name, self.solver.rtol, self.solver.atol
+        );
+        save_captioned(&figure, &caption, dir, "convergence").map_err(|e| RunError::Io {
+            path: dir.join("convergence.png").display().to_string(),
+            source: std::io::Error::other(e),
+        })?;
+        Ok(true)
     }
 
     pub fn summary(&self, rows: &[Row]) -> String {
@@ -291,23 +403,12 @@ impl<S: System> Convergence<S> {
                 .filter(|r| configuration_of.get(r.point_id) == Some(&i))
                 .cloned()
                 .collect();
-            let level = if configurations.len() > 1 {
-                let swept: Vec<String> = self
-                    .sweep
-                    .parameters
-                    .keys()
-                    .map(|k| {
-                        let value = S::inputs(config)
-                            .ok()
-                            .and_then(|cells| cells.into_iter().find(|(c, _)| c == k))
-                            .map_or_else(|| "?".to_string(), |(_, v)| v);
-                        format!("{k} = {value}")
-                    })
-                    .collect();
-                md.heading(2, swept.join(", "));
-                3
-            } else {
-                2
+            let level = match self.configuration_label(config, configurations.len()) {
+                Some(label) => {
+                    md.heading(2, label);
+                    3
+                }
+                None => 2,
             };
             md.table(&values_table::<S>(&quantities, &own))
                 .heading(level, "Convergence as κ → 0");
@@ -384,12 +485,14 @@ fn is_rigid(r: &Row) -> bool {
     r.text("method") == Method::Rigid.name()
 }
 
-/// For `kind`'s rows: the rate of |q − rigid limit| ∝ κ^p when the rigid limit is known (its
-/// column, or the value of the rigid reference run by the same integrator), and q extrapolated to
-/// κ → 0 from the ladder alone (against the rigid limit when known).
-fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, rows: &[Row]) {
+/// `kind`'s compliant rows, and the value of `q` in its successful rigid reference run if any.
+fn compliant_rows_and_reference<'a>(
+    q: &Quantity,
+    kind: &IntegratorKind,
+    rows: &'a [Row],
+) -> (Vec<&'a Row>, Option<f64>) {
     let of_kind = |r: &&Row| r.text("integrator") == kind.name();
-    let own: Vec<&Row> = rows
+    let own = rows
         .iter()
         .filter(of_kind)
         .filter(|r| !is_rigid(r))
@@ -399,17 +502,107 @@ fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, row
         .filter(of_kind)
         .find(|r| is_rigid(r) && r.text("status") == "ok")
         .and_then(|r| value(r, q));
-    let limit_of = |r: &Row| match q.rigid_limit {
+    (own, reference)
+}
+
+/// The rigid limit of `q` for row `r`: its closed-form column, else the rigid reference run's
+/// value `reference`.
+fn rigid_limit_of(q: &Quantity, reference: Option<f64>, r: &Row) -> Option<f64> {
+    match q.rigid_limit {
         Some(column) => r.number(column),
         None => reference,
+    }
+}
+
+/// κ and |q(κ) − q(rigid)| of `kind`'s compliant rows that have both (empty without a rigid
+/// limit).
+fn rigid_distances(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> (Vec<f64>, Vec<f64>) {
+    let (own, reference) = compliant_rows_and_reference(q, kind, rows);
+    own.iter()
+        .filter_map(|r| {
+            let gap = value(r, q)? - rigid_limit_of(q, reference, r)?;
+            Some((r.number("kappa")?, gap.abs()))
+        })
+        .unzip()
+}
+
+/// `text` (a quantity's symbol or a configuration's label, written with the system's names) for
+/// a figure: a Greek name as its letter (`theta` → θ, `mu` → μ), a `_dot` suffix as the dot
+/// above (`theta_dot` → θ̇) and a trailing index as a subscript.
+fn plot_text(text: &str) -> String {
+    const GREEK: [(&str, &str); 20] = [
+        ("alpha", "α"),
+        ("beta", "β"),
+        ("gamma", "γ"),
+        ("delta", "δ"),
+        ("epsilon", "ε"),
+        ("zeta", "ζ"),
+        ("eta", "η"),
+        ("theta", "θ"),
+        ("kappa", "κ"),
+        ("lambda", "λ"),
+        ("mu", "μ"),
+        ("nu", "ν"),
+        ("xi", "ξ"),
+        ("rho", "ρ"),
+        ("sigma", "σ"),
+        ("tau", "τ"),
+        ("phi", "φ"),
+        ("chi", "χ"),
+        ("psi", "ψ"),
+        ("omega", "ω"),
+    ];
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let (base, dot) = match word.strip_suffix("_dot") {
+            Some(base) => (base.to_string(), true),
+            None => (word.clone(), false),
+        };
+        // A trailing index is a subscript (`u0` → u₀, `theta0` → θ₀).
+        let stem = base.trim_end_matches(|c: char| c.is_ascii_digit());
+        let (stem, index) = if stem.is_empty() {
+            (base.as_str(), "")
+        } else {
+            (stem, &base[stem.len()..])
+        };
+        let letter = GREEK
+            .iter()
+            .find(|(name, _)| *name == stem)
+            .map_or(stem, |(_, letter)| letter);
+        out.push_str(letter);
+        if dot {
+            out.push('\u{307}');
+        }
+        out.extend(
+            index
+                .chars()
+                .filter_map(|c| c.to_digit(10).and_then(|d| char::from_u32(0x2080 + d))),
+        );
+        word.clear();
     };
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// For `kind`'s rows: the rate of |q − rigid limit| ∝ κ^p when the rigid limit is known (its
+/// column, or the value of the rigid reference run by the same integrator), and q extrapolated to
+/// κ → 0 from the ladder alone (against the rigid limit when known).
+fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, rows: &[Row]) {
+    let (own, reference) = compliant_rows_and_reference(q, kind, rows);
+    let limit_of = |r: &Row| rigid_limit_of(q, reference, r);
     let symbol = q.symbol;
     let rigid = own.iter().find_map(|r| limit_of(r));
     if rigid.is_some() {
-        let (kappa, gap): (Vec<f64>, Vec<f64>) = own
-            .iter()
-            .filter_map(|r| Some((r.number("kappa")?, (value(r, q)? - limit_of(r)?).abs())))
-            .unzip();
+        let (kappa, gap) = rigid_distances(q, kind, rows);
         let predicted = q
             .exponent
             .map(|p| format!("; predicted exponent {p}"))

@@ -14,6 +14,8 @@ use std::path::Path;
 #[derive(Clone, Debug)]
 pub struct SimulateOptions {
     pub kappa: f64,
+    /// `--method`: compliant at `kappa`, or the rigid reference of a system of several contacts.
+    pub method: Method,
     pub settings: RunSettings,
     pub json: bool,
     pub trajectory: bool,
@@ -67,7 +69,15 @@ pub fn simulate(d: &Description, label: &str, o: &SimulateOptions) -> Result<Str
             crate::compliant::normal::require_penetrating_less_than_the_body("--kappa", k)
         })
         .map_err(|e| e.to_string())?;
-    if d.contacts.len() > 1 || d.contacts.iter().any(|c| c.tangents.len() == 2) {
+    if d.contacts.len() > 1 {
+        return simulate_hybrid(d, label, o);
+    }
+    if o.method == Method::Rigid {
+        return Err(format!(
+            "invalid --method = rigid: {label} has one contact, and a described system has a rigid reference with several (docs/multi_contact.md); remove --method or give the system a second contact"
+        ));
+    }
+    if d.contacts.iter().any(|c| c.tangents.len() == 2) {
         return simulate_hybrid(d, label, o);
     }
     let (compiled, r) =
@@ -160,8 +170,11 @@ fn summary(
 /// The summary's header: the system, κ, the coordinates and the integrator.
 fn header(label: &str, o: &SimulateOptions, names: &[String]) -> String {
     format!(
-        "described system {label}: κ = {}, coordinates ({})\nintegrator: {} (rtol {}, atol {})\n\n",
-        number_text(o.kappa),
+        "described system {label}: {}, coordinates ({})\nintegrator: {} (rtol {}, atol {})\n\n",
+        match o.method {
+            Method::Compliant { kappa } => format!("κ = {}", number_text(kappa)),
+            Method::Rigid => "rigid contacts".to_string(),
+        },
         names.join(", "),
         o.settings.integrator,
         number_text(o.settings.rtol),
@@ -197,7 +210,7 @@ fn energy_and_stats(balance: Option<f64>, stats: &crate::integrate::SolverStats)
 /// `simulate --system` of a system of several contacts or of a spatial contact: the run on the
 /// formulation `rigid-limit run` uses, printed with each contact's events and measurements.
 fn simulate_hybrid(d: &Description, label: &str, o: &SimulateOptions) -> Result<String, String> {
-    let method = Method::Compliant { kappa: o.kappa };
+    let method = o.method;
     let start = std::time::Instant::now();
     let (compiled, mut run) = run_hybrid_engine(d, method, &o.settings, o.trajectory || o.csv)
         .map_err(|e| e.to_string())?;
@@ -219,7 +232,11 @@ fn simulate_hybrid(d: &Description, label: &str, o: &SimulateOptions) -> Result<
             .collect();
         let mut json = serde_json::json!({
             "system": label,
-            "kappa": o.kappa,
+            "method": method.name(),
+            "kappa": match method {
+                Method::Compliant { kappa } => Some(kappa),
+                Method::Rigid => None,
+            },
             "coordinates": names,
             "parameters": &d.parameters,
             "integrator": o.settings.integrator,

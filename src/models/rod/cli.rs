@@ -291,8 +291,18 @@ pub fn simulate_description(
         );
     }
     let integrator = checked_run_flags(args)?;
+    let method = match args.method.as_str() {
+        "compliant" => crate::experiment::system::Method::Compliant { kappa: args.kappa },
+        "rigid" => crate::experiment::system::Method::Rigid,
+        other => {
+            return Err(format!(
+                "invalid --method = {other}: use compliant or rigid"
+            ))
+        }
+    };
     let options = SimulateOptions {
         kappa: args.kappa,
+        method,
         settings: crate::experiment::system::RunSettings {
             integrator,
             rtol: args.rtol,
