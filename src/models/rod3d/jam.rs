@@ -142,7 +142,7 @@ pub fn rigid_slip(
     y[..5].copy_from_slice(q0);
     y[5..10].copy_from_slice(qdot0);
     let start = slip_at(rod, mu, &y);
-    if !(start.speed > SPEED_FLOOR) {
+    if start.speed.is_nan() || start.speed <= SPEED_FLOOR {
         return Err(SimError::invalid(
             "params.speed0",
             start.speed,
@@ -209,7 +209,7 @@ pub fn rigid_slip(
                 });
             }
         }
-        if reversed || !(after.speed > 0.0) {
+        if reversed || after.speed.is_nan() || after.speed <= 0.0 {
             let last = state_of(rod, mu, &y);
             path.push(last);
             return Ok(RigidSlip {

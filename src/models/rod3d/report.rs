@@ -125,7 +125,7 @@ pub struct Rod3dAnalysis {
 /// max/min − 1 of `values` (NaN when one is missing or not positive).
 fn spread(values: impl Iterator<Item = f64>) -> f64 {
     let v: Vec<f64> = values.collect();
-    if v.iter().any(|x| !(*x > 0.0)) {
+    if v.iter().any(|x| x.is_nan() || *x <= 0.0) {
         return f64::NAN;
     }
     let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
