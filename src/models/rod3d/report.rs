@@ -7,13 +7,13 @@
 
 use super::painleve::{painleve_half_width, painleve_mu};
 use super::study::Rod3dJam;
-use crate::analysis::fit::{power_law, LinearFit};
+use crate::analysis::fit::power_law;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
-use crate::plot::{save_captioned, Figure, Mark, Panel, Series, REFERENCE};
+use crate::plot::{power_guide, save_captioned, Figure, Mark, Panel, Series, REFERENCE};
 use crate::report::json::pretty;
-use crate::report::rates::in_range;
+use crate::report::rates::{exponent_text, law_rows, rate_in, Exponent};
 use crate::report::table::read_numbers;
 use crate::study::convergence::Convergence;
 use serde::Serialize;
@@ -21,24 +21,6 @@ use std::path::Path;
 
 /// The κ range of the fitted exponents.
 pub const FIT_KAPPA: (f64, f64) = (1e-10, 1e-7);
-
-/// A power law fitted over [`FIT_KAPPA`].
-#[derive(Clone, Debug, Serialize)]
-pub struct Exponent {
-    pub slope: f64,
-    pub slope_ci95: f64,
-    pub n: usize,
-}
-
-impl From<LinearFit> for Exponent {
-    fn from(f: LinearFit) -> Self {
-        Exponent {
-            slope: f.slope,
-            slope_ci95: f.slope_ci95,
-            n: f.n,
-        }
-    }
-}
 
 /// The closed forms at the start's angle θ0.
 #[derive(Clone, Debug, Serialize)]
@@ -134,31 +116,11 @@ fn spread(values: impl Iterator<Item = f64>) -> f64 {
 }
 
 fn fit(rows: &[&Row], value: impl Fn(&Row) -> Option<f64>) -> Option<Exponent> {
-    let (k, v): (Vec<f64>, Vec<f64>) = rows
-        .iter()
-        .filter_map(|r| Some((r.number("kappa")?, value(r)?)))
-        .filter(|(k, v)| in_range(*k, FIT_KAPPA) && *v > 0.0)
-        .unzip();
-    power_law(&k, &v).map(Exponent::from)
+    rate_in(rows, FIT_KAPPA, value).map(Exponent::from)
 }
 
 fn slip_end_offset(r: &Row) -> Option<f64> {
     Some(r.number("t_slip_end")? - r.number("t_slip_end_rigid")?)
-}
-
-/// The compliant rows of the law with dashpot `damping` that ran, κ ascending.
-fn law_rows(rows: &[Row], damping: f64) -> Vec<&Row> {
-    let mut own: Vec<&Row> = rows
-        .iter()
-        .filter(|r| r.text("status") == "ok" && r.text("method") == "compliant")
-        .filter(|r| r.number("damping") == Some(damping))
-        .collect();
-    own.sort_by(|a, b| {
-        a.number("kappa")
-            .partial_cmp(&b.number("kappa"))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    own
 }
 
 /// rigid_paths.csv as (start, t, θ, Δ, |u|, p, b, ∫λ_N) rows.
@@ -281,12 +243,6 @@ pub fn analyse(
         impulse_law_spread,
         v_out_law_spread,
     }
-}
-
-fn exponent_text(e: &Option<Exponent>) -> String {
-    e.as_ref().map_or("—".to_string(), |e| {
-        format!("{:.3} ± {:.3} ({} κ)", e.slope, e.slope_ci95, e.n)
-    })
 }
 
 fn render(spec: &Convergence<Rod3dJam>, a: &Rod3dAnalysis, rows: &[Row]) -> String {
@@ -553,12 +509,7 @@ fn scaling_figure(rows: &[Row], a: &Rod3dAnalysis) -> Figure {
                 (slip_end_offset(first), 0.4, "κ^(2/5)"),
             ] {
                 if let Some(v) = value.filter(|v| *v > 0.0) {
-                    panel.series.push(Series {
-                        label: label.into(),
-                        points: vec![(k0, v), (kmax, v * (kmax / k0).powf(p))],
-                        mark: Mark::Dashed,
-                        color: REFERENCE,
-                    });
+                    panel.series.push(power_guide(label, (k0, v), kmax, p));
                 }
             }
         }

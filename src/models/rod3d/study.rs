@@ -41,7 +41,7 @@ use crate::compliant::normal::NormalCompliance;
 use crate::compliant::spatial::{
     contact_velocities, RunSettings as SpatialSettings, SpatialContactProblem,
 };
-use crate::compliant::spatial_measured::MeasuredSpatialContact;
+use crate::compliant::spatial_measured::{MeasuredRun, MeasuredSpatialContact};
 use crate::error::{require_finite, require_non_negative, require_positive, SimError};
 use crate::experiment::grammar::LogGrid;
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
@@ -153,19 +153,32 @@ fn t_max(settings: &RunSettings) -> f64 {
     settings.t_max.unwrap_or(1.0)
 }
 
-/// The compliant problem of `p` at `kappa`.
-fn compliant_problem<'a>(
+/// The compliant run of `p` at `kappa` from the quasi-static penetration δ = κ(−b/p) to the
+/// contact's opening (or `t_max`), every step sampled; and the length of the formulation's
+/// motion state (the normal impulse follows it in each phase's state).
+fn compliant_run(
     p: &Params,
-    rod: &'a SpatialRod,
+    rod: &SpatialRod,
     kappa: f64,
-) -> MeasuredSpatialContact<'a, SpatialRod, 5, 2> {
-    MeasuredSpatialContact {
+    settings: &RunSettings,
+) -> Result<(MeasuredRun, usize), SimError> {
+    let (p0, b0) = p.start_p_b();
+    let (q0, qdot0) = p.start(kappa * (-b0 / p0));
+    let problem = MeasuredSpatialContact {
         problem: SpatialContactProblem {
             system: rod,
             compliance: NormalCompliance::spring_dashpot(kappa, p.damping),
             mu: p.mu,
         },
-    }
+    };
+    let run = problem.simulate(
+        &q0,
+        &qdot0,
+        &spatial_settings(settings),
+        Some(|_, to| to == ConeMode::Free),
+        true,
+    )?;
+    Ok((run, problem.problem.state_len()))
 }
 
 fn spatial_settings(settings: &RunSettings) -> SpatialSettings {
@@ -271,19 +284,9 @@ impl System for Rod3dJam {
             return Ok((m, SolverStats::default()));
         };
         let rod = p.rod();
-        let (p0, b0) = p.start_p_b();
-        let (q0, qdot0) = p.start(kappa * (-b0 / p0));
-        let problem = compliant_problem(p, &rod, kappa);
-        let r = problem.simulate(
-            &q0,
-            &qdot0,
-            &spatial_settings(settings),
-            Some(|_, to| to == ConeMode::Free),
-            true,
-        )?;
+        let (r, n) = compliant_run(p, &rod, kappa, settings)?;
         let phases = &r.run.trace.phases;
         let slip = phases.first().filter(|ph| ph.mode == ConeMode::Slide);
-        let n = problem.problem.state_len();
         m.mode_sequence = phases
             .iter()
             .map(|ph| ph.mode.name())
@@ -460,16 +463,7 @@ pub fn figure_starts(p: &Params) -> Vec<Params> {
 /// The compliant run of `p` at `kappa`, sampled at every step: t, mode, θ, Δ, |u|, p, F_n.
 fn compliant_path(p: &Params, kappa: f64, settings: &RunSettings) -> Result<String, SimError> {
     let rod = p.rod();
-    let (p0, b0) = p.start_p_b();
-    let (q0, qdot0) = p.start(kappa * (-b0 / p0));
-    let problem = compliant_problem(p, &rod, kappa);
-    let r = problem.simulate(
-        &q0,
-        &qdot0,
-        &spatial_settings(settings),
-        Some(|_, to| to == ConeMode::Free),
-        true,
-    )?;
+    let (r, _) = compliant_run(p, &rod, kappa, settings)?;
     let mut table = Table::new([
         "kappa",
         "t",
