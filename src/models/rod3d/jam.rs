@@ -127,21 +127,10 @@ fn rescaled_field(rod: &SpatialRod, mu: f64, y: &[f64; 12]) -> [f64; 12] {
     dy
 }
 
-/// The rigid slip of `rod` from (q0, q̇0), by classical Runge–Kutta with step 1e-5 in s over
-/// s ≤ 20 and t ≤ `t_max`: ends at p = 0 (jam) or b = 0 (lift-off), located within the last
-/// step by secant iteration on the step's length, or at a reversal of the slip direction within
-/// a step (stick).
-pub fn rigid_slip(
-    rod: &SpatialRod,
-    mu: f64,
-    q0: &[f64; 5],
-    qdot0: &[f64; 5],
-    t_max: f64,
-) -> Result<RigidSlip, SimError> {
-    let mut y = [0.0; 12];
-    y[..5].copy_from_slice(q0);
-    y[5..10].copy_from_slice(qdot0);
-    let start = slip_at(rod, mu, &y);
+/// The start's slip, refused unless it slips (|u| > 0) pressing and consistently (p > 0,
+/// b < 0): what [`rigid_slip`] needs, checked without running it.
+fn check_start(rod: &SpatialRod, mu: f64, y: &[f64]) -> Result<Slip, SimError> {
+    let start = slip_at(rod, mu, y);
     if start.speed.is_nan() || start.speed <= SPEED_FLOOR {
         return Err(SimError::invalid(
             "params.speed0",
@@ -159,6 +148,37 @@ pub fn rigid_slip(
             ),
         ));
     }
+    Ok(start)
+}
+
+/// [`check_start`] of (q0, q̇0).
+pub fn check_slip_start(
+    rod: &SpatialRod,
+    mu: f64,
+    q0: &[f64; 5],
+    qdot0: &[f64; 5],
+) -> Result<(), SimError> {
+    let mut y = [0.0; 10];
+    y[..5].copy_from_slice(q0);
+    y[5..].copy_from_slice(qdot0);
+    check_start(rod, mu, &y).map(|_| ())
+}
+
+/// The rigid slip of `rod` from (q0, q̇0), by classical Runge–Kutta with step 1e-5 in s over
+/// s ≤ 20 and t ≤ `t_max`: ends at p = 0 (jam) or b = 0 (lift-off), located within the last
+/// step by secant iteration on the step's length, or at a reversal of the slip direction within
+/// a step (stick).
+pub fn rigid_slip(
+    rod: &SpatialRod,
+    mu: f64,
+    q0: &[f64; 5],
+    qdot0: &[f64; 5],
+    t_max: f64,
+) -> Result<RigidSlip, SimError> {
+    let mut y = [0.0; 12];
+    y[..5].copy_from_slice(q0);
+    y[5..10].copy_from_slice(qdot0);
+    let start = check_start(rod, mu, &y)?;
     let step = |y: &[f64; 12], h: f64| -> [f64; 12] {
         let add = |a: &[f64; 12], d: &[f64; 12], f: f64| std::array::from_fn(|i| a[i] + f * d[i]);
         let k1 = rescaled_field(rod, mu, y);

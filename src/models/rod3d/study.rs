@@ -31,7 +31,7 @@
 //! λ_N ~ κ^{−1/5}: the compliant slip's end should approach t* like κ^{2/5} if what follows is
 //! as short (docs/champneys_varkonyi.md, "The 3D rod").
 
-use super::jam::{rigid_slip, RigidSlip, SlipEnd, SlipState};
+use super::jam::{check_slip_start, rigid_slip, RigidSlip, SlipEnd, SlipState};
 use super::mechanics::{SpatialRod, PSI, THETA};
 use super::painleve::{
     crossing_rate, painleve_half_width, painleve_mu, painleve_parameter, projection,
@@ -242,7 +242,9 @@ impl System for Rod3dJam {
         if let Some(kappa) = kappa {
             require_positive("sweep.kappa.max", kappa.max)?;
         }
-        rigid(p, f64::INFINITY).map(|_| ())
+        // The start only: the rigid slip itself runs with each point.
+        let (q, qdot) = p.start(0.0);
+        check_slip_start(&p.rod(), p.mu, &q, &qdot)
     }
 
     fn run(
