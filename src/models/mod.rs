@@ -11,6 +11,7 @@ pub mod klarbring;
 pub mod mode_table;
 pub mod planar;
 pub mod rod;
+pub mod rod3d;
 pub mod schmid_mielke;
 pub mod spring_particle;
 pub mod two_contact;
@@ -49,6 +50,8 @@ pub enum Experiment {
     SpringParticle(Box<Convergence<spring_particle::SpringParticle>>),
     /// The rod slipping into its G-spot (`model = "rod_gspot"`).
     RodGspot(Box<Convergence<rod::gspot_study::RodGspot>>),
+    /// The 3D rod's dynamic jam (`model = "rod3d_jam"`).
+    Rod3dJam(Box<Convergence<rod3d::study::Rod3dJam>>),
     /// A system described in the file (`model = "system"`).
     Described(Box<Convergence<described::Described>>),
     Dance(Box<SweepSpec<dance::Dance>>),
@@ -76,6 +79,7 @@ macro_rules! with_plan {
             Experiment::RodStudy($plan) => $body,
             Experiment::SpringParticle($plan) => $body,
             Experiment::RodGspot($plan) => $body,
+            Experiment::Rod3dJam($plan) => $body,
             Experiment::Described($plan) => $body,
             Experiment::Dance($plan) => $body,
             Experiment::SchmidMielke($plan) => $body,
@@ -87,7 +91,7 @@ macro_rules! with_plan {
 }
 
 /// The names `model = …` accepts, with what each system is (for `rigid-limit list`).
-pub const MODELS: [(&str, &str); 10] = [
+pub const MODELS: [(&str, &str); 11] = [
     (
         rod::Rod::NAME,
         "the Painlevé rod on a compliant contact (Zhao–Liu–Chen–Brogliato 2015); analyses \
@@ -97,6 +101,11 @@ pub const MODELS: [(&str, &str); 10] = [
         rod::gspot_study::RodGspot::NAME,
         "the Painlevé rod slipping into its G-spot p = b = 0 (Champneys–Várkonyi §5.1): the \
          compliant dynamic jam as κ → 0 against the rigid slip",
+    ),
+    (
+        rod3d::study::Rod3dJam::NAME,
+        "the slender rod in 3D slipping obliquely into a dynamic jam away from the G-spot \
+         (Champneys–Várkonyi §7): the compliant jam as κ → 0 against the rigid slip",
     ),
     (
         klarbring::Klarbring::NAME,
@@ -215,6 +224,9 @@ impl Experiment {
             Some(toml::Value::String(name)) if name == rod::gspot_study::RodGspot::NAME => {
                 Convergence::parse(text).map(|s| Experiment::RodGspot(Box::new(s)))
             }
+            Some(toml::Value::String(name)) if name == rod3d::study::Rod3dJam::NAME => {
+                Convergence::parse(text).map(|s| Experiment::Rod3dJam(Box::new(s)))
+            }
             Some(toml::Value::String(name)) if name == spring_particle::SpringParticle::NAME => {
                 Convergence::parse(text).map(|s| Experiment::SpringParticle(Box::new(s)))
             }
@@ -283,6 +295,10 @@ impl Experiment {
             Experiment::RodGspot(spec) => {
                 let rows = read_rows(&dir.join(RUNS_CSV), &spec.columns())?;
                 rod::gspot_report::write_report(spec, &rows, dir)
+            }
+            Experiment::Rod3dJam(spec) => {
+                let rows = read_rows(&dir.join(RUNS_CSV), &spec.columns())?;
+                rod3d::report::write_report(spec, &rows, dir)
             }
             Experiment::Described(spec) => report_convergence(spec, dir),
             Experiment::Dance(spec) => report_sweep(spec, dir),

@@ -3,6 +3,7 @@
 
 use crate::analysis::fit::{power_law, LinearFit};
 use crate::experiment::table::Row;
+use serde::Serialize;
 
 /// The κ range of the fitted rates: [1e-8, 1e-4].
 pub const FIT_RANGE: (f64, f64) = (1e-8, 1e-4);
@@ -19,10 +20,60 @@ pub fn in_range(kappa: f64, (smallest, largest): (f64, f64)) -> bool {
 
 /// Fit `column` ∝ κ^p over [`FIT_RANGE`] (positive values only).
 pub fn rate(rows: &[&Row], column: &str) -> Option<LinearFit> {
+    rate_in(rows, FIT_RANGE, |r| r.number(column))
+}
+
+/// Fit `value` ∝ κ^p over the κ in `range` (positive values only).
+pub fn rate_in(
+    rows: &[&Row],
+    range: (f64, f64),
+    value: impl Fn(&Row) -> Option<f64>,
+) -> Option<LinearFit> {
     let (k, v): (Vec<f64>, Vec<f64>) = rows
         .iter()
-        .filter_map(|r| Some((r.number("kappa")?, r.number(column)?)))
-        .filter(|(k, v)| in_fit_range(*k) && *v > 0.0)
+        .filter_map(|r| Some((r.number("kappa")?, value(r)?)))
+        .filter(|(k, v)| in_range(*k, range) && *v > 0.0)
         .unzip();
     power_law(&k, &v)
+}
+
+/// A fitted exponent as analysis.json holds it: the slope, its 95 % half-width, the points.
+#[derive(Clone, Debug, Serialize)]
+pub struct Exponent {
+    pub slope: f64,
+    pub slope_ci95: f64,
+    pub n: usize,
+}
+
+impl From<LinearFit> for Exponent {
+    fn from(f: LinearFit) -> Self {
+        Exponent {
+            slope: f.slope,
+            slope_ci95: f.slope_ci95,
+            n: f.n,
+        }
+    }
+}
+
+/// An exponent in a summary: `slope ± ci (n κ)`, or — when none was fitted.
+pub fn exponent_text(e: &Option<Exponent>) -> String {
+    e.as_ref().map_or("—".to_string(), |e| {
+        format!("{:.3} ± {:.3} ({} κ)", e.slope, e.slope_ci95, e.n)
+    })
+}
+
+/// The compliant rows that ran (`status = ok`, `method = compliant`) with dashpot `damping`,
+/// κ ascending: one compliant law's ladder.
+pub fn law_rows(rows: &[Row], damping: f64) -> Vec<&Row> {
+    let mut own: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.text("status") == "ok" && r.text("method") == "compliant")
+        .filter(|r| r.number("damping") == Some(damping))
+        .collect();
+    own.sort_by(|a, b| {
+        a.number("kappa")
+            .partial_cmp(&b.number("kappa"))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    own
 }

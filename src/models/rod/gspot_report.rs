@@ -7,13 +7,12 @@
 use super::gspot::{approachable_gspot, gspot_rates, jam_threshold_mu, GspotState};
 use super::gspot_study::RodGspot;
 use super::mechanics::PainleveRod;
-use crate::analysis::fit::{power_law, LinearFit};
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::model::gspot::{GspotCase, GspotRates};
-use crate::plot::{save_captioned, Figure, Mark, Panel, Series, REFERENCE};
+use crate::plot::{power_guide, save_captioned, Figure, Mark, Panel, Series};
 use crate::report::json::pretty;
-use crate::report::rates::in_range;
+use crate::report::rates::{exponent_text, law_rows, rate_in, Exponent};
 use crate::study::convergence::Convergence;
 use serde::Serialize;
 use std::path::Path;
@@ -42,24 +41,6 @@ pub struct GspotSummary {
     pub case: GspotCase,
     /// λ_N ∝ (t* − t)^exponent on the approach (G1): α₃/α₁ − 1.
     pub force_exponent: f64,
-}
-
-/// A power law fitted over [`FIT_KAPPA`].
-#[derive(Clone, Debug, Serialize)]
-pub struct Exponent {
-    pub slope: f64,
-    pub slope_ci95: f64,
-    pub n: usize,
-}
-
-impl From<LinearFit> for Exponent {
-    fn from(f: LinearFit) -> Self {
-        Exponent {
-            slope: f.slope,
-            slope_ci95: f.slope_ci95,
-            n: f.n,
-        }
-    }
 }
 
 /// One compliant law (a value of c_d) over the κ ladder.
@@ -105,32 +86,12 @@ pub struct GspotAnalysis {
 }
 
 fn fit(rows: &[&Row], value: impl Fn(&Row) -> Option<f64>) -> Option<Exponent> {
-    let (k, v): (Vec<f64>, Vec<f64>) = rows
-        .iter()
-        .filter_map(|r| Some((r.number("kappa")?, value(r)?)))
-        .filter(|(k, v)| in_range(*k, FIT_KAPPA) && *v > 0.0)
-        .unzip();
-    power_law(&k, &v).map(Exponent::from)
+    rate_in(rows, FIT_KAPPA, value).map(Exponent::from)
 }
 
 /// t_slip − t*: how long after the rigid slip's end the compliant slip ends.
 fn slip_end_offset(r: &Row) -> Option<f64> {
     Some(r.number("t_slip_end")? - r.number("t_slip_end_rigid")?)
-}
-
-/// The compliant rows of the law with dashpot `damping` that ran, κ ascending.
-fn law_rows(rows: &[Row], damping: f64) -> Vec<&Row> {
-    let mut own: Vec<&Row> = rows
-        .iter()
-        .filter(|r| r.text("status") == "ok" && r.text("method") == "compliant")
-        .filter(|r| r.number("damping") == Some(damping))
-        .collect();
-    own.sort_by(|a, b| {
-        a.number("kappa")
-            .partial_cmp(&b.number("kappa"))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    own
 }
 
 fn relative(a: Option<f64>, b: Option<f64>) -> f64 {
@@ -227,12 +188,6 @@ pub fn analyse(mu: f64, rows: &[Row]) -> GspotAnalysis {
             .unwrap_or(f64::NAN),
         laws,
     }
-}
-
-fn exponent_text(e: &Option<Exponent>) -> String {
-    e.as_ref().map_or("—".to_string(), |e| {
-        format!("{:.3} ± {:.3} ({} κ)", e.slope, e.slope_ci95, e.n)
-    })
 }
 
 fn render(spec: &Convergence<RodGspot>, a: &GspotAnalysis, rows: &[Row]) -> String {
@@ -464,12 +419,7 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
                 (slip_end_offset(first), 1.0 / 3.0, "κ^(1/3)"),
             ] {
                 if let Some(v) = value {
-                    force.series.push(Series {
-                        label: label.into(),
-                        points: vec![(k0, v), (kmax, v * (kmax / k0).powf(p))],
-                        mark: Mark::Dashed,
-                        color: REFERENCE,
-                    });
+                    force.series.push(power_guide(label, (k0, v), kmax, p));
                 }
             }
         }

@@ -23,6 +23,7 @@
 //! window_scaled = 200
 //! ```
 
+pub mod classification;
 pub mod linear;
 mod report;
 pub mod runs;

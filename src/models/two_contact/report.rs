@@ -3,6 +3,7 @@
 //! bisected crossings next to the stable-manifold prediction, the cycles' periods and open
 //! fractions, and the agreement of the integrators.
 
+use super::classification::{class_code, consistent_modes, tabulate, Classification, MODES};
 use super::linear::SlipSlip;
 use super::system::TwoContactSystem;
 use super::{circle_angle, TwoContact};
@@ -29,7 +30,13 @@ pub struct Checks {
     /// Per (state, law, start): the largest difference between integrators of the bisected
     /// angle or of the openings' times.
     pub integrator_agreement: Vec<(String, f64)>,
+    /// C–V's Table tab:classification computed from its definition on a grid of
+    /// [`CLASSIFICATION_GRID`]³ directions, against the printed Table.
+    pub classification: Option<Classification>,
 }
+
+/// Directions per angle of the classification's grid.
+pub const CLASSIFICATION_GRID: usize = 96;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct StateCheck {
@@ -39,6 +46,9 @@ pub struct StateCheck {
     pub beta_over_pi: f64,
     pub forces: Option<[f64; 2]>,
     pub eigenvalues: Option<[(f64, f64); 4]>,
+    /// C–V's class s₁s₂s₃ of (P, b) and its consistent modes (§6.1).
+    pub class_code: Option<u16>,
+    pub consistent_modes: Vec<&'static str>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -100,6 +110,12 @@ fn system_of(r: &Row) -> Option<TwoContactSystem> {
     })
 }
 
+/// The columns p₁, p₂ of P.
+fn columns(s: &TwoContactSystem) -> [[f64; 2]; 2] {
+    let p = s.response;
+    [[p[0][0], p[1][0]], [p[0][1], p[1][1]]]
+}
+
 fn openings(r: &Row) -> Vec<f64> {
     r.text("s_openings_cycle")
         .split(';')
@@ -126,6 +142,16 @@ pub fn checks(rows: &[Row]) -> Checks {
             beta_over_pi: r.number("beta_over_pi").unwrap_or(f64::NAN),
             forces: e.map(|e| e.forces),
             eigenvalues: e.map(|e| e.eigenvalues),
+            class_code: system.as_ref().and_then(|s| {
+                let [p1, p2] = columns(s);
+                class_code(p1, p2, s.free_accel)
+                    .map(|c| 100 * u16::from(c[0]) + 10 * u16::from(c[1]) + u16::from(c[2]))
+            }),
+            consistent_modes: system.as_ref().map_or(Vec::new(), |s| {
+                let [p1, p2] = columns(s);
+                let modes = consistent_modes(p1, p2, s.free_accel);
+                (0..4).filter(|&m| modes[m]).map(|m| MODES[m]).collect()
+            }),
         });
     }
     // The circle scans, per (state, law, integrator), in angle order.
@@ -264,6 +290,7 @@ pub fn checks(rows: &[Row]) -> Checks {
         }
         c.integrator_agreement.push((id, worst));
     }
+    c.classification = Some(tabulate(CLASSIFICATION_GRID));
     c
 }
 
@@ -514,6 +541,46 @@ fn cycle_figure(c: &Checks) -> Figure {
     }
 }
 
+/// C–V's Table tab:classification, computed, against the printed one.
+fn render_classification(s: &mut String, k: &Classification) {
+    let _ = writeln!(
+        s,
+        "\n## C–V's classification of two slipping contacts (§6.1, Table tab:classification)\n\n\
+         Computed from the definition (src/models/two_contact/classification.rs) on a grid of \
+         {}³ directions of p₁, p₂ and −b: {} classes s₁s₂ and {} subclasses s₁s₂s₃ occur; in \
+         {} of them do the sampled configurations disagree on the consistent modes (C–V: the \
+         code decides them). The printed Table's duals: {} mismatches; its {} cells (16 classes \
+         × 4 modes): {} differ from the computed.\n",
+        k.grid,
+        k.classes,
+        k.subclasses,
+        k.undecided_subclasses,
+        k.dual_mismatches.len(),
+        k.table_cells,
+        k.table_mismatches.len()
+    );
+    for m in k.dual_mismatches.iter().chain(&k.table_mismatches) {
+        let _ = writeln!(s, "- {m}");
+    }
+    let _ = writeln!(
+        s,
+        "\nIndeterminate subclasses (≥ 2 consistent modes, {}): {}.\n\n\
+         Inconsistent subclasses (none consistent, {}): {}.",
+        k.indeterminate.len(),
+        k.indeterminate
+            .iter()
+            .map(u16::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+        k.inconsistent.len(),
+        k.inconsistent
+            .iter()
+            .map(u16::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+}
+
 fn render(name: &str, c: &Checks, figures: &[&str]) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -532,9 +599,9 @@ fn render(name: &str, c: &Checks, figures: &[&str]) -> String {
     let _ = writeln!(s, "## States\n");
     let _ = writeln!(
         s,
-        "| state | γ1/π | γ2/π | β/π | f* = −P⁻¹b | eigenvalues of S+S+ |"
+        "| state | γ1/π | γ2/π | β/π | class s₁s₂s₃ | consistent modes | f* = −P⁻¹b | eigenvalues of S+S+ |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
     for st in &c.states {
         let ev = st.eigenvalues.map_or("—".into(), |ev| {
             ev.iter()
@@ -557,9 +624,21 @@ fn render(name: &str, c: &Checks, figures: &[&str]) -> String {
             .map_or("—".into(), |f| format!("({:.6}, {:.6})", f[0], f[1]));
         let _ = writeln!(
             s,
-            "| {} | {:.6} | {:.6} | {:.6} | {f} | {ev} |",
-            st.state, st.gamma1_over_pi, st.gamma2_over_pi, st.beta_over_pi
+            "| {} | {:.6} | {:.6} | {:.6} | {} | {} | {f} | {ev} |",
+            st.state,
+            st.gamma1_over_pi,
+            st.gamma2_over_pi,
+            st.beta_over_pi,
+            st.class_code.map_or("—".into(), |c| c.to_string()),
+            if st.consistent_modes.is_empty() {
+                "none".to_string()
+            } else {
+                st.consistent_modes.join(", ")
+            }
         );
+    }
+    if let Some(k) = &c.classification {
+        render_classification(&mut s, k);
     }
     if !c.circles.is_empty() {
         let _ = writeln!(s, "\n## Starts on the circle around S+S+\n");

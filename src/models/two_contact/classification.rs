@@ -1,0 +1,305 @@
+//! C–V's classification of two slipping contacts (§6.1, Table tab:classification, Fig.
+//! classification; Várkonyi 2015), computed from its definition. With both contacts slipping
+//! (u_i > 0), v̇ = b + p λ_N (p = p⁺, 2×2, columns p₁, p₂); the modes and their consistency
+//! (Table 3 at each contact):
+//!
+//! ```text
+//!   FF     λ = 0:                         b₁ > 0, b₂ > 0
+//!   S+S+   v̇ = 0:   λ = −p⁻¹b > 0           (−b in the open cone of p₁, p₂)
+//!   S+F    λ₁ = −b₁/p₁₁ > 0, λ₂ = 0:       v̇₂ = b₂ + p₂₁λ₁ > 0
+//!   FS+    λ₂ = −b₂/p₂₂ > 0, λ₁ = 0:       v̇₁ = b₁ + p₁₂λ₂ > 0
+//! ```
+//!
+//! All four are invariant under positive scalings of p₁, p₂ and b, so consistency depends on the
+//! directions alone. C–V's code s₁s₂s₃: γ_j the angle of p_j, γ̂₁ = γ₁ + π (of −p₁), β the angle
+//! of −b, all in [0, 2π); s₁ the quadrant of γ₁; s₂ the index of the interval, among those
+//! bounded by the sorted 0, γ₁, γ̂₁, π/2, π, 3π/2, 2π, that holds γ₂; s₃ that among 0, γ₁, γ₂,
+//! π/2, π, 3π/2, 2π that holds β. [`tabulate`] enumerates a grid of the three directions, off
+//! every boundary, and records which modes are consistent in each subclass s₁s₂s₃; C–V's Table
+//! lists one member of each dual pair (contacts swapped) — [`PAPER_TABLE`], held against it.
+
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::f64::consts::{FRAC_PI_2, PI, TAU};
+
+/// The four modes of two slipping contacts, in the Table's column order.
+pub const MODES: [&str; 4] = ["FF", "S+S+", "S+F", "FS+"];
+
+/// The directions' angle in [0, 2π).
+fn angle(v: [f64; 2]) -> f64 {
+    v[1].atan2(v[0]).rem_euclid(TAU)
+}
+
+/// The 1-based index of the interval of the sorted `bounds` (with 0 and 2π) holding `x`; `None`
+/// on a boundary (a degenerate configuration, outside every class).
+fn interval(x: f64, inner: &[f64]) -> Option<u8> {
+    let mut bounds: Vec<f64> = vec![0.0, FRAC_PI_2, PI, 3.0 * FRAC_PI_2, TAU];
+    bounds.extend(inner);
+    bounds.sort_by(f64::total_cmp);
+    if bounds.iter().any(|b| (x - b).abs() < 1e-12) {
+        return None;
+    }
+    let below = bounds.iter().filter(|&&b| b < x).count();
+    u8::try_from(below).ok()
+}
+
+/// C–V's class s₁s₂s₃ of columns `p1`, `p2` and `b` (module doc); `None` when a direction lies
+/// on a boundary.
+pub fn class_code(p1: [f64; 2], p2: [f64; 2], b: [f64; 2]) -> Option<[u8; 3]> {
+    let (g1, g2, beta) = (angle(p1), angle(p2), angle([-b[0], -b[1]]));
+    let s1 = interval(g1, &[])?;
+    let s2 = interval(g2, &[g1, (g1 + PI).rem_euclid(TAU)])?;
+    let s3 = interval(beta, &[g1, g2])?;
+    Some([s1, s2, s3])
+}
+
+/// Which of [`MODES`] are consistent (strict inequalities: generic configurations).
+pub fn consistent_modes(p1: [f64; 2], p2: [f64; 2], b: [f64; 2]) -> [bool; 4] {
+    let det = p1[0] * p2[1] - p2[0] * p1[1];
+    // −b = λ₁p₁ + λ₂p₂ by Cramer's rule.
+    let l1 = (-b[0] * p2[1] + p2[0] * b[1]) / det;
+    let l2 = (-p1[0] * b[1] + b[0] * p1[1]) / det;
+    let sf = -b[0] / p1[0];
+    let fs = -b[1] / p2[1];
+    [
+        b[0] > 0.0 && b[1] > 0.0,
+        l1 > 0.0 && l2 > 0.0,
+        sf > 0.0 && b[1] + p1[1] * sf > 0.0,
+        fs > 0.0 && b[0] + p2[0] * fs > 0.0,
+    ]
+}
+
+/// The subclasses s₃ of one class s₁s₂ in which each mode is consistent (a row of the Table).
+pub type ClassRow = [Vec<u8>; 4];
+
+/// C–V's printed Table tab:classification: class s₁s₂, its dual, and per mode (FF, S+S+, S+F,
+/// FS+) the s₃ where it is consistent.
+pub const PAPER_TABLE: [(u8, u8, [&[u8]; 4]); 16] = [
+    (11, 11, [&[5], &[2], &[1, 2, 6], &[2, 3, 4]]),
+    (12, 12, [&[5], &[2], &[1, 6], &[3, 4]]),
+    (13, 41, [&[5], &[2, 3], &[1, 6], &[4]]),
+    (14, 31, [&[4, 5], &[2, 3, 4], &[1, 6], &[4]]),
+    (15, 32, [&[4, 5], &[1, 5, 6], &[1, 6], &[4]]),
+    (16, 21, [&[4], &[1, 6], &[1, 5, 6], &[4, 5]]),
+    (22, 45, [&[5], &[3], &[4, 5], &[3, 4]]),
+    (23, 46, [&[5], &[3], &[3, 4, 5], &[4]]),
+    (24, 36, [&[4, 5], &[3, 4], &[3, 4, 5], &[4]]),
+    (25, 25, [&[4], &[3, 4, 5], &[3, 4], &[4, 5]]),
+    (26, 26, [&[4], &[1, 2, 6], &[3, 4], &[4, 5]]),
+    (33, 44, [&[4, 5], &[3, 4], &[5], &[3]]),
+    (34, 34, [&[3, 4, 5], &[4], &[5], &[3]]),
+    (35, 35, [&[3, 4, 5], &[4], &[4, 5], &[3, 4]]),
+    (42, 42, [&[4], &[1, 2, 6], &[5], &[3]]),
+    (43, 43, [&[4], &[3, 4, 5], &[5], &[3]]),
+];
+
+/// One subclass s₁s₂s₃ as enumerated.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Subclass {
+    pub code: u16,
+    /// The consistent modes (joined by ","; empty: inconsistent).
+    pub modes: String,
+    /// How many distinct sets of consistent modes the grid found in it (1: the code decides
+    /// consistency, C–V's claim).
+    pub mode_sets: usize,
+    pub samples: usize,
+}
+
+/// The enumeration against the printed Table.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Classification {
+    /// Directions per angle of the grid (n³ configurations).
+    pub grid: usize,
+    /// Classes s₁s₂ and subclasses s₁s₂s₃ met.
+    pub classes: usize,
+    pub subclasses: usize,
+    /// Subclasses whose sampled configurations disagree on the consistent modes.
+    pub undecided_subclasses: usize,
+    /// Subclasses with two or more consistent modes, and with none.
+    pub indeterminate: Vec<u16>,
+    pub inconsistent: Vec<u16>,
+    /// Classes whose dual (contacts swapped) is not the Table's, or whose computed row under
+    /// the dual map differs from the class's own.
+    pub dual_mismatches: Vec<String>,
+    pub dual_mismatch_count: usize,
+    /// Cells (class, mode) of the printed Table that differ from the computed ones, as
+    /// "class mode: printed … computed …".
+    pub table_mismatches: Vec<String>,
+    /// Printed cells compared, and how many differ (the length of `table_mismatches`).
+    pub table_cells: usize,
+    pub table_mismatch_count: usize,
+    /// Subclasses with all four modes consistent (C–V: e.g. 254, 354).
+    pub quadruple: Vec<u16>,
+    pub subclass_list: Vec<Subclass>,
+}
+
+fn code_number(c: [u8; 3]) -> u16 {
+    100 * u16::from(c[0]) + 10 * u16::from(c[1]) + u16::from(c[2])
+}
+
+/// The classes of a grid of `n` directions per angle (γ₁, γ₂, β at (i + ½)/n · 2π, shifted off
+/// the axes and each other), each configuration classified and its consistent modes found.
+pub fn tabulate(n: usize) -> Classification {
+    let dir = |i: usize, shift: f64| {
+        let a = TAU * (i as f64 + 0.5 + shift) / n as f64;
+        [a.cos(), a.sin()]
+    };
+    // Subclass code → (set of mode sets, samples).
+    let mut seen: BTreeMap<[u8; 3], (Vec<[bool; 4]>, usize)> = BTreeMap::new();
+    let mut duals: BTreeMap<[u8; 2], Vec<[u8; 2]>> = BTreeMap::new();
+    for i in 0..n {
+        for j in 0..n {
+            for k in 0..n {
+                let (p1, p2, b) = (dir(i, 0.0), dir(j, 0.13), dir(k, 0.29));
+                let b = [-b[0], -b[1]];
+                let Some(code) = class_code(p1, p2, b) else {
+                    continue;
+                };
+                if (p1[0] * p2[1] - p2[0] * p1[1]).abs() < 1e-9 {
+                    continue;
+                }
+                let modes = consistent_modes(p1, p2, b);
+                let entry = seen.entry(code).or_default();
+                if !entry.0.contains(&modes) {
+                    entry.0.push(modes);
+                }
+                entry.1 += 1;
+                // The dual: contacts swapped, p = [[p22, p21], [p12, p11]], b reversed.
+                let (q1, q2, c) = ([p2[1], p2[0]], [p1[1], p1[0]], [b[1], b[0]]);
+                if let Some(dual) = class_code(q1, q2, c) {
+                    let d = duals.entry([code[0], code[1]]).or_default();
+                    if !d.contains(&[dual[0], dual[1]]) {
+                        d.push([dual[0], dual[1]]);
+                    }
+                }
+            }
+        }
+    }
+    let subclass_list: Vec<Subclass> = seen
+        .iter()
+        .map(|(code, (sets, samples))| Subclass {
+            code: code_number(*code),
+            modes: (0..4)
+                .filter(|&m| sets[0][m])
+                .map(|m| MODES[m])
+                .collect::<Vec<_>>()
+                .join(","),
+            mode_sets: sets.len(),
+            samples: *samples,
+        })
+        .collect();
+    let row = |class: [u8; 2]| -> ClassRow {
+        std::array::from_fn(|m| {
+            seen.iter()
+                .filter(|(c, (sets, _))| c[0] == class[0] && c[1] == class[1] && sets[0][m])
+                .map(|(c, _)| c[2])
+                .collect()
+        })
+    };
+    let mut table_mismatches = Vec::new();
+    let mut dual_mismatches = Vec::new();
+    let mut table_cells = 0;
+    for (class, dual, printed) in PAPER_TABLE {
+        let c = [class / 10, class % 10];
+        let computed = row(c);
+        for m in 0..4 {
+            table_cells += 1;
+            if computed[m] != printed[m] {
+                table_mismatches.push(format!(
+                    "{class} {}: printed {:?}, computed {:?}",
+                    MODES[m], printed[m], computed[m]
+                ));
+            }
+        }
+        let found = duals.get(&c).cloned().unwrap_or_default();
+        if found != [[dual / 10, dual % 10]] {
+            dual_mismatches.push(format!("{class}: printed dual {dual}, computed {found:?}"));
+        }
+    }
+    let classes = {
+        let mut c: Vec<[u8; 2]> = seen.keys().map(|k| [k[0], k[1]]).collect();
+        c.dedup();
+        c.len()
+    };
+    let with = |f: &dyn Fn(usize) -> bool| -> Vec<u16> {
+        seen.iter()
+            .filter(|(_, (sets, _))| f(sets[0].iter().filter(|&&x| x).count()))
+            .map(|(c, _)| code_number(*c))
+            .collect()
+    };
+    Classification {
+        grid: n,
+        classes,
+        subclasses: seen.len(),
+        undecided_subclasses: seen.values().filter(|(sets, _)| sets.len() > 1).count(),
+        indeterminate: with(&|k| k >= 2),
+        quadruple: with(&|k| k == 4),
+        table_mismatch_count: table_mismatches.len(),
+        dual_mismatch_count: dual_mismatches.len(),
+        inconsistent: with(&|k| k == 0),
+        dual_mismatches,
+        table_mismatches,
+        table_cells,
+        subclass_list,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The consistency conditions against a direct construction: for random directions, a mode
+    /// marked consistent has λ ≥ 0 solving its equalities and v̇ ≥ 0 at its free contacts.
+    #[test]
+    fn consistent_modes_solve_their_equalities() {
+        let mut seed = 12345_u64;
+        let mut rand = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        };
+        for _ in 0..2000 {
+            let (p1, p2, b) = ([rand(), rand()], [rand(), rand()], [rand(), rand()]);
+            let modes = consistent_modes(p1, p2, b);
+            let vdot = |l: [f64; 2]| {
+                [
+                    b[0] + p1[0] * l[0] + p2[0] * l[1],
+                    b[1] + p1[1] * l[0] + p2[1] * l[1],
+                ]
+            };
+            let det = p1[0] * p2[1] - p2[0] * p1[1];
+            let l = [
+                (-b[0] * p2[1] + p2[0] * b[1]) / det,
+                (-p1[0] * b[1] + b[0] * p1[1]) / det,
+            ];
+            let v = vdot(l);
+            assert!(v[0].abs() < 1e-9 * (1.0 + l[0].abs() + l[1].abs()));
+            assert_eq!(modes[1], l[0] > 0.0 && l[1] > 0.0);
+            let sf = vdot([-b[0] / p1[0], 0.0]);
+            assert_eq!(modes[2], -b[0] / p1[0] > 0.0 && sf[1] > 0.0);
+            let fs = vdot([0.0, -b[1] / p2[1]]);
+            assert_eq!(modes[3], -b[1] / p2[1] > 0.0 && fs[0] > 0.0);
+        }
+    }
+
+    /// C–V's Fig. unstableslip (A) data (docs/two_contact.md): class 261, S+S+ alone
+    /// consistent.
+    #[test]
+    fn fig_unstableslip_a_is_class_261() {
+        let (p1, p2, b) = ([-0.055, 0.055], [0.088, -0.036], [-1.0, -1.0]);
+        assert_eq!(class_code(p1, p2, b), Some([2, 6, 1]));
+        assert_eq!(consistent_modes(p1, p2, b), [false, true, false, false]);
+    }
+
+    /// Every subclass decides consistency (one mode set), all 24 classes and their 144
+    /// subclasses occur, and the Table's duals hold.
+    #[test]
+    fn the_code_decides_consistency() {
+        let c = tabulate(48);
+        assert_eq!(c.classes, 24);
+        assert_eq!(c.subclasses, 144);
+        assert_eq!(c.undecided_subclasses, 0);
+        assert!(c.dual_mismatches.is_empty(), "{:?}", c.dual_mismatches);
+    }
+}
