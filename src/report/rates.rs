@@ -77,3 +77,48 @@ pub fn law_rows(rows: &[Row], damping: f64) -> Vec<&Row> {
     });
     own
 }
+
+/// The dashpots of a run's rows, ascending: one compliant law each.
+pub fn dampings(rows: &[&Row]) -> Vec<f64> {
+    let mut dampings: Vec<f64> = rows.iter().filter_map(|r| r.number("damping")).collect();
+    dampings.sort_by(f64::total_cmp);
+    dampings.dedup();
+    dampings
+}
+
+/// What one compliant law's ladder did with a slip: how many runs, how many stopped it (their
+/// mode sequence starts with `stopped_prefix`, e.g. `slide_left>stick`), how many ended open,
+/// and the distinct mode sequences.
+#[derive(Clone, Debug, Serialize)]
+pub struct SlipTally {
+    /// Compliant runs that ran.
+    pub runs: usize,
+    pub slip_stopped: usize,
+    pub slip_not_stopped: usize,
+    /// Runs that end with the contact open.
+    pub separated: usize,
+    /// The distinct mode sequences.
+    pub sequences: Vec<String>,
+}
+
+impl SlipTally {
+    pub fn of(own: &[&Row], stopped_prefix: &str) -> SlipTally {
+        let stopped = own
+            .iter()
+            .filter(|r| r.text("mode_sequence").starts_with(stopped_prefix))
+            .count();
+        let mut sequences: Vec<String> = own
+            .iter()
+            .map(|r| r.text("mode_sequence").to_string())
+            .collect();
+        sequences.sort();
+        sequences.dedup();
+        SlipTally {
+            runs: own.len(),
+            slip_stopped: stopped,
+            slip_not_stopped: own.len() - stopped,
+            separated: own.iter().filter(|r| r.text("separated") == "true").count(),
+            sequences,
+        }
+    }
+}

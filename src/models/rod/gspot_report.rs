@@ -12,7 +12,7 @@ use crate::experiment::table::Row;
 use crate::model::gspot::{GspotCase, GspotRates};
 use crate::plot::{power_guide, save_captioned, Figure, Mark, Panel, Series};
 use crate::report::json::pretty;
-use crate::report::rates::{exponent_text, law_rows, rate_in, Exponent};
+use crate::report::rates::{dampings, exponent_text, law_rows, rate_in, Exponent, SlipTally};
 use crate::study::convergence::Convergence;
 use serde::Serialize;
 use std::path::Path;
@@ -47,16 +47,10 @@ pub struct GspotSummary {
 #[derive(Clone, Debug, Serialize)]
 pub struct LawSummary {
     pub damping: f64,
-    /// Compliant runs that ran.
-    pub runs: usize,
-    /// Runs whose slip ends in stick (`slide_left>stick…`): the slip is stopped; and the
-    /// others (lift-off or continued slip).
-    pub slip_stopped: usize,
-    pub slip_not_stopped: usize,
-    /// Runs that end with the contact open.
-    pub separated: usize,
-    /// The distinct mode sequences.
-    pub sequences: Vec<String>,
+    /// The slip's outcomes over the ladder: stopped when the sequence starts
+    /// `slide_left>stick`, otherwise lift-off or continued slip.
+    #[serde(flatten)]
+    pub tally: SlipTally,
     /// t_slip − t* ∝ κ^p (prediction 1/3), the peak normal force ∝ κ^p (prediction −1/3),
     /// v_out ∝ κ^p.
     pub slip_end_offset: Option<Exponent>,
@@ -113,28 +107,14 @@ pub fn analyse(mu: f64, rows: &[Row]) -> GspotAnalysis {
     let rod = PainleveRod::UNIFORM;
     let ok: Vec<&Row> = rows.iter().filter(|r| r.text("status") == "ok").collect();
     let rigid = ok.iter().find(|r| r.text("method") == "rigid");
-    let mut dampings: Vec<f64> = ok.iter().filter_map(|r| r.number("damping")).collect();
-    dampings.sort_by(f64::total_cmp);
-    dampings.dedup();
-    let laws = dampings
+    let laws = dampings(&ok)
         .iter()
         .map(|&damping| {
-            let stopped = |r: &Row| r.text("mode_sequence").starts_with("slide_left>stick");
             let own = law_rows(rows, damping);
-            let mut sequences: Vec<String> = own
-                .iter()
-                .map(|r| r.text("mode_sequence").to_string())
-                .collect();
-            sequences.sort();
-            sequences.dedup();
             let smallest = own.first();
             LawSummary {
                 damping,
-                runs: own.len(),
-                slip_stopped: own.iter().filter(|r| stopped(r)).count(),
-                slip_not_stopped: own.iter().filter(|r| !stopped(r)).count(),
-                separated: own.iter().filter(|r| r.text("separated") == "true").count(),
-                sequences,
+                tally: SlipTally::of(&own, "slide_left>stick"),
                 slip_end_offset: fit(&own, slip_end_offset),
                 peak_force: fit(&own, |r| r.number("peak_normal_force")),
                 v_out: fit(&own, |r| r.number("v_out")),
@@ -225,9 +205,9 @@ fn render(spec: &Convergence<RodGspot>, a: &GspotAnalysis, rows: &[Row]) -> Stri
             s,
             "| After the G-spot: \"not clear … cannot easily be distinguished using the contact regularisation\" (IWC, lift-off or a jump into stick) | open | c_d = {}: {} of {} runs stop the slip (sequences {}); at κ = {:e}: t_slip − t* = {:.3e}, ∫F_n off the slip stop's by {:.2e}, θ̇_out by {:.2e}, v_out = {:.3e} → 0 | the compliant limit selects the jump into stick (impulse {:.6}), then lift-off |",
             law.damping,
-            law.slip_stopped,
-            law.runs,
-            law.sequences.join(", "),
+            law.tally.slip_stopped,
+            law.tally.runs,
+            law.tally.sequences.join(", "),
             law.smallest_kappa,
             law.slip_end_offset_smallest,
             law.impulse_error_smallest,

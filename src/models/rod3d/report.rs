@@ -13,7 +13,7 @@ use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{power_guide, save_captioned, Figure, Mark, Panel, Series, REFERENCE};
 use crate::report::json::pretty;
-use crate::report::rates::{exponent_text, law_rows, rate_in, Exponent};
+use crate::report::rates::{dampings, exponent_text, law_rows, rate_in, Exponent, SlipTally};
 use crate::report::table::read_numbers;
 use crate::study::convergence::Convergence;
 use serde::Serialize;
@@ -65,13 +65,9 @@ pub struct RigidJam {
 #[derive(Clone, Debug, Serialize)]
 pub struct LawSummary {
     pub damping: f64,
-    pub runs: usize,
-    /// Runs whose first slip ends in stick (`slide>stick…`), and the others.
-    pub slip_stopped: usize,
-    pub slip_not_stopped: usize,
-    /// Runs that end with the contact open.
-    pub separated: usize,
-    pub sequences: Vec<String>,
+    /// The slip's outcomes over the ladder: stopped when the sequence starts `slide>stick`.
+    #[serde(flatten)]
+    pub tally: SlipTally,
     /// Runs whose slip ends with p < 0 (inside the Painlevé range: the compliant slip crossed).
     pub crossed: usize,
     /// t_slip − t* ∝ κ^p, peak normal force ∝ κ^p.
@@ -167,29 +163,15 @@ pub fn analyse(
                 .is_some_and(|r| r[5].abs() < 1e-9 && r[6] < 0.0)
         })
         .count();
-    let mut dampings: Vec<f64> = ok.iter().filter_map(|r| r.number("damping")).collect();
-    dampings.sort_by(f64::total_cmp);
-    dampings.dedup();
-    let laws: Vec<LawSummary> = dampings
+    let laws: Vec<LawSummary> = dampings(&ok)
         .iter()
         .map(|&damping| {
             let own = law_rows(rows, damping);
-            let stopped = |r: &Row| r.text("mode_sequence").starts_with("slide>stick");
-            let mut sequences: Vec<String> = own
-                .iter()
-                .map(|r| r.text("mode_sequence").to_string())
-                .collect();
-            sequences.sort();
-            sequences.dedup();
             let smallest = own.first();
             let at = |key: &str| smallest.and_then(|r| r.number(key)).unwrap_or(f64::NAN);
             LawSummary {
                 damping,
-                runs: own.len(),
-                slip_stopped: own.iter().filter(|r| stopped(r)).count(),
-                slip_not_stopped: own.iter().filter(|r| !stopped(r)).count(),
-                separated: own.iter().filter(|r| r.text("separated") == "true").count(),
-                sequences,
+                tally: SlipTally::of(&own, "slide>stick"),
                 crossed: own
                     .iter()
                     .filter(|r| r.number("p_end").is_some_and(|p| p < 0.0))
@@ -291,9 +273,9 @@ fn render(spec: &Convergence<Rod3dJam>, a: &Rod3dAnalysis, rows: &[Row]) -> Stri
             s,
             "| After the crossing | \"What happens beyond this crossing is an open question\" | c_d = {}: {} of {} runs stop the slip (sequences {}); {} end their slip with p < 0; at κ = {:e}: t_slip − t* = {:.3e}, p at the slip's end {:.4}, Δ there {:.2e}, ∫F_n over the slip {:.6}, to the end {:.6}, v_out = {:.4}, |u|_out = {:.1e}, θ̇_out = {:.4} | an impact without collision: the slip turns into the rod's plane and stops, sticks, slips back, lifts off |",
             law.damping,
-            law.slip_stopped,
-            law.runs,
-            law.sequences.join(", "),
+            law.tally.slip_stopped,
+            law.tally.runs,
+            law.tally.sequences.join(", "),
             law.crossed,
             law.smallest_kappa,
             law.slip_end_offset_smallest,
