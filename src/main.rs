@@ -260,7 +260,7 @@ fn list(experiments: &Path) -> Result<(), String> {
         );
     }
     let _ = writeln!(out, "\nModels (model = \"...\" in an experiment file):");
-    let models = rigid_limit::models::MODELS;
+    let models = rigid_limit::models::models();
     let width = models.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
     for (name, what) in models {
         let _ = writeln!(out, "  {name:<width$} {what}");

@@ -359,3 +359,43 @@ fn options(dir: &std::path::Path) -> RunOptions {
         ..RunOptions::new(dir.to_path_buf())
     }
 }
+
+/// The toy registered the way the crate registers its own systems: one line in `registry!`
+/// gives the experiment type with parsing by `model = "landing"`, run, report, the listing and
+/// `simulate landing` (run by `simulate_system`).
+mod registered {
+    use super::*;
+    use rigid_limit::models::simulate_system;
+
+    rigid_limit::registry! {
+        simulate = simulate_system(rigid_limit::models::rod::cli::SimulateArgs);
+        systems {
+            Landing(Toy);
+        }
+        models {}
+        plans {}
+    }
+
+    #[test]
+    fn one_registry_line_parses_runs_reports_and_lists_the_system() {
+        assert_eq!(SYSTEMS, &["landing"]);
+        assert_eq!(models(), vec![("landing", Toy::TITLE)]);
+        let experiment = Experiment::parse(EXPERIMENT).expect("the experiment parses");
+        assert_eq!(experiment.name(), "landing");
+        let Experiment::Landing(spec) = &experiment;
+        assert_eq!(**spec, Convergence::<Toy>::parse(EXPERIMENT).unwrap());
+        let dir = std::env::temp_dir().join(format!("rigid-limit-toy-reg-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let summary = experiment.run(&options(&dir)).expect("the run completes");
+        assert_eq!((summary.points, summary.failed), (18, 0));
+        experiment.report(&dir).expect("the report is written");
+        let text = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+        let p = fitted_exponent(&text, "- dop853: |t_off");
+        assert!((p - 0.5).abs() < 0.01, "{p}");
+        let _ = std::fs::remove_dir_all(&dir);
+        // Another model name is refused, naming the key and the systems there are.
+        let other = EXPERIMENT.replace("model = \"landing\"", "model = \"rod\"");
+        let e = Experiment::parse(&other).unwrap_err().to_string();
+        assert!(e.contains("model") && e.contains("landing"), "{e}");
+    }
+}

@@ -6,6 +6,7 @@
 pub mod grammar;
 pub mod model;
 pub mod record;
+pub mod registry;
 pub mod runner;
 pub mod store;
 pub mod system;

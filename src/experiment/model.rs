@@ -17,12 +17,16 @@ use std::path::Path;
 pub type Cells = Vec<(&'static str, String)>;
 
 /// What a mechanical system tells the harness: the keys of its experiment files, the grid they
-/// define, the columns of its table, how one point runs, and its report. A new system is a
-/// folder under `src/models/` implementing this, plus one line in the registry
-/// (`src/models/mod.rs`).
+/// define, the columns of its table, how one point runs, and its report: the older contract of
+/// the systems and analyses not yet on [`super::system::System`] and the generic studies (a new
+/// system implements `System`). A model is registered by one line in the `models` list of the
+/// registry (`src/models/mod.rs`).
 pub trait Model: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// `model = "…"` in an experiment file.
     const NAME: &'static str;
+    /// What the system is, in a sentence or two: its line in `rigid-limit list` (empty for an
+    /// analysis of a model listed by another entry).
+    const ABOUT: &'static str = "";
     /// The `[params]` table: fixed parameters (unknown keys rejected).
     type Params: DeserializeOwned + Serialize + Clone + Debug + PartialEq + Sync;
     /// The `[sweep]` table: κ and any swept parameters (unknown keys rejected).
@@ -277,4 +281,13 @@ impl<M: Model> Plan for SweepSpec<M> {
     fn after_run(&self, dir: &Path) -> Result<(), RunError> {
         M::after_run(self, dir)
     }
+}
+
+/// Read `dir/runs.csv` and hand its rows to the model's report.
+pub fn report_sweep<M: Model>(spec: &SweepSpec<M>, dir: &Path) -> Result<(), RunError> {
+    let rows = super::store::read_rows(
+        &dir.join(super::runner::RUNS_CSV),
+        &SweepSpec::<M>::columns(),
+    )?;
+    M::report(spec, &rows, dir)
 }

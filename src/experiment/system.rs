@@ -117,6 +117,8 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     const NAME: &'static str;
     /// What the system is, in a few words: a summary's title after the experiment's name.
     const TITLE: &'static str;
+    /// What the system is, in a sentence or two: its line in `rigid-limit list`.
+    const ABOUT: &'static str = Self::TITLE;
     /// The optional `[solver]` keys its runs use, of `t_max`, `max_steps` and `max_events`; a
     /// file that sets another is refused (a key is never accepted and ignored).
     const SOLVER_KEYS: &'static [&'static str];

@@ -120,6 +120,9 @@ pub const PARTIAL_SUM_DEGREE: usize = 41;
 
 impl Model for Dance {
     const NAME: &'static str = "dance";
+    const ABOUT: &'static str =
+        "Dance's particle starting to slide under the force (1, t) (Dance 2024): the formal \
+         series (divergent for μ = 1), its optimal truncation and the rigid slide";
     const SOLVER_KEYS: &'static [&'static str] = &[];
     type Params = Params;
     type Sweep = Sweep;

@@ -100,6 +100,9 @@ fn list(values: &[f64]) -> String {
 
 impl System for Described {
     const NAME: &'static str = "system";
+    const ABOUT: &'static str =
+        "your own system, described in the experiment file by expressions: coordinates, \
+         parameters, mass matrix, forces, one or several contacts (docs/described_systems.md)";
     const TITLE: &'static str = "a described system";
     const SOLVER_KEYS: &'static [&'static str] = &["t_max", "t_end", "max_steps", "max_events"];
     type Config = Description;
@@ -288,6 +291,16 @@ impl System for Described {
             contacts.join("; ")
         )
     }
+}
+
+/// A `model = "system"` experiment file (`text`, read as `table`, in directory `dir`): its
+/// convergence study, with the system file it names read in ([`with_system_file`]).
+pub fn parse_experiment(
+    _text: &str,
+    table: toml::Table,
+    dir: Option<&std::path::Path>,
+) -> Result<crate::study::convergence::Convergence<Described>, SpecError> {
+    crate::study::convergence::Convergence::from_table(with_system_file(table, dir)?)
 }
 
 /// The experiment `table` with its `system = "systems/NAME.toml"` replaced by that file's table

@@ -117,6 +117,9 @@ impl ImpactParams {
 
 impl Model for KlarbringImpacts {
     const NAME: &'static str = "klarbring_impacts";
+    const ABOUT: &'static str =
+        "one impact of Klarbring's particle to the first opening: compliant post-impact \
+         velocity against the rigid impact law with e = e(c_d)";
     const SOLVER_KEYS: &'static [&'static str] = &["max_steps", "max_events"];
     type Params = ImpactParams;
     type Sweep = ImpactSweep;

@@ -51,6 +51,9 @@ pub struct Klarbring;
 
 impl System for Klarbring {
     const NAME: &'static str = "klarbring";
+    const ABOUT: &'static str =
+        "Klarbring's particle in 2D/3D with spatial Coulomb contact (Ballard–Basseville 2005): \
+         compliant or the rigid event-driven reference (impacts as resets)";
     const EXAMPLE: &'static str = include_str!("../../../experiments/klarbring_2d.toml");
     const TITLE: &'static str = "Klarbring's particle, compliant → rigid";
     const SOLVER_KEYS: &'static [&'static str] = &["max_steps", "max_events"];

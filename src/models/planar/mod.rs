@@ -388,6 +388,9 @@ const STATE_COLUMNS: &[&str] = INPUTS.split_at(8).0;
 
 impl Model for Planar {
     const NAME: &'static str = "planar";
+    const ABOUT: &'static str =
+        "Champneys–Várkonyi's planar single contact with constant data; analyses mode_table, \
+         liftoff_iwc_basin, stick_liftoff_basin, phase_portraits, oblique_impact and chatter";
     const SOLVER_KEYS: &'static [&'static str] = crate::experiment::model::FAST_TIME_SOLVER_KEYS;
     type Params = Params;
     type Sweep = Sweep;

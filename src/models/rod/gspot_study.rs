@@ -113,6 +113,9 @@ fn rigid(p: &Params) -> Result<super::gspot::RigidSlip, SimError> {
 
 impl System for RodGspot {
     const NAME: &'static str = "rod_gspot";
+    const ABOUT: &'static str =
+        "the Painlevé rod slipping into its G-spot p = b = 0 (Champneys–Várkonyi §5.1): the \
+         compliant dynamic jam as κ → 0 against the rigid slip";
     const EXAMPLE: &'static str = include_str!("../../../experiments/gspot_rod.toml");
     const TITLE: &'static str = "the Painlevé rod slipping into its G-spot (dynamic jam)";
     const SOLVER_KEYS: &'static [&'static str] = &["t_max", "max_steps", "max_events"];

@@ -374,6 +374,9 @@ impl Configurations {
 
 impl Model for Rod {
     const NAME: &'static str = "rod";
+    const ABOUT: &'static str =
+        "the Painlevé rod on a compliant contact (Zhao–Liu–Chen–Brogliato 2015); analyses \
+         mode_table and liftoff_iwc_basin (Champneys–Várkonyi 2016)";
     const SOLVER_KEYS: &'static [&'static str] = &["t_max", "max_steps", "max_events"];
     type Params = RodParams;
     type Sweep = RodSweep;

@@ -213,6 +213,9 @@ fn slip_of(p: &Params, rod: &SpatialRod, y: &[f64]) -> (f64, f64, f64) {
 
 impl System for Rod3dJam {
     const NAME: &'static str = "rod3d_jam";
+    const ABOUT: &'static str =
+        "the slender rod in 3D slipping obliquely into a dynamic jam away from the G-spot \
+         (Champneys–Várkonyi §7): the compliant jam as κ → 0 against the rigid slip";
     const EXAMPLE: &'static str = include_str!("../../../experiments/rod3d_jam.toml");
     const TITLE: &'static str = "the 3D rod slipping into a dynamic jam away from the G-spot";
     const SOLVER_KEYS: &'static [&'static str] = &["t_max", "max_steps", "max_events"];

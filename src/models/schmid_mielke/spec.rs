@@ -18,6 +18,10 @@ use std::collections::BTreeMap;
 
 /// `model = "schmid_mielke"`.
 pub const NAME: &str = "schmid_mielke";
+/// What the system is: its line in `rigid-limit list`.
+pub const ABOUT: &str =
+    "a particle on a half-plane with friction μ(z₁) (Schmid–Mielke 2007): incremental or \
+     compliant";
 
 /// The numeric keys, in grid order (outermost first) and column order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -108,6 +108,8 @@ fn check_scales(p: &Params, kappa_max: f64) -> Result<(), SimError> {
 
 impl System for SpringParticle {
     const NAME: &'static str = "spring_particle";
+    const ABOUT: &'static str =
+        "a spring-loaded particle that sticks, then slides: the smallest model folder";
     const EXAMPLE: &'static str = include_str!("../../../experiments/spring_particle.toml");
     const TITLE: &'static str = "spring-loaded particle, slip onset";
     const SOLVER_KEYS: &'static [&'static str] = &["max_steps", "max_events"];

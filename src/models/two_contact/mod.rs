@@ -329,6 +329,9 @@ const MANIFOLD_CHECK_STEP: f64 = 0.01;
 
 impl Model for TwoContact {
     const NAME: &'static str = "two_contact";
+    const ABOUT: &'static str =
+        "Champneys–Várkonyi's fast dynamics of two slipping contacts (scale-free): IF/FI \
+         outcomes around the unstable S+S+ equilibrium, the sprag–slip cycle";
     const SOLVER_KEYS: &'static [&'static str] = crate::experiment::model::FAST_TIME_SOLVER_KEYS;
     type Params = Params;
     type Sweep = Sweep;

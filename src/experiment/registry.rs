@@ -1,0 +1,304 @@
+//! The registry macro: from one line per system it generates the type of every experiment file
+//! (`Experiment`), its parsing by `model = "…"` (and `analysis = "…"`), `run`, `merge`, `report`,
+//! the systems `rigid-limit list` prints and the dispatch of `rigid-limit simulate SYSTEM`.
+//! `crate::models` invokes it for the built-in systems; a crate using the library can invoke it
+//! for its own (tests/toy_system.rs does).
+//!
+//! ```text
+//! registry! {
+//!     simulate = simulate_system(SimulateArgs);
+//!     systems {
+//!         SpringParticle(spring_particle::SpringParticle);          // the generic study and report
+//!         Klarbring(klarbring::Klarbring), report = klarbring::report::write_report;
+//!         Described(described::Described), parse = described::parse_experiment;
+//!     }
+//!     models {
+//!         Rod(rod::Rod), report = rod::report::write_run_report;   // a `Model` (SweepSpec<M>)
+//!         RodModeTable(rod::mode_table::RodModeTable), analysis = "mode_table";
+//!     }
+//!     plans {
+//!         RodStudy(rod::study::StudySpec), parse = rod_study, report = rod_study_report;
+//!     }
+//! }
+//! ```
+//!
+//! - `systems`: a [`System`](crate::experiment::system::System) on the convergence study
+//!   (`Convergence<S>`), selected by `model = S::NAME`; its report is the study's unless `report =
+//!   f` names `f(&Convergence<S>, &[Row], &Path)`; `parse = f` replaces `Convergence::parse` by
+//!   `f(text, table, dir)`; `simulate SYSTEM` runs it through the `simulate` function named at
+//!   the top (`f::<S>(args)`).
+//! - `models`: a [`Model`](crate::experiment::model::Model) on its sweep (`SweepSpec<M>`),
+//!   selected by `model = M::NAME` and, when given, `analysis = "…"`; the entry without
+//!   `analysis` takes the model's files with any other (its own parser refuses what it does not
+//!   know). Its report is [`report_sweep`](crate::experiment::model::report_sweep) unless
+//!   `report = f` names `f(&SweepSpec<M>, &Path)`.
+//! - `plans`: any other [`Plan`](crate::experiment::runner::Plan) with a `name` field:
+//!   `parse = f` is `f(text, &table) -> Option<Result<Plan, SpecError>>` (`None`: not this plan's
+//!   file; plans are asked first) and `report = f` is `f(&Plan, &Path)`.
+//!
+//! `rigid-limit list` shows each system's `ABOUT`, each model's non-empty `ABOUT` once per name,
+//! and a plan's `list = NAME => ABOUT` when given.
+
+use super::grammar::SpecError;
+use crate::error::SimError;
+
+/// Generate the registry of experiment files from one line per system (module docs).
+#[macro_export]
+macro_rules! registry {
+    (
+        simulate = $simulate:ident ( $args:ty );
+        systems {
+            $( $(#[$sm:meta])* $sv:ident ( $st:ty )
+                $( , report = $sr:path )? $( , parse = $sp:path )? ; )*
+        }
+        models {
+            $( $(#[$mm:meta])* $mv:ident ( $mt:ty )
+                $( , analysis = $ma:literal )? $( , report = $mr:path )? ; )*
+        }
+        plans {
+            $( $(#[$pm:meta])* $pv:ident ( $pt:ty ) , parse = $pp:path , report = $pr:path
+                $( , list = $pn:expr => $pa:expr )? ; )*
+        }
+    ) => {
+        /// Any experiment file, by its system (and study).
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum Experiment {
+            $( $(#[$sm])* $sv(Box<$crate::study::convergence::Convergence<$st>>), )*
+            $( $(#[$mm])* $mv(Box<$crate::experiment::model::SweepSpec<$mt>>), )*
+            $( $(#[$pm])* $pv(Box<$pt>), )*
+        }
+
+        /// The names of the systems on the convergence study (those `simulate SYSTEM` runs).
+        pub const SYSTEMS: &[&str] = &[
+            $( <$st as $crate::experiment::system::System>::NAME, )*
+        ];
+
+        /// The names `model = …` accepts, with what each system is (for `rigid-limit list`),
+        /// in registry order.
+        pub fn models() -> Vec<(&'static str, &'static str)> {
+            let mut listed: Vec<(&'static str, &'static str)> = Vec::new();
+            let mut add = |name: &'static str, about: &'static str| {
+                if !about.is_empty() && !listed.iter().any(|(n, _)| *n == name) {
+                    listed.push((name, about));
+                }
+            };
+            $( add(
+                <$st as $crate::experiment::system::System>::NAME,
+                <$st as $crate::experiment::system::System>::ABOUT,
+            ); )*
+            $( add(
+                <$mt as $crate::experiment::model::Model>::NAME,
+                <$mt as $crate::experiment::model::Model>::ABOUT,
+            ); )*
+            $( $( add($pn, $pa); )? )*
+            listed
+        }
+
+        impl Experiment {
+            /// Read and validate `path`.
+            pub fn load(
+                path: &::std::path::Path,
+            ) -> Result<Self, $crate::experiment::grammar::SpecError> {
+                let text = ::std::fs::read_to_string(path).map_err(|source| {
+                    $crate::experiment::grammar::SpecError::Io {
+                        path: path.display().to_string(),
+                        source,
+                    }
+                })?;
+                Self::parse_at(&text, path.parent()).map_err(|e| e.at(path))
+            }
+
+            /// Parse and validate TOML text: a plan's own key (`kind`) selects it, else
+            /// `model` the system (and `analysis` the model's analysis).
+            pub fn parse(text: &str) -> Result<Self, $crate::experiment::grammar::SpecError> {
+                Self::parse_at(text, None)
+            }
+
+            /// [`Self::parse`] of a file in directory `dir` (where `system = "…"` files are
+            /// looked up besides the working directory).
+            fn parse_at(
+                text: &str,
+                dir: Option<&::std::path::Path>,
+            ) -> Result<Self, $crate::experiment::grammar::SpecError> {
+                let table = $crate::experiment::registry::parse_table(text)?;
+                let model = table.get("model").cloned();
+                Self::parse_registered(text, table, dir).unwrap_or_else(|| {
+                    let names: Vec<&str> = models().iter().map(|(name, _)| *name).collect();
+                    Err($crate::experiment::registry::unknown_model(model, &names))
+                })
+            }
+
+            /// The experiment of a parsed file: `table` is `text` read as TOML, `dir` where
+            /// the file lies. `None` when no registered system takes it.
+            fn parse_registered(
+                text: &str,
+                table: $crate::experiment::registry::Table,
+                dir: Option<&::std::path::Path>,
+            ) -> Option<Result<Self, $crate::experiment::grammar::SpecError>> {
+                let _ = &dir;
+                $( if let Some(plan) = $pp(text, &table) {
+                    return Some(plan.map(|p| Experiment::$pv(Box::new(p))));
+                } )*
+                let name = table.get("model").and_then(|m| m.as_str())?.to_string();
+                let analysis = table.get("analysis").and_then(|a| a.as_str()).map(str::to_string);
+                let _ = &analysis;
+                $( if name == <$st as $crate::experiment::system::System>::NAME {
+                    let spec = $crate::registry!(@parse_system text, table, dir $(, $sp)?);
+                    return Some(spec.map(|s| Experiment::$sv(Box::new(s))));
+                } )*
+                $( $( if name == <$mt as $crate::experiment::model::Model>::NAME
+                    && analysis.as_deref() == Some($ma)
+                {
+                    return Some(
+                        $crate::experiment::model::SweepSpec::parse(text)
+                            .map(|s| Experiment::$mv(Box::new(s))),
+                    );
+                } )? )*
+                $( $crate::registry!(@default_model name, text, $mv, $mt $(, $ma)?); )*
+                None
+            }
+
+            /// The experiment's name (its output directory under results/).
+            pub fn name(&self) -> &str {
+                match self {
+                    $( Experiment::$sv(p) => &p.name, )*
+                    $( Experiment::$mv(p) => &p.name, )*
+                    $( Experiment::$pv(p) => &p.name, )*
+                }
+            }
+
+            /// Run (or resume) the experiment into `opts.out_dir`.
+            pub fn run(
+                &self,
+                opts: &$crate::experiment::runner::RunOptions,
+            ) -> Result<$crate::experiment::runner::RunSummary, $crate::experiment::runner::RunError>
+            {
+                use $crate::experiment::runner::run_experiment;
+                match self {
+                    $( Experiment::$sv(p) => run_experiment(p.as_ref(), opts), )*
+                    $( Experiment::$mv(p) => run_experiment(p.as_ref(), opts), )*
+                    $( Experiment::$pv(p) => run_experiment(p.as_ref(), opts), )*
+                }
+            }
+
+            /// Join the shards in `out_dir`.
+            pub fn merge(
+                &self,
+                out_dir: &::std::path::Path,
+                command_line: &str,
+            ) -> Result<$crate::experiment::runner::RunSummary, $crate::experiment::runner::RunError>
+            {
+                use $crate::experiment::runner::merge_shards;
+                match self {
+                    $( Experiment::$sv(p) => merge_shards(p.as_ref(), out_dir, command_line), )*
+                    $( Experiment::$mv(p) => merge_shards(p.as_ref(), out_dir, command_line), )*
+                    $( Experiment::$pv(p) => merge_shards(p.as_ref(), out_dir, command_line), )*
+                }
+            }
+
+            /// Write the report (summary.md, analysis.json, figures, beside the side tables of
+            /// the run stage) of the run in `dir`; its files replace the previous report's
+            /// together ([`replace_report`]($crate::experiment::store::replace_report)).
+            pub fn report(
+                &self,
+                dir: &::std::path::Path,
+            ) -> Result<(), $crate::experiment::runner::RunError> {
+                $crate::experiment::store::replace_report(dir, |staging| {
+                    self.write_report(staging)
+                })
+            }
+
+            fn write_report(
+                &self,
+                dir: &::std::path::Path,
+            ) -> Result<(), $crate::experiment::runner::RunError> {
+                match self {
+                    $( Experiment::$sv(spec) => {
+                        let rows = $crate::experiment::store::read_rows(
+                            &dir.join($crate::experiment::runner::RUNS_CSV),
+                            &spec.columns(),
+                        )?;
+                        $crate::registry!(@report_system spec, &rows, dir $(, $sr)?)
+                    } )*
+                    $( Experiment::$mv(spec) => {
+                        $crate::registry!(@report_model spec, dir $(, $mr)?)
+                    } )*
+                    $( Experiment::$pv(spec) => $pr(spec, dir).map(|_| ()), )*
+                }
+            }
+
+            /// One run of the system named `name` (`rigid-limit simulate SYSTEM`), or `None`
+            /// when no system of the registry has that name.
+            pub fn simulate_named(name: &str, args: &$args) -> Option<Result<String, String>> {
+                let _ = &args;
+                $( if name == <$st as $crate::experiment::system::System>::NAME {
+                    return Some($simulate::<$st>(args));
+                } )*
+                None
+            }
+        }
+    };
+    (@parse_system $text:ident, $table:ident, $dir:ident) => {
+        $crate::study::convergence::Convergence::parse($text)
+    };
+    (@parse_system $text:ident, $table:ident, $dir:ident, $parse:path) => {
+        $parse($text, $table, $dir)
+    };
+    (@default_model $name:ident, $text:ident, $v:ident, $t:ty) => {
+        if $name == <$t as $crate::experiment::model::Model>::NAME {
+            return Some(
+                $crate::experiment::model::SweepSpec::parse($text)
+                    .map(|s| Experiment::$v(Box::new(s))),
+            );
+        }
+    };
+    (@default_model $name:ident, $text:ident, $v:ident, $t:ty, $analysis:literal) => {};
+    (@report_system $spec:ident, $rows:expr, $dir:ident) => {
+        $spec.report($rows, $dir)
+    };
+    (@report_system $spec:ident, $rows:expr, $dir:ident, $report:path) => {
+        $report($spec, $rows, $dir)
+    };
+    (@report_model $spec:ident, $dir:ident) => {
+        $crate::experiment::model::report_sweep($spec, $dir)
+    };
+    (@report_model $spec:ident, $dir:ident, $report:path) => {
+        $report($spec, $dir).map(|_| ())
+    };
+}
+
+pub use toml::Table;
+
+/// `text` as a TOML table whose numbers are all representable (the first step of parsing an
+/// experiment file).
+pub fn parse_table(text: &str) -> Result<Table, SpecError> {
+    let table: Table = toml::from_str(text).map_err(|e| SpecError::Parse {
+        path: String::new(),
+        message: e.to_string().trim().replace('\n', " "),
+    })?;
+    super::grammar::refuse_unrepresentable_numbers(&table).map_err(|source| {
+        SpecError::Invalid {
+            path: String::new(),
+            source,
+        }
+    })?;
+    Ok(table)
+}
+
+/// The error for a file whose `model` (the value given, if any) no registered system takes;
+/// `names` are the systems there are.
+pub fn unknown_model(model: Option<toml::Value>, names: &[&str]) -> SpecError {
+    let value = match model {
+        Some(toml::Value::String(name)) => name,
+        Some(other) => format!("{other:?}"),
+        None => "missing".to_string(),
+    };
+    SpecError::Invalid {
+        path: String::new(),
+        source: SimError::invalid(
+            "model",
+            value,
+            &format!("name the mechanical system, one of {}", names.join(", ")),
+        ),
+    }
+}
