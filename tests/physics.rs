@@ -22,9 +22,6 @@ impl Mechanics<2> for Particle {
     fn coordinate_names(&self) -> [&'static str; 2] {
         ["x", "y"]
     }
-    fn rotation_index(&self) -> Option<usize> {
-        None
-    }
     fn mass_matrix<S: Real>(&self, _q: &[S; 2]) -> [[S; 2]; 2] {
         [[S::cst(1.0), S::zero()], [S::zero(), S::cst(1.0)]]
     }

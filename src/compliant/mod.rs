@@ -747,9 +747,6 @@ mod tests {
         fn coordinate_names(&self) -> [&'static str; 2] {
             ["x", "y"]
         }
-        fn rotation_index(&self) -> Option<usize> {
-            None
-        }
         fn mass_matrix<S: Real>(&self, q: &[S; 2]) -> [[S; 2]; 2] {
             let c = q[0].sin().scale(0.3);
             [[S::cst(2.0), c], [c, S::cst(1.0)]]

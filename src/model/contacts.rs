@@ -144,9 +144,6 @@ mod tests {
             fn coordinate_names(&self) -> [&'static str; 2] {
                 ["x", "y"]
             }
-            fn rotation_index(&self) -> Option<usize> {
-                None
-            }
             fn mass_matrix<S: Real>(&self, q: &[S; 2]) -> [[S; 2]; 2] {
                 let c = S::cst(0.3) + q[0].scale(0.1);
                 [[S::cst(2.0), c], [c, S::cst(1.0)]]
@@ -194,9 +191,6 @@ mod tests {
         impl Mechanics<3> for Particle {
             fn coordinate_names(&self) -> [&'static str; 3] {
                 ["x", "y", "z"]
-            }
-            fn rotation_index(&self) -> Option<usize> {
-                None
             }
             fn mass_matrix<S: Real>(&self, _: &[S; 3]) -> [[S; 3]; 3] {
                 M.map(|r| r.map(S::cst))

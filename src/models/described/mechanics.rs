@@ -111,9 +111,6 @@ impl<const N: usize> Mechanics<N> for DescribedMechanics<'_, N> {
     fn coordinate_names(&self) -> [&'static str; N] {
         self.names
     }
-    fn rotation_index(&self) -> Option<usize> {
-        None
-    }
     fn mass_matrix<S: Real>(&self, q: &[S; N]) -> [[S; N]; N] {
         let m: [[S; N]; N] =
             std::array::from_fn(|i| eval(&self.compiled.mass_matrix[i], q, q, S::zero()));

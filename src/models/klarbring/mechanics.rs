@@ -126,9 +126,6 @@ impl<const N: usize> Mechanics<N> for KlarbringParticle<N> {
     fn coordinate_names(&self) -> [&'static str; N] {
         std::array::from_fn(|i| ["U_N", "U_T1", "U_T2"][i.min(2)])
     }
-    fn rotation_index(&self) -> Option<usize> {
-        None
-    }
     fn mass_matrix<S: Real>(&self, _q: &[S; N]) -> [[S; N]; N] {
         std::array::from_fn(|i| std::array::from_fn(|j| S::cst(f64::from(u8::from(i == j)))))
     }

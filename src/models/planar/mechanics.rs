@@ -54,10 +54,6 @@ impl Mechanics<2> for ConstantPlanar {
         ["x", "y"]
     }
 
-    fn rotation_index(&self) -> Option<usize> {
-        None
-    }
-
     fn mass_matrix<S: Real>(&self, _q: &[S; 2]) -> [[S; 2]; 2] {
         self.mass().map(|row| row.map(S::cst))
     }

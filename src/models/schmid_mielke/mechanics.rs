@@ -42,9 +42,6 @@ impl Mechanics<2> for SlowlyLoadedParticle {
     fn coordinate_names(&self) -> [&'static str; 2] {
         ["z1", "z2"]
     }
-    fn rotation_index(&self) -> Option<usize> {
-        None
-    }
     fn mass_matrix<S: Real>(&self, _q: &[S; 2]) -> [[S; 2]; 2] {
         [[S::cst(1.0), S::zero()], [S::zero(), S::cst(1.0)]]
     }
