@@ -1,7 +1,7 @@
 //! Distances between two sampled trajectories (a compliant run and its rigid limit): pure
 //! functions of the samples (docs/klarbring.md, "Distances").
 
-/// The distances of the issue: sup of ‖ΔU‖ and ∫‖ΔV‖ dt over the whole run and over its
+/// The distances between two trajectories: sup of ‖ΔU‖ and ∫‖ΔV‖ dt over the whole run and over its
 /// contact phase [0, t_contact].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TrajectoryDistances {

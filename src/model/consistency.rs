@@ -308,10 +308,10 @@ pub(crate) mod tests {
         }
     }
 
-    /// The issue's planar states fall in the cells they are named after, and the extra u0 = 0
+    /// The named planar states fall in the cells they are named after, and the extra u0 = 0
     /// states resolve Table 3's "or" as computed by hand from eq. (frictioncone).
     #[test]
-    fn issue_states_lie_in_their_cells() {
+    fn named_states_lie_in_their_cells() {
         use Outcome::*;
         let p0 = |a, b| scalars(a, b, 1.0, 0.5, 1.0);
         let pp = |a, b| scalars(a, b, 1.0, 0.8, 1.0);

@@ -59,7 +59,7 @@ pub fn dance_particle() -> Result<KlarbringParticle<3>, SimError> {
     KlarbringParticle::new([[0.0; 3]; 3], [normal, along, across], "stiffness")
 }
 
-/// The end of the comparison window [0, 2] (issue 18, "Distances").
+/// The end of the comparison window [0, 2] (docs/dance.md).
 pub const COMPARE_UNTIL: f64 = 2.0;
 /// The first log-spaced sample.
 pub const FIRST_SAMPLE: f64 = 1e-9;

@@ -112,7 +112,7 @@ const RIGID_LADDER: LogGrid = LogGrid {
     per_decade: 1,
 };
 
-/// The velocities reported in the table (issue 18: v(.5), v(1), v(2)).
+/// The velocities reported in the table (v(.5), v(1), v(2)).
 pub const REPORTED_TIMES: [f64; 3] = [0.5, 1.0, 2.0];
 
 /// The degree of the partial sum compared with the numerics at t = .5.

@@ -108,7 +108,7 @@ pub struct RigidState {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SeriesState {
     pub state: RigidState,
-    /// v₁'s truncation (the one the criteria read).
+    /// v₁'s truncation (the one the comparison criteria read).
     pub parallel_velocity: OptimalTruncation,
     /// The largest smallest term of the four: the series' own error scale at t.
     pub smallest_term: f64,

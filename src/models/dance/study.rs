@@ -21,7 +21,7 @@ pub type Working = BigFloat<256>;
 /// … and checked against this many (106 digits).
 pub type Check = BigFloat<352>;
 
-/// The times at which the optimal truncation is compared with the numerics (issue 18: [.35, .6]).
+/// The times at which the optimal truncation is compared with the numerics ([.35, .6]).
 pub fn truncation_times() -> Vec<f64> {
     (0..=25).map(|i| 0.35 + 0.01 * f64::from(i)).collect()
 }

@@ -228,7 +228,7 @@ pub fn run_rigid_point(
     })
 }
 
-/// Uniform samples of the distances (at least 10⁴ over [0, t_end], the "Distances").
+/// Uniform samples of the distances (at least 10⁴ over [0, t_end], docs/klarbring.md).
 pub const UNIFORM_SAMPLES: usize = 10_000;
 /// Samples across each rigid impact, spread over ±[`IMPACT_WINDOW`]·√κ: the compliant impact
 /// lasts about π√κ and the velocity jumps there, so the L¹ distance needs it resolved.

@@ -34,7 +34,7 @@ impl RodQuantity {
         RodQuantity::ImpulseNormal,
     ];
 
-    /// The four post-impact quantities.
+    /// The four post-impact quantities.
     pub const POST_IMPACT: [RodQuantity; 4] = [
         RodQuantity::StickScaled,
         RodQuantity::VOut,

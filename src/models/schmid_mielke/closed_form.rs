@@ -273,7 +273,7 @@ pub(crate) mod tests {
     use super::*;
     use crate::models::schmid_mielke::examples::{VaryingFriction, VaryingNormalForce};
 
-    /// The issue's cases: §4.1 with σ* = 1, μ₀ = 0.6, μ₁ = 0.2, a = 1, H₂₂ = 10; §4.2 with
+    /// The worked cases: §4.1 with σ* = 1, μ₀ = 0.6, μ₁ = 0.2, a = 1, H₂₂ = 10; §4.2 with
     /// H₁₂ = 1, H₂₂ = 4, μ* = 0.5, f* = −2, a = 1.
     pub(crate) fn example1(h11: f64) -> Example {
         Example::VaryingFriction(VaryingFriction {
@@ -339,7 +339,7 @@ pub(crate) mod tests {
 
     /// Jumps: §4.1 at t₂ from 2 to z₁* = 2 + σ*Δμ/H₁₁, §4.2 at t₁ from z̃ to H⁻¹f(t₁).
     #[test]
-    fn jumps_land_where_the_issue_says() {
+    fn jumps_land_where_the_worked_cases_say() {
         let j = example1(0.3).closed_form().jump.unwrap();
         assert!((j.time - 0.9).abs() < 1e-14);
         assert!((j.to[0] - (2.0 + 0.4 / 0.3)).abs() < 1e-14);

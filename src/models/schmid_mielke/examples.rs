@@ -218,7 +218,7 @@ impl Example {
 }
 
 /// The level of z₁ whose crossing the compliant run times: the end of §4.1's ramp, and for §4.2
-/// the middle of the supercritical jump of the case (z₁ from 1 to −1/3).
+/// the middle of the supercritical jump of the worked case (z₁ from 1 to −1/3).
 pub fn crossing_level(example: &Example) -> f64 {
     match example {
         Example::VaryingFriction(_) => RAMP.1,
