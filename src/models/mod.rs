@@ -25,6 +25,7 @@ use crate::experiment::runner::{
 use crate::experiment::store::{read_rows, replace_report};
 use crate::experiment::system::System;
 use crate::study::convergence::Convergence;
+use crate::study::work_precision::WorkPrecision;
 use std::path::Path;
 
 /// Any experiment file, by its model.
@@ -54,6 +55,10 @@ pub enum Experiment {
     Rod3dJam(Box<Convergence<rod3d::study::Rod3dJam>>),
     /// A system described in the file (`model = "system"`).
     Described(Box<Convergence<described::Described>>),
+    /// The work–precision study of a described system (`study = "work_precision"`).
+    DescribedWorkPrecision(Box<WorkPrecision<described::Described>>),
+    /// The work–precision study of the spring particle.
+    SpringParticleWorkPrecision(Box<WorkPrecision<spring_particle::SpringParticle>>),
     Dance(Box<SweepSpec<dance::Dance>>),
     SchmidMielke(Box<schmid_mielke::spec::SmSpec>),
     Klarbring(Box<Convergence<klarbring::Klarbring>>),
@@ -81,6 +86,8 @@ macro_rules! with_plan {
             Experiment::RodGspot($plan) => $body,
             Experiment::Rod3dJam($plan) => $body,
             Experiment::Described($plan) => $body,
+            Experiment::DescribedWorkPrecision($plan) => $body,
+            Experiment::SpringParticleWorkPrecision($plan) => $body,
             Experiment::Dance($plan) => $body,
             Experiment::SchmidMielke($plan) => $body,
             Experiment::Klarbring($plan) => $body,
@@ -191,6 +198,9 @@ impl Experiment {
                 ),
             ),
         };
+        if table.get("study").and_then(|s| s.as_str()) == Some(crate::study::work_precision::NAME) {
+            return work_precision(table, text, dir);
+        }
         // A model's analyses with their own tables are models of their own.
         let analysis = table.get("analysis").and_then(|a| a.as_str());
         match table.get("model") {
@@ -301,6 +311,8 @@ impl Experiment {
                 rod3d::report::write_report(spec, &rows, dir)
             }
             Experiment::Described(spec) => report_convergence(spec, dir),
+            Experiment::DescribedWorkPrecision(spec) => report_work_precision(spec, dir),
+            Experiment::SpringParticleWorkPrecision(spec) => report_work_precision(spec, dir),
             Experiment::Dance(spec) => report_sweep(spec, dir),
             Experiment::SchmidMielke(spec) => schmid_mielke::report::write_report(spec, dir),
             Experiment::Klarbring(spec) => {
@@ -406,6 +418,44 @@ fn simulate_system<S: System>(args: &rod::cli::SimulateArgs) -> Result<String, S
 fn report_convergence<S: System>(spec: &Convergence<S>, dir: &Path) -> Result<(), RunError> {
     let rows = read_rows(&dir.join(RUNS_CSV), &spec.columns())?;
     spec.report(&rows, dir)
+}
+
+/// A work–precision experiment (`study = "work_precision"`) of the system `model` names.
+fn work_precision(
+    table: toml::Table,
+    text: &str,
+    dir: Option<&Path>,
+) -> Result<Experiment, SpecError> {
+    match table.get("model").and_then(|m| m.as_str()) {
+        Some(name) if name == described::Described::NAME => {
+            let table = described::with_system_file(table, dir)?;
+            WorkPrecision::from_table(table)
+                .map(|s| Experiment::DescribedWorkPrecision(Box::new(s)))
+        }
+        Some(name) if name == spring_particle::SpringParticle::NAME => WorkPrecision::parse(text)
+            .map(|s| Experiment::SpringParticleWorkPrecision(Box::new(s))),
+        other => Err(SpecError::Invalid {
+            path: String::new(),
+            source: SimError::invalid(
+                "model",
+                other.unwrap_or("missing"),
+                &format!(
+                    "the work_precision study runs the systems {} and {}",
+                    described::Described::NAME,
+                    spring_particle::SpringParticle::NAME
+                ),
+            ),
+        }),
+    }
+}
+
+/// Read `dir/runs.csv` and hand its rows to the work–precision report.
+fn report_work_precision<S: System>(
+    spec: &WorkPrecision<S>,
+    dir: &Path,
+) -> Result<(), RunError> {
+    let rows = read_rows(&dir.join(RUNS_CSV), &spec.columns())?;
+    crate::report::work_precision::write_report(spec, &rows, dir).map(|_| ())
 }
 
 /// Read `dir/runs.csv` and hand its rows to the model's report.

@@ -4,3 +4,4 @@
 
 pub mod convergence;
 pub mod single;
+pub mod work_precision;
