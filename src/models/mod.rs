@@ -432,8 +432,9 @@ fn work_precision(
             WorkPrecision::from_table(table)
                 .map(|s| Experiment::DescribedWorkPrecision(Box::new(s)))
         }
-        Some(name) if name == spring_particle::SpringParticle::NAME => WorkPrecision::parse(text)
-            .map(|s| Experiment::SpringParticleWorkPrecision(Box::new(s))),
+        Some(name) if name == spring_particle::SpringParticle::NAME => {
+            WorkPrecision::parse(text).map(|s| Experiment::SpringParticleWorkPrecision(Box::new(s)))
+        }
         other => Err(SpecError::Invalid {
             path: String::new(),
             source: SimError::invalid(
@@ -450,10 +451,7 @@ fn work_precision(
 }
 
 /// Read `dir/runs.csv` and hand its rows to the work–precision report.
-fn report_work_precision<S: System>(
-    spec: &WorkPrecision<S>,
-    dir: &Path,
-) -> Result<(), RunError> {
+fn report_work_precision<S: System>(spec: &WorkPrecision<S>, dir: &Path) -> Result<(), RunError> {
     let rows = read_rows(&dir.join(RUNS_CSV), &spec.columns())?;
     crate::report::work_precision::write_report(spec, &rows, dir).map(|_| ())
 }

@@ -207,11 +207,14 @@ pub fn summary<S: System>(spec: &WorkPrecision<S>, a: &WorkPrecisionAnalysis) ->
             c.label.clone(),
             c.reference_integrators[0].clone(),
             c.reference_integrators[1].clone(),
-            c.reference_agreement
-                .map_or_else(|| format!("{MISSING} (a reference run failed)"), |e| sci(e, 1)),
+            c.reference_agreement.map_or_else(
+                || format!("{MISSING} (a reference run failed)"),
+                |e| sci(e, 1),
+            ),
         ]);
     }
-    md.table(&table).heading(2, "The ladder: error, median wall time");
+    md.table(&table)
+        .heading(2, "The ladder: error, median wall time");
     md.paragraph(
         "Per configuration, each integrator's error against the reference and median wall time \
          (ms) at each rtol of the ladder; × a failed run.",
@@ -298,11 +301,7 @@ pub fn figure(a: &WorkPrecisionAnalysis) -> Figure {
                 }
             }
             Panel {
-                title: format!(
-                    "{}, κ = {}",
-                    c.scenario,
-                    format_small_parameter(c.kappa)
-                ),
+                title: format!("{}, κ = {}", c.scenario, format_small_parameter(c.kappa)),
                 x_label: "wall time (s, median of repeats)".into(),
                 y_label: "error against the reference".into(),
                 log_x: true,

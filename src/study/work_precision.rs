@@ -328,8 +328,8 @@ impl<S: System> WorkPrecision<S> {
         for c in &configurations {
             S::validate(&c.config, Some(&grid))?;
         }
-        let runs = configurations.len() as u128
-            * (2 + s.integrators.len() as u128 * s.rtol.len() as u128);
+        let runs =
+            configurations.len() as u128 * (2 + s.integrators.len() as u128 * s.rtol.len() as u128);
         if runs > crate::experiment::grammar::MAX_POINTS {
             return Err(SimError::invalid(
                 "solver.rtol",

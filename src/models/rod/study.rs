@@ -12,8 +12,8 @@ use crate::models::rod::scenario::{RodImpact, Scenario};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-pub use crate::study::work_precision::ReferenceSpec;
 use crate::study::work_precision::repeated_wall_times;
+pub use crate::study::work_precision::ReferenceSpec;
 
 /// Fixed-time states recorded per run (columns `state_1` … `state_4`).
 pub const MAX_OUTPUTS: usize = 4;

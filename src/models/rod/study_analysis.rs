@@ -423,9 +423,7 @@ fn recommend(c: &ConfigAnalysis, target: f64, time_per_work: &[(String, f64)]) -
     rec.modelled_s = Some(w.cost);
     rec.achieved = winner.max_error;
     rec.tied = choice.tied.clone();
-    rec.runner_up = choice
-        .runner_up()
-        .map(|o| (o.integrator.clone(), o.cost));
+    rec.runner_up = choice.runner_up().map(|o| (o.integrator.clone(), o.cost));
     rec.fastest_measured = qualifying
         .iter()
         .filter_map(|r| Some((r.integrator.clone(), r.wall_time_min_s?)))

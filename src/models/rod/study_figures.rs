@@ -3,10 +3,10 @@
 //! marker in every figure (its place in [`crate::integrate::IntegratorKind::ALL`]).
 
 use super::figures::kappa_panel;
-use crate::report::work_precision::integrator_index;
 use crate::models::rod::study_analysis::{quantities, ConfigAnalysis, ErrorKind, StudyAnalysis};
 use crate::plot::style::{format_small_parameter, format_value};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
+use crate::report::work_precision::integrator_index;
 use std::path::Path;
 
 /// A file-name stem for a configuration: `impact_1e-6_0`.
