@@ -5,7 +5,7 @@
 
 use rigid_limit::analysis::work_precision::ConfigurationAnalysis;
 use rigid_limit::experiment::runner::{Plan, RUNS_CSV};
-use rigid_limit::experiment::table::{split_csv_line, Row};
+use rigid_limit::experiment::table::{parse_rows, Row};
 use rigid_limit::experiment::RunOptions;
 use rigid_limit::models::described::Described;
 use rigid_limit::models::rod::study::StudySpec;
@@ -211,23 +211,16 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// The rows of `dir/runs.csv` without the timing columns.
-fn rows_without_timing(dir: &Path) -> Vec<Vec<String>> {
+/// The rows of `dir/runs.csv` (columns `columns`) without the timing cells.
+fn rows_without_timing(dir: &Path, columns: &[&'static str]) -> Vec<Vec<(String, String)>> {
     let text = std::fs::read_to_string(dir.join(RUNS_CSV)).unwrap();
-    let mut lines = text.lines();
-    let header = split_csv_line(lines.next().unwrap()).unwrap();
-    let timing: Vec<bool> = header
+    parse_rows(&text, columns)
         .iter()
-        .map(|c| c == "repeats" || c.starts_with("wall_time"))
-        .collect();
-    lines
-        .map(|l| {
-            split_csv_line(l)
-                .unwrap()
-                .into_iter()
-                .zip(&timing)
-                .filter(|(_, t)| !**t)
-                .map(|(c, _)| c)
+        .map(|row| {
+            row.fields
+                .iter()
+                .filter(|(k, _)| *k != "repeats" && !k.starts_with("wall_time"))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect()
         })
         .collect()
@@ -260,7 +253,11 @@ fn an_interrupted_study_resumes_into_the_same_rows() {
     let resumed = experiment.run(&options(&dir, None)).unwrap();
     // Points in flight at an interruption finish and are journalled: at least 3 + 5 resumed.
     assert!(resumed.resumed >= 8 && resumed.resumed + resumed.ran == n);
-    assert_eq!(rows_without_timing(&dir), rows_without_timing(&whole));
+    let columns = described(&text).columns();
+    assert_eq!(
+        rows_without_timing(&dir, &columns),
+        rows_without_timing(&whole, &columns)
+    );
     experiment.report(&dir).unwrap();
     let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     assert!(summary.contains("| slide, κ = 0.001 |"), "{summary}");

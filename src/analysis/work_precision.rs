@@ -97,6 +97,18 @@ pub fn cheapest(offers: impl IntoIterator<Item = Offer>) -> Option<Cheapest> {
     Some(Cheapest { ranked: best, tied })
 }
 
+/// The work of one run: its wall times over the repeats (s) and its counters.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct Work {
+    /// The median over the repeats.
+    pub wall_time_s: f64,
+    pub wall_time_min_s: f64,
+    pub wall_time_max_s: f64,
+    pub steps: f64,
+    pub rhs_evals: f64,
+    pub lu_factorisations: f64,
+}
+
 /// What one ladder run measured: its quantities (the system's, flattened) and its work.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSample {
@@ -104,13 +116,7 @@ pub struct RunSample {
     pub rtol: f64,
     /// `Err` holds the run's error message.
     pub values: Result<Vec<f64>, String>,
-    /// Median, smallest and largest wall time over the repeats (s).
-    pub wall_time_s: f64,
-    pub wall_time_min_s: f64,
-    pub wall_time_max_s: f64,
-    pub steps: f64,
-    pub rhs_evals: f64,
-    pub lu_factorisations: f64,
+    pub work: Work,
 }
 
 impl RunSample {
@@ -120,12 +126,14 @@ impl RunSample {
             integrator,
             rtol,
             values: Err("not run".into()),
-            wall_time_s: f64::NAN,
-            wall_time_min_s: f64::NAN,
-            wall_time_max_s: f64::NAN,
-            steps: f64::NAN,
-            rhs_evals: f64::NAN,
-            lu_factorisations: f64::NAN,
+            work: Work {
+                wall_time_s: f64::NAN,
+                wall_time_min_s: f64::NAN,
+                wall_time_max_s: f64::NAN,
+                steps: f64::NAN,
+                rhs_evals: f64::NAN,
+                lu_factorisations: f64::NAN,
+            },
         }
     }
 }
@@ -150,12 +158,7 @@ pub struct RunError {
     /// The run's distance to the reference ([`distance`]); `None` when it or the reference
     /// failed.
     pub error: Option<f64>,
-    pub wall_time_s: f64,
-    pub wall_time_min_s: f64,
-    pub wall_time_max_s: f64,
-    pub steps: f64,
-    pub rhs_evals: f64,
-    pub lu_factorisations: f64,
+    pub work: Work,
     /// The run's error message when it failed.
     pub failure: Option<String>,
 }
@@ -217,12 +220,7 @@ pub fn analyse(c: &ConfigurationRuns, targets: &[f64]) -> ConfigurationAnalysis 
                 .ok()
                 .zip(reference)
                 .and_then(|(v, r)| distance(v, r)),
-            wall_time_s: s.wall_time_s,
-            wall_time_min_s: s.wall_time_min_s,
-            wall_time_max_s: s.wall_time_max_s,
-            steps: s.steps,
-            rhs_evals: s.rhs_evals,
-            lu_factorisations: s.lu_factorisations,
+            work: s.work,
             failure: s.values.as_ref().err().cloned(),
         })
         .collect();
@@ -268,9 +266,9 @@ fn recommend(runs: &[RunError], agreement: Option<f64>, target: f64) -> Recommen
         .map(|r| Offer {
             integrator: r.integrator.clone(),
             rtol: r.rtol,
-            cost: r.wall_time_s,
-            low: r.wall_time_min_s,
-            high: r.wall_time_max_s,
+            cost: r.work.wall_time_s,
+            low: r.work.wall_time_min_s,
+            high: r.work.wall_time_max_s,
         });
     match cheapest(offers) {
         Some(c) => Recommendation {

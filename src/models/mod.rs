@@ -17,7 +17,7 @@ pub mod spring_particle;
 pub mod two_contact;
 
 use crate::error::SimError;
-use crate::experiment::grammar::SpecError;
+use crate::experiment::grammar::{from_table_validated, parse_validated, SpecError};
 use crate::experiment::model::{Model, SweepSpec};
 use crate::experiment::runner::{
     merge_shards, run_experiment, RunError, RunOptions, RunSummary, RUNS_CSV,
@@ -429,11 +429,12 @@ fn work_precision(
     match table.get("model").and_then(|m| m.as_str()) {
         Some(name) if name == described::Described::NAME => {
             let table = described::with_system_file(table, dir)?;
-            WorkPrecision::from_table(table)
+            from_table_validated(table, WorkPrecision::validate)
                 .map(|s| Experiment::DescribedWorkPrecision(Box::new(s)))
         }
         Some(name) if name == spring_particle::SpringParticle::NAME => {
-            WorkPrecision::parse(text).map(|s| Experiment::SpringParticleWorkPrecision(Box::new(s)))
+            parse_validated(text, WorkPrecision::validate)
+                .map(|s| Experiment::SpringParticleWorkPrecision(Box::new(s)))
         }
         other => Err(SpecError::Invalid {
             path: String::new(),

@@ -229,8 +229,8 @@ pub fn summary<S: System>(spec: &WorkPrecision<S>, a: &WorkPrecisionAnalysis) ->
             let mut cells = vec![kind.to_string()];
             cells.extend(c.runs_of(kind.name()).map(|r| match (&r.failure, r.error) {
                 (Some(_), _) => "×".to_string(),
-                (None, Some(e)) => format!("{} / {:.3}", sci(e, 1), r.wall_time_s * 1e3),
-                (None, None) => format!("{MISSING} / {:.3}", r.wall_time_s * 1e3),
+                (None, Some(e)) => format!("{} / {:.3}", sci(e, 1), r.work.wall_time_s * 1e3),
+                (None, None) => format!("{MISSING} / {:.3}", r.work.wall_time_s * 1e3),
             }));
             table.row(cells);
         }
@@ -279,14 +279,18 @@ pub fn figure(a: &WorkPrecisionAnalysis) -> Figure {
                     label: name.to_string(),
                     points: c
                         .runs_of(name)
-                        .filter_map(|r| Some((r.wall_time_s, r.error.filter(|e| *e > 0.0)?)))
+                        .filter_map(|r| Some((r.work.wall_time_s, r.error.filter(|e| *e > 0.0)?)))
                         .filter(|(t, _)| *t > 0.0)
                         .collect(),
                     mark: Mark::LineMarkers,
                     color: integrator_index(name),
                 })
                 .collect();
-            let times = c.runs.iter().map(|r| r.wall_time_s).filter(|t| *t > 0.0);
+            let times = c
+                .runs
+                .iter()
+                .map(|r| r.work.wall_time_s)
+                .filter(|t| *t > 0.0);
             let (lo, hi) = times.fold((f64::INFINITY, 0.0f64), |(lo, hi), t| {
                 (lo.min(t), hi.max(t))
             });

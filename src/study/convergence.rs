@@ -97,13 +97,7 @@ impl<S: System> Convergence<S> {
 
     fn validate(&self) -> Result<(), SimError> {
         validate_name(&self.name)?;
-        if self.model != S::NAME {
-            return Err(SimError::invalid(
-                "model",
-                &self.model,
-                &format!("this file is read as a {} experiment", S::NAME),
-            ));
-        }
+        super::require_model::<S>(&self.model)?;
         if let Some(study) = self.analysis.as_deref().filter(|s| *s != NAME) {
             return Err(SimError::invalid(
                 "study",

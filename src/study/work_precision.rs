@@ -29,9 +29,7 @@
 //! ```
 
 use crate::error::{number_text, require_positive, require_rtol, SimError};
-use crate::experiment::grammar::{
-    from_table_validated, parse_validated, validate_name, LogGrid, SpecError,
-};
+use crate::experiment::grammar::{validate_name, LogGrid};
 use crate::experiment::runner::{Plan, Points};
 use crate::experiment::system::{Method, RunSettings, System};
 use crate::experiment::table::{stat_fields, Row};
@@ -204,25 +202,11 @@ pub struct Configuration<C> {
 }
 
 impl<S: System> WorkPrecision<S> {
-    /// Parse and validate TOML text.
-    pub fn parse(text: &str) -> Result<Self, SpecError> {
-        parse_validated(text, Self::validate)
-    }
-
-    /// Validate an experiment read as a TOML table.
-    pub fn from_table(table: toml::Table) -> Result<Self, SpecError> {
-        from_table_validated(table, Self::validate)
-    }
-
-    fn validate(&self) -> Result<(), SimError> {
+    /// Check the file read (`parse_validated`, `from_table_validated` of
+    /// [`crate::experiment::grammar`]); errors name the key to fix.
+    pub fn validate(&self) -> Result<(), SimError> {
         validate_name(&self.name)?;
-        if self.model != S::NAME {
-            return Err(SimError::invalid(
-                "model",
-                &self.model,
-                &format!("this file is read as a {} experiment", S::NAME),
-            ));
-        }
+        super::require_model::<S>(&self.model)?;
         if self.study != NAME {
             return Err(SimError::invalid(
                 "study",
@@ -464,7 +448,7 @@ impl<S: System> WorkPrecision<S> {
         &self,
         rows: &[Row],
     ) -> Vec<crate::analysis::work_precision::ConfigurationRuns> {
-        use crate::analysis::work_precision::{ConfigurationRuns, RunSample};
+        use crate::analysis::work_precision::{ConfigurationRuns, RunSample, Work};
         let configurations = self.configurations().unwrap_or_default();
         let points = self.points();
         let mut out: Vec<ConfigurationRuns> = configurations
@@ -505,12 +489,14 @@ impl<S: System> WorkPrecision<S> {
                 integrator: p.integrator.to_string(),
                 rtol: p.rtol,
                 values,
-                wall_time_s: number("wall_time_s"),
-                wall_time_min_s: number("wall_time_min_s"),
-                wall_time_max_s: number("wall_time_max_s"),
-                steps: number("steps"),
-                rhs_evals: number("rhs_evals"),
-                lu_factorisations: number("lu_factorisations"),
+                work: Work {
+                    wall_time_s: number("wall_time_s"),
+                    wall_time_min_s: number("wall_time_min_s"),
+                    wall_time_max_s: number("wall_time_max_s"),
+                    steps: number("steps"),
+                    rhs_evals: number("rhs_evals"),
+                    lu_factorisations: number("lu_factorisations"),
+                },
             };
             let runs = &mut out[p.configuration];
             match p.role {
