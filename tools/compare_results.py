@@ -2,7 +2,7 @@
 as numbers (each number of a space-separated list too), timing columns ignored. Run from the
 repository root after `rigid-limit reproduce`: python3 tools/compare_results.py"""
 import csv, io, subprocess, glob, sys
-TIMING = {'wall_time_s', 'wall_time_min_s', 'repeats'}
+TIMING = {'wall_time_s', 'wall_time_min_s', 'wall_time_max_s', 'repeats'}
 def same(a, b):
     if a == b: return True
     ta, tb = a.split(' '), b.split(' ')

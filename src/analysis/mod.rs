@@ -6,3 +6,4 @@ pub mod claims;
 pub mod extrapolate;
 pub mod fit;
 pub mod trajectory;
+pub mod work_precision;

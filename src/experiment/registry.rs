@@ -10,7 +10,8 @@
 //!     systems {
 //!         SpringParticle(spring_particle::SpringParticle);          // the generic study and report
 //!         Klarbring(klarbring::Klarbring), report = klarbring::report::write_report;
-//!         Described(described::Described), parse = described::parse_experiment;
+//!         Described(described::Described), table = described::with_system_file,
+//!             work_precision = DescribedWorkPrecision;
 //!     }
 //!     models {
 //!         Rod(rod::Rod), report = rod::report::write_run_report;   // a `Model` (SweepSpec<M>)
@@ -24,8 +25,10 @@
 //!
 //! - `systems`: a [`System`](crate::experiment::system::System) on the convergence study
 //!   (`Convergence<S>`), selected by `model = S::NAME`; its report is the study's unless `report =
-//!   f` names `f(&Convergence<S>, &[Row], &Path)`; `parse = f` replaces `Convergence::parse` by
-//!   `f(text, table, dir)`; `simulate SYSTEM` runs it through the `simulate` function named at
+//!   f` names `f(&Convergence<S>, &[Row], &Path)`; `table = f` reads the file's table through
+//!   `f(table, dir) -> Result<Table, SpecError>` first (a described system's `system = "FILE"`);
+//!   `work_precision = Variant` adds the work–precision study (`study = "work_precision"`,
+//!   `WorkPrecision<S>`) as that variant; `simulate SYSTEM` runs it through the `simulate` function named at
 //!   the top (`f::<S>(args)`).
 //! - `models`: a [`Model`](crate::experiment::model::Model) on its sweep (`SweepSpec<M>`),
 //!   selected by `model = M::NAME` and, when given, `analysis = "…"`; the entry without
@@ -49,7 +52,8 @@ macro_rules! registry {
         simulate = $simulate:ident ( $args:ty );
         systems {
             $( $(#[$sm:meta])* $sv:ident ( $st:ty )
-                $( , report = $sr:path )? $( , parse = $sp:path )? ; )*
+                $( , report = $sr:path )? $( , table = $stt:path )?
+                $( , work_precision = $swv:ident )? ; )*
         }
         models {
             $( $(#[$mm:meta])* $mv:ident ( $mt:ty )
@@ -64,6 +68,10 @@ macro_rules! registry {
         #[derive(Clone, Debug, PartialEq)]
         pub enum Experiment {
             $( $(#[$sm])* $sv(Box<$crate::study::convergence::Convergence<$st>>), )*
+            $( $(
+                #[doc = "The work–precision study (`study = \"work_precision\"`) of a system."]
+                $swv(Box<$crate::study::work_precision::WorkPrecision<$st>>),
+            )? )*
             $( $(#[$mm])* $mv(Box<$crate::experiment::model::SweepSpec<$mt>>), )*
             $( $(#[$pm])* $pv(Box<$pt>), )*
         }
@@ -142,8 +150,23 @@ macro_rules! registry {
                 let name = table.get("model").and_then(|m| m.as_str())?.to_string();
                 let analysis = table.get("analysis").and_then(|a| a.as_str()).map(str::to_string);
                 let _ = &analysis;
+                let study = table.get("study").and_then(|s| s.as_str()).map(str::to_string);
+                let _ = &study;
                 $( if name == <$st as $crate::experiment::system::System>::NAME {
-                    let spec = $crate::registry!(@parse_system text, table, dir $(, $sp)?);
+                    let table = $crate::registry!(@table table, dir $(, $stt)?);
+                    $( if study.as_deref() == Some($crate::study::work_precision::NAME) {
+                        let spec = $crate::experiment::registry::read_experiment(
+                            text,
+                            table,
+                            $crate::study::work_precision::WorkPrecision::<$st>::validate,
+                        );
+                        return Some(spec.map(|s| Experiment::$swv(Box::new(s))));
+                    } )?
+                    let spec = $crate::experiment::registry::read_experiment(
+                        text,
+                        table,
+                        $crate::study::convergence::Convergence::<$st>::validate,
+                    );
                     return Some(spec.map(|s| Experiment::$sv(Box::new(s))));
                 } )*
                 $( $( if name == <$mt as $crate::experiment::model::Model>::NAME
@@ -162,6 +185,7 @@ macro_rules! registry {
             pub fn name(&self) -> &str {
                 match self {
                     $( Experiment::$sv(p) => &p.name, )*
+                    $( $( Experiment::$swv(p) => &p.name, )? )*
                     $( Experiment::$mv(p) => &p.name, )*
                     $( Experiment::$pv(p) => &p.name, )*
                 }
@@ -176,6 +200,7 @@ macro_rules! registry {
                 use $crate::experiment::runner::run_experiment;
                 match self {
                     $( Experiment::$sv(p) => run_experiment(p.as_ref(), opts), )*
+                    $( $( Experiment::$swv(p) => run_experiment(p.as_ref(), opts), )? )*
                     $( Experiment::$mv(p) => run_experiment(p.as_ref(), opts), )*
                     $( Experiment::$pv(p) => run_experiment(p.as_ref(), opts), )*
                 }
@@ -191,6 +216,7 @@ macro_rules! registry {
                 use $crate::experiment::runner::merge_shards;
                 match self {
                     $( Experiment::$sv(p) => merge_shards(p.as_ref(), out_dir, command_line), )*
+                    $( $( Experiment::$swv(p) => merge_shards(p.as_ref(), out_dir, command_line), )? )*
                     $( Experiment::$mv(p) => merge_shards(p.as_ref(), out_dir, command_line), )*
                     $( Experiment::$pv(p) => merge_shards(p.as_ref(), out_dir, command_line), )*
                 }
@@ -220,6 +246,13 @@ macro_rules! registry {
                         )?;
                         $crate::registry!(@report_system spec, &rows, dir $(, $sr)?)
                     } )*
+                    $( $( Experiment::$swv(spec) => {
+                        let rows = $crate::experiment::store::read_rows(
+                            &dir.join($crate::experiment::runner::RUNS_CSV),
+                            &spec.columns(),
+                        )?;
+                        $crate::report::work_precision::write_report(spec, &rows, dir).map(|_| ())
+                    } )? )*
                     $( Experiment::$mv(spec) => {
                         $crate::registry!(@report_model spec, dir $(, $mr)?)
                     } )*
@@ -238,11 +271,12 @@ macro_rules! registry {
             }
         }
     };
-    (@parse_system $text:ident, $table:ident, $dir:ident) => {
-        $crate::study::convergence::Convergence::parse($text)
-    };
-    (@parse_system $text:ident, $table:ident, $dir:ident, $parse:path) => {
-        $parse($text, $table, $dir)
+    (@table $table:ident, $dir:ident) => {{
+        let _ = $table;
+        None
+    }};
+    (@table $table:ident, $dir:ident, $transform:path) => {
+        Some($transform($table, $dir))
     };
     (@default_model $name:ident, $text:ident, $v:ident, $t:ty) => {
         if $name == <$t as $crate::experiment::model::Model>::NAME {
@@ -268,6 +302,22 @@ macro_rules! registry {
 }
 
 pub use toml::Table;
+
+/// An experiment of type `T` from its file: from `text` itself, or from `table` when the system
+/// read the file's table through a transform first (`table = f` in the registry); checked by
+/// `validate`.
+pub fn read_experiment<T: serde::de::DeserializeOwned>(
+    text: &str,
+    table: Option<Result<Table, SpecError>>,
+    validate: impl Fn(&T) -> Result<(), SimError>,
+) -> Result<T, SpecError> {
+    match table {
+        None => super::grammar::parse_validated(text, validate),
+        Some(table) => {
+            table.and_then(|table| super::grammar::from_table_validated(table, validate))
+        }
+    }
+}
 
 /// `text` as a TOML table whose numbers are all representable (the first step of parsing an
 /// experiment file).

@@ -28,9 +28,11 @@ crate::registry! {
         /// The 3D rod's dynamic jam (`model = "rod3d_jam"`).
         Rod3dJam(rod3d::study::Rod3dJam), report = rod3d::report::write_report;
         Klarbring(klarbring::Klarbring), report = klarbring::report::write_report;
-        SpringParticle(spring_particle::SpringParticle);
+        SpringParticle(spring_particle::SpringParticle),
+            work_precision = SpringParticleWorkPrecision;
         /// A system described in the file (`model = "system"`).
-        Described(described::Described), parse = described::parse_experiment;
+        Described(described::Described), table = described::with_system_file,
+            work_precision = DescribedWorkPrecision;
     }
     models {
         Rod(rod::Rod), report = rod::report::write_run_report;

@@ -9,6 +9,7 @@ pub mod json;
 pub mod markdown;
 pub mod rates;
 pub mod table;
+pub mod work_precision;
 
 use crate::experiment::runner::RunError;
 use std::path::Path;

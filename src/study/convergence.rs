@@ -95,15 +95,10 @@ impl<S: System> Convergence<S> {
         from_table_validated(table, Self::validate)
     }
 
-    fn validate(&self) -> Result<(), SimError> {
+    /// Check the file read (the parser of `crate::experiment::grammar` calls it).
+    pub fn validate(&self) -> Result<(), SimError> {
         validate_name(&self.name)?;
-        if self.model != S::NAME {
-            return Err(SimError::invalid(
-                "model",
-                &self.model,
-                &format!("this file is read as a {} experiment", S::NAME),
-            ));
-        }
+        super::require_model::<S>(&self.model)?;
         if let Some(study) = self.analysis.as_deref().filter(|s| *s != NAME) {
             return Err(SimError::invalid(
                 "study",
@@ -451,7 +446,7 @@ fn values_table<S: System>(quantities: &[Quantity], rows: &[Row]) -> MarkdownTab
             sci(r.number("kappa").unwrap_or(f64::NAN), 2)
         });
         for q in quantities {
-            let value = value(r, q);
+            let value = quantity_value(r, q);
             let gap = |reference: Option<&str>, digits| {
                 let d = value.zip(reference.and_then(|c| r.number(c)));
                 d.map_or_else(String::new, |(v, e)| sci(v - e, digits))
@@ -473,7 +468,7 @@ fn values_table<S: System>(quantities: &[Quantity], rows: &[Row]) -> MarkdownTab
 }
 
 /// The value of quantity `q` in row `r` (a component of a list column, or a number).
-fn value(r: &Row, q: &Quantity) -> Option<f64> {
+pub fn quantity_value(r: &Row, q: &Quantity) -> Option<f64> {
     match q.component {
         None => r.number(q.column),
         Some(k) => r.text(q.column).split(' ').nth(k)?.parse().ok(),
@@ -501,7 +496,7 @@ fn compliant_rows_and_reference<'a>(
         .iter()
         .filter(of_kind)
         .find(|r| is_rigid(r) && r.text("status") == "ok")
-        .and_then(|r| value(r, q));
+        .and_then(|r| quantity_value(r, q));
     (own, reference)
 }
 
@@ -520,7 +515,7 @@ fn rigid_distances(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> (Vec<f6
     let (own, reference) = compliant_rows_and_reference(q, kind, rows);
     own.iter()
         .filter_map(|r| {
-            let gap = value(r, q)? - rigid_limit_of(q, reference, r)?;
+            let gap = quantity_value(r, q)? - rigid_limit_of(q, reference, r)?;
             Some((r.number("kappa")?, gap.abs()))
         })
         .unzip()
@@ -619,7 +614,7 @@ fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, row
     }
     let (kappa, values): (Vec<f64>, Vec<f64>) = own
         .iter()
-        .filter_map(|r| Some((r.number("kappa")?, value(r, q)?)))
+        .filter_map(|r| Some((r.number("kappa")?, quantity_value(r, q)?)))
         .unzip();
     match extrapolate(&kappa, &values, &ExtrapolationOptions::default()) {
         Ok(e) => {

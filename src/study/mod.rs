@@ -4,3 +4,19 @@
 
 pub mod convergence;
 pub mod single;
+pub mod work_precision;
+
+use crate::error::SimError;
+use crate::experiment::system::System;
+
+/// Check that `model` (an experiment file's `model = "…"`) names the system `S` it is read as.
+pub fn require_model<S: System>(model: &str) -> Result<(), SimError> {
+    if model != S::NAME {
+        return Err(SimError::invalid(
+            "model",
+            model,
+            &format!("this file is read as a {} experiment", S::NAME),
+        ));
+    }
+    Ok(())
+}

@@ -293,16 +293,6 @@ impl System for Described {
     }
 }
 
-/// A `model = "system"` experiment file (`text`, read as `table`, in directory `dir`): its
-/// convergence study, with the system file it names read in ([`with_system_file`]).
-pub fn parse_experiment(
-    _text: &str,
-    table: toml::Table,
-    dir: Option<&std::path::Path>,
-) -> Result<crate::study::convergence::Convergence<Described>, SpecError> {
-    crate::study::convergence::Convergence::from_table(with_system_file(table, dir)?)
-}
-
 /// The experiment `table` with its `system = "systems/NAME.toml"` replaced by that file's table
 /// (the file holds what `[system]` would: `coordinates = …`, `[[contacts]]`, `[initial]`). The
 /// path is looked up in the working directory, then beside the experiment file's directory

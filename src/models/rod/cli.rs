@@ -211,7 +211,7 @@ pub fn simulate_output(args: &SimulateArgs) -> Result<String, String> {
             let again = scenario.simulate(&options).map_err(|e| e.to_string())?;
             times.push(again.stats.wall_time_s);
         }
-        record.stats.wall_time_s = super::study::median_of(&mut times);
+        record.stats.wall_time_s = crate::analysis::work_precision::median(&mut times);
     }
     if args.json {
         let mut json = serde_json::json!({

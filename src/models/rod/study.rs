@@ -12,9 +12,9 @@ use crate::models::rod::scenario::{RodImpact, Scenario};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// After the first run of a point, repeat it (up to `repeats` runs in all) only while the runs
-/// so far took less than this (seconds): long runs are stable, short ones need the median.
-pub const REPEAT_BUDGET_S: f64 = 0.3;
+use crate::study::work_precision::repeated_wall_times;
+pub use crate::study::work_precision::ReferenceSpec;
+
 /// Fixed-time states recorded per run (columns `state_1` … `state_4`).
 pub const MAX_OUTPUTS: usize = 4;
 
@@ -36,7 +36,7 @@ pub struct StudySpec {
     /// atol = atol_per_rtol × rtol, on the contact-scaled state (docs/tolerances.md).
     #[serde(default = "one")]
     pub atol_per_rtol: f64,
-    /// At most this many runs per point (see [`REPEAT_BUDGET_S`]).
+    /// At most this many runs per point (see [`crate::study::work_precision::REPEAT_BUDGET_S`]).
     pub repeats: usize,
     pub reference: ReferenceSpec,
     /// `[[scenario]]` tables.
@@ -58,15 +58,6 @@ pub struct StudySpec {
 
 fn one() -> f64 {
     1.0
-}
-
-/// The reference of every configuration: two different methods at one tight tolerance; the
-/// first is the reference value, the second measures its own error.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ReferenceSpec {
-    pub integrators: Vec<IntegratorKind>,
-    pub rtol: f64,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
@@ -357,22 +348,7 @@ impl StudySpec {
                 ));
             }
         }
-        let r = &self.reference;
-        if r.integrators.len() != 2 || r.integrators[0] == r.integrators[1] {
-            return Err(SimError::invalid(
-                "reference.integrators",
-                crate::error::as_written(&r.integrators),
-                "name exactly two different integrators (the second confirms the first)",
-            ));
-        }
-        require_rtol("reference.rtol", r.rtol)?;
-        if r.rtol > g.min {
-            return Err(SimError::invalid(
-                "reference.rtol",
-                r.rtol,
-                &format!("must be <= the tightest rtol of the ladder, {}", g.min),
-            ));
-        }
+        self.reference.validate("reference", g.min)?;
         if self.scenarios.is_empty() {
             return Err(SimError::invalid(
                 "scenario",
@@ -485,19 +461,13 @@ impl Plan for StudySpec {
             }
             Ok(r) => r,
         };
-        // Repeats: the work counters are deterministic, only the wall time varies.
-        let mut times = vec![record.stats.wall_time_s];
-        let mut total = times[0];
-        while times.len() < self.repeats && total < REPEAT_BUDGET_S {
-            match p.scenario.simulate(&options) {
-                Ok(r) => {
-                    times.push(r.stats.wall_time_s);
-                    total += r.stats.wall_time_s;
-                }
-                Err(_) => break,
-            }
-        }
-        let median = median_of(&mut times);
+        let mut times = repeated_wall_times(record.stats.wall_time_s, self.repeats, || {
+            p.scenario
+                .simulate(&options)
+                .ok()
+                .map(|r| r.stats.wall_time_s)
+        });
+        let median = crate::analysis::work_precision::median(&mut times);
         put("status", "ok".into());
         let sequence: Vec<_> = record.modes.iter().map(|m| m.mode.name()).collect();
         put("mode_sequence", sequence.join(">"));
@@ -589,15 +559,5 @@ fn study_row_inputs(spec: &StudySpec, p: &StudyPoint) -> Row {
     Row {
         point_id: p.id,
         fields: f.into_iter().collect(),
-    }
-}
-
-/// The median of wall times over repeats of one run (sorts them); NaN for none.
-pub(crate) fn median_of(times: &mut [f64]) -> f64 {
-    times.sort_by(f64::total_cmp);
-    match times.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => times[n / 2],
-        n => 0.5 * (times[n / 2 - 1] + times[n / 2]),
     }
 }

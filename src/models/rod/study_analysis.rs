@@ -2,6 +2,7 @@
 //! cheapest integrator per accuracy target, and cost exponents vs κ. Reads runs.csv rows only.
 
 use crate::analysis::fit::{power_law, LinearFit};
+use crate::analysis::work_precision::{cheapest, Offer};
 use crate::experiment::table::Row;
 use crate::models::rod::study::{StudySpec, STATE_COLUMNS};
 use serde::Serialize;
@@ -389,27 +390,29 @@ fn recommend(c: &ConfigAnalysis, target: f64, time_per_work: &[(String, f64)]) -
         .iter()
         .filter(|r| r.sequence_matches && r.max_error.is_some_and(|e| e <= target))
         .collect();
-    // Least-work qualifying run per integrator (equal work: the looser tolerance), so the run
-    // chosen is a function of the deterministic counts alone.
-    let mut best: Vec<(&RunErrors, f64)> = Vec::new();
-    for r in &qualifying {
-        let Some(w) = r.work else { continue };
-        match best.iter_mut().find(|(b, _)| b.integrator == r.integrator) {
-            Some(b) if w < b.1 || (w == b.1 && r.rtol > b.0.rtol) => *b = (r, w),
-            Some(_) => {}
-            None => best.push((r, w)),
-        }
-    }
-    let mut costed: Vec<(&RunErrors, f64)> = best
-        .iter()
-        .filter_map(|&(r, w)| {
-            let per = time_per_work.iter().find(|(n, _)| *n == r.integrator)?.1;
-            Some((r, w * per))
+    // Each integrator's least-work qualifying run (equal work: the looser tolerance), costed at
+    // its time per work unit, so the run chosen is a function of the deterministic counts
+    // alone; a cost within the margin of the winner's ties with it.
+    let offers = qualifying.iter().filter_map(|r| {
+        let per = time_per_work.iter().find(|(n, _)| *n == r.integrator)?.1;
+        let cost = r.work? * per;
+        Some(Offer {
+            integrator: r.integrator.clone(),
+            rtol: r.rtol,
+            cost,
+            low: cost,
+            high: cost * (1.0 + TIE_MARGIN),
         })
-        .collect();
-    costed.sort_by(|a, b| a.1.total_cmp(&b.1));
-    let Some(&(winner, winner_cost)) = costed.first() else {
+    });
+    let Some(choice) = cheapest(offers) else {
         rec.note = "no integrator reached it on this ladder".into();
+        return rec;
+    };
+    let w = choice.winner();
+    let Some(winner) = qualifying
+        .iter()
+        .find(|r| r.integrator == w.integrator && r.rtol == w.rtol)
+    else {
         return rec;
     };
     rec.integrator = Some(winner.integrator.clone());
@@ -417,20 +420,10 @@ fn recommend(c: &ConfigAnalysis, target: f64, time_per_work: &[(String, f64)]) -
     rec.wall_time_s = winner.wall_time_min_s;
     rec.rhs_evals = winner.rhs_evals;
     rec.work = winner.work;
-    rec.modelled_s = Some(winner_cost);
+    rec.modelled_s = Some(w.cost);
     rec.achieved = winner.max_error;
-    let limit = winner_cost * (1.0 + TIE_MARGIN);
-    rec.tied = costed
-        .iter()
-        .take_while(|(_, cost)| *cost <= limit)
-        .map(|(r, _)| (r.integrator.clone(), r.rtol))
-        .collect();
-    // Named in a fixed order, so that the cell's text does not depend on the order of costs
-    // that are within the margin of each other.
-    rec.tied.sort_by(|a, b| a.0.cmp(&b.0));
-    rec.runner_up = costed
-        .get(rec.tied.len())
-        .map(|(r, cost)| (r.integrator.clone(), *cost));
+    rec.tied = choice.tied.clone();
+    rec.runner_up = choice.runner_up().map(|o| (o.integrator.clone(), o.cost));
     rec.fastest_measured = qualifying
         .iter()
         .filter_map(|r| Some((r.integrator.clone(), r.wall_time_min_s?)))

@@ -1,12 +1,12 @@
 //! Figures of an integrator study: work–precision diagrams (error vs wall time and vs RHS
 //! evaluations, one line per integrator) and cost vs κ. An integrator has the same colour and
-//! marker in every figure (its place in [`IntegratorKind::ALL`]).
+//! marker in every figure (its place in [`crate::integrate::IntegratorKind::ALL`]).
 
 use super::figures::kappa_panel;
-use crate::integrate::IntegratorKind;
 use crate::models::rod::study_analysis::{quantities, ConfigAnalysis, ErrorKind, StudyAnalysis};
 use crate::plot::style::{format_small_parameter, format_value};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
+use crate::report::work_precision::integrator_index;
 use std::path::Path;
 
 /// A file-name stem for a configuration: `impact_1e-6_0`.
@@ -22,14 +22,6 @@ fn integrators_of(c: &ConfigAnalysis) -> Vec<&str> {
         }
     }
     out
-}
-
-/// The palette and marker index of an integrator: the same in every figure.
-fn integrator_index(name: &str) -> usize {
-    IntegratorKind::ALL
-        .iter()
-        .position(|k| k.name() == name)
-        .unwrap_or(IntegratorKind::ALL.len())
 }
 
 /// A quantity's symbol and whether its error is relative.
