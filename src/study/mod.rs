@@ -3,4 +3,5 @@
 //! shape; the system owns the physics.
 
 pub mod convergence;
+pub mod cycles;
 pub mod single;
