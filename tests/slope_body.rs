@@ -108,12 +108,19 @@ fn cycle_map() -> (f64, f64, f64) {
     let push = axpy(-MU[0], &c1, &d1);
     let n1 = -dot(&d1, &minv(&f)) / dot(&d1, &minv(&push));
     let a_sf = minv(&axpy(n1, &push, &f));
-    assert!(n1 > 0.0 && dot(&c1, &a_sf) > 0.0, "leg 1 slides down from rest");
+    assert!(
+        n1 > 0.0 && dot(&c1, &a_sf) > 0.0,
+        "leg 1 slides down from rest"
+    );
     // Leg 2's gap d2ᵀ(v t + a t²/2) returns to 0.
     let t_sf = -2.0 * dot(&d2, &v0) / dot(&d2, &a_sf);
     let v_minus = axpy(t_sf, &a_sf, &v0);
     // Sticking impact of leg 2 (r = 0); leg 1 leaves.
-    let (v_plus, p2) = stick(1, &v_minus, [dot(&d2, &v_minus), dot(&tangent(1), &v_minus)]);
+    let (v_plus, p2) = stick(
+        1,
+        &v_minus,
+        [dot(&d2, &v_minus), dot(&tangent(1), &v_minus)],
+    );
     assert!(p2[0] > 0.0 && p2[1].abs() <= MU[1] * p2[0], "leg 2 sticks");
     assert!(dot(&d1, &v_plus) > 0.0, "leg 1 rises");
     // FT: leg 2 sticks (its force holds both its accelerations at 0).
@@ -150,7 +157,11 @@ fn the_rest_forces_are_the_statics_and_the_body_left_at_rest_stays() {
     assert!((r.impulse_normal[1] / t_end - n2).abs() < 1e-9);
     assert!(r.q_dot_end.iter().all(|v| v.abs() < 1e-10));
     // On the springs (κ = 1e-6, c_d = 2) the statical penetrations hold it there too.
-    let k = run(&description(0.0, 2.0), Method::Compliant { kappa: 1e-6 }, 0.5);
+    let k = run(
+        &description(0.0, 2.0),
+        Method::Compliant { kappa: 1e-6 },
+        0.5,
+    );
     println!(
         "rest on springs (κ = 1e-6): impulses / t = {:.12}, {:.12}; q̇(t) = {:?}",
         k.impulse_normal[0] / 0.5,
@@ -204,7 +215,10 @@ fn the_normal_momentum_is_the_normal_impulses_over_the_rigid_rocking() {
     let r = run(&description(omega0, 2.0), Method::Rigid, t_end);
     let dz = r.q_dot_end[1] - (-omega0 * X[0]);
     let predicted = (-M * G * alpha().cos() * t_end + r.impulse_normal.iter().sum::<f64>()) / M;
-    println!("Δż = {dz:.3e}, predicted {predicted:.3e}; energy balance error {:?}", r.energy_balance_error);
+    println!(
+        "Δż = {dz:.3e}, predicted {predicted:.3e}; energy balance error {:?}",
+        r.energy_balance_error
+    );
     assert!((dz - predicted).abs() < 1e-9);
     assert!(r.energy_balance_error.unwrap().abs() < 1e-10);
 }

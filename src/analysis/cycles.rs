@@ -34,7 +34,10 @@ pub fn landings(times: &str, kinds: &str, contacts: &str) -> Result<Vec<Landing>
         .collect::<Result<_, _>>()?;
     let kinds: Vec<&str> = kinds.split_whitespace().collect();
     let contacts: Vec<&str> = contacts.split_whitespace().collect();
-    for (name, n) in [("event_kinds", kinds.len()), ("event_contacts", contacts.len())] {
+    for (name, n) in [
+        ("event_kinds", kinds.len()),
+        ("event_contacts", contacts.len()),
+    ] {
         if n != times.len() {
             return Err(format!(
                 "{name} has {n} entries and event_times {}: the columns of one run's events have one entry per event",

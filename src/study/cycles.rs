@@ -120,15 +120,18 @@ pub fn write_cycles(
     write_atomically(&dir.join("analysis.json"), &json)?;
     let figure = figure(spec, swept, &runs);
     let mut md = Markdown::new();
-    md.heading(2, format!("Cycles from landing to landing of {}", spec.contact))
-        .paragraph(format!(
-            "A landing is a contact closing after another contact closed last (a compliant \
+    md.heading(
+        2,
+        format!("Cycles from landing to landing of {}", spec.contact),
+    )
+    .paragraph(format!(
+        "A landing is a contact closing after another contact closed last (a compliant \
              contact's bounces count once); a cycle runs from one landing of {} to the next. \
              growth: ratios of successive cycle durations, the velocities' growth per cycle of a \
              motion near the equilibrium (docs/champneys_varkonyi.md, \"Stability of equilibria \
              with two contacts\"). analysis.json: `runs`.",
-            spec.contact
-        ));
+        spec.contact
+    ));
     let mut header = vec!["method".to_string(), "κ".to_string()];
     header.extend(swept.iter().cloned());
     header.extend(
@@ -159,7 +162,10 @@ pub fn write_cycles(
         );
         cells.push(r.integrator.clone());
         if r.status != "ok" {
-            cells.push(format!("failed: {}", r.error.as_deref().unwrap_or(&r.status)));
+            cells.push(format!(
+                "failed: {}",
+                r.error.as_deref().unwrap_or(&r.status)
+            ));
             table.row(cells);
             continue;
         }
@@ -240,12 +246,7 @@ fn figure(spec: &CyclesSpec, swept: &[String], runs: &[RunCycles]) -> Option<Fig
                 colour += 1;
             }
         }
-        let last = own
-            .iter()
-            .map(|r| r.growth.len())
-            .max()
-            .unwrap_or(1)
-            .max(2) as f64;
+        let last = own.iter().map(|r| r.growth.len()).max().unwrap_or(1).max(2) as f64;
         series.push(Series {
             label: "neutral: growth 1".into(),
             points: vec![(1.0, 1.0), (last, 1.0)],

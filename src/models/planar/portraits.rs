@@ -444,9 +444,16 @@ pub fn panel_measures(rows: &[Row]) -> Vec<PanelMeasure> {
                 let agree = r
                     .iter()
                     .filter(|x| {
-                        let (y0, v0) = (x.number("Y0").unwrap_or(f64::NAN), x.number("V0").unwrap_or(f64::NAN));
+                        let (y0, v0) = (
+                            x.number("Y0").unwrap_or(f64::NAN),
+                            x.number("V0").unwrap_or(f64::NAN),
+                        );
                         let above = v0 - rate * (y0 - y_star) > 0.0;
-                        let expected = if above { Outcome::LiftOff.symbol() } else { below };
+                        let expected = if above {
+                            Outcome::LiftOff.symbol()
+                        } else {
+                            below
+                        };
                         x.text("outcome") == expected
                     })
                     .count();
@@ -461,7 +468,11 @@ pub fn panel_measures(rows: &[Row]) -> Vec<PanelMeasure> {
                 m.equilibrium_distance_max = r
                     .iter()
                     .filter(|x| settled.contains(&x.text("outcome")))
-                    .filter_map(|x| numbers(x.text("trajectory_Y")).last().map(|y| (y - y_eq).abs()))
+                    .filter_map(|x| {
+                        numbers(x.text("trajectory_Y"))
+                            .last()
+                            .map(|y| (y - y_eq).abs())
+                    })
                     .reduce(f64::max);
             }
             m
@@ -540,8 +551,10 @@ fn write_report(name: &str, rows: &[Row], dir: &Path) -> Result<(), RunError> {
             outcomes.join(", "),
             (m.iwc_fraction_not_in_flight * m.starts_not_in_flight as f64).round(),
             m.starts_not_in_flight,
-            m.manifold_side_agreement.map_or(String::new(), |a| format!("{a}")),
-            m.equilibrium_distance_max.map_or(String::new(), |d| format!("{d:.1e}")),
+            m.manifold_side_agreement
+                .map_or(String::new(), |a| format!("{a}")),
+            m.equilibrium_distance_max
+                .map_or(String::new(), |d| format!("{d:.1e}")),
         );
     }
     write_atomically(
