@@ -3,6 +3,7 @@
 //! never calls a solver.
 
 pub mod claims;
+pub mod cycles;
 pub mod extrapolate;
 pub mod fit;
 pub mod trajectory;

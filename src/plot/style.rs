@@ -241,6 +241,73 @@ pub(crate) fn linear_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
         .collect()
 }
 
+/// `text` (a quantity's symbol or a configuration's label, written with the system's names) for
+/// a figure: a Greek name as its letter (`theta` → θ, `mu` → μ), a `_dot` suffix as the dot
+/// above (`theta_dot` → θ̇) and a trailing index as a subscript.
+pub fn plot_text(text: &str) -> String {
+    const GREEK: [(&str, &str); 20] = [
+        ("alpha", "α"),
+        ("beta", "β"),
+        ("gamma", "γ"),
+        ("delta", "δ"),
+        ("epsilon", "ε"),
+        ("zeta", "ζ"),
+        ("eta", "η"),
+        ("theta", "θ"),
+        ("kappa", "κ"),
+        ("lambda", "λ"),
+        ("mu", "μ"),
+        ("nu", "ν"),
+        ("xi", "ξ"),
+        ("rho", "ρ"),
+        ("sigma", "σ"),
+        ("tau", "τ"),
+        ("phi", "φ"),
+        ("chi", "χ"),
+        ("psi", "ψ"),
+        ("omega", "ω"),
+    ];
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        let (base, dot) = match word.strip_suffix("_dot") {
+            Some(base) => (base.to_string(), true),
+            None => (word.clone(), false),
+        };
+        // A trailing index is a subscript (`u0` → u₀, `theta0` → θ₀).
+        let stem = base.trim_end_matches(|c: char| c.is_ascii_digit());
+        let (stem, index) = if stem.is_empty() {
+            (base.as_str(), "")
+        } else {
+            (stem, &base[stem.len()..])
+        };
+        let letter = GREEK
+            .iter()
+            .find(|(name, _)| *name == stem)
+            .map_or(stem, |(_, letter)| letter);
+        out.push_str(letter);
+        if dot {
+            out.push('\u{307}');
+        }
+        out.extend(
+            index
+                .chars()
+                .filter_map(|c| c.to_digit(10).and_then(|d| char::from_u32(0x2080 + d))),
+        );
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

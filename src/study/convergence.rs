@@ -30,8 +30,10 @@ use crate::experiment::runner::{write_atomically, Plan, Points, RunError};
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::experiment::table::Row;
 use crate::integrate::IntegratorKind;
+use crate::plot::style::plot_text;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::markdown::{fixed, sci, Markdown, MarkdownTable};
+use crate::study::cycles::{write_cycles, CyclesSpec};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -69,6 +71,10 @@ pub struct Convergence<S: System> {
     #[serde(default)]
     pub sweep: KappaSweep,
     pub solver: SolverSpec,
+    /// `[cycles] contact = "NAME"`: the cycles of a body rocking between its contacts, from
+    /// landing to landing of contact NAME (analysis.json, cycles.png; `study::cycles`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<CyclesSpec>,
 }
 
 /// One run: a configuration, a method (the rigid reference or κ of the ladder) and an
@@ -159,6 +165,17 @@ impl<S: System> Convergence<S> {
             .validate(configurations.saturating_mul(ladder.max(1)))?;
         for config in &configs {
             S::validate(config, self.sweep.kappa.as_ref())?;
+        }
+        if let Some(cycles) = &self.cycles {
+            // A contact's name is known by its impulse column.
+            let column = format!("impulse_normal_{}", cycles.contact);
+            if !S::record_columns(&self.params).contains(&column.as_str()) {
+                return Err(SimError::invalid(
+                    "cycles.contact",
+                    &cycles.contact,
+                    "name one of the system's contacts (its [[contacts]] name)",
+                ));
+            }
         }
         self.solver.refuse_unused_keys(S::NAME, S::SOLVER_KEYS)
     }
@@ -267,6 +284,11 @@ impl<S: System> Convergence<S> {
     /// distances to it (convergence.png, .svg).
     pub fn report(&self, rows: &[Row], dir: &Path) -> Result<(), RunError> {
         let mut summary = self.summary(rows);
+        if let Some(cycles) = &self.cycles {
+            let swept: Vec<String> = self.sweep.parameters.keys().cloned().collect();
+            summary.push('\n');
+            summary.push_str(&write_cycles(cycles, &self.name, &swept, rows, dir)?);
+        }
         if self.figure(rows, dir)? {
             summary.push_str(&format!(
                 "\n![|q(κ) − q(rigid)| against κ, {} rows](convergence.png)\n",
@@ -519,73 +541,6 @@ fn rigid_distances(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> (Vec<f6
             Some((r.number("kappa")?, gap.abs()))
         })
         .unzip()
-}
-
-/// `text` (a quantity's symbol or a configuration's label, written with the system's names) for
-/// a figure: a Greek name as its letter (`theta` → θ, `mu` → μ), a `_dot` suffix as the dot
-/// above (`theta_dot` → θ̇) and a trailing index as a subscript.
-fn plot_text(text: &str) -> String {
-    const GREEK: [(&str, &str); 20] = [
-        ("alpha", "α"),
-        ("beta", "β"),
-        ("gamma", "γ"),
-        ("delta", "δ"),
-        ("epsilon", "ε"),
-        ("zeta", "ζ"),
-        ("eta", "η"),
-        ("theta", "θ"),
-        ("kappa", "κ"),
-        ("lambda", "λ"),
-        ("mu", "μ"),
-        ("nu", "ν"),
-        ("xi", "ξ"),
-        ("rho", "ρ"),
-        ("sigma", "σ"),
-        ("tau", "τ"),
-        ("phi", "φ"),
-        ("chi", "χ"),
-        ("psi", "ψ"),
-        ("omega", "ω"),
-    ];
-    let mut out = String::new();
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
-        let (base, dot) = match word.strip_suffix("_dot") {
-            Some(base) => (base.to_string(), true),
-            None => (word.clone(), false),
-        };
-        // A trailing index is a subscript (`u0` → u₀, `theta0` → θ₀).
-        let stem = base.trim_end_matches(|c: char| c.is_ascii_digit());
-        let (stem, index) = if stem.is_empty() {
-            (base.as_str(), "")
-        } else {
-            (stem, &base[stem.len()..])
-        };
-        let letter = GREEK
-            .iter()
-            .find(|(name, _)| *name == stem)
-            .map_or(stem, |(_, letter)| letter);
-        out.push_str(letter);
-        if dot {
-            out.push('\u{307}');
-        }
-        out.extend(
-            index
-                .chars()
-                .filter_map(|c| c.to_digit(10).and_then(|d| char::from_u32(0x2080 + d))),
-        );
-        word.clear();
-    };
-    for c in text.chars() {
-        if c.is_alphanumeric() || c == '_' {
-            word.push(c);
-        } else {
-            flush(&mut word, &mut out);
-            out.push(c);
-        }
-    }
-    flush(&mut word, &mut out);
-    out
 }
 
 /// For `kind`'s rows: the rate of |q − rigid limit| ∝ κ^p when the rigid limit is known (its

@@ -3,6 +3,7 @@
 //! shape; the system owns the physics.
 
 pub mod convergence;
+pub mod cycles;
 pub mod single;
 pub mod work_precision;
 

@@ -379,6 +379,107 @@ fn panel_of(letter: char, rows: &[&Row]) -> Panel {
     }
 }
 
+/// What a panel of C–V's figure shows, measured on its runs (docs/champneys_varkonyi.md §11):
+/// the outcomes, those of the starts not in free flight (Y0 ≤ 0), the starts whose outcome lies
+/// on the side of the slip saddle's stable manifold V = λ_s(Y − Y*) that C–V's text assigns it
+/// (above: lift-off; below: IWC in slip, stick at rest), and how far the runs that settle (slip
+/// S+ or stick T) end from the stable equilibrium.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PanelMeasure {
+    pub panel: String,
+    pub cell: String,
+    pub starts: usize,
+    /// Runs per outcome symbol (F, IWC, S+, T, …).
+    pub outcomes: std::collections::BTreeMap<String, usize>,
+    /// Each outcome's share of the starts.
+    pub fractions: std::collections::BTreeMap<String, f64>,
+    /// Starts with Y0 ≤ 0 (in contact or on the surface) and, of them, the share ending in IWC.
+    pub starts_not_in_flight: usize,
+    pub iwc_fraction_not_in_flight: f64,
+    /// With a slip saddle: the share of starts whose outcome is the one of their manifold side.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub manifold_side_agreement: Option<f64>,
+    /// With a stable equilibrium: the largest |Y(end) − Y_eq| of the runs ending in slip or stick.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub equilibrium_distance_max: Option<f64>,
+}
+
+/// The measures of every panel, lettered in order.
+pub fn panel_measures(rows: &[Row]) -> Vec<PanelMeasure> {
+    panels(rows)
+        .iter()
+        .zip('A'..='Z')
+        .map(|((_, r), letter)| {
+            let mut m = PanelMeasure {
+                panel: letter.to_string(),
+                cell: r[0].text("cell").to_string(),
+                starts: r.len(),
+                ..PanelMeasure::default()
+            };
+            for x in r {
+                *m.outcomes.entry(x.text("outcome").to_string()).or_default() += 1;
+            }
+            for (o, n) in &m.outcomes {
+                m.fractions.insert(o.clone(), *n as f64 / r.len() as f64);
+            }
+            let grounded: Vec<&&Row> = r
+                .iter()
+                .filter(|x| x.number("Y0").is_some_and(|y| y <= 0.0))
+                .collect();
+            m.starts_not_in_flight = grounded.len();
+            m.iwc_fraction_not_in_flight = grounded
+                .iter()
+                .filter(|x| x.text("outcome") == Outcome::Iwc.symbol())
+                .count() as f64
+                / grounded.len().max(1) as f64;
+            let at_rest = r[0].number("u0") == Some(0.0);
+            if let (Some(y_star), Some(rate)) =
+                (r[0].number("saddle_gap"), r[0].number("stable_rate"))
+            {
+                let below = if at_rest {
+                    Outcome::Stick.symbol()
+                } else {
+                    Outcome::Iwc.symbol()
+                };
+                let agree = r
+                    .iter()
+                    .filter(|x| {
+                        let (y0, v0) = (
+                            x.number("Y0").unwrap_or(f64::NAN),
+                            x.number("V0").unwrap_or(f64::NAN),
+                        );
+                        let above = v0 - rate * (y0 - y_star) > 0.0;
+                        let expected = if above {
+                            Outcome::LiftOff.symbol()
+                        } else {
+                            below
+                        };
+                        x.text("outcome") == expected
+                    })
+                    .count();
+                m.manifold_side_agreement = Some(agree as f64 / r.len() as f64);
+            }
+            if let Some(y_eq) = r[0].number("equilibrium_gap") {
+                let settled = [
+                    Outcome::SlipPositive.symbol(),
+                    Outcome::SlipNegative.symbol(),
+                    Outcome::Stick.symbol(),
+                ];
+                m.equilibrium_distance_max = r
+                    .iter()
+                    .filter(|x| settled.contains(&x.text("outcome")))
+                    .filter_map(|x| {
+                        numbers(x.text("trajectory_Y"))
+                            .last()
+                            .map(|y| (y - y_eq).abs())
+                    })
+                    .reduce(f64::max);
+            }
+            m
+        })
+        .collect()
+}
+
 fn write_report(name: &str, rows: &[Row], dir: &Path) -> Result<(), RunError> {
     let groups = panels(rows);
     let letters = ('A'..='Z').collect::<Vec<_>>();
@@ -429,6 +530,37 @@ fn write_report(name: &str, rows: &[Row], dir: &Path) -> Result<(), RunError> {
             outcomes.join("; ")
         );
     }
+    let measures = panel_measures(rows);
+    let _ = writeln!(
+        s,
+        "\n## What each panel shows, measured\n\nanalysis.json `panels`: per panel the outcomes \
+         and their shares; of the starts not in free flight (Y0 ≤ 0) the share ending in IWC; \
+         with a slip saddle the share of starts whose outcome is their side's of its stable \
+         manifold (above: F; below: IWC in slip, T at rest); with a stable equilibrium the \
+         largest |Y(end) − Y_eq| of the runs that settle (S+, T).\n\n\
+         | panel | cell | outcomes | IWC of the starts with Y0 ≤ 0 | manifold side agreement | largest distance of Y(end) from Y_eq |\n\
+         |---|---|---|---|---|---|"
+    );
+    for m in &measures {
+        let outcomes: Vec<String> = m.outcomes.iter().map(|(o, n)| format!("{o} {n}")).collect();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {}/{} | {} | {} |",
+            m.panel,
+            m.cell,
+            outcomes.join(", "),
+            (m.iwc_fraction_not_in_flight * m.starts_not_in_flight as f64).round(),
+            m.starts_not_in_flight,
+            m.manifold_side_agreement
+                .map_or(String::new(), |a| format!("{a}")),
+            m.equilibrium_distance_max
+                .map_or(String::new(), |d| format!("{d:.1e}")),
+        );
+    }
+    write_atomically(
+        &dir.join("analysis.json"),
+        &crate::report::json::pretty(&serde_json::json!({ "panels": measures })),
+    )?;
     write_atomically(&dir.join("summary.md"), &s)
 }
 

@@ -1,0 +1,115 @@
+//! The cycles of a motion that rocks from one contact to another: a body on two legs lands on
+//! one, then on the other, then on the first again. From one run's events (runs.csv's
+//! `event_times`, `event_kinds`, `event_contacts`): the landings — a contact closing (`impact`
+//! of the rigid reference, `contact_closes` of the compliant model) after another contact was
+//! the last to close, so that the bounces of a compliant contact count once — and the cycles
+//! between successive landings of one contact.
+//!
+//! Near an equilibrium held by forces that are constant to first order, the rigid motion is
+//! homogeneous: scaling every velocity by ε scales every phase's duration by ε (the
+//! accelerations are fixed, the velocities ∝ ε), so the ratio of successive cycle durations is
+//! the factor by which the velocities grow per cycle (docs/champneys_varkonyi.md, "Stability of
+//! equilibria with two contacts").
+
+/// One landing: its time and the contact that closed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Landing {
+    pub t: f64,
+    pub contact: String,
+}
+
+/// The event kinds that close a contact: the rigid impact and the compliant closing.
+const CLOSING: [&str; 2] = ["impact", "contact_closes"];
+
+/// The landings of a run from its space-separated event columns (times, kinds, contacts, one
+/// entry per event in time order). An error names the column that does not parse or whose
+/// length differs from the times'.
+pub fn landings(times: &str, kinds: &str, contacts: &str) -> Result<Vec<Landing>, String> {
+    let times: Vec<f64> = times
+        .split_whitespace()
+        .map(|t| {
+            t.parse::<f64>()
+                .map_err(|_| format!("event_times: `{t}` is not a number"))
+        })
+        .collect::<Result<_, _>>()?;
+    let kinds: Vec<&str> = kinds.split_whitespace().collect();
+    let contacts: Vec<&str> = contacts.split_whitespace().collect();
+    for (name, n) in [
+        ("event_kinds", kinds.len()),
+        ("event_contacts", contacts.len()),
+    ] {
+        if n != times.len() {
+            return Err(format!(
+                "{name} has {n} entries and event_times {}: the columns of one run's events have one entry per event",
+                times.len()
+            ));
+        }
+    }
+    let mut out: Vec<Landing> = Vec::new();
+    for ((t, kind), contact) in times.iter().zip(&kinds).zip(&contacts) {
+        if !CLOSING.contains(kind) {
+            continue;
+        }
+        if out.last().is_some_and(|l| l.contact == *contact) {
+            continue;
+        }
+        out.push(Landing {
+            t: *t,
+            contact: contact.to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// The cycles between successive landings of one contact.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cycles {
+    /// The landing times of the contact that starts a cycle.
+    pub starts: Vec<f64>,
+    /// Each cycle's duration, starts[k + 1] − starts[k].
+    pub durations: Vec<f64>,
+    /// Successive durations' ratios, durations[k + 1]/durations[k]: the velocities' growth per
+    /// cycle of a homogeneous motion.
+    pub growth: Vec<f64>,
+}
+
+/// The cycles of `landings` that start at each landing of `contact`.
+pub fn cycles(landings: &[Landing], contact: &str) -> Cycles {
+    let starts: Vec<f64> = landings
+        .iter()
+        .filter(|l| l.contact == contact)
+        .map(|l| l.t)
+        .collect();
+    let durations: Vec<f64> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+    let growth = durations.windows(2).map(|w| w[1] / w[0]).collect();
+    Cycles {
+        starts,
+        durations,
+        growth,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounces_count_once_and_the_ratios_are_the_durations() {
+        let l = landings(
+            "0.5 1 1.1 1.2 2 3 3.5 5 6",
+            "impact contact_opens contact_closes contact_opens contact_closes contact_closes stop contact_closes contact_closes",
+            "a a a a b a b b a",
+        )
+        .unwrap();
+        let t: Vec<f64> = l.iter().map(|l| l.t).collect();
+        assert_eq!(t, vec![0.5, 2.0, 3.0, 5.0, 6.0]);
+        let c = cycles(&l, "a");
+        assert_eq!(c.starts, vec![0.5, 3.0, 6.0]);
+        assert_eq!(c.durations, vec![2.5, 3.0]);
+        assert_eq!(c.growth, vec![1.2]);
+        assert!(landings("1 2", "impact", "a b")
+            .unwrap_err()
+            .starts_with("event_kinds has 1"));
+        assert!(landings("x", "impact", "a").is_err());
+    }
+}
