@@ -473,3 +473,64 @@ pub fn analyze_atlas(
     };
     (analysis, states.rows)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every value comes back bit for bit, NaNs of arithmetic included, and absence stays
+    /// absence: the NaN pattern that stands for it is not one arithmetic makes.
+    #[test]
+    fn packed_optional_numbers_round_trip() {
+        assert_eq!(OptF64::from(None).get(), None);
+        let zero = std::hint::black_box(0.0_f64);
+        let made_nans = [
+            zero / zero,
+            f64::INFINITY - f64::INFINITY,
+            (-1.0_f64).sqrt(),
+        ];
+        for x in [
+            0.0,
+            -0.0,
+            1e-300,
+            -2.5,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ]
+        .into_iter()
+        .chain(made_nans)
+        {
+            let back = OptF64::from(Some(x)).get().expect("a value stays a value");
+            assert_eq!(back.to_bits(), x.to_bits(), "{x}");
+        }
+        for nan in made_nans {
+            assert_ne!(nan.to_bits(), OptF64::NONE.0.to_bits());
+        }
+    }
+
+    /// A state is a fixed-size record (the memory of a 10⁶-point atlas is 144,400 of them):
+    /// no field may grow it back toward the 520 bytes plus heap it took with a `String` and a
+    /// `Vec` per state.
+    #[test]
+    fn a_state_stays_compact() {
+        let size = std::mem::size_of::<StateAnalysis>();
+        assert!(size <= 384, "StateAnalysis takes {size} bytes");
+        let bound = StateBound {
+            holds_at_every_kappa: false,
+            hypotheses_fail: 0,
+            worst: [
+                OptF64::from(Some(1e-12)),
+                OptF64::from(Some(0.5)),
+                OptF64::from(Some(1.0)),
+                OptF64::from(Some(0.5)),
+            ],
+        };
+        assert_eq!(bound.worst(), Some((1e-12, 0.5, 1.0, 0.5)));
+        let none = StateBound {
+            worst: [OptF64::NONE; 4],
+            ..bound
+        };
+        assert_eq!(none.worst(), None);
+    }
+}
