@@ -3,10 +3,10 @@
 //! Tsitouras 5(4) (`tsit5`, the default) or Dormand–Prince 8(5,3) (`dop853`).
 //!
 //! `handloop RTOL REPEATS [tsit5|dop853]`: one JSON line (durations, post-impact state, steps,
-//! right-hand sides, events, the median seconds of one impact over REPEATS impacts at κ = 1e-8, μ = 2,
-//! θ0 = 1.3, u0 = −1, rtol = atol = RTOL). `handloop atlas RUNS_CSV RTOL METHOD`: the
-//! undamped points of an atlas's runs.csv, each once, at rtol RTOL and atol 1e-12; the seconds
-//! of the whole loop.
+//! right-hand sides, events, the median seconds of one impact over REPEATS impacts at
+//! κ = 1e-8, μ = 2, θ0 = 1.3, u0 = −1, rtol = atol = RTOL).
+//! `handloop atlas RUNS_CSV RTOL METHOD`: the undamped points of an atlas's runs.csv, each once,
+//! at rtol RTOL and atol 1e-12; the seconds of the whole loop.
 //!
 //! Same as rigid-limit's native `tsit5` and `dop853` paths:
 //! - the state [x_A, y_A, θ, ẋ_A, ẏ_A, θ̇, ∫F_n, ∫F_τ, ∫F_τ u, ∫damping] (10 components, the
