@@ -4,8 +4,9 @@
 //! one rod impact (Zhao–Liu's, κ = 1e-8, μ = 2, θ0 = 1.3) at rtol = atol = 1e-8 and 1e-10, the
 //! accepted steps of each, and the allocations per extra step between the two: 0 means the step
 //! loop (step, scan, save) allocates nothing and what remains is per phase and per event.
-//! Then the allocations of one atlas point as the runner runs it (`Plan::run_point`: the run,
-//! its measures and its row), over the first points of experiments/painleve_atlas.toml.
+//! Then the allocations of one atlas point as the runner runs it, over the first points of
+//! experiments/painleve_atlas.toml: the impact, its measures and row (`Plan::run_point`), the
+//! CSV line written (`Row::to_csv_line`), and their sum (the last line).
 //! `tests/allocations.rs` includes this file and checks the per-step figure.
 
 use rigid_limit::compliant::SimulationOptions;
@@ -92,13 +93,38 @@ fn main() {
     use rigid_limit::experiment::runner::Plan;
     let points = spec.points();
     let n = 70.min(points.len());
-    let (_, allocs) = counted(|| {
+    let columns =
+        rigid_limit::experiment::model::SweepSpec::<rigid_limit::models::rod::Rod>::columns();
+    let options = |kind| {
+        let s = &spec.solver;
+        SimulationOptions::new(kind, s.rtol, s.atol).with_guards(s.t_max, s.max_steps, s.max_events)
+    };
+    let (_, simulate) = counted(|| {
+        for p in &points[..n] {
+            let _ = RodImpact {
+                kappa: p.kappa,
+                ..p.config
+            }
+            .simulate(&options(p.integrator));
+        }
+    });
+    let (_, run) = counted(|| {
         for p in &points[..n] {
             spec.run_point(p);
         }
     });
+    let (_, written) = counted(|| {
+        for p in &points[..n] {
+            spec.run_point(p).to_csv_line(&columns);
+        }
+    });
+    let per = |a: usize| a as f64 / n as f64;
     println!(
-        "painleve_atlas, first {n} points (10 states x 7 kappa): {:.1} allocations per point",
-        allocs as f64 / n as f64
+        "painleve_atlas, first {n} points (10 states x 7 kappa), allocations per point: \
+         the impact {:.1}, its measures and row {:.1}, the CSV line {:.1}; {:.1} in all",
+        per(simulate),
+        per(run) - per(simulate),
+        per(written) - per(run),
+        per(written)
     );
 }

@@ -125,12 +125,20 @@ displayed_as_message_text!(usize, u32, u64, u128, i32, i64, &str, String, &Strin
 /// A number in its shortest round-trip form, with an exponent outside [1e-4, 1e6): `1e-12`,
 /// `0.25`, `3`, `2.5e7` (Rust's plain `Display` writes 1e-12 as 0.000000000001).
 pub fn number_text(x: f64) -> String {
+    let mut s = String::new();
+    write_number(&mut s, x);
+    s
+}
+
+/// [`number_text`] appended to `out` (a table's line is written without a string per cell).
+pub fn write_number(out: &mut String, x: f64) {
+    use std::fmt::Write;
     let a = x.abs();
-    if a == 0.0 || !a.is_finite() || (1e-4..1e6).contains(&a) {
-        x.to_string()
+    let _ = if a == 0.0 || !a.is_finite() || (1e-4..1e6).contains(&a) {
+        write!(out, "{x}")
     } else {
-        format!("{x:e}")
-    }
+        write!(out, "{x:e}")
+    };
 }
 
 /// A time in a message: seven significant digits, written like [`number_text`] (`1.227728`,

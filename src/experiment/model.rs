@@ -5,7 +5,7 @@
 
 use super::grammar::{parse_validated, validate_name, LogGrid, SolverSpec, SpecError};
 use super::runner::{Plan, Points, RunError};
-use super::table::{stat_fields, Row};
+use super::table::{stat_counts, stat_fields, Fields, Row};
 use crate::error::SimError;
 use crate::integrate::{IntegratorKind, SolverStats};
 use serde::de::DeserializeOwned;
@@ -184,21 +184,24 @@ pub fn sweep_input_row(
 ) -> Row {
     let mut row = Row {
         point_id,
-        fields: Default::default(),
+        fields: Fields::with_capacity(SWEEP_ROW_CELLS),
     };
-    let mut put = |k: &'static str, v: String| {
-        row.fields.insert(k, v);
+    let mut put = |k: &'static str, v: &dyn std::fmt::Display| {
+        row.fields.insert_display(k, v);
     };
-    put("point_id", point_id.to_string());
-    put("kappa", kappa.to_string());
-    for (k, v) in inputs {
+    put("point_id", &point_id);
+    put("kappa", &kappa);
+    for (k, v) in &inputs {
         put(k, v);
     }
-    put("integrator", integrator.to_string());
-    put("rtol", solver.rtol.to_string());
-    put("atol", solver.atol.to_string());
+    put("integrator", &integrator);
+    put("rtol", &solver.rtol);
+    put("atol", &solver.atol);
     row
 }
+
+/// Room for the cells of a κ-sweep row (the rod's has 63), so that it is built without growing.
+const SWEEP_ROW_CELLS: usize = 64;
 
 /// A κ-sweep row completed by its run's result: the status, the error or the measured cells
 /// and work counters, and the wall time of the whole point since `start`.
@@ -207,24 +210,24 @@ pub fn finish_sweep_row(
     result: Result<(Cells, SolverStats), String>,
     start: std::time::Instant,
 ) -> Row {
-    let mut put = |k: &'static str, v: String| {
-        row.fields.insert(k, v);
+    let mut put = |k: &'static str, v: &dyn std::fmt::Display| {
+        row.fields.insert_display(k, v);
     };
     match result {
         Err(e) => {
-            put("status", "error".into());
-            put("error", e);
+            put("status", &"error");
+            put("error", &e);
         }
         Ok((cells, stats)) => {
-            put("status", "ok".into());
-            for (k, v) in cells {
+            put("status", &"ok");
+            for (k, v) in &cells {
                 put(k, v);
             }
-            for (k, v) in stat_fields(&stats) {
-                put(k, v);
+            for (k, v) in stat_counts(&stats) {
+                put(k, &v);
             }
             // The whole point, whatever the model's own counters time.
-            put("wall_time_s", start.elapsed().as_secs_f64().to_string());
+            put("wall_time_s", &start.elapsed().as_secs_f64());
         }
     }
     row

@@ -62,8 +62,29 @@ impl Fields {
         self.get(key).is_some()
     }
 
+    /// No cells, with room for `columns` cells of about 24 characters each (a run's row is
+    /// built without growing).
+    pub fn with_capacity(columns: usize) -> Self {
+        Fields {
+            keys: Keys::Own(Vec::with_capacity(columns)),
+            text: String::with_capacity(24 * columns),
+            ends: Vec::with_capacity(columns),
+        }
+    }
+
     /// Set the cell of `key`, returning the text it held.
     pub fn insert(&mut self, key: &'static str, value: String) -> Option<String> {
+        self.insert_display(key, &value)
+    }
+
+    /// Set the cell of `key` to `value` as `Display` writes it (written in place: no string
+    /// for the cell), returning the text it held.
+    pub fn insert_display(
+        &mut self,
+        key: &'static str,
+        value: &dyn std::fmt::Display,
+    ) -> Option<String> {
+        use std::fmt::Write;
         let old = self.remove(key);
         if let Keys::Shared(shared) = &self.keys {
             self.keys = Keys::Own(shared.to_vec());
@@ -71,7 +92,7 @@ impl Fields {
         if let Keys::Own(keys) = &mut self.keys {
             keys.push(key);
         }
-        self.text.push_str(&value);
+        let _ = write!(self.text, "{value}");
         self.ends.push(self.text.len() as u32);
         old
     }
@@ -174,11 +195,31 @@ impl Row {
 
     /// One CSV line (no newline) with `columns`.
     pub fn to_csv_line(&self, columns: &[&str]) -> String {
-        let cells: Vec<String> = columns
-            .iter()
-            .map(|c| quote(&canonical_number(self.text(c))))
-            .collect();
-        cells.join(",")
+        let mut line = String::with_capacity(self.fields.text.len() + 2 * columns.len());
+        self.write_csv_line(columns, &mut line);
+        line
+    }
+
+    /// [`Row::to_csv_line`] appended to `out`: each cell written in place, its number in
+    /// canonical form and quoted where it needs it, without a string per cell.
+    pub fn write_csv_line(&self, columns: &[&str], out: &mut String) {
+        for (i, c) in columns.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            let cell = self.text(c);
+            if cell.contains(' ') {
+                out.push_str(&quote(&canonical_number(cell)));
+            } else {
+                let start = out.len();
+                write_canonical_number(cell, out);
+                if out[start..].contains([',', '"', '\n', '\r']) {
+                    let quoted = quote(&out[start..]);
+                    out.truncate(start);
+                    out.push_str(&quoted);
+                }
+            }
+        }
     }
 
     /// Parse a CSV line written by [`Row::to_csv_line`] with the same `columns` (the first is the
@@ -205,6 +246,15 @@ impl Row {
 /// `0.0000000001`; `1.8295288525171745e19`, not `18295288525171745000`), and so is each number
 /// of a space-separated list of numbers (a state `0.25 -3.1e-18`); integers (up to 15 digits) and
 /// text are written as they are.
+/// [`canonical_number`] of a cell without spaces, appended to `out`.
+fn write_canonical_number(cell: &str, out: &mut String) {
+    let is_decimal = cell.contains(['.', 'e', 'E']) || cell.trim_start_matches('-').len() > 15;
+    match cell.parse::<f64>() {
+        Ok(x) if is_decimal && x.is_finite() => crate::error::write_number(out, x),
+        _ => out.push_str(cell),
+    }
+}
+
 fn canonical_number(cell: &str) -> std::borrow::Cow<'_, str> {
     if cell.contains(' ') {
         let tokens: Vec<&str> = cell.split(' ').collect();
@@ -216,23 +266,30 @@ fn canonical_number(cell: &str) -> std::borrow::Cow<'_, str> {
     }
     // A float written with `{}` has no point when it is integral (`18295288525171745000`, or
     // 309 digits for -1e308): beyond 15 digits no cell is a count, so it is a decimal too.
-    let is_decimal = cell.contains(['.', 'e', 'E']) || cell.trim_start_matches('-').len() > 15;
-    match cell.parse::<f64>() {
-        Ok(x) if is_decimal && x.is_finite() => crate::error::number_text(x).into(),
-        _ => cell.into(),
+    let mut written = String::new();
+    write_canonical_number(cell, &mut written);
+    if written == cell {
+        cell.into()
+    } else {
+        written.into()
     }
 }
 
 /// The work counters of a run as (column, text), in column order.
 pub fn stat_fields(s: &SolverStats) -> [(&'static str, String); 7] {
+    stat_counts(s).map(|(k, v)| (k, v.to_string()))
+}
+
+/// The work counters of a run as (column, count), in column order.
+pub fn stat_counts(s: &SolverStats) -> [(&'static str, usize); 7] {
     [
-        ("steps", s.steps.to_string()),
-        ("rejected_steps", s.rejected_steps.to_string()),
-        ("rhs_evals", s.rhs_evals.to_string()),
-        ("jvp_evals", s.jvp_evals.to_string()),
-        ("jacobian_evals", s.jacobian_evals.to_string()),
-        ("lu_factorisations", s.lu_factorisations.to_string()),
-        ("newton_iterations", s.newton_iterations.to_string()),
+        ("steps", s.steps),
+        ("rejected_steps", s.rejected_steps),
+        ("rhs_evals", s.rhs_evals),
+        ("jvp_evals", s.jvp_evals),
+        ("jacobian_evals", s.jacobian_evals),
+        ("lu_factorisations", s.lu_factorisations),
+        ("newton_iterations", s.newton_iterations),
     ]
 }
 

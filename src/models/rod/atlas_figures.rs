@@ -136,7 +136,7 @@ pub fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), String> 
         &|s| {
             Some(if s.failed > 0 {
                 2.0
-            } else if s.sequence == STANDARD_SEQUENCE {
+            } else if a.sequence_of(s) == STANDARD_SEQUENCE {
                 0.0
             } else {
                 1.0
@@ -145,42 +145,41 @@ pub fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), String> 
     );
     save_heatmap(&sequence, dir, "atlas_sequence")?;
     let stick = map(a, continuous("lim T_stick/√κ (extrapolated)"), &|s| {
-        Some(s.stick_scaled?.interval?.0)
+        Some(s.stick_scaled?.interval()?.0)
     });
     save_heatmap(&stick, dir, "atlas_stick_limit")?;
     let slide = map(
         a,
         continuous("slide log-coefficient a·λ (fitted / predicted)"),
-        &|s| Some(s.slide_log_coefficient? * s.limit?.slide_rate),
+        &|s| Some(s.slide_log_coefficient()? * s.limit()?.slide_rate),
     );
     save_heatmap(&slide, dir, "atlas_slide_coefficient")?;
     // An error of exactly 0 has no place on the log scale: drawn as "no value" (grey).
     let v_err = map(
         a,
         log_continuous("|relative error of post-impact v| at the smallest κ"),
-        &|s| s.err_v_out.map(f64::abs),
+        &|s| s.err_v_out().map(f64::abs),
     );
     save_heatmap(&v_err, dir, "atlas_v_out_error")?;
     let stick_err = map(
         a,
         log_continuous("|relative error of T_stick/√κ| at the smallest κ"),
-        &|s| s.err_stick_scaled.map(f64::abs),
+        &|s| s.err_stick_scaled().map(f64::abs),
     );
     save_heatmap(&stick_err, dir, "atlas_stick_error")?;
     // Which bounds fail (at some κ), as categories ordered by how many states they cover.
     let failing = |s: &StateAnalysis| -> String {
         let names: Vec<&str> = s
-            .bounds
-            .iter()
-            .filter(|b| !b.holds_at_every_kappa)
-            .map(|b| b.bound)
+            .bounds()
+            .filter(|(_, b)| !b.holds_at_every_kappa)
+            .map(|(name, _)| name)
             .collect();
         let verdict = if names.is_empty() {
             "every bound holds".to_string()
         } else {
             format!("fails: {}", names.join(" + "))
         };
-        if s.bounds.iter().any(|b| b.bound.starts_with("slide")) {
+        if s.bounds().any(|(name, _)| name.starts_with("slide")) {
             verdict
         } else {
             format!("{verdict} (slide bounds n/a: B ≥ 0)")

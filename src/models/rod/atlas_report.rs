@@ -27,11 +27,11 @@ fn slug(name: &str) -> String {
 }
 
 fn extrapolated(c: &Option<ExtrapolatedLimit>) -> Option<f64> {
-    Some(c.as_ref()?.interval?.0)
+    Some(c.as_ref()?.interval()?.0)
 }
 
 fn half_width(c: &Option<ExtrapolatedLimit>) -> Option<f64> {
-    Some(c.as_ref()?.interval?.1)
+    Some(c.as_ref()?.interval()?.1)
 }
 
 /// points.csv: one row per initial state, written a row at a time. The bound columns are those
@@ -69,12 +69,7 @@ pub fn write_points_csv(a: &AtlasAnalysis, path: &std::path::Path) -> Result<(),
     ]
     .map(String::from)
     .to_vec();
-    let mut bounds: Vec<&str> = Vec::new();
-    for b in a.per_state.iter().flat_map(|s| &s.bounds) {
-        if !bounds.contains(&b.bound) {
-            bounds.push(b.bound);
-        }
-    }
+    let bounds = bound_names(a);
     for b in &bounds {
         let p = slug(b);
         columns.extend([
@@ -85,42 +80,44 @@ pub fn write_points_csv(a: &AtlasAnalysis, path: &std::path::Path) -> Result<(),
     }
     let rows = a.per_state.iter().map(|s| {
         let i = &s.impact;
-        let l = s.limit.as_ref();
+        let l = s.limit();
+        let l = l.as_ref();
+        let (a0, b0) = s.a0_b0();
         let mut row = cells![
             i.mu,
             i.mu_s,
             i.theta0,
-            s.theta_fraction,
+            s.theta_fraction(),
             i.omega0,
             i.u0,
             i.damping,
-            s.a0,
-            s.b0,
+            a0,
+            b0,
             s.runs,
             s.failed,
-            s.sequence.replace(',', ";"),
+            a.sequence_of(s).replace(',', ";"),
             l.map(|l| l.stick_duration_scaled),
             extrapolated(&s.stick_scaled),
             half_width(&s.stick_scaled),
-            s.err_stick_scaled,
+            s.err_stick_scaled(),
             l.map(|l| 1.0 / l.slide_rate),
-            s.slide_log_coefficient,
+            s.slide_log_coefficient(),
             l.map(|l| l.reverse_slip_duration_scaled),
-            s.err_reverse_scaled,
-            s.reverse_rounding,
+            s.err_reverse_scaled(),
+            s.reverse_rounding(),
             l.map(|l| l.v_out),
             extrapolated(&s.v_out),
             half_width(&s.v_out),
-            s.err_v_out,
+            s.err_v_out(),
             l.map(|l| l.omega_out),
-            s.err_omega_out,
+            s.err_omega_out(),
         ]
         .to_vec();
         for name in &bounds {
-            match bound_of(s, name) {
+            match s.bound(name) {
                 Some(b) => row.extend(cells![
                     b.holds_at_every_kappa,
-                    b.worst.map(|w| w.3),
+                    b.worst().map(|w| w.3),
                     b.hypotheses_fail
                 ]),
                 None => row.extend([Cell::Empty, Cell::Empty, Cell::Empty]),
@@ -153,9 +150,15 @@ fn sci(v: f64) -> String {
     format!("{v:e}")
 }
 
-/// The states' verdicts on the bound named `name` (states where it does not apply are left out).
-fn bound_of<'a>(s: &'a StateAnalysis, name: &str) -> Option<&'a StateBound> {
-    s.bounds.iter().find(|b| b.bound == name)
+/// The names of every bound checked at some state, in the order first met.
+fn bound_names(a: &AtlasAnalysis) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for (name, _) in a.per_state.iter().flat_map(StateAnalysis::bounds) {
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
 }
 
 /// Describe the states where a bound fails: ranges of μ, θ0 and its position in the eq. (18)
@@ -163,7 +166,7 @@ fn bound_of<'a>(s: &'a StateAnalysis, name: &str) -> Option<&'a StateBound> {
 fn failure_region(states: &[&StateAnalysis], bound: &str) -> String {
     let (mu_lo, mu_hi) = range_of(states.iter().map(|s| s.impact.mu)).unwrap_or_default();
     let (th_lo, th_hi) = range_of(states.iter().map(|s| s.impact.theta0)).unwrap_or_default();
-    let (fr_lo, fr_hi) = range_of(states.iter().map(|s| s.theta_fraction)).unwrap_or_default();
+    let (fr_lo, fr_hi) = range_of(states.iter().map(|s| s.theta_fraction())).unwrap_or_default();
     format!(
         "μ ∈ [{mu_lo:.3}, {mu_hi:.3}], θ0 ∈ [{th_lo:.4}, {th_hi:.4}] (position in the eq. (18) interval {fr_lo:.3} … {fr_hi:.3}), θ̇0 ∈ {{{}}}, c_d ∈ {{{}}}, worst at κ ∈ {{{}}}",
         distinct(states.iter().map(|s| s.impact.omega0), plain),
@@ -171,7 +174,7 @@ fn failure_region(states: &[&StateAnalysis], bound: &str) -> String {
         distinct(
             states
                 .iter()
-                .filter_map(|s| bound_of(s, bound)?.worst.map(|w| w.0)),
+                .filter_map(|s| s.bound(bound)?.worst().map(|w| w.0)),
             sci
         )
     )
@@ -273,16 +276,18 @@ pub fn render_atlas_summary(
     let _ = writeln!(s, "| θ̇0 | c_d | quantity | max abs rel. error | at (μ, θ0) | median |\n|---|---|---|---|---|---|");
     type Quantity = (&'static str, fn(&StateAnalysis) -> Option<f64>);
     let quantities: [Quantity; 7] = [
-        ("T_stick/√κ", |s| s.err_stick_scaled),
+        ("T_stick/√κ", |s| s.err_stick_scaled()),
         ("T_rev/κ (resolved states)", |s| {
-            s.err_reverse_scaled.filter(|_| s.reverse_resolved())
+            s.err_reverse_scaled().filter(|_| s.reverse_resolved())
         }),
-        ("v_out", |s| s.err_v_out),
-        ("θ̇_out", |s| s.err_omega_out),
-        ("extrapolated lim T_stick/√κ", |s| s.stick_scaled?.error),
-        ("extrapolated lim v_out", |s| s.v_out?.error),
+        ("v_out", |s| s.err_v_out()),
+        ("θ̇_out", |s| s.err_omega_out()),
+        ("extrapolated lim T_stick/√κ", |s| {
+            s.stick_scaled?.error()
+        }),
+        ("extrapolated lim v_out", |s| s.v_out?.error()),
         ("slide coefficient a·λ − 1", |s| {
-            Some(s.slide_log_coefficient? * s.limit?.slide_rate - 1.0)
+            Some(s.slide_log_coefficient()? * s.limit()?.slide_rate - 1.0)
         }),
     ];
     for &(w, c) in &groups {
@@ -309,7 +314,7 @@ pub fn render_atlas_summary(
     let unresolved: Vec<&StateAnalysis> = a
         .per_state
         .iter()
-        .filter(|s| s.reverse_rounding.is_some() && !s.reverse_resolved())
+        .filter(|s| s.reverse_rounding().is_some() && !s.reverse_resolved())
         .collect();
     let _ = write!(
         s,
@@ -317,7 +322,7 @@ pub fn render_atlas_summary(
          (`RigidLimit::reverse_slip_rounding`, docs/tolerances.md \"Resolution limits\") is at most {REVERSE_RESOLVED:e}. {} states are not resolved",
         unresolved.len()
     );
-    match max_abs(&unresolved, |s| s.err_reverse_scaled) {
+    match max_abs(&unresolved, |s| s.err_reverse_scaled()) {
         Some((err, i)) => {
             let u = unresolved[i];
             let _ = writeln!(
@@ -327,7 +332,7 @@ pub fn render_atlas_summary(
                 u.impact.theta0,
                 u.impact.omega0,
                 u.impact.damping,
-                u.reverse_rounding.unwrap_or(f64::NAN)
+                u.reverse_rounding().unwrap_or(f64::NAN)
             );
         }
         None => {
@@ -339,16 +344,19 @@ pub fn render_atlas_summary(
         let cs: Vec<&ExtrapolatedLimit> = a
             .per_state
             .iter()
-            .filter(|s| s.sequence == STANDARD_SEQUENCE)
+            .filter(|s| a.is_standard(s))
             .filter_map(f)
-            .filter(|c| c.closed_form.is_some())
+            .filter(|c| c.has_closed_form)
             .collect();
-        let done: Vec<&&ExtrapolatedLimit> = cs.iter().filter(|c| c.interval.is_some()).collect();
+        let done: Vec<&&ExtrapolatedLimit> = cs.iter().filter(|c| c.interval().is_some()).collect();
         let covered = done
             .iter()
-            .filter(|c| c.covers_closed_form == Some(true))
+            .filter(|c| c.covers_closed_form() == Some(true))
             .count();
-        let mut widths: Vec<f64> = done.iter().filter_map(|c| c.relative_half_width).collect();
+        let mut widths: Vec<f64> = done
+            .iter()
+            .filter_map(|c| c.relative_half_width())
+            .collect();
         widths.sort_by(f64::total_cmp);
         format!(
             "{name}: {} of {} standard states extrapolated ({} refused: the 7-point ladder does not resolve the correction), \
@@ -375,20 +383,13 @@ pub fn render_atlas_summary(
         crate::models::rod::bounds::CONSTANT_MARGIN
     );
     let _ = writeln!(s, "| bound | states checked | not applicable | states failing at some κ | hypotheses fail | verdict |\n|---|---|---|---|---|---|");
-    let mut names: Vec<&'static str> = Vec::new();
-    for st in &a.per_state {
-        for b in &st.bounds {
-            if !names.contains(&b.bound) {
-                names.push(b.bound);
-            }
-        }
-    }
+    let names = bound_names(a);
     let mut worst_list = Vec::new();
     for name in names {
         let checked: Vec<(&StateAnalysis, &StateBound)> = a
             .per_state
             .iter()
-            .filter_map(|s| Some((s, bound_of(s, name)?)))
+            .filter_map(|s| Some((s, s.bound(name)?)))
             .collect();
         let failing: Vec<&StateAnalysis> = checked
             .iter()
@@ -412,7 +413,7 @@ pub fn render_atlas_summary(
             failing.len()
         );
         for (st, b) in &checked {
-            if let (false, Some(w)) = (b.holds_at_every_kappa, b.worst) {
+            if let (false, Some(w)) = (b.holds_at_every_kappa, b.worst()) {
                 let badness = if name.contains("upper") {
                     w.3
                 } else {
@@ -428,12 +429,13 @@ pub fn render_atlas_summary(
         .per_state
         .iter()
         .filter(|s| {
-            s.limit
+            s.limit()
                 .is_some_and(|l| l.stick_duration_scaled < std::f64::consts::FRAC_PI_2)
         })
         .collect();
     let failing_lower = |s: &StateAnalysis| {
-        bound_of(s, super::analysis::STICK_LOWER).is_some_and(|b| !b.holds_at_every_kappa)
+        s.bound(super::analysis::STICK_LOWER)
+            .is_some_and(|b| !b.holds_at_every_kappa)
     };
     let _ = writeln!(
         s,

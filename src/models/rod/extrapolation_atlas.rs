@@ -193,7 +193,7 @@ pub fn analyze_extrapolation_atlas(
     spec: &SweepSpec<Rod>,
     rows: impl Iterator<Item = Row>,
 ) -> ExtrapolationAtlas {
-    let states = analyze_states(spec, rows, analyze_state);
+    let states = analyze_states(spec, rows, analyze_state, |s| s);
     let per_state = states.per_state;
     let mut dampings: Vec<f64> = per_state.iter().map(|s| s.impact.damping).collect();
     dampings.sort_by(f64::total_cmp);
