@@ -13,24 +13,38 @@ use rigid_limit::compliant::SimulationOptions;
 use rigid_limit::integrate::IntegratorKind;
 use rigid_limit::models::rod::scenario::{RodImpact, Scenario};
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
-/// The system allocator, counting the allocations (and reallocations) it serves.
+/// The system allocator, counting the allocations (and reallocations) each thread asks for.
 struct Counting;
 
-static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    /// This thread's allocations: what other threads allocate meanwhile (a test harness's
+    /// messages about a slow test on a loaded machine) does not count into a measurement.
+    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Count one allocation of this thread (none while the thread is being torn down).
+fn count_one() {
+    let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+}
+
+/// This thread's allocations so far.
+fn allocations_so_far() -> usize {
+    ALLOCATIONS.with(Cell::get)
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count_one();
         System.alloc(layout)
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count_one();
         System.alloc_zeroed(layout)
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        count_one();
         System.realloc(ptr, layout, new_size)
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -41,29 +55,29 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static COUNTING: Counting = Counting;
 
-/// The impact of the measurements: Zhao–Liu's rod at κ = 1e-8 (μ = 2, θ0 = 1.3).
+/// The impact measured: Zhao–Liu's rod at κ = 1e-8 (μ = 2, θ0 = 1.3).
 pub fn impact() -> Scenario {
     Scenario::Impact(RodImpact::zhao_liu(1e-8))
 }
 
 /// Accepted steps and heap allocations of one run of `scenario` with `kind` at
-/// rtol = atol = `tol` (counted on this thread's run; nothing else runs meanwhile).
+/// rtol = atol = `tol` (counted on this thread).
 pub fn allocations(scenario: &Scenario, kind: IntegratorKind, tol: f64) -> (usize, usize) {
     let options = SimulationOptions::new(kind, tol, tol);
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = allocations_so_far();
     let record = scenario
         .simulate(&options)
         .unwrap_or_else(|e| panic!("{kind} at rtol {tol:e}: {e}"));
-    let after = ALLOCATIONS.load(Ordering::Relaxed);
+    let after = allocations_so_far();
     (record.stats.steps, after - before)
 }
 
-/// What `f` returns and the heap allocations it made (on this thread; nothing else runs).
+/// What `f` returns and the heap allocations it made (on this thread).
 #[allow(dead_code)]
 pub fn counted<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = ALLOCATIONS.load(Ordering::Relaxed);
+    let before = allocations_so_far();
     let out = f();
-    (out, ALLOCATIONS.load(Ordering::Relaxed) - before)
+    (out, allocations_so_far() - before)
 }
 
 #[allow(dead_code)]

@@ -9,7 +9,8 @@ mod allocations;
 use allocations::{allocations, counted, impact};
 use rigid_limit::integrate::IntegratorKind;
 
-/// One test: the allocator's count is global, and a second test's thread would count into it.
+/// One test, so that the measurements run one after the other (each counts its own thread's
+/// allocations).
 #[test]
 fn the_step_loops_allocate_nothing() {
     native_explicit_steppers();
