@@ -1015,3 +1015,53 @@ fn simulate_runs_a_system_of_several_contacts_rigid() {
         "{err}"
     );
 }
+
+/// The box of systems/box.toml with μ = 0.8 set on the command line slides to rest: both
+/// corners stick together once its rocking on the springs is all that tells their rows apart,
+/// at the rigid stop t = v₀/(μg) = 1.25, x = v₀²/(2μg) = 0.625, within √κ. A parameter the
+/// description lacks, a value that is no number and `--params` are refused by name.
+#[test]
+fn the_box_slides_to_rest_on_both_corners_with_its_parameter_set() {
+    for kappa in ["1e-4", "1e-6"] {
+        let (ok, text, err) = cli(&[
+            "simulate",
+            "--system",
+            "systems/box.toml",
+            "--set",
+            "mu=0.8",
+            "--kappa",
+            kappa,
+            "--t-end",
+            "2",
+            "--json",
+        ]);
+        assert!(ok, "κ = {kappa}: {err}");
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(json["parameters"]["mu"].as_f64(), Some(0.8), "{json}");
+        let modes = json["modes"].as_array().unwrap();
+        let last = modes.last().unwrap();
+        assert_eq!(last["mode"], "stick,stick", "κ = {kappa}: {last}");
+        let root = kappa.parse::<f64>().unwrap().sqrt();
+        let t_stop = last["t_start"].as_f64().unwrap();
+        assert!(
+            (t_stop - 1.25).abs() < root,
+            "κ = {kappa}: stop at {t_stop}"
+        );
+        let x = json["final_state"]["q"][0].as_f64().unwrap();
+        assert!((x - 0.625).abs() < root, "κ = {kappa}: x = {x}");
+        assert!(json["energy_balance_error"].as_f64().unwrap().abs() < 1e-9);
+    }
+    for (flags, named) in [
+        (&["--set", "muu=0.8"][..], "no parameter muu"),
+        (&["--set", "mu=fast"][..], "is a number"),
+        (&["--params", "experiments/box_slide.toml"][..], "--params"),
+    ] {
+        let mut args = vec!["simulate", "--system", "systems/box.toml"];
+        args.extend_from_slice(flags);
+        let (ok, _, err) = cli(&args);
+        assert!(
+            !ok && err.contains(named) && err.lines().count() == 1,
+            "{flags:?}: {err}"
+        );
+    }
+}

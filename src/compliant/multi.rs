@@ -544,8 +544,15 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
                     S::zero()
                 }
             });
+            // The miss is judged against what the cones can hold, max_a W_aa μ_s,a F_n,a, as
+            // well as against the accelerations asked: a body coming to rest asks for almost
+            // none, and its corners' rows then differ by its rocking on the springs (O(θ̇²)),
+            // which is no contradiction next to the friction that holds it.
+            let capacity = (0..s)
+                .map(|a| (w[a][a] * weight[a]).value().abs())
+                .fold(0.0, f64::max);
             (lambda, out.split_residual) =
-                indeterminate_stick(&w, &rhs, &weight, s, self.singular_pivot());
+                indeterminate_stick(&w, &rhs, &weight, s, self.singular_pivot(), capacity);
         }
         for a in 0..s {
             out.tangential[stick[a]] = lambda[a];
@@ -860,7 +867,7 @@ pub(crate) fn solve_small<S: Real, const M: usize>(
 
 /// Statically indeterminate: the split that loads every sticking contact to the same fraction
 /// of its cone when their rows coincide ([`weighted_split`], docs/multi_contact.md), and how far
-/// it misses the constraints (max |w λ − r| against max(|r|, |w λ|)). Out of line: the right-hand
+/// it misses the constraints (max |w λ − r| against max(|r|, |w λ|, `scale`)). Out of line: the right-hand
 /// side of every run passes here, and it is taken only by a body resting on dependent contacts.
 #[cold]
 #[inline(never)]
@@ -870,10 +877,11 @@ pub(crate) fn indeterminate_stick<S: Real, const M: usize>(
     weight: &[S; M],
     n: usize,
     tolerance: f64,
+    scale: f64,
 ) -> ([S; M], f64) {
     let lambda = weighted_split(w, r, weight, n, tolerance);
     let mut residual = 0.0f64;
-    let mut size = 0.0f64;
+    let mut size = scale;
     for a in 0..n {
         let mut held = S::zero();
         for b in 0..n {

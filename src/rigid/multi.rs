@@ -335,7 +335,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> RigidMultiProblem<'a, Sys, N> {
                 // tangential split weighted by μ_s λ_N. Dependent tangential rows leave the
                 // normal forces where they were; dependent normal rows move them.
                 let (first, _) =
-                    indeterminate_stick(&a, &rhs, &[S::cst(1.0); ROWS], n, SINGULAR_PIVOT);
+                    indeterminate_stick(&a, &rhs, &[S::cst(1.0); ROWS], n, SINGULAR_PIVOT, 0.0);
                 let weight: [S; ROWS] = std::array::from_fn(|j| {
                     if j >= n || unknown[j] % 2 == 0 {
                         S::cst(1.0)
@@ -343,7 +343,8 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> RigidMultiProblem<'a, Sys, N> {
                         first[j - 1].scale(self.coefficients(unknown[j] / 2, level).1)
                     }
                 });
-                let (second, residual) = indeterminate_stick(&a, &rhs, &weight, n, SINGULAR_PIVOT);
+                let (second, residual) =
+                    indeterminate_stick(&a, &rhs, &weight, n, SINGULAR_PIVOT, 0.0);
                 let normals = (0..n).filter(|&j| unknown[j] % 2 == 0);
                 let size = normals
                     .clone()

@@ -276,6 +276,49 @@ pub fn checked_run_flags(args: &SimulateArgs) -> Result<IntegratorKind, String> 
     Ok(integrator)
 }
 
+/// The description `d` (from file `label`) with the parameters `--set KEY=VALUE` gives; a key that
+/// is no parameter of the description, a value that is no number, or `--params` (a description
+/// holds its own parameters) is refused by name.
+fn with_parameters_set(
+    d: &crate::models::described::description::Description,
+    label: &str,
+    args: &SimulateArgs,
+) -> Result<crate::models::described::description::Description, String> {
+    if let Some(path) = &args.params {
+        return Err(format!(
+            "--params {}: a described system takes its parameters from its file ({label}); change one with --set KEY=VALUE",
+            path.display()
+        ));
+    }
+    let mut d = d.clone();
+    for set in &args.sets {
+        let (key, value) = crate::study::single::parse_set(set).map_err(|e| e.to_string())?;
+        let number = match value {
+            toml::Value::Float(x) => x,
+            toml::Value::Integer(n) => n as f64,
+            other => {
+                return Err(format!(
+                    "invalid --set {key} = {other}: a parameter of {label} is a number"
+                ))
+            }
+        };
+        if !number.is_finite() {
+            return Err(format!(
+                "invalid --set {key} = {number}: a parameter of {label} is a finite number"
+            ));
+        }
+        if !d.parameters.contains_key(&key) {
+            let names: Vec<&str> = d.parameters.keys().map(String::as_str).collect();
+            return Err(format!(
+                "invalid --set {key}: {label} has no parameter {key} (its parameters: {})",
+                names.join(", ")
+            ));
+        }
+        d.parameters.insert(key, number);
+    }
+    Ok(d)
+}
+
 /// `simulate --system FILE` of the description `d` (`label` names it in messages): the flags
 /// that are not the rod's physics.
 pub fn simulate_description(
@@ -300,6 +343,7 @@ pub fn simulate_description(
             ))
         }
     };
+    let d = with_parameters_set(d, label, args)?;
     let options = SimulateOptions {
         kappa: args.kappa,
         method,
@@ -316,7 +360,7 @@ pub fn simulate_description(
         trajectory: args.trajectory,
         csv: args.csv,
     };
-    simulate(d, label, &options)
+    simulate(&d, label, &options)
 }
 
 /// The integrators the integrator study names cheapest at some target accuracy for each of its
