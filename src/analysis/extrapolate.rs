@@ -366,21 +366,117 @@ fn fit_at(
     Some((terms, fit))
 }
 
-/// Residual sum of squares of y against span{1, κ^p, κ^{2p}…} (as many powers as the model
-/// has) by modified Gram–Schmidt, orthogonalising twice ("twice is enough"): the exponent scan
-/// evaluates it ~70 times per window, where the full QR fit would dominate the cost.
-fn power_rss(model: ErrorModel, p: f64, kappa: &[f64], y: &[f64]) -> f64 {
-    let powers = match model {
+/// The exponents of the scan over [`EXPONENT_RANGE`] and the powers κ^p, κ^{2p} of a ladder at
+/// each of them. Every window of a ladder is a prefix of it, both free-exponent models scan the
+/// same grid, and an atlas extrapolates thousands of quantities on one ladder: the scan of every
+/// (model, window) reads the powers here instead of calling `powf` again (the same values, bit
+/// for bit). The table of the last ladder is kept per thread; it is made when a free-exponent
+/// model first needs it.
+struct ExponentGrid<'a> {
+    kappa: &'a [f64],
+    table: std::cell::OnceCell<std::rc::Rc<GridTable>>,
+}
+
+struct GridTable {
+    /// The ladder's κ, as bits: the key of the kept table.
+    kappa: Vec<u64>,
+    exponents: Vec<f64>,
+    /// `powers[(j * 2 + m - 1) * len + i]` = κ_i^{m p_j}, m = 1, 2.
+    powers: Vec<f64>,
+}
+
+thread_local! {
+    static LAST_GRID: std::cell::RefCell<Option<std::rc::Rc<GridTable>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+impl<'a> ExponentGrid<'a> {
+    fn new(kappa: &'a [f64]) -> ExponentGrid<'a> {
+        ExponentGrid {
+            kappa,
+            table: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn table(&self) -> &GridTable {
+        self.table.get_or_init(|| {
+            let bits: Vec<u64> = self.kappa.iter().map(|k| k.to_bits()).collect();
+            LAST_GRID.with(|last| {
+                let mut last = last.borrow_mut();
+                match &*last {
+                    Some(table) if table.kappa == bits => std::rc::Rc::clone(table),
+                    _ => {
+                        let table = std::rc::Rc::new(GridTable::new(self.kappa, bits));
+                        *last = Some(std::rc::Rc::clone(&table));
+                        table
+                    }
+                }
+            })
+        })
+    }
+
+    /// κ_i^{m p_j} for i < n.
+    fn power(&self, j: usize, m: usize, n: usize) -> &[f64] {
+        let start = (j * 2 + m - 1) * self.kappa.len();
+        &self.table().powers[start..start + n]
+    }
+}
+
+impl GridTable {
+    fn new(kappa: &[f64], bits: Vec<u64>) -> GridTable {
+        let steps = ((EXPONENT_RANGE.1 - EXPONENT_RANGE.0) / EXPONENT_STEP).round() as usize;
+        let exponents: Vec<f64> = (0..=steps)
+            .map(|i| EXPONENT_RANGE.0 + EXPONENT_STEP * i as f64)
+            .collect();
+        let mut powers = Vec::with_capacity(exponents.len() * 2 * kappa.len());
+        for p in &exponents {
+            for m in 1..=2 {
+                powers.extend(kappa.iter().map(|k| k.powf(p * m as f64)));
+            }
+        }
+        GridTable {
+            kappa: bits,
+            exponents,
+            powers,
+        }
+    }
+}
+
+/// The number of powers κ^p, κ^{2p}… of a free-exponent model.
+fn power_count(model: ErrorModel) -> usize {
+    match model {
         ErrorModel::PowerLawTwoTerms => 2,
         _ => 1,
-    };
-    let mut basis: Vec<Vec<f64>> = Vec::with_capacity(powers + 1);
-    let mut r = y.to_vec();
+    }
+}
+
+/// Residual sum of squares of y against span{1, κ^p, κ^{2p}…} (as many powers as the model
+/// has; `power(m, v)` writes κ^{mp} into v) by modified Gram–Schmidt, orthogonalising twice
+/// ("twice is enough"): the exponent scan evaluates it ~90 times per window, where the full QR
+/// fit would dominate the cost. `scratch` holds the basis and the residual (no allocation per
+/// call).
+fn power_rss(
+    powers: usize,
+    power: impl Fn(usize, &mut [f64]),
+    y: &[f64],
+    scratch: &mut Vec<f64>,
+) -> f64 {
+    let n = y.len();
+    scratch.clear();
+    scratch.resize((powers + 2) * n, 0.0);
+    let (basis, r) = scratch.split_at_mut((powers + 1) * n);
     for m in 0..=powers {
-        let mut v: Vec<f64> = kappa.iter().map(|k| k.powf(p * m as f64)).collect();
+        let (done, rest) = basis.split_at_mut(m * n);
+        let v = &mut rest[..n];
+        if m == 0 {
+            // κ^0 = 1 exactly, as `powf(0)` gives.
+            v.fill(1.0);
+        } else {
+            power(m, v);
+        }
         for _ in 0..2 {
-            for q in &basis {
-                let d: f64 = q.iter().zip(&v).map(|(a, b)| a * b).sum();
+            for q in done.chunks_exact(n) {
+                let d: f64 = q.iter().zip(v.iter()).map(|(a, b)| a * b).sum();
                 v.iter_mut().zip(q).for_each(|(x, qi)| *x -= d * qi);
             }
         }
@@ -389,31 +485,52 @@ fn power_rss(model: ErrorModel, p: f64, kappa: &[f64], y: &[f64]) -> f64 {
             return f64::INFINITY;
         }
         v.iter_mut().for_each(|x| *x /= norm);
-        basis.push(v);
     }
+    r.copy_from_slice(y);
     for _ in 0..2 {
-        for q in &basis {
-            let d: f64 = q.iter().zip(&r).map(|(a, b)| a * b).sum();
+        for q in basis.chunks_exact(n) {
+            let d: f64 = q.iter().zip(r.iter()).map(|(a, b)| a * b).sum();
             r.iter_mut().zip(q).for_each(|(x, qi)| *x -= d * qi);
         }
     }
     r.iter().map(|x| x * x).sum()
 }
 
-/// The exponent minimising the residual sum of squares: a scan over [`EXPONENT_RANGE`], then
-/// golden-section refinement (to 1e-8 in p) around the best grid point.
-fn best_exponent(model: ErrorModel, kappa: &[f64], y: &[f64]) -> Option<f64> {
-    let cost = |p: f64| power_rss(model, p, kappa, y);
-    let steps = ((EXPONENT_RANGE.1 - EXPONENT_RANGE.0) / EXPONENT_STEP).round() as usize;
-    let grid: Vec<f64> = (0..=steps)
-        .map(|i| EXPONENT_RANGE.0 + EXPONENT_STEP * i as f64)
+/// The exponent minimising the residual sum of squares: a scan over [`EXPONENT_RANGE`] (powers
+/// from `grid`, the ladder's), then golden-section refinement (to 1e-8 in p) around the best
+/// grid point.
+fn best_exponent(
+    model: ErrorModel,
+    kappa: &[f64],
+    y: &[f64],
+    grid: &ExponentGrid<'_>,
+) -> Option<f64> {
+    let powers = power_count(model);
+    let n = kappa.len();
+    let mut scratch = Vec::new();
+    let exponents = &grid.table().exponents;
+    let costs: Vec<f64> = (0..exponents.len())
+        .map(|j| {
+            let power = |m: usize, v: &mut [f64]| v.copy_from_slice(grid.power(j, m, n));
+            power_rss(powers, power, y, &mut scratch)
+        })
         .collect();
-    let costs: Vec<f64> = grid.iter().map(|p| cost(*p)).collect();
-    let i = (0..grid.len()).min_by(|a, b| costs[*a].total_cmp(&costs[*b]))?;
+    let i = (0..exponents.len()).min_by(|a, b| costs[*a].total_cmp(&costs[*b]))?;
     if !costs[i].is_finite() {
         return None;
     }
-    let (mut a, mut b) = (grid[i.saturating_sub(1)], grid[(i + 1).min(grid.len() - 1)]);
+    let (mut a, mut b) = (
+        exponents[i.saturating_sub(1)],
+        exponents[(i + 1).min(exponents.len() - 1)],
+    );
+    let mut cost = |p: f64| {
+        let power = |m: usize, v: &mut [f64]| {
+            v.iter_mut()
+                .zip(kappa)
+                .for_each(|(x, k)| *x = k.powf(p * m as f64))
+        };
+        power_rss(powers, power, y, &mut scratch)
+    };
     let g = (5f64.sqrt() - 1.0) / 2.0;
     let (mut c, mut d) = (b - g * (b - a), a + g * (b - a));
     let (mut fc, mut fd) = (cost(c), cost(d));
@@ -437,6 +554,7 @@ fn fit_candidate(
     kappa: &[f64],
     y: &[f64],
     opts: &ExtrapolationOptions,
+    grid: &ExponentGrid<'_>,
 ) -> Option<Candidate> {
     let n = kappa.len();
     let extra: &[f64] = if model.has_free_exponent() {
@@ -450,7 +568,7 @@ fn fit_candidate(
     }
     let dof = n - parameters;
     let (exponent, terms, fit, se_limit, leverages) = if model.has_free_exponent() {
-        let p = best_exponent(model, kappa, y)?;
+        let p = best_exponent(model, kappa, y, grid)?;
         let (terms, fit) = fit_at(model, p, kappa, y, &[])?;
         // Tangent-plane linearisation (Gauss–Newton): the columns ∂y/∂θ include ∂/∂p of every
         // κ^{mp} term, Σ m c_m κ^{mp} ln κ; its (JᵀJ)⁻¹ gives the standard error of y₀ and the
@@ -559,12 +677,6 @@ pub fn extrapolate(
             opts.value_accuracy
         )));
     }
-    if !(opts.value_accuracy >= 0.0 && opts.value_accuracy.is_finite()) {
-        return Err(Refusal::InvalidInput(format!(
-            "value accuracy {}: must be finite and >= 0",
-            opts.value_accuracy
-        )));
-    }
     let mut pts: Vec<(f64, f64)> = kappa.iter().copied().zip(value.iter().copied()).collect();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
     if let Some(w) = pts.windows(2).find(|w| w[0].0 == w[1].0) {
@@ -592,6 +704,7 @@ pub fn extrapolate(
             needed,
         });
     }
+    let grid = ExponentGrid::new(&k);
     // Every eligible (model, window); adjacent-order fits on the same window need one dof only.
     let mut all: Vec<Candidate> = Vec::new();
     for model in MODELS {
@@ -602,7 +715,7 @@ pub fn extrapolate(
         };
         let first = model.parameters(extra) + opts.min_dof.max(1);
         for n in first..=k.len() {
-            all.extend(fit_candidate(model, &k[..n], &y[..n], opts));
+            all.extend(fit_candidate(model, &k[..n], &y[..n], opts, &grid));
         }
     }
     let best = all
@@ -622,7 +735,7 @@ pub fn extrapolate(
         .model
         .adjacent()
         .into_iter()
-        .filter_map(|m| fit_candidate(m, &k[..best.n], &y[..best.n], opts))
+        .filter_map(|m| fit_candidate(m, &k[..best.n], &y[..best.n], opts, &grid))
         .map(|c| (c.limit() - y0).abs())
         .fold(0.0, f64::max);
     let window = all
@@ -773,6 +886,31 @@ mod tests {
         assert!(e.covers(0.7), "{e:?}");
         assert!((e.limit - 0.7).abs() < 1e-8 && e.half_width < 1e-7, "{e:?}");
         assert!(e.budget.statistical > 0.0);
+    }
+
+    /// The exponent scan's powers kept for the last ladder never serve another ladder: fits on
+    /// two ladders taken in turn equal each one fitted alone on a fresh thread (no kept table).
+    #[test]
+    fn the_kept_powers_of_one_ladder_never_serve_another() {
+        let opts = ExtrapolationOptions::default();
+        let first = ladder(1e-8, 1e-2, 3);
+        let second = ladder(1e-9, 1e-3, 3);
+        let y1: Vec<f64> = first.iter().map(|k| 2.0 + 3.0 * k.powf(0.8)).collect();
+        let y2: Vec<f64> = second.iter().map(|k| -1.0 + 0.5 * k.powf(1.3)).collect();
+        let alone = |k: Vec<f64>, y: Vec<f64>| {
+            std::thread::spawn(move || extrapolate(&k, &y, &ExtrapolationOptions::default()))
+                .join()
+                .unwrap()
+        };
+        let a = extrapolate(&first, &y1, &opts);
+        let b = extrapolate(&second, &y2, &opts);
+        let c = extrapolate(&first, &y1, &opts);
+        assert_eq!(a, c);
+        assert_eq!(a, alone(first.clone(), y1.clone()));
+        assert_eq!(b, alone(second.clone(), y2.clone()));
+        let e = b.unwrap();
+        assert!((e.limit + 1.0).abs() < 1e-9, "{e:?}");
+        assert!((e.exponent.unwrap() - 1.3).abs() < 1e-3, "{e:?}");
     }
 
     /// A pure power law picks the power-law model and its exponent.
