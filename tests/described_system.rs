@@ -951,7 +951,7 @@ fn the_described_planar_contact_runs_as_the_hand_coded_one() {
     };
     let problem = ContactProblem {
         system: &planar,
-        compliance: NormalCompliance::spring_dashpot(1e-6, 0.0),
+        compliance: NormalCompliance::spring_dashpot(1e-6, p["damping"]),
         friction: Coulomb {
             mu: p["mu"],
             mu_s: p["mu"],
@@ -975,6 +975,80 @@ fn the_described_planar_contact_runs_as_the_hand_coded_one() {
         assert_same_run(&record, &hand, 1e-12, &format!("planar, {integrator}"));
         assert!(record.energy_balance_error.unwrap().abs() < 1e-9);
     }
+}
+
+/// Reverse chatter from rest (experiments/stick_reverse_chatter.toml, docs/champneys_varkonyi.md
+/// "Reverse chatter from rest"): C–V's contact with Fig. consistency's A, B, C at μ = 0.3, a = 0.5,
+/// b = −0.3, put down at rest inside the cone where T is the only consistent rigid mode. With
+/// c_d = 1 the described system and the hand-coded one give the same events, and each flight
+/// (lift-off to landing) lasts longer than the one before: the bounces grow. With c_d = 2 it
+/// sticks and never lifts off: the law decides.
+#[test]
+fn a_contact_at_rest_inside_the_cone_chatters_in_reverse_or_sticks_by_its_law() {
+    use rigid_limit::models::planar::mechanics::ConstantPlanar;
+    let kappa = 1e-10;
+    let t_end = 0.01; // s = t/√κ = 1000
+    let base = described(&experiment_of(
+        "systems/cv_planar.toml",
+        "1e-10",
+        Some(t_end),
+    ));
+    let planar = ConstantPlanar {
+        free_tangential_accel: 0.5,
+        free_normal_accel: -0.3,
+        tangential_mobility: 1.1,
+        cross_mobility: 0.3,
+        normal_mobility: 0.1,
+    };
+    let flights = |damping: f64| {
+        let mut spec = base.clone();
+        for (k, v) in [
+            ("a", 0.5),
+            ("b", -0.3),
+            ("A", 1.1),
+            ("B", 0.3),
+            ("C", 0.1),
+            ("mu", 0.3),
+            ("u0", 0.0),
+            ("damping", damping),
+        ] {
+            spec.params.parameters.insert(k.into(), v);
+        }
+        let settings = RunSettings {
+            max_events: Some(5000),
+            ..settings(IntegratorKind::Dop853, Some(t_end))
+        };
+        let (record, _) =
+            Described::run(&spec.params, Method::Compliant { kappa }, &settings).unwrap();
+        let problem = ContactProblem {
+            system: &planar,
+            compliance: NormalCompliance::spring_dashpot(kappa, damping),
+            friction: Coulomb { mu: 0.3, mu_s: 0.3 },
+        };
+        let mut opts = options(IntegratorKind::Dop853, EndCondition::Time(t_end));
+        opts.max_events = 5000;
+        let hand = simulate(&problem, &[0.0, 0.0], &[0.0, 0.0], &opts).unwrap();
+        assert_same_run(&record, &hand, 1e-6, &format!("c_d = {damping}"));
+        // Flights: from each opening to the next closing.
+        let events: Vec<(f64, &str)> = hand.events.iter().map(|e| (e.t, e.event.name())).collect();
+        let mut flights = Vec::new();
+        for (i, (t, name)) in events.iter().enumerate() {
+            if *name == "contact_opens" {
+                if let Some((t_close, _)) = events[i..].iter().find(|(_, n)| *n == "contact_closes")
+                {
+                    flights.push(t_close - t);
+                }
+            }
+        }
+        flights
+    };
+    let growing = flights(1.0);
+    assert!(growing.len() >= 5, "{growing:?}");
+    assert!(
+        growing.windows(2).all(|w| w[1] > w[0]),
+        "the flights do not grow: {growing:?}"
+    );
+    assert!(flights(2.0).is_empty());
 }
 
 /// `simulate --system FILE --method rigid` runs a system of several contacts on its rigid

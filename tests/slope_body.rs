@@ -55,7 +55,7 @@ fn run(d: &Description, method: Method, t_end: f64) -> Record {
 
 fn growth_of(r: &Record) -> Vec<f64> {
     let times: Vec<String> = r.event_times.iter().map(|t| t.to_string()).collect();
-    let l = landings(&times.join(" "), &r.event_kinds, &r.event_contacts).unwrap();
+    let l = landings(&times.join(" "), &r.event_kinds, &r.event_contacts, false).unwrap();
     cycles(&l, "leg1").growth
 }
 

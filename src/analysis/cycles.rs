@@ -3,7 +3,8 @@
 //! `event_times`, `event_kinds`, `event_contacts`): the landings — a contact closing (`impact`
 //! of the rigid reference, `contact_closes` of the compliant model) after another contact was
 //! the last to close, so that the bounces of a compliant contact count once — and the cycles
-//! between successive landings of one contact.
+//! between successive landings of one contact. A body on one contact (bouncing, or the reverse
+//! chatter of C–V §3.3) has no other contact to alternate with: there every closing is a landing.
 //!
 //! Near an equilibrium held by forces that are constant to first order, the rigid motion is
 //! homogeneous: scaling every velocity by ε scales every phase's duration by ε (the
@@ -22,9 +23,15 @@ pub struct Landing {
 const CLOSING: [&str; 2] = ["impact", "contact_closes"];
 
 /// The landings of a run from its space-separated event columns (times, kinds, contacts, one
-/// entry per event in time order). An error names the column that does not parse or whose
+/// entry per event in time order): every closing with `every`, else a closing after another
+/// contact was the last to close. An error names the column that does not parse or whose
 /// length differs from the times'.
-pub fn landings(times: &str, kinds: &str, contacts: &str) -> Result<Vec<Landing>, String> {
+pub fn landings(
+    times: &str,
+    kinds: &str,
+    contacts: &str,
+    every: bool,
+) -> Result<Vec<Landing>, String> {
     let times: Vec<f64> = times
         .split_whitespace()
         .map(|t| {
@@ -50,7 +57,7 @@ pub fn landings(times: &str, kinds: &str, contacts: &str) -> Result<Vec<Landing>
         if !CLOSING.contains(kind) {
             continue;
         }
-        if out.last().is_some_and(|l| l.contact == *contact) {
+        if !every && out.last().is_some_and(|l| l.contact == *contact) {
             continue;
         }
         out.push(Landing {
@@ -95,21 +102,26 @@ mod tests {
 
     #[test]
     fn bounces_count_once_and_the_ratios_are_the_durations() {
-        let l = landings(
+        let (times, kinds, contacts) = (
             "0.5 1 1.1 1.2 2 3 3.5 5 6",
             "impact contact_opens contact_closes contact_opens contact_closes contact_closes stop contact_closes contact_closes",
             "a a a a b a b b a",
-        )
-        .unwrap();
+        );
+        let l = landings(times, kinds, contacts, false).unwrap();
         let t: Vec<f64> = l.iter().map(|l| l.t).collect();
         assert_eq!(t, vec![0.5, 2.0, 3.0, 5.0, 6.0]);
         let c = cycles(&l, "a");
         assert_eq!(c.starts, vec![0.5, 3.0, 6.0]);
         assert_eq!(c.durations, vec![2.5, 3.0]);
         assert_eq!(c.growth, vec![1.2]);
-        assert!(landings("1 2", "impact", "a b")
+        assert!(landings("1 2", "impact", "a b", false)
             .unwrap_err()
             .starts_with("event_kinds has 1"));
-        assert!(landings("x", "impact", "a").is_err());
+        assert!(landings("x", "impact", "a", false).is_err());
+        // Every closing: a's bounce at 1.1 and its landing at 1.2 count, b's second landing too.
+        let every = landings(times, kinds, contacts, true).unwrap();
+        let t: Vec<f64> = every.iter().map(|l| l.t).collect();
+        assert_eq!(t, vec![0.5, 1.1, 2.0, 3.0, 5.0, 6.0]);
+        assert_eq!(cycles(&every, "a").starts, vec![0.5, 1.1, 3.0, 6.0]);
     }
 }

@@ -12,11 +12,16 @@ use crate::report::markdown::{fixed, sci, Markdown, MarkdownTable};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// `[cycles]`: the contact whose landings start a cycle.
+/// `[cycles]`: the contact whose landings start a cycle, and whether every closing is a
+/// landing (`every_landing = true`: a body on one contact, whose bounces are its cycles) or only
+/// a closing after another contact's (the default: a body rocking between contacts, whose
+/// compliant bounces count once).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CyclesSpec {
     pub contact: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub every_landing: bool,
 }
 
 /// One run's cycles as analysis.json holds them.
@@ -59,6 +64,7 @@ pub fn run_cycles(spec: &CyclesSpec, swept: &[String], rows: &[Row]) -> Vec<RunC
                     r.text("event_times"),
                     r.text("event_kinds"),
                     r.text("event_contacts"),
+                    spec.every_landing,
                 )
                 .map(|l| (l.len(), cycles(&l, &spec.contact)))
                 .unwrap_or((0, Cycles::default()))
@@ -125,11 +131,16 @@ pub fn write_cycles(
         format!("Cycles from landing to landing of {}", spec.contact),
     )
     .paragraph(format!(
-        "A landing is a contact closing after another contact closed last (a compliant \
-             contact's bounces count once); a cycle runs from one landing of {} to the next. \
+        "{}; a cycle runs from one landing of {} to the next. \
              growth: ratios of successive cycle durations, the velocities' growth per cycle of a \
              motion near the equilibrium (docs/champneys_varkonyi.md, \"Stability of equilibria \
              with two contacts\"). analysis.json: `runs`.",
+        if spec.every_landing {
+            "A landing is every closing of a contact (`every_landing`: each bounce starts a cycle)"
+        } else {
+            "A landing is a contact closing after another contact closed last (a compliant \
+             contact's bounces count once)"
+        },
         spec.contact
     ));
     let mut header = vec!["method".to_string(), "κ".to_string()];
