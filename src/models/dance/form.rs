@@ -117,10 +117,9 @@ pub fn from_file(mut table: Table, _dir: Option<&std::path::Path>) -> Result<Tab
         .get_mut("sweep")
         .and_then(Value::as_table_mut)
         .and_then(|s| s.remove("compliant"));
-    if let (Some(cases), Some(params)) = (
-        moved,
-        table.get_mut("params").and_then(Value::as_table_mut),
-    ) {
+    if let (Some(cases), Some(params)) =
+        (moved, table.get_mut("params").and_then(Value::as_table_mut))
+    {
         params.insert("compliant".to_string(), cases);
     }
     Ok(table)

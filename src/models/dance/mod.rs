@@ -268,8 +268,9 @@ impl System for Dance {
         method: Method,
         settings: &RunSettings,
     ) -> Result<(Record, SolverStats), SimError> {
-        match method {
-            Method::Rigid => study::run_rigid(p, settings),
+        let started = std::time::Instant::now();
+        let (record, mut stats) = match method {
+            Method::Rigid => study::run_rigid(p, settings)?,
             Method::Compliant { kappa } => {
                 let Some(start) = p.start else {
                     return Err(SimError::invalid(
@@ -280,9 +281,12 @@ impl System for Dance {
                          start=rest --set damping=1)",
                     ));
                 };
-                study::run_compliant(p, start, p.damping.unwrap_or(0.0), kappa, settings)
+                study::run_compliant(p, start, p.damping.unwrap_or(0.0), kappa, settings)?
             }
-        }
+        };
+        // The whole run: the series too, not only the integration the counters count.
+        stats.wall_time_s = started.elapsed().as_secs_f64();
+        Ok((record, stats))
     }
 
     /// None for the generic summary: the report ([`report::write_report`]) states the series'
@@ -330,7 +334,10 @@ impl System for Dance {
     fn integrators(p: &Params, listed: &[IntegratorKind]) -> Vec<IntegratorKind> {
         match p.start {
             None => listed.to_vec(),
-            Some(_) => listed.first().map(|&first| vec![compliant_integrator(p, first)]).unwrap_or_default(),
+            Some(_) => listed
+                .first()
+                .map(|&first| vec![compliant_integrator(p, first)])
+                .unwrap_or_default(),
         }
     }
 

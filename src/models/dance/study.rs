@@ -120,9 +120,9 @@ pub fn run_rigid(p: &Params, settings: &RunSettings) -> Result<(Record, SolverSt
         atol: tol.atol / 10.0,
     };
     let integrator = settings.integrator;
-    let (states, stats) = rigid_from_series(p.mu, &facts.logs, p.t_series, &times, integrator, tol)?;
-    let (refined, _) =
-        rigid_from_series(p.mu, &facts.logs, p.t_series, &times, integrator, finer)?;
+    let (states, stats) =
+        rigid_from_series(p.mu, &facts.logs, p.t_series, &times, integrator, tol)?;
+    let (refined, _) = rigid_from_series(p.mu, &facts.logs, p.t_series, &times, integrator, finer)?;
     let at = |t: f64| {
         states
             .iter()
@@ -388,7 +388,10 @@ fn compliant_velocity_csv(
     let mut out = Table::new([
         "mu", "start", "damping", "kappa", "t", "v1", "v2", "rigid_v1", "rigid_v2",
     ]);
-    for p in configurations.iter().filter(|c| c.start == Some(Start::Rest)) {
+    for p in configurations
+        .iter()
+        .filter(|c| c.start == Some(Start::Rest))
+    {
         let logs = comparison_logs(p)?;
         let damping = p.damping.unwrap_or(0.0);
         for &kappa in &kappas {
