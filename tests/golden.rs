@@ -268,7 +268,9 @@ fn simulate_dance_gives_the_committed_rows() {
         .skip(1)
         .take_while(|c| *c != "steps")
         .collect();
-    let cases: [(&[&str], [(&str, &str); 4]); 2] = [
+    /// The arguments, and the committed row's cells that select the same configuration.
+    type Case<'a> = (&'a [&'a str], [(&'a str, &'a str); 4]);
+    let cases: [Case; 2] = [
         // From rest with c_d = 1 at κ = 1e-6: one stop, one stick.
         (
             &[
