@@ -139,6 +139,13 @@ fn experiment_file_errors_name_the_key() {
             "params.series_degree",
         ),
         ("t_series = 0.25", "t_series = 0.7", "params.t_series"),
+        // The compliant starts are the grid's, listed in [sweep] compliant.
+        (
+            "t_series = 0.25",
+            "t_series = 0.25\nstart = \"rest\"",
+            "params.start",
+        ),
+        ("mu = [1.0, 0.5]", "", "sweep.mu"),
     ] {
         let text = base.replace(from, to);
         assert_ne!(text, base, "{from}");

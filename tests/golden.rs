@@ -232,6 +232,106 @@ fn dance_start_slide_reproduces_every_committed_row() {
     assert_eq!(n, 4 + 6);
 }
 
+/// `simulate dance ARGS`'s parameter and measured cells (`  key = value`; `(none)` is empty).
+fn simulate_dance(args: &[&str]) -> BTreeMap<String, String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
+        .args(["simulate", "dance", "--rtol", "1e-12", "--atol", "1e-18"])
+        .args(args)
+        .output()
+        .expect("run rigid-limit");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("  ")?.split_once(" = "))
+        .map(|(k, v)| {
+            (
+                k.to_string(),
+                if v == "(none)" { "" } else { v }.to_string(),
+            )
+        })
+        .collect()
+}
+
+/// One run of `simulate dance` prints the cells of the committed row of the same configuration,
+/// and every measured cell the row fills.
+#[test]
+fn simulate_dance_gives_the_committed_rows() {
+    let (header, rows) = committed("dance_start_slide");
+    let measured: Vec<&str> = header
+        .split(',')
+        .skip_while(|c| *c != "error")
+        .skip(1)
+        .take_while(|c| *c != "steps")
+        .collect();
+    /// The arguments, and the committed row's cells that select the same configuration.
+    type Case<'a> = (&'a [&'a str], [(&'a str, &'a str); 4]);
+    let cases: [Case; 2] = [
+        // From rest with c_d = 1 at κ = 1e-6: one stop, one stick.
+        (
+            &[
+                "--set",
+                "mu=1",
+                "--set",
+                "start=rest",
+                "--set",
+                "damping=1",
+                "--kappa",
+                "1e-6",
+                "--integrator",
+                "radau5",
+            ],
+            [
+                ("mu", "1"),
+                ("start", "rest"),
+                ("damping", "1"),
+                ("kappa", "1e-6"),
+            ],
+        ),
+        // The rigid slide of the convergent series (μ = 1/2), by the explicit integrator.
+        (
+            &[
+                "--method",
+                "rigid",
+                "--set",
+                "mu=0.5",
+                "--integrator",
+                "tsit45",
+            ],
+            [
+                ("mu", "0.5"),
+                ("method", "rigid"),
+                ("integrator", "tsit45"),
+                ("start", ""),
+            ],
+        ),
+    ];
+    for (args, select) in cases {
+        let row = rows
+            .values()
+            .find(|r| select.iter().all(|(k, v)| r[*k] == *v))
+            .expect("a committed row");
+        let got = simulate_dance(args);
+        for (key, value) in &got {
+            assert!(
+                cells_agree(value, &row[key]),
+                "{args:?} {key}: {value} vs {}",
+                row[key]
+            );
+        }
+        for column in &measured {
+            assert!(
+                got.contains_key(*column) || row[*column].is_empty(),
+                "{args:?}: {column} missing"
+            );
+        }
+    }
+}
+
 #[test]
 fn klarbring_impacts_reproduces_every_committed_row() {
     let Experiment::KlarbringImpacts(spec) = load("klarbring_impacts") else {

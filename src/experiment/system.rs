@@ -130,6 +130,9 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// runs.csv then has a `method` column before the configuration's (as it has for a
     /// configuration whose [`System::methods`] include the rigid reference).
     const RIGID: bool = false;
+    /// The `kappa` cell of a rigid reference row (it has no compliance): 0 unless the system's
+    /// runs.csv has always held another placeholder.
+    const RIGID_KAPPA: f64 = 0.0;
     /// Whether `[sweep]` may set parameters besides κ (not while the system's own report covers
     /// one configuration).
     const SWEEPS_PARAMETERS: bool = true;
@@ -158,12 +161,27 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
             compliant: true,
         }
     }
+    /// The configurations a study runs for its grid (`[params]` with the swept keys set, in
+    /// grid order): the grid itself unless one configuration stands for several runs of
+    /// different [`System::methods`] (Dance's particle: the rigid run of each μ, then each
+    /// compliant start of it).
+    fn configurations(grid: Vec<Self::Config>) -> Vec<Self::Config> {
+        grid
+    }
+    /// The integrators that run `config`, of those `[solver]` lists: all of them unless the
+    /// configuration names its own.
+    fn integrators(_config: &Self::Config, listed: &[IntegratorKind]) -> Vec<IntegratorKind> {
+        listed.to_vec()
+    }
     /// Tables written beside runs.csv at the end of the run stage, for figures (sampled
     /// trajectories): (file name, CSV text). They need a solver, so the report cannot make them;
-    /// `kappa` is the ladder from large to small, `settings` the first integrator's. None by
-    /// default; a table no run can produce is left out (the report says so).
+    /// `config` is `[params]`, `configurations` every configuration the study runs
+    /// ([`System::configurations`]), `kappa` the ladder from large to small, `settings` the first
+    /// integrator's. None by default; a table no run can produce is left out (the report says
+    /// so).
     fn side_tables(
         _config: &Self::Config,
+        _configurations: &[Self::Config],
         _kappa: &[f64],
         _settings: &RunSettings,
     ) -> Vec<(&'static str, String)> {

@@ -28,6 +28,8 @@ crate::registry! {
         /// The 3D rod's dynamic jam (`model = "rod3d_jam"`).
         Rod3dJam(rod3d::study::Rod3dJam), report = rod3d::report::write_report;
         Klarbring(klarbring::Klarbring), report = klarbring::report::write_report;
+        /// Dance's particle starting to slide (`model = "dance"`).
+        Dance(dance::Dance), report = dance::report::write_report, table = dance::form::from_file;
         SpringParticle(spring_particle::SpringParticle),
             work_precision = SpringParticleWorkPrecision;
         /// A system described in the file (`model = "system"`).
@@ -41,7 +43,6 @@ crate::registry! {
         RodBasin(rod::basin::RodBasin), analysis = "liftoff_iwc_basin";
         /// One impact of Klarbring's particle (`model = "klarbring_impacts"`).
         KlarbringImpacts(klarbring::KlarbringImpacts);
-        Dance(dance::Dance);
         Planar(planar::Planar);
         /// The lift-off/IWC basins (`analysis = "liftoff_iwc_basin"`).
         PlanarBasin(planar::basin::PlanarBasin), analysis = "liftoff_iwc_basin";

@@ -188,8 +188,9 @@ impl<S: System> Convergence<S> {
             .map_or_else(Vec::new, LogGrid::values)
     }
 
-    /// Every configuration of the grid: `[params]` with the swept parameters set, the last key
-    /// of `[sweep]` varying fastest; an error names a swept key the system does not have.
+    /// Every configuration the study runs ([`System::configurations`] of the grid: `[params]`
+    /// with the swept parameters set, the last key of `[sweep]` varying fastest); an error names
+    /// a swept key the system does not have.
     pub fn configurations(&self) -> Result<Vec<S::Config>, SimError> {
         let mut out = vec![self.params.clone()];
         for (key, axis) in &self.sweep.parameters {
@@ -204,7 +205,7 @@ impl<S: System> Convergence<S> {
             }
             out = next;
         }
-        Ok(out)
+        Ok(S::configurations(out))
     }
 
     /// The configurations in grid order; for each, the rigid reference (when it runs) and then
@@ -229,7 +230,7 @@ impl<S: System> Convergence<S> {
                 .into_iter()
                 .chain(ladder.filter(|_| methods.compliant))
             {
-                for &integrator in &self.solver.integrators {
+                for integrator in S::integrators(&config, &self.solver.integrators) {
                     out.push(Point {
                         id: out.len(),
                         configuration,
@@ -243,11 +244,13 @@ impl<S: System> Convergence<S> {
         out
     }
 
-    /// Whether runs.csv has a `method` column: the system has a rigid reference
-    /// ([`System::RIGID`]), or this configuration has one ([`System::methods`]: a described
-    /// system of several contacts).
+    /// Whether the study writes a `method` column before the configuration's: the system has a
+    /// rigid reference ([`System::RIGID`]), or this configuration has one ([`System::methods`]:
+    /// a described system of several contacts), and the configuration's own columns do not
+    /// place it (Dance's particle).
     fn has_method_column(&self) -> bool {
-        S::RIGID || S::methods(&self.params).rigid
+        (S::RIGID || S::methods(&self.params).rigid)
+            && !S::input_columns(&self.params).contains(&"method")
     }
 
     /// The input columns: the method when the system has a rigid reference, then the
@@ -626,7 +629,10 @@ impl<S: System> Plan for Convergence<S> {
         inputs.extend(S::inputs(&point.config).unwrap_or_default());
         sweep_input_row(
             point.id,
-            point.method.kappa(),
+            match point.method {
+                Method::Rigid => S::RIGID_KAPPA,
+                Method::Compliant { kappa } => kappa,
+            },
             inputs,
             point.integrator,
             &self.solver,
@@ -666,7 +672,9 @@ impl<S: System> Plan for Convergence<S> {
         } else {
             Vec::new()
         };
-        for (name, text) in S::side_tables(&self.params, &ladder, &self.settings(integrator)) {
+        let configurations = self.configurations().unwrap_or_default();
+        let settings = self.settings(integrator);
+        for (name, text) in S::side_tables(&self.params, &configurations, &ladder, &settings) {
             write_atomically(&dir.join(name), &text)?;
         }
         Ok(())

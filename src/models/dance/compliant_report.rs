@@ -6,12 +6,12 @@
 use super::compliant::{predicted_constants, NormalTransient};
 use super::Dance;
 use crate::analysis::fit::power_law;
-use crate::experiment::model::SweepSpec;
 use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::rates::{in_fit_range, rate, FIT_RANGE};
 use crate::report::table::{column, read_numbers};
+use crate::study::convergence::Convergence;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -25,6 +25,11 @@ const FIGURE_FROM: f64 = 1e-6;
 /// A fitted slope for a label, −0 shown as 0.
 fn slope_text(slope: f64) -> String {
     format!("{:.3}", if slope.abs() < 5e-4 { 0.0 } else { slope })
+}
+
+/// The integrator of the compliant rows.
+fn compliant_integrator(spec: &Convergence<Dance>) -> crate::integrate::IntegratorKind {
+    super::compliant_integrator(&spec.params, spec.solver.integrators[0])
 }
 
 /// One compliant case: (μ, start, c_d) as written in runs.csv.
@@ -97,8 +102,8 @@ fn scaled_events(r: &Row, kind: &str) -> Vec<f64> {
 }
 
 /// The compliant section of summary.md.
-pub fn write_section(s: &mut String, spec: &SweepSpec<Dance>, rows: &[&Row]) {
-    let integrator = super::compliant_integrator(spec);
+pub fn write_section(s: &mut String, spec: &Convergence<Dance>, rows: &[&Row]) {
+    let integrator = compliant_integrator(spec);
     let _ = writeln!(
         s,
         "\n## Compliant runs\n\nThe particle on the penalty plane F_n = δ/κ + c_d δ̇/√κ \
@@ -260,11 +265,11 @@ fn write_stop_table(s: &mut String, rows: &[&Row]) {
 }
 
 /// compliant_velocity.png and compliant_distances.png.
-pub fn write_figures(spec: &SweepSpec<Dance>, rows: &[&Row], dir: &Path) -> Result<(), String> {
+pub fn write_figures(spec: &Convergence<Dance>, rows: &[&Row], dir: &Path) -> Result<(), String> {
     let caption = format!(
         "{} · {}, rtol {}, atol {} · F_n = δ/κ + c_d δ̇/√κ",
         spec.name,
-        super::compliant_integrator(spec),
+        compliant_integrator(spec),
         format_small_parameter(spec.solver.rtol),
         format_small_parameter(spec.solver.atol)
     );

@@ -1,11 +1,15 @@
 //! Dance's particle starting to slide (`model = "dance"`; Dance 2024, §3; docs/dance.md): the
 //! formal series of the sliding velocity ([`series`], in the number types of [`precision`]), its
 //! growth and truncation ([`truncation`]), the rigid slide integrated from the series
-//! ([`rigid`]), one μ's study ([`study`]), the particle on a compliant plane against the rigid
-//! motion ([`compliant`]) and the report ([`report`]).
+//! ([`rigid`]), the particle on a compliant plane against the rigid motion ([`compliant`]), one
+//! run of either method ([`study`]), the experiment file's form ([`form`]) and the report
+//! ([`report`], [`compliant_report`]).
 //!
-//! `method = "rigid"` writes one row per μ and integrator; `method = "compliant"` writes those
-//! rigid rows too, then one row per μ, start, damping c_d and κ of `[sweep]`:
+//! A [`System`] on the convergence study (`crate::study::convergence`): a configuration is one
+//! μ, either rigid (the series, then the rigid slide: one row per integrator) or one compliant
+//! start (the particle at each κ of the ladder against the rigid motion, by
+//! `params.compliant_integrator`). `method = "rigid"` writes the rigid rows of every μ;
+//! `method = "compliant"` writes them too, then one row per μ, start, damping c_d and κ:
 //!
 //! ```toml
 //! [params]
@@ -19,9 +23,13 @@
 //!     { start = "equilibrium", damping = [0.0] },    # δ = κ, δ̇ = 0: F_n = 1
 //! ]
 //! ```
+//!
+//! One run: `rigid-limit simulate dance --set mu=1 --method rigid`, or compliant with
+//! `--set start=rest --set damping=1 --kappa 1e-6`.
 
 pub mod compliant;
 pub mod compliant_report;
+pub mod form;
 pub mod precision;
 pub mod report;
 pub mod rigid;
@@ -31,23 +39,27 @@ pub mod truncation;
 
 use crate::error::SimError;
 use crate::experiment::grammar::{LogGrid, MethodKind};
-use crate::experiment::model::{Cells, Model, SweepSpec};
-use crate::experiment::runner::RunError;
-use crate::experiment::table::Row;
-use crate::integrate::{IntegratorKind, SolverStats, Tolerances};
+use crate::experiment::model::Cells;
+use crate::experiment::record;
+use crate::experiment::system::{Method, Methods, Quantity, RunSettings, System};
+use crate::integrate::{IntegratorKind, SolverStats};
 use compliant::Start;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
-/// Dance's particle as a model of the harness.
+/// Dance's particle as a system of the harness.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Dance;
 
-/// `[params]`.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+/// `[params]`: one configuration. A file sweeps μ and lists the compliant starts in `[sweep]`
+/// ([`form`]); the study runs each μ rigid, then each of its starts compliant
+/// ([`System::configurations`]).
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
-    /// `rigid` (the series, then the rigid slide) or `compliant` (the rigid rows, then the
+    /// Coulomb coefficient μ ∈ (0, 1] (default 1, Dance's counterexample; `[sweep] mu`).
+    #[serde(default = "default_mu")]
+    pub mu: f64,
+    /// `rigid` (the series, then the rigid slide) or `compliant` (the rigid runs, then the
     /// compliant runs of `sweep.compliant` over `sweep.kappa`).
     pub method: MethodKind,
     /// End of each run.
@@ -57,27 +69,29 @@ pub struct Params {
     /// t₀: the series below it, the rigid numerics from its optimal truncation there on.
     #[serde(default = "default_t_series")]
     pub t_series: f64,
+    /// The start of one compliant run (a case of `sweep.compliant`; `--set start=rest` for one
+    /// run); none for a rigid one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Start>,
+    /// Its normal damping c_d (F_n = δ/κ + c_d δ̇/√κ).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damping: Option<f64>,
     /// The integrator of the compliant rows (default: the first of `solver.integrators`). The
     /// slip direction of a slide from rest relaxes at the rate μF_n/|v|, up to 1e9 while
     /// |v| ~ 1e-9 (docs/dance.md): an explicit method needs ~10⁶ steps there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compliant_integrator: Option<IntegratorKind>,
+    /// The compliant starts with their dampings (`[sweep] compliant` of a file, [`form`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub compliant: Vec<CompliantCase>,
+}
+
+fn default_mu() -> f64 {
+    1.0
 }
 
 fn default_t_series() -> f64 {
     0.25
-}
-
-/// `[sweep]`: the friction coefficients (each in (0, 1]), and for `method = "compliant"` the κ
-/// ladder and the compliant cases.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Sweep {
-    pub mu: Vec<f64>,
-    #[serde(default)]
-    pub kappa: Option<LogGrid>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub compliant: Option<Vec<CompliantCase>>,
 }
 
 /// One start of the compliant runs with its normal dampings c_d (F_n = δ/κ + c_d δ̇/√κ).
@@ -88,29 +102,101 @@ pub struct CompliantCase {
     pub damping: Vec<f64>,
 }
 
-/// The one report of this model.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+/// The input columns of runs.csv, in this order: a run's configuration as its row states it
+/// (its method is compliant exactly when it has a start).
+#[derive(Clone, Debug, Default, Serialize)]
+struct Inputs {
+    mu: f64,
+    method: MethodKind,
+    series_degree: usize,
+    t_series: f64,
+    t_end: f64,
+    start: Option<Start>,
+    damping: Option<f64>,
+}
+
+impl Inputs {
+    fn of(p: &Params) -> Inputs {
+        Inputs {
+            mu: p.mu,
+            method: if p.start.is_some() {
+                MethodKind::Compliant
+            } else {
+                MethodKind::Rigid
+            },
+            series_degree: p.series_degree,
+            t_series: p.t_series,
+            t_end: p.t_end,
+            start: p.start,
+            damping: p.damping,
+        }
+    }
+}
+
+/// How the coefficients of v^∥ behave (docs/dance.md, "Growth", "Radius").
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
-pub enum Analysis {
-    StartSlide,
+pub enum SeriesKind {
+    /// Factorial growth: the series diverges (μ = 1).
+    Divergent,
+    /// A finite radius in t².
+    Convergent,
+    /// Neither fit is stable.
+    Undetermined,
 }
 
-/// One row's configuration.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Config {
-    pub mu: f64,
-    pub params: Params,
-    /// The compliant start and c_d; `None` for a rigid row.
-    pub compliant: Option<(Start, f64)>,
+/// What one run measures: runs.csv's columns from `mode_sequence` to `n_samples`. A rigid run
+/// fills the series' facts and the truncation, a compliant one the distances to the rigid
+/// motion; both the velocities at the reported times.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+pub struct Record {
+    /// The modes in time order, space-separated.
+    pub mode_sequence: String,
+    /// The events' times and kinds (`slip`, `stop`, `contact_opens`, `contact_closes`).
+    pub event_times: Vec<f64>,
+    pub event_kinds: String,
+    /// (u^t, v^t) at t_end.
+    #[serde(rename = "U_end")]
+    pub u_end: [f64; 2],
+    #[serde(rename = "V_end")]
+    pub v_end: [f64; 2],
+    /// v at [`REPORTED_TIMES`].
+    pub v_at_half: Option<[f64; 2]>,
+    pub v_at_1: Option<[f64; 2]>,
+    pub v_at_2: Option<[f64; 2]>,
+    /// The largest change of v when the rigid slide runs at rtol/10, atol/10.
+    pub v_rtol_change: Option<f64>,
+    /// Digits on which the 256- and 352-bit series agree (one decimal).
+    pub series_digits: Option<f64>,
+    pub series_kind: Option<SeriesKind>,
+    #[serde(rename = "growth_A")]
+    pub growth_a: Option<f64>,
+    pub growth_beta: Option<f64>,
+    #[serde(rename = "growth_ln_K")]
+    pub growth_ln_k: Option<f64>,
+    #[serde(rename = "growth_A_spread")]
+    pub growth_a_spread: Option<f64>,
+    pub growth_beta_spread: Option<f64>,
+    /// The radius of convergence in t, with its spread.
+    pub radius_t: Option<f64>,
+    pub radius_t_spread: Option<f64>,
+    /// The smallest term of the series at t₀.
+    pub start_smallest_term: Option<f64>,
+    /// |optimal truncation − numerics| / smallest term over t ∈ [.35, .6].
+    pub truncation_ratio_min: Option<f64>,
+    pub truncation_ratio_max: Option<f64>,
+    /// |S_41(.5) − v₁(.5)|.
+    pub partial_sum_gap_half: Option<f64>,
+    /// sup‖u^κ − u‖ and sup‖v^κ − v‖ on [0, 2], with the times they are reached.
+    pub d_u_sup: Option<f64>,
+    pub d_u_sup_at: Option<f64>,
+    pub d_v_sup: Option<f64>,
+    pub d_v_sup_at: Option<f64>,
+    /// sup|F_n − 1| and sup F_n over the samples.
+    pub normal_force_deviation: Option<f64>,
+    pub normal_force_max: Option<f64>,
+    pub n_samples: Option<usize>,
 }
-
-/// A rigid run has no compliance: its rows stand on this one-point ladder, and their `kappa`
-/// cell (1) is a placeholder that the `method` column marks as such.
-const RIGID_LADDER: LogGrid = LogGrid {
-    min: 1.0,
-    max: 1.0,
-    per_decade: 1,
-};
 
 /// The velocities reported in the table (v(.5), v(1), v(2)).
 pub const REPORTED_TIMES: [f64; 3] = [0.5, 1.0, 2.0];
@@ -118,102 +204,26 @@ pub const REPORTED_TIMES: [f64; 3] = [0.5, 1.0, 2.0];
 /// The degree of the partial sum compared with the numerics at t = .5.
 pub const PARTIAL_SUM_DEGREE: usize = 41;
 
-impl Model for Dance {
+impl System for Dance {
     const NAME: &'static str = "dance";
+    const TITLE: &'static str = "Dance's particle starting to slide";
     const ABOUT: &'static str =
         "Dance's particle starting to slide under the force (1, t) (Dance 2024): the formal \
          series (divergent for μ = 1), its optimal truncation and the rigid slide";
+    const EXAMPLE: &'static str = include_str!("../../../experiments/dance_start_slide.toml");
     const SOLVER_KEYS: &'static [&'static str] = &[];
-    type Params = Params;
-    type Sweep = Sweep;
-    type Analysis = Analysis;
-    type Config = Config;
-    const INPUT_COLUMNS: &'static [&'static str] = &[
-        "mu",
-        "method",
-        "series_degree",
-        "t_series",
-        "t_end",
-        "start",
-        "damping",
-    ];
-    const MEASURE_COLUMNS: &'static [&'static str] = &[
-        "mode_sequence",
-        "event_times",
-        "event_kinds",
-        "U_end",
-        "V_end",
-        "v_at_half",
-        "v_at_1",
-        "v_at_2",
-        "v_rtol_change",
-        "series_digits",
-        "series_kind",
-        "growth_A",
-        "growth_beta",
-        "growth_ln_K",
-        "growth_A_spread",
-        "growth_beta_spread",
-        "radius_t",
-        "radius_t_spread",
-        "start_smallest_term",
-        "truncation_ratio_min",
-        "truncation_ratio_max",
-        "partial_sum_gap_half",
-        "d_u_sup",
-        "d_u_sup_at",
-        "d_v_sup",
-        "d_v_sup_at",
-        "normal_force_deviation",
-        "normal_force_max",
-        "n_samples",
-    ];
+    /// A rigid row has no compliance: its `kappa` cell (1) is a placeholder that the `method`
+    /// column marks as such.
+    const RIGID_KAPPA: f64 = 1.0;
+    type Config = Params;
+    type Record = Record;
 
-    fn kappa(sweep: &Sweep) -> &LogGrid {
-        sweep.kappa.as_ref().unwrap_or(&RIGID_LADDER)
-    }
-
-    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
-        let p = &spec.params;
-        match p.method {
-            MethodKind::Rigid => {
-                if spec.sweep.kappa.is_some() {
-                    return Err(SimError::invalid(
-                        "sweep.kappa",
-                        "a ladder",
-                        "a rigid run has no compliance; remove sweep.kappa (or set params.method \
-                         = \"compliant\")",
-                    ));
-                }
-                if spec.sweep.compliant.is_some() {
-                    return Err(SimError::invalid(
-                        "sweep.compliant",
-                        "a list",
-                        "compliant cases need params.method = \"compliant\"",
-                    ));
-                }
-                if p.compliant_integrator.is_some() {
-                    return Err(SimError::invalid(
-                        "params.compliant_integrator",
-                        "an integrator",
-                        "a rigid experiment has no compliant rows; remove it",
-                    ));
-                }
-            }
-            MethodKind::Compliant => validate_compliant(spec)?,
-            MethodKind::Incremental => {
-                return Err(SimError::invalid(
-                    "params.method",
-                    "incremental",
-                    "Dance's particle is dynamic; use method = \"rigid\" or \"compliant\"",
-                ))
-            }
-        }
-        if spec.sweep.mu.is_empty() {
-            return Err(SimError::invalid("sweep.mu", "[]", "list at least one μ"));
-        }
-        for &mu in &spec.sweep.mu {
-            series::require_sliding_mu("sweep.mu", mu)?;
+    /// The values of one configuration; the file's form (method, ladder, starts) is checked
+    /// when it is read ([`form::from_file`]).
+    fn validate(p: &Params, _kappa: Option<&LogGrid>) -> Result<(), SimError> {
+        series::require_sliding_mu("sweep.mu", p.mu)?;
+        if p.method == MethodKind::Incremental {
+            return Err(form::incremental_refused());
         }
         if !(41..=4001).contains(&p.series_degree) {
             return Err(SimError::invalid(
@@ -228,7 +238,8 @@ impl Model for Dance {
             return Err(SimError::invalid(
                 "params.t_end",
                 crate::error::number_text(p.t_end),
-                "must be in (2, 100]: the table reports v(2)",
+                "must be in (2, 100]: the table reports v(2) and the compliant runs are compared \
+                 with the rigid motion on [0, 2]",
             ));
         }
         if p.t_series >= REPORTED_TIMES[0] {
@@ -238,245 +249,125 @@ impl Model for Dance {
                 "must be below .5, the first reported time",
             ));
         }
+        for (i, case) in p.compliant.iter().enumerate() {
+            for &d in &case.damping {
+                crate::compliant::normal::require_resolvable_damping(
+                    &format!("sweep.compliant[{i}].damping"),
+                    d,
+                )?;
+            }
+        }
+        if let Some(d) = p.damping {
+            crate::compliant::normal::require_resolvable_damping("params.damping", d)?;
+        }
         Ok(())
     }
 
-    fn grid_size(spec: &SweepSpec<Self>) -> u128 {
-        let cases: usize = compliant_cases(spec).count();
-        (spec.sweep.mu.len() * (1 + cases)) as u128
+    fn run(
+        p: &Params,
+        method: Method,
+        settings: &RunSettings,
+    ) -> Result<(Record, SolverStats), SimError> {
+        let started = std::time::Instant::now();
+        let (record, mut stats) = match method {
+            Method::Rigid => study::run_rigid(p, settings)?,
+            Method::Compliant { kappa } => {
+                let Some(start) = p.start else {
+                    return Err(SimError::invalid(
+                        "params.start",
+                        "missing",
+                        "a compliant run starts at rest or at the static penetration: set \
+                         start = \"rest\" or \"equilibrium\" and its damping (simulate: --set \
+                         start=rest --set damping=1)",
+                    ));
+                };
+                study::run_compliant(p, start, p.damping.unwrap_or(0.0), kappa, settings)?
+            }
+        };
+        // The whole run: the series too, not only the integration the counters count.
+        stats.wall_time_s = started.elapsed().as_secs_f64();
+        Ok((record, stats))
     }
 
-    /// The rigid configurations (one per μ), then the compliant ones (μ, start, c_d).
-    fn configurations(spec: &SweepSpec<Self>) -> Vec<Config> {
-        let rigid = spec.sweep.mu.iter().map(|&mu| Config {
-            mu,
-            params: spec.params,
-            compliant: None,
+    /// None for the generic summary: the report ([`report::write_report`]) states the series'
+    /// facts and fits the distances of the compliant rows to the rigid motion.
+    fn quantities(_: &Params) -> Vec<Quantity> {
+        Vec::new()
+    }
+
+    /// A configuration without a start runs rigid; one with a start runs compliant over the
+    /// ladder; `[params]` of a compliant file (its starts listed) stands for both.
+    fn methods(p: &Params) -> Methods {
+        Methods {
+            rigid: p.start.is_none(),
+            compliant: p.method == MethodKind::Compliant
+                && (p.start.is_some() || !p.compliant.is_empty()),
+        }
+    }
+
+    /// The rigid run of every μ, then (for `method = "compliant"`) every start and damping of
+    /// each μ.
+    fn configurations(grid: Vec<Params>) -> Vec<Params> {
+        let rigid = grid.iter().map(|p| Params {
+            method: MethodKind::Rigid,
+            start: None,
+            damping: None,
+            ..p.clone()
         });
-        let compliant = spec.sweep.mu.iter().flat_map(|&mu| {
-            compliant_cases(spec).map(move |case| Config {
-                mu,
-                params: spec.params,
-                compliant: Some(case),
-            })
-        });
+        let compliant = grid
+            .iter()
+            .filter(|p| p.method == MethodKind::Compliant)
+            .flat_map(|p| {
+                p.compliant.iter().flat_map(move |case| {
+                    case.damping.iter().map(move |&d| Params {
+                        start: Some(case.start),
+                        damping: Some(d),
+                        ..p.clone()
+                    })
+                })
+            });
         rigid.chain(compliant).collect()
     }
 
-    /// A rigid row stands on the placeholder κ = 1; a compliant one on each κ of the ladder.
-    fn kappa_values(spec: &SweepSpec<Self>, config: &Config) -> Vec<f64> {
-        match config.compliant {
-            None => RIGID_LADDER.values(),
-            Some(_) => Self::kappa(&spec.sweep).values(),
+    /// Every listed integrator for a rigid configuration; `params.compliant_integrator` (or the
+    /// first listed) for a compliant one.
+    fn integrators(p: &Params, listed: &[IntegratorKind]) -> Vec<IntegratorKind> {
+        match p.start {
+            None => listed.to_vec(),
+            Some(_) => listed
+                .first()
+                .map(|&first| vec![compliant_integrator(p, first)])
+                .unwrap_or_default(),
         }
     }
 
-    /// A rigid row per listed integrator; the compliant rows with `params.compliant_integrator`.
-    fn integrators(spec: &SweepSpec<Self>, config: &Config) -> Vec<IntegratorKind> {
-        match config.compliant {
-            None => spec.solver.integrators.clone(),
-            Some(_) => vec![compliant_integrator(spec)],
-        }
+    fn side_tables(
+        p: &Params,
+        configurations: &[Params],
+        kappa: &[f64],
+        settings: &RunSettings,
+    ) -> Vec<(&'static str, String)> {
+        study::side_tables(p, configurations, kappa, settings)
     }
 
-    fn inputs(c: &Config) -> Cells {
-        let (method, start, damping) = match c.compliant {
-            None => (MethodKind::Rigid, String::new(), String::new()),
-            Some((start, damping)) => (
-                MethodKind::Compliant,
-                start.name().to_string(),
-                damping.to_string(),
-            ),
-        };
-        vec![
-            ("mu", c.mu.to_string()),
-            ("method", method.name().to_string()),
-            ("series_degree", c.params.series_degree.to_string()),
-            ("t_series", c.params.t_series.to_string()),
-            ("t_end", c.params.t_end.to_string()),
-            ("start", start),
-            ("damping", damping),
-        ]
+    fn input_columns(_: &Params) -> Vec<&'static str> {
+        record::columns::<Inputs>()
     }
 
-    fn run(
-        spec: &SweepSpec<Self>,
-        c: &Config,
-        kappa: f64,
-        integrator: IntegratorKind,
-    ) -> Result<(Cells, SolverStats), String> {
-        match c.compliant {
-            None => run_rigid(spec, c, integrator),
-            Some((start, damping)) => {
-                study::run_compliant_row(spec, c.mu, start, damping, kappa, integrator)
-            }
-        }
-        .map_err(|e| e.to_string())
+    fn inputs(p: &Params) -> Result<Cells, String> {
+        record::cells(&Inputs::of(p)).map_err(|e| e.to_string())
     }
 
-    fn after_run(spec: &SweepSpec<Self>, dir: &Path) -> Result<(), RunError> {
-        report::write_tables(spec, dir)
-    }
-
-    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
-        report::write_report(spec, rows, dir)
+    fn describe(p: &Params) -> String {
+        format!(
+            "v' = (1, t) − μ v/|v| from rest, μ = {}; the series to t^{}, the rigid slide from t₀ = {} to t = {}",
+            p.mu, p.series_degree, p.t_series, p.t_end
+        )
     }
 }
 
-/// The (start, c_d) pairs of `sweep.compliant` (none for a rigid experiment).
-pub(crate) fn compliant_cases(spec: &SweepSpec<Dance>) -> impl Iterator<Item = (Start, f64)> + '_ {
-    spec.sweep
-        .compliant
-        .iter()
-        .flatten()
-        .flat_map(|case| case.damping.iter().map(move |&d| (case.start, d)))
-}
-
-/// The integrator of the compliant rows.
-pub(crate) fn compliant_integrator(spec: &SweepSpec<Dance>) -> IntegratorKind {
-    spec.params
-        .compliant_integrator
-        .unwrap_or(spec.solver.integrators[0])
-}
-
-/// The checks of `method = "compliant"`: a κ ladder, at least one case, dampings ≥ 0.
-fn validate_compliant(spec: &SweepSpec<Dance>) -> Result<(), SimError> {
-    let Some(ladder) = &spec.sweep.kappa else {
-        return Err(SimError::invalid(
-            "sweep.kappa",
-            "missing",
-            "a compliant experiment needs a κ ladder, e.g. kappa = { min = 1e-8, max = 1e-2, \
-             per_decade = 2 }",
-        ));
-    };
-    crate::compliant::normal::require_resolvable_kappa("sweep.kappa.min", ladder.min)?;
-    crate::compliant::normal::require_penetrating_less_than_the_body(
-        "sweep.kappa.max",
-        ladder.max,
-    )?;
-    let cases = spec.sweep.compliant.as_deref().unwrap_or_default();
-    if cases.iter().all(|c| c.damping.is_empty()) {
-        return Err(SimError::invalid(
-            "sweep.compliant",
-            "no case",
-            "list at least one start with its dampings, e.g. [{ start = \"rest\", damping = \
-             [2.0] }]",
-        ));
-    }
-    for (i, case) in cases.iter().enumerate() {
-        for &d in &case.damping {
-            crate::compliant::normal::require_resolvable_damping(
-                &format!("sweep.compliant[{i}].damping"),
-                d,
-            )?;
-        }
-    }
-    if spec.params.t_end < compliant::COMPARE_UNTIL {
-        return Err(SimError::invalid(
-            "params.t_end",
-            crate::error::number_text(spec.params.t_end),
-            "the compliant runs are compared with the rigid motion on [0, 2]",
-        ));
-    }
-    Ok(())
-}
-
-/// Space-separated numbers in their shortest round-trip form.
-pub(crate) fn pair(v: [f64; 2]) -> String {
-    format!("{} {}", v[0], v[1])
-}
-
-/// One rigid row: the series' facts, the slide at the solver's tolerances and at rtol/10.
-fn run_rigid(
-    spec: &SweepSpec<Dance>,
-    c: &Config,
-    integrator: IntegratorKind,
-) -> Result<(Cells, SolverStats), SimError> {
-    let started = std::time::Instant::now();
-    let p = &c.params;
-    let facts = study::SeriesFacts::compute(c.mu, p.series_degree)?;
-    let mut times: Vec<f64> = study::truncation_times();
-    times.extend(REPORTED_TIMES.iter().filter(|&&t| t > 0.6));
-    times.push(p.t_end);
-    times.retain(|&t| t > p.t_series);
-    times.dedup();
-    let tol = Tolerances {
-        rtol: spec.solver.rtol,
-        atol: spec.solver.atol,
-    };
-    let finer = Tolerances {
-        rtol: tol.rtol / 10.0,
-        atol: tol.atol / 10.0,
-    };
-    let (states, mut stats) =
-        rigid::rigid_from_series(c.mu, &facts.logs, p.t_series, &times, integrator, tol)?;
-    let (refined, _) =
-        rigid::rigid_from_series(c.mu, &facts.logs, p.t_series, &times, integrator, finer)?;
-    let at = |t: f64| {
-        states
-            .iter()
-            .find(|s| (s.t - t).abs() < 1e-12)
-            .copied()
-            .ok_or_else(|| SimError::invalid("output times", t, "not reached"))
-    };
-    let rtol_change = states
-        .iter()
-        .zip(&refined)
-        .map(|(a, b)| (a.v[0] - b.v[0]).abs().max((a.v[1] - b.v[1]).abs()))
-        .fold(0.0, f64::max);
-    let end = at(p.t_end)?;
-    let half = at(0.5)?;
-    // The optimal truncation against the numerics on [.35, .6] (only a divergent series has a
-    // smallest term before its last coefficient).
-    let ratios: Vec<f64> = states
-        .iter()
-        .filter(|s| s.t <= 0.6 + 1e-12)
-        .filter_map(|s| {
-            let o = facts.logs.state_at(s.t).parallel_velocity;
-            (!o.at_last_coefficient).then(|| (o.value - s.v[0]).abs() / o.smallest_term)
-        })
-        .collect();
-    let opt = |x: Option<f64>| x.map(|v| v.to_string()).unwrap_or_default();
-    let min_ratio = ratios.iter().copied().reduce(f64::min);
-    let max_ratio = ratios.iter().copied().reduce(f64::max);
-    let partial_gap = study::partial_sum_gaps(&facts.logs, 0.5, half.v[0], PARTIAL_SUM_DEGREE)
-        .last()
-        .map(|&(_, g)| g);
-    let (kind, growth, radius) = match (facts.growth, facts.radius) {
-        (Some(g), _) => ("divergent", Some(g), None),
-        (None, Some(r)) => ("convergent", None, Some(r)),
-        (None, None) => ("undetermined", None, None),
-    };
-    let cells = vec![
-        ("mode_sequence", "slide".to_string()),
-        ("event_times", String::new()),
-        ("event_kinds", String::new()),
-        ("U_end", pair(end.u)),
-        ("V_end", pair(end.v)),
-        ("v_at_half", pair(half.v)),
-        ("v_at_1", pair(at(1.0)?.v)),
-        ("v_at_2", pair(at(2.0)?.v)),
-        ("v_rtol_change", rtol_change.to_string()),
-        ("series_digits", format!("{:.1}", facts.agreeing_digits)),
-        ("series_kind", kind.to_string()),
-        ("growth_A", opt(growth.map(|g| g.a))),
-        ("growth_beta", opt(growth.map(|g| g.beta))),
-        ("growth_ln_K", opt(growth.map(|g| g.ln_k))),
-        ("growth_A_spread", opt(growth.map(|g| g.a_spread))),
-        ("growth_beta_spread", opt(growth.map(|g| g.beta_spread))),
-        ("radius_t", opt(radius.map(|r| r.radius.sqrt()))),
-        (
-            "radius_t_spread",
-            opt(radius.map(|r| r.radius_spread / (2.0 * r.radius.sqrt()))),
-        ),
-        (
-            "start_smallest_term",
-            facts.logs.state_at(p.t_series).smallest_term.to_string(),
-        ),
-        ("truncation_ratio_min", opt(min_ratio)),
-        ("truncation_ratio_max", opt(max_ratio)),
-        ("partial_sum_gap_half", opt(partial_gap)),
-    ];
-    stats.wall_time_s = started.elapsed().as_secs_f64();
-    Ok((cells, stats))
+/// The integrator of the compliant rows: `params.compliant_integrator`, else `first` (the first
+/// of `solver.integrators`).
+pub fn compliant_integrator(p: &Params, first: IntegratorKind) -> IntegratorKind {
+    p.compliant_integrator.unwrap_or(first)
 }

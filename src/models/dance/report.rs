@@ -1,26 +1,22 @@
-//! The Dance experiment's outputs besides runs.csv: the tables its figures read (written after
-//! the runs, by the run stage: they need the series and the numerics) and the report
-//! (summary.md and figures, from runs.csv and those tables only).
+//! The Dance experiment's report: summary.md and figures, from runs.csv and the tables the run
+//! stage writes beside it (`super::study::side_tables`: they need the series and the
+//! numerics). No solver here.
 
 use super::compliant_report;
-use super::study::{self, SeriesFacts};
 use super::{Dance, PARTIAL_SUM_DEGREE};
-use crate::cells;
-use crate::experiment::grammar::MethodKind;
-use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
-use crate::integrate::Tolerances;
 use crate::plot::{save, Figure, Mark, Panel, Series};
-use crate::report::table::Table;
 use crate::report::table::{column, read_numbers};
+use crate::study::convergence::Convergence;
 use std::fmt::Write;
 use std::path::Path;
 
-const COEFFICIENTS_CSV: &str = "coefficients.csv";
-const TRUNCATION_CSV: &str = "truncation.csv";
-const PARTIAL_SUMS_CSV: &str = "partial_sums.csv";
-const TRAJECTORY_CSV: &str = "trajectory.csv";
+/// The tables of the figures, by name.
+pub const COEFFICIENTS_CSV: &str = "coefficients.csv";
+pub const TRUNCATION_CSV: &str = "truncation.csv";
+pub const PARTIAL_SUMS_CSV: &str = "partial_sums.csv";
+pub const TRAJECTORY_CSV: &str = "trajectory.csv";
 
 fn failed(message: String) -> RunError {
     RunError::Io {
@@ -29,114 +25,8 @@ fn failed(message: String) -> RunError {
     }
 }
 
-/// Write coefficients.csv, truncation.csv, partial_sums.csv and trajectory.csv for every μ.
-pub fn write_tables(spec: &SweepSpec<Dance>, dir: &Path) -> Result<(), RunError> {
-    let p = &spec.params;
-    let integrator = spec.solver.integrators[0];
-    let tol = Tolerances {
-        rtol: spec.solver.rtol,
-        atol: spec.solver.atol,
-    };
-    let mut coefficients = Table::new([
-        "mu",
-        "n",
-        "power",
-        "log10_abs",
-        "log10_abs_3n_over_nfact",
-        "log10_abs_fit_normalised",
-        "log10_abs_radius_normalised",
-    ]);
-    let mut truncation = Table::new([
-        "mu",
-        "t",
-        "optimal_value",
-        "smallest_term",
-        "smallest_power",
-        "rigid_v1",
-        "abs_error",
-    ]);
-    let mut partial = Table::new(["mu", "degree", "abs_gap_at_half"]);
-    let mut trajectory = Table::new(["mu", "t", "source", "u1", "u2", "v1", "v2"]);
-    for &mu in &spec.sweep.mu {
-        let facts = SeriesFacts::compute(mu, p.series_degree).map_err(|e| failed(e.to_string()))?;
-        let ln10 = std::f64::consts::LN_10;
-        for (n, &ln) in facts.odd.ln_abs.iter().enumerate() {
-            let nf = n as f64;
-            let factorial = statrs::function::gamma::ln_gamma(nf + 1.0);
-            let fitted = facts.growth.map(|g| {
-                (ln + nf * g.a.ln() - statrs::function::gamma::ln_gamma(nf + g.beta)) / ln10
-            });
-            // A convergent series' |c_n| |x_s|ⁿ (x = t², |x_s| = R²) varies only as a power of n.
-            let radius_normalised = facts.radius.map(|r| (ln + nf * r.radius.ln()) / ln10);
-            coefficients.push(cells![
-                mu,
-                n,
-                2 * n + 1,
-                ln / ln10,
-                (ln + nf * 3f64.ln() - factorial) / ln10,
-                fitted,
-                radius_normalised
-            ]);
-        }
-        // Rigid numerics on the truncation window, at .5 and on (t₀, 1] for the trajectory.
-        let mut times = study::truncation_times();
-        let grid: Vec<f64> = (1..=40).map(|i| f64::from(i) * 0.025).collect();
-        times.extend(grid.iter().copied());
-        times.retain(|&t| t > p.t_series);
-        times.sort_by(f64::total_cmp);
-        times.dedup_by(|a, b| (*a - *b).abs() < 1e-12);
-        let (states, _) =
-            super::rigid::rigid_from_series(mu, &facts.logs, p.t_series, &times, integrator, tol)
-                .map_err(|e| failed(e.to_string()))?;
-        for s in &states {
-            let o = facts.logs.state_at(s.t).parallel_velocity;
-            let in_window = (0.35 - 1e-12..=0.6 + 1e-12).contains(&s.t);
-            if in_window && !o.at_last_coefficient {
-                truncation.push(cells![
-                    mu,
-                    s.t,
-                    o.value,
-                    o.smallest_term,
-                    o.smallest_power,
-                    s.v[0],
-                    (o.value - s.v[0]).abs()
-                ]);
-            }
-            if grid.iter().any(|g| (g - s.t).abs() < 1e-12) {
-                trajectory.push(cells![mu, s.t, "rigid", s.u[0], s.u[1], s.v[0], s.v[1]]);
-            }
-            if (s.t - 0.5).abs() < 1e-12 {
-                for (k, gap) in
-                    study::partial_sum_gaps(&facts.logs, 0.5, s.v[0], PARTIAL_SUM_DEGREE)
-                {
-                    partial.push(cells![mu, k, gap]);
-                }
-            }
-        }
-        for i in 0..=30 {
-            // log-spaced series samples from 1e-3 to t₀
-            let t = 1e-3 * (p.t_series / 1e-3).powf(f64::from(i) / 30.0);
-            let s = facts.logs.state_at(t).state;
-            trajectory.push(cells![mu, t, "series", s.u[0], s.u[1], s.v[0], s.v[1]]);
-        }
-    }
-    if spec.params.method == MethodKind::Compliant {
-        let velocity = study::compliant_velocity_csv(spec).map_err(|e| failed(e.to_string()))?;
-        write_atomically(&dir.join(compliant_report::VELOCITY_CSV), &velocity)?;
-    }
-    for (name, text) in [
-        (COEFFICIENTS_CSV, &coefficients),
-        (TRUNCATION_CSV, &truncation),
-        (PARTIAL_SUMS_CSV, &partial),
-        (TRAJECTORY_CSV, &trajectory),
-    ] {
-        write_atomically(&dir.join(name), &text.to_csv())?;
-    }
-    Ok(())
-}
-
 /// summary.md and the three figures.
-pub fn write_report(spec: &SweepSpec<Dance>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+pub fn write_report(spec: &Convergence<Dance>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
     let mut s = String::new();
     let p = &spec.params;
     let _ = writeln!(
@@ -250,9 +140,19 @@ pub fn write_report(spec: &SweepSpec<Dance>, rows: &[Row], dir: &Path) -> Result
     Ok(())
 }
 
-fn write_figures(spec: &SweepSpec<Dance>, dir: &Path) -> Result<(), String> {
+/// The μ of the experiment: those of its rigid configurations, in grid order.
+fn mus(spec: &Convergence<Dance>) -> Vec<f64> {
+    spec.configurations()
+        .unwrap_or_default()
+        .iter()
+        .filter(|c| c.start.is_none())
+        .map(|c| c.mu)
+        .collect()
+}
+
+fn write_figures(spec: &Convergence<Dance>, dir: &Path) -> Result<(), String> {
     let table = |name| read_numbers(&dir.join(name)).map_err(|e| e.to_string());
-    let mus = &spec.sweep.mu;
+    let mus = &mus(spec);
     let by_mu = |rows: &[Vec<f64>], mu: f64, x: usize, y: usize| -> Vec<(f64, f64)> {
         let mut points: Vec<(f64, f64)> = rows
             .iter()

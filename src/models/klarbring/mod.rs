@@ -131,6 +131,7 @@ impl System for Klarbring {
     /// the errors: a failed point is a row, never a failed experiment).
     fn side_tables(
         p: &Params,
+        _: &[Params],
         kappa: &[f64],
         settings: &RunSettings,
     ) -> Vec<(&'static str, String)> {

@@ -362,6 +362,7 @@ impl System for Rod3dJam {
     /// nearest its middle (sampled at every step), for the figures.
     fn side_tables(
         p: &Params,
+        _: &[Params],
         kappa: &[f64],
         settings: &RunSettings,
     ) -> Vec<(&'static str, String)> {
