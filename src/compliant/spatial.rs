@@ -285,15 +285,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
         let (delta, rate) = self.penetration(y);
         match event {
             SpatialEvent::ContactOpens => self.compliance.release_function(delta, rate),
-            SpatialEvent::ContactCloses => {
-                // The contact is closed iff δ > 0 and F_n > 0.
-                let release = self.compliance.release_function(delta, rate);
-                if release.value() < delta.value() {
-                    release
-                } else {
-                    delta
-                }
-            }
+            SpatialEvent::ContactCloses => self.compliance.closing_function(delta, rate),
             SpatialEvent::StickBreaks => {
                 let (f, _) = self.contact_forces(ConeMode::Stick, y);
                 cone::cone_margin(self.mu, &f)
