@@ -12,7 +12,7 @@ use rigid_limit::compliant::spatial_multi::{
     SpatialMultiRun,
 };
 use rigid_limit::experiment::system::{Method, RunSettings, System};
-use rigid_limit::hybrid::{RunControl, Until};
+use rigid_limit::hybrid::{Named, RunControl, Until};
 use rigid_limit::integrate::{IntegratorKind, Tolerances};
 use rigid_limit::model::{ContactFrame, Mechanics, Real};
 use rigid_limit::models::described::description::Description;
@@ -428,5 +428,142 @@ t_end = 1.0
         };
         assert!(!message.contains('\n'), "{message}");
         assert!(message.contains(key) && message.contains(hint), "{message}");
+    }
+}
+
+/// A unit mass on the floor z = 0 touching it at two points whose slip velocities are both
+/// (ẋ, ẏ) but whose first tangents' drifts differ (0 and 1): sticking at both asks ẍ = 0 and
+/// ẍ = −1 at once.
+struct ContradictingTwins;
+
+impl Mechanics<3> for ContradictingTwins {
+    fn coordinate_names(&self) -> [&'static str; 3] {
+        ["x", "y", "z"]
+    }
+    fn mass_matrix<S: Real>(&self, _q: &[S; 3]) -> [[S; 3]; 3] {
+        let (o, z) = (S::cst(1.0), S::zero());
+        [[o, z, z], [z, o, z], [z, z, o]]
+    }
+    fn generalized_force<S: Real>(&self, _q: &[S; 3], _qdot: &[S; 3]) -> [S; 3] {
+        [S::zero(), S::zero(), S::cst(-G)]
+    }
+    fn potential_energy<S: Real>(&self, q: &[S; 3]) -> S {
+        q[2].scale(G)
+    }
+}
+
+impl SpatialContacts<3> for ContradictingTwins {
+    fn contact_count(&self) -> usize {
+        2
+    }
+    fn frame<S: Real>(&self, k: usize, q: &[S; 3], _qdot: &[S; 3]) -> ContactFrame<S, 3, 2> {
+        let (o, z) = (S::cst(1.0), S::zero());
+        ContactFrame {
+            gap: q[2],
+            normal: [z, z, o],
+            tangents: [[o, z, z], [z, o, z]],
+            normal_drift: z,
+            tangent_drift: [S::cst(k as f64), z],
+        }
+    }
+}
+
+/// Dependent stick rows whose constraints contradict each other end the run at once with one
+/// line naming both contacts and the pivot, instead of a guessed split.
+#[test]
+fn contradicting_stick_constraints_are_refused_naming_the_contacts() {
+    let kappa = 1e-6;
+    let problem = SpatialMultiProblem::new(&ContradictingTwins, laws(kappa)).unwrap();
+    let control: RunControl<ConeModes> = RunControl {
+        until: Until::Time(1.0),
+        output_times: Vec::new(),
+        max_events: 100,
+        max_steps: 100_000,
+        absolute_tolerances: None,
+    };
+    let e = simulate_spatial_multi(
+        &problem,
+        &[0.0, 0.0, -kappa * G / 2.0],
+        &[0.0; 3],
+        IntegratorKind::Dop853,
+        tolerances(),
+        &control,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(!e.contains('\n'), "{e}");
+    assert!(
+        e.contains("contact 0 and contact 1 cannot all stick") && e.contains("relative pivot"),
+        "{e}"
+    );
+}
+
+/// K = 1 is the single spatial contact: Klarbring's particle in 3D (systems/klarbring_3d.toml,
+/// its load F(t), κ = 1e-6) from the quasi-static penetration to t = 14 — stick breaks, curved
+/// slips, 3D stops, lift-offs and compliant impacts, 12 events — on this formulation and on
+/// compliant::spatial (its stored slip direction and Taylor-chosen modes at rest): the same
+/// events within 1e-8 (measured 4e-10) and the same end state within 1e-8 (measured 3e-11).
+#[test]
+fn one_contact_runs_as_the_single_spatial_contact() {
+    use rigid_limit::models::described::mechanics::DescribedMechanics;
+    let kappa = 1e-6;
+    let t_end = 14.0;
+    let text = format!(
+        r#"
+name = "k3"
+model = "system"
+system = "systems/klarbring_3d.toml"
+[sweep]
+kappa = {{ min = {kappa:e}, max = {kappa:e}, per_decade = 1 }}
+[solver]
+integrators = ["dop853"]
+rtol = 1e-10
+atol = 1e-12
+"#
+    );
+    let d = match Experiment::parse(&text).unwrap_or_else(|e| panic!("{e}")) {
+        Experiment::Described(spec) => spec.params,
+        other => panic!("read as {}", other.name()),
+    };
+    let settings = RunSettings {
+        t_end: Some(t_end),
+        ..RunSettings::new(IntegratorKind::Dop853, 1e-10, 1e-12)
+    };
+    let single = Described::run(&d, Method::Compliant { kappa }, &settings)
+        .unwrap()
+        .0;
+    let compiled = d.compile().unwrap();
+    let mechanics = DescribedMechanics::<3>::new(&compiled);
+    let law = ConeLaw {
+        compliance: NormalCompliance::spring_dashpot(kappa, compiled.contacts[0].damping),
+        mu: compiled.contacts[0].mu,
+    };
+    let problem = SpatialMultiProblem::new(&mechanics, vec![law]).unwrap();
+    let (q0, qdot0) = d.initial_state(kappa).unwrap();
+    let control: RunControl<ConeModes> = RunControl {
+        until: Until::Time(t_end),
+        output_times: Vec::new(),
+        max_events: 100,
+        max_steps: 1_000_000,
+        absolute_tolerances: None,
+    };
+    let run = simulate_spatial_multi(
+        &problem,
+        &[q0[0], q0[1], q0[2]],
+        &[qdot0[0], qdot0[1], qdot0[2]],
+        IntegratorKind::Dop853,
+        tolerances(),
+        &control,
+    )
+    .unwrap();
+    assert_eq!(run.trace.events.len(), 12);
+    let kinds: Vec<&str> = run.trace.events.iter().map(|e| e.event.event.name()).collect();
+    assert_eq!(single.event_kinds, kinds.join(" "));
+    for (a, b) in single.event_times.iter().zip(&run.event_times) {
+        assert!((a - b).abs() < 1e-8, "{a} against {b}");
+    }
+    for i in 0..3 {
+        assert!((single.q_end[i] - run.trace.y_end[i]).abs() < 1e-8, "q{i}");
+        assert!((single.q_dot_end[i] - run.trace.y_end[3 + i]).abs() < 1e-8, "q̇{i}");
     }
 }

@@ -288,7 +288,8 @@ impl<'a, Sys: SpatialContacts<N>, const N: usize> SpatialMultiProblem<'a, Sys, N
                 .closed_contact_force(out.penetration[k], out.penetration_rate[k]);
             out.normal[k] = normal;
             if mode == ConeMode::Slide {
-                // λ = −μ F_n V̂ (BB eq. (3)); V ≠ 0 in a slide (seeded from rest), and the
+                // λ = −μ F_n V̂ (BB §1, Coulomb friction for a slip V ≠ 0); V ≠ 0 in a slide
+                // (seeded from rest), and the
                 // fallback direction of an exactly zero V is never reached by a step.
                 let unit = cone::slip_unit(&out.slip[k], &[1.0, 0.0]);
                 out.tangential[k] = unit.map(|u| -(normal * u).scale(law.mu));
