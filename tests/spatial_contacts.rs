@@ -90,16 +90,21 @@ fn tolerances() -> Tolerances {
     }
 }
 
-fn twin_run(kappa: f64, v: [f64; 3], t_end: f64, integrator: IntegratorKind) -> SpatialMultiRun {
-    let rod = FlatRod;
-    let problem = SpatialMultiProblem::new(&rod, laws(kappa)).unwrap();
-    let control: RunControl<ConeModes> = RunControl {
+/// A run to the fixed time `t_end`.
+fn to_time(t_end: f64) -> RunControl<ConeModes> {
+    RunControl {
         until: Until::Time(t_end),
         output_times: Vec::new(),
         max_events: 100,
         max_steps: 1_000_000,
         absolute_tolerances: None,
-    };
+    }
+}
+
+fn twin_run(kappa: f64, v: [f64; 3], t_end: f64, integrator: IntegratorKind) -> SpatialMultiRun {
+    let rod = FlatRod;
+    let problem = SpatialMultiProblem::new(&rod, laws(kappa)).unwrap();
+    let control = to_time(t_end);
     simulate_spatial_multi(
         &problem,
         &[0.0; 4],
@@ -111,13 +116,13 @@ fn twin_run(kappa: f64, v: [f64; 3], t_end: f64, integrator: IntegratorKind) -> 
     .unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// systems/flat_rod.toml at compliance `kappa` with the start (vx0, vy0, w0) = `v`.
-fn description(kappa: f64, v: [f64; 3]) -> Description {
+/// The description in `file` at compliance `kappa`.
+fn description_of(file: &str, kappa: f64) -> Description {
     let text = format!(
         r#"
-name = "flat_rod"
+name = "spatial"
 model = "system"
-system = "systems/flat_rod.toml"
+system = "{file}"
 [sweep]
 kappa = {{ min = {kappa:e}, max = {kappa:e}, per_decade = 1 }}
 [solver]
@@ -126,10 +131,15 @@ rtol = 1e-10
 atol = 1e-12
 "#
     );
-    let mut d = match Experiment::parse(&text).unwrap_or_else(|e| panic!("{e}")) {
+    match Experiment::parse(&text).unwrap_or_else(|e| panic!("{e}")) {
         Experiment::Described(spec) => spec.params,
         other => panic!("read as {}", other.name()),
-    };
+    }
+}
+
+/// systems/flat_rod.toml at compliance `kappa` with the start (vx0, vy0, w0) = `v`.
+fn description(kappa: f64, v: [f64; 3]) -> Description {
+    let mut d = description_of("systems/flat_rod.toml", kappa);
     for (key, value) in ["vx0", "vy0", "w0"].iter().zip(v) {
         Described::set_parameter(&mut d, key, value).unwrap();
     }
@@ -474,13 +484,7 @@ impl SpatialContacts<3> for ContradictingTwins {
 fn contradicting_stick_constraints_are_refused_naming_the_contacts() {
     let kappa = 1e-6;
     let problem = SpatialMultiProblem::new(&ContradictingTwins, laws(kappa)).unwrap();
-    let control: RunControl<ConeModes> = RunControl {
-        until: Until::Time(1.0),
-        output_times: Vec::new(),
-        max_events: 100,
-        max_steps: 100_000,
-        absolute_tolerances: None,
-    };
+    let control = to_time(1.0);
     let e = simulate_spatial_multi(
         &problem,
         &[0.0, 0.0, -kappa * G / 2.0],
@@ -508,23 +512,7 @@ fn one_contact_runs_as_the_single_spatial_contact() {
     use rigid_limit::models::described::mechanics::DescribedMechanics;
     let kappa = 1e-6;
     let t_end = 14.0;
-    let text = format!(
-        r#"
-name = "k3"
-model = "system"
-system = "systems/klarbring_3d.toml"
-[sweep]
-kappa = {{ min = {kappa:e}, max = {kappa:e}, per_decade = 1 }}
-[solver]
-integrators = ["dop853"]
-rtol = 1e-10
-atol = 1e-12
-"#
-    );
-    let d = match Experiment::parse(&text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::Described(spec) => spec.params,
-        other => panic!("read as {}", other.name()),
-    };
+    let d = description_of("systems/klarbring_3d.toml", kappa);
     let settings = RunSettings {
         t_end: Some(t_end),
         ..RunSettings::new(IntegratorKind::Dop853, 1e-10, 1e-12)
@@ -540,13 +528,7 @@ atol = 1e-12
     };
     let problem = SpatialMultiProblem::new(&mechanics, vec![law]).unwrap();
     let (q0, qdot0) = d.initial_state(kappa).unwrap();
-    let control: RunControl<ConeModes> = RunControl {
-        until: Until::Time(t_end),
-        output_times: Vec::new(),
-        max_events: 100,
-        max_steps: 1_000_000,
-        absolute_tolerances: None,
-    };
+    let control = to_time(t_end);
     let run = simulate_spatial_multi(
         &problem,
         &[q0[0], q0[1], q0[2]],

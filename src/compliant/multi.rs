@@ -365,11 +365,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     /// The problem of `system` with one law per contact; an error names what does not fit.
     pub fn new(system: &'a Sys, laws: Vec<ContactLaw>) -> Result<Self, SimError> {
         check_contact_laws(system, laws.len())?;
-        let stiffest = laws
-            .iter()
-            .map(|l| l.compliance)
-            .min_by(|a, b| a.kappa.total_cmp(&b.kappa))
-            .unwrap_or(laws[0].compliance);
+        let stiffest = stiffest(laws.iter().map(|l| l.compliance)).unwrap_or(laws[0].compliance);
         Ok(MultiContactProblem {
             system,
             laws,
@@ -853,6 +849,81 @@ pub(crate) fn joint_stick_forces<S: Real, const M: usize>(
     (lambda, pivot_ratio, residual)
 }
 
+/// The sticking contacts' forces checked for a contradiction ([`stick_contradicts`]): the
+/// error of [`contradicting_stick_error`] naming `sticking()` when they contradict each other
+/// ([`HybridSystem::check_mode`] of the formulations of several contacts).
+pub(crate) fn check_stick(
+    pivot_ratio: f64,
+    split_residual: f64,
+    singular: f64,
+    sticking: impl FnOnce() -> Vec<String>,
+) -> Result<(), String> {
+    if !stick_contradicts(pivot_ratio, split_residual, singular) {
+        return Ok(());
+    }
+    Err(contradicting_stick_error(
+        &sticking(),
+        pivot_ratio,
+        split_residual,
+        singular,
+    ))
+}
+
+/// The law with the smallest compliance among `laws` (at least one): the tolerances' scale.
+pub(crate) fn stiffest(laws: impl Iterator<Item = NormalCompliance>) -> Option<NormalCompliance> {
+    laws.min_by(|a, b| a.kappa.total_cmp(&b.kappa))
+}
+
+/// Refuse a run of several contacts whose laws are not resolvable spring–dashpots (the
+/// formulations' event slopes assume a release function linear in (δ, δ̇)).
+pub(crate) fn check_spring_dashpots(
+    laws: impl Iterator<Item = NormalCompliance>,
+) -> Result<(), SimError> {
+    for law in laws {
+        super::normal::require_resolvable_kappa("kappa", law.kappa)?;
+        super::normal::require_resolvable_damping("damping", law.damping)?;
+        if !law.law.is_spring_dashpot() {
+            return Err(SimError::invalid(
+                "law",
+                law.law.name(),
+                "the multi-contact formulation runs the spring_dashpot law only (its event slopes assume a release function linear in (δ, δ̇))",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The events each contact watches in its mode of `modes`, as events of the tuple: `events(m)`
+/// the list of one contact in mode m, `event(k, e)` contact k's event e.
+pub(crate) fn watched_per_contact<M: ContactMode, E: Copy + 'static, T>(
+    modes: Modes<M>,
+    events: impl Fn(M) -> &'static [(E, Crossing)],
+    event: impl Fn(usize, E) -> T,
+) -> Vec<(T, Crossing)> {
+    let mut out = Vec::with_capacity(4 * modes.count as usize);
+    for (contact, m) in modes.iter().enumerate() {
+        out.extend(
+            events(m)
+                .iter()
+                .map(|&(e, crossing)| (event(contact, e), crossing)),
+        );
+    }
+    out
+}
+
+/// Whether a coordinate direction `i` moves any contact's normal (`moves(k, e_i)`: contact k's
+/// normal component along the unit vector e_i is not zero): such coordinates' tolerances scale
+/// with κ ([`NormalCompliance::contact_scaled_tolerances`]).
+pub(crate) fn moves_a_normal<const N: usize>(
+    i: usize,
+    contacts: usize,
+    moves: impl Fn(usize, &[f64; N]) -> bool,
+) -> bool {
+    let mut e = [0.0; N];
+    e[i] = 1.0;
+    (0..contacts).any(|k| moves(k, &e))
+}
+
 /// Whether a stick whose Delassus block has relative pivot `pivot_ratio` and whose split misses
 /// its constraints by `split_residual` contradicts itself: dependent rows (pivot below
 /// `singular`) asked for accelerations no split holds (miss above √`singular`).
@@ -1034,10 +1105,9 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
     fn absolute_tolerances(&self, atol: f64) -> Vec<f64> {
         self.stiffest
             .contact_scaled_tolerances::<N>(atol, self.state_len(), |i| {
-                let mut e = [0.0; N];
-                e[i] = 1.0;
-                (0..self.contact_count())
-                    .any(|k| self.system.contact(k, &e, &[0.0; N]).normal[i] != 0.0)
+                moves_a_normal::<N>(i, self.contact_count(), |k, e| {
+                    self.system.contact(k, e, &[0.0; N]).normal[i] != 0.0
+                })
             })
     }
 
@@ -1054,15 +1124,9 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
     }
 
     fn watched(&self, mode: Modes) -> Cow<'_, [(ContactEvent, Crossing)]> {
-        let mut out = Vec::with_capacity(4 * self.contact_count());
-        for (contact, m) in mode.iter().enumerate() {
-            out.extend(
-                Self::contact_events(m)
-                    .iter()
-                    .map(|&(event, crossing)| (ContactEvent { contact, event }, crossing)),
-            );
-        }
-        Cow::Owned(out)
+        Cow::Owned(watched_per_contact(mode, Self::contact_events, |contact, event| {
+            ContactEvent { contact, event }
+        }))
     }
 
     fn is_switching(&self, event: ContactEvent) -> bool {
@@ -1107,20 +1171,12 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
 
     fn check_mode(&self, mode: Modes, y: &[f64]) -> Result<(), String> {
         let f = self.forces(mode, y);
-        let singular = self.singular_pivot();
-        if !stick_contradicts(f.pivot_ratio, f.split_residual, singular) {
-            return Ok(());
-        }
-        let sticking: Vec<String> = (0..self.contact_count())
-            .filter(|&k| mode.get(k) == Mode::Stick)
-            .map(|k| self.system.contact_name(k))
-            .collect();
-        Err(contradicting_stick_error(
-            &sticking,
-            f.pivot_ratio,
-            f.split_residual,
-            singular,
-        ))
+        check_stick(f.pivot_ratio, f.split_residual, self.singular_pivot(), || {
+            (0..self.contact_count())
+                .filter(|&k| mode.get(k) == Mode::Stick)
+                .map(|k| self.system.contact_name(k))
+                .collect()
+        })
     }
 
     fn domain(&self) -> &[ValidityMargin] {
@@ -1236,17 +1292,7 @@ pub fn simulate_multi_sampled<Sys: PlanarContacts<N>, const N: usize>(
     sample: bool,
 ) -> Result<MultiRun, SimError> {
     check_tolerances(&tolerances)?;
-    for law in &problem.laws {
-        super::normal::require_resolvable_kappa("kappa", law.compliance.kappa)?;
-        super::normal::require_resolvable_damping("damping", law.compliance.damping)?;
-        if !law.compliance.law.is_spring_dashpot() {
-            return Err(SimError::invalid(
-                "law",
-                law.compliance.law.name(),
-                "the multi-contact formulation runs the spring_dashpot law only (its event slopes assume a release function linear in (δ, δ̇))",
-            ));
-        }
-    }
+    check_spring_dashpots(problem.laws.iter().map(|l| l.compliance))?;
     let mut y0 = vec![0.0; problem.state_len()];
     y0[..N].copy_from_slice(q0);
     y0[N..2 * N].copy_from_slice(qdot0);

@@ -18,11 +18,12 @@
 
 use super::cone::{self, ConeMode, SLIP_SEED, STOP_LEAD_TIME};
 use super::multi::{
-    body_energy, check_contact_count, contradicting_stick_error, delassus_block,
-    joint_stick_forces, stick_contradicts, Modes, MAX_CONTACTS, SINGULAR_PIVOT,
+    body_energy, check_contact_count, check_spring_dashpots, check_stick, delassus_block,
+    joint_stick_forces, moves_a_normal, stick_contradicts, stiffest, watched_per_contact, Modes,
+    MAX_CONTACTS, SINGULAR_PIVOT,
 };
 use super::normal::NormalCompliance;
-use super::spatial::SpatialEvent;
+use super::spatial::{cone_events, SpatialEvent};
 use crate::error::SimError;
 use crate::hybrid::{
     check_tolerances, run_hybrid, Crossing, HybridSystem, Named, Observer, RunControl, Trace,
@@ -181,11 +182,7 @@ impl<'a, Sys: SpatialContacts<N>, const N: usize> SpatialMultiProblem<'a, Sys, N
     /// The problem of `system` with one law per contact; an error names what does not fit.
     pub fn new(system: &'a Sys, laws: Vec<ConeLaw>) -> Result<Self, SimError> {
         check_contact_count(system.contact_count(), laws.len())?;
-        let stiffest = laws
-            .iter()
-            .map(|l| l.compliance)
-            .min_by(|a, b| a.kappa.total_cmp(&b.kappa))
-            .unwrap_or(laws[0].compliance);
+        let stiffest = stiffest(laws.iter().map(|l| l.compliance)).unwrap_or(laws[0].compliance);
         Ok(SpatialMultiProblem {
             system,
             laws,
@@ -663,22 +660,6 @@ impl<'a, Sys: SpatialContacts<N>, const N: usize> SpatialMultiProblem<'a, Sys, N
     }
 }
 
-/// The events contact `k` watches in `mode`.
-fn contact_events(mode: ConeMode) -> &'static [(SpatialEvent, Crossing)] {
-    use Crossing::{Falling, Rising};
-    match mode {
-        ConeMode::Free => &[(SpatialEvent::ContactCloses, Rising)],
-        ConeMode::Stick => &[
-            (SpatialEvent::ContactOpens, Falling),
-            (SpatialEvent::StickBreaks, Falling),
-        ],
-        ConeMode::Slide => &[
-            (SpatialEvent::ContactOpens, Falling),
-            (SpatialEvent::SlipStops, Falling),
-        ],
-    }
-}
-
 impl<Sys: SpatialContacts<N>, const N: usize> HybridSystem for SpatialMultiProblem<'_, Sys, N> {
     type Mode = ConeModes;
     type Event = ConeEvent;
@@ -692,10 +673,9 @@ impl<Sys: SpatialContacts<N>, const N: usize> HybridSystem for SpatialMultiProbl
     fn absolute_tolerances(&self, atol: f64) -> Vec<f64> {
         self.stiffest
             .contact_scaled_tolerances::<N>(atol, self.layout().len(), |i| {
-                let mut e = [0.0; N];
-                e[i] = 1.0;
-                (0..self.contact_count())
-                    .any(|k| self.system.frame(k, &e, &[0.0; N]).normal[i] != 0.0)
+                moves_a_normal::<N>(i, self.contact_count(), |k, e| {
+                    self.system.frame(k, e, &[0.0; N]).normal[i] != 0.0
+                })
             })
     }
 
@@ -714,15 +694,9 @@ impl<Sys: SpatialContacts<N>, const N: usize> HybridSystem for SpatialMultiProbl
     }
 
     fn watched(&self, mode: ConeModes) -> Cow<'_, [(ConeEvent, Crossing)]> {
-        let mut out = Vec::with_capacity(2 * self.contact_count());
-        for (contact, m) in mode.iter().enumerate() {
-            out.extend(
-                contact_events(m)
-                    .iter()
-                    .map(|&(event, crossing)| (ConeEvent { contact, event }, crossing)),
-            );
-        }
-        Cow::Owned(out)
+        Cow::Owned(watched_per_contact(mode, cone_events, |contact, event| {
+            ConeEvent { contact, event }
+        }))
     }
 
     fn is_switching(&self, _event: ConeEvent) -> bool {
@@ -754,20 +728,12 @@ impl<Sys: SpatialContacts<N>, const N: usize> HybridSystem for SpatialMultiProbl
 
     fn check_mode(&self, mode: ConeModes, y: &[f64]) -> Result<(), String> {
         let f = self.forces(mode, y);
-        let singular = self.singular_pivot();
-        if !stick_contradicts(f.pivot_ratio, f.split_residual, singular) {
-            return Ok(());
-        }
-        let sticking: Vec<String> = (0..self.contact_count())
-            .filter(|&k| mode.get(k) == ConeMode::Stick)
-            .map(|k| self.system.contact_name(k))
-            .collect();
-        Err(contradicting_stick_error(
-            &sticking,
-            f.pivot_ratio,
-            f.split_residual,
-            singular,
-        ))
+        check_stick(f.pivot_ratio, f.split_residual, self.singular_pivot(), || {
+            (0..self.contact_count())
+                .filter(|&k| mode.get(k) == ConeMode::Stick)
+                .map(|k| self.system.contact_name(k))
+                .collect()
+        })
     }
 
     fn domain(&self) -> &[ValidityMargin] {
@@ -842,17 +808,7 @@ pub fn simulate_spatial_multi<Sys: SpatialContacts<N>, const N: usize>(
     control: &RunControl<ConeModes>,
 ) -> Result<SpatialMultiRun, SimError> {
     check_tolerances(&tolerances)?;
-    for law in &problem.laws {
-        super::normal::require_resolvable_kappa("kappa", law.compliance.kappa)?;
-        super::normal::require_resolvable_damping("damping", law.compliance.damping)?;
-        if !law.compliance.law.is_spring_dashpot() {
-            return Err(SimError::invalid(
-                "law",
-                law.compliance.law.name(),
-                "the spatial multi-contact formulation runs the spring_dashpot law only",
-            ));
-        }
-    }
+    check_spring_dashpots(problem.laws.iter().map(|l| l.compliance))?;
     let problem = &problem.with_tolerances(tolerances);
     let y0 = problem.initial_state(q0, qdot0);
     let start_modes = problem.initial_modes(&y0);

@@ -45,7 +45,8 @@ use crate::experiment::grammar::{LogGrid, SpecError};
 use crate::experiment::model::Cells;
 use crate::experiment::system::{Method, Methods, Quantity, RunSettings, System};
 use crate::experiment::table::column_name;
-use crate::hybrid::{Named, Trace};
+use crate::compliant::multi::{is_separation, ContactMode, Modes};
+use crate::hybrid::{Named, RunControl, Trace, Until};
 use crate::integrate::SolverStats;
 use description::{Compiled, Description};
 use mechanics::DescribedMechanics;
@@ -581,20 +582,11 @@ type HybridArgs<'a> = (
     bool,
 );
 
-/// One run of several contacts with N coordinates.
-fn run_contacts_n<const N: usize>(
-    (compiled, q0, qdot0, method, s, sample): HybridArgs<'_>,
-) -> Result<HybridRun, SimError> {
-    use crate::compliant::multi::{
-        is_separation, simulate_multi_sampled, ContactLaw, MultiContactProblem,
-    };
-    use crate::hybrid::{RunControl, Until};
-    use crate::rigid::multi::{simulate_rigid_multi, RigidContactLaw, RigidMultiProblem};
-    let mechanics = DescribedMechanics::<N>::new(compiled);
-    let friction = |c: &description::CompiledContact| Coulomb {
-        mu: c.mu,
-        mu_s: c.mu_s,
-    };
+/// The options of a run of several contacts under `s`, and its control: to `t_end`, or without
+/// one until every contact is open (the end of an impact).
+fn several_contacts_control<M: ContactMode>(
+    s: &RunSettings,
+) -> (SimulationOptions, RunControl<Modes<M>>) {
     let defaults = SimulationOptions::new(s.integrator, s.rtol, s.atol).with_guards(
         s.t_max,
         s.max_steps,
@@ -613,6 +605,21 @@ fn run_contacts_n<const N: usize>(
         max_steps: defaults.max_steps,
         absolute_tolerances: None,
     };
+    (defaults, control)
+}
+
+/// One run of several contacts with N coordinates.
+fn run_contacts_n<const N: usize>(
+    (compiled, q0, qdot0, method, s, sample): HybridArgs<'_>,
+) -> Result<HybridRun, SimError> {
+    use crate::compliant::multi::{simulate_multi_sampled, ContactLaw, MultiContactProblem};
+    use crate::rigid::multi::{simulate_rigid_multi, RigidContactLaw, RigidMultiProblem};
+    let mechanics = DescribedMechanics::<N>::new(compiled);
+    let friction = |c: &description::CompiledContact| Coulomb {
+        mu: c.mu,
+        mu_s: c.mu_s,
+    };
+    let (defaults, control) = several_contacts_control(s);
     let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
     let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
     let kappa = match method {
@@ -775,9 +782,7 @@ fn named_non_finite<const N: usize>(
 fn run_spatial_contacts_n<const N: usize>(
     (compiled, q0, qdot0, method, s, _sample): HybridArgs<'_>,
 ) -> Result<HybridRun, SimError> {
-    use crate::compliant::multi::is_separation;
     use crate::compliant::spatial_multi::{simulate_spatial_multi, ConeLaw, SpatialMultiProblem};
-    use crate::hybrid::{RunControl, Until};
     let kappa = method.compliant_kappa(Described::NAME)?;
     let mechanics = DescribedMechanics::<N>::new(compiled);
     let laws = compiled
@@ -789,24 +794,7 @@ fn run_spatial_contacts_n<const N: usize>(
         })
         .collect();
     let problem = SpatialMultiProblem::new(&mechanics, laws)?;
-    let defaults = SimulationOptions::new(s.integrator, s.rtol, s.atol).with_guards(
-        s.t_max,
-        s.max_steps,
-        s.max_events,
-    );
-    let control = RunControl {
-        until: match s.t_end {
-            Some(t_end) => Until::Time(t_end),
-            None => Until::Transition {
-                t_max: defaults.t_max,
-                stop: is_separation,
-            },
-        },
-        output_times: Vec::new(),
-        max_events: defaults.max_events,
-        max_steps: defaults.max_steps,
-        absolute_tolerances: None,
-    };
+    let (defaults, control) = several_contacts_control(s);
     let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
     let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
     let run = simulate_spatial_multi(
