@@ -247,7 +247,11 @@ fn pure_translation_stops_at_v0_over_mu_g_after_v0_squared_over_2_mu_g() {
     // Straight along v0, without turning.
     assert!((r.q_end[1] / r.q_end[0] - 0.8 / 0.6).abs() < 1e-10);
     assert!(r.q_end[3].abs() < 1e-10);
-    assert!(r.q_dot_end.iter().all(|x| x.abs() < 1e-9), "{:?}", r.q_dot_end);
+    assert!(
+        r.q_dot_end.iter().all(|x| x.abs() < 1e-9),
+        "{:?}",
+        r.q_dot_end
+    );
 }
 
 /// Pure spin (v0 = 0): each end's friction μ mg/2 at lever 1 gives the torque μmg, and
@@ -259,7 +263,10 @@ fn pure_spin_stops_at_omega0_over_3_mu_g() {
     let w0 = 1.5;
     let r = described_run(kappa, [0.0, 0.0, w0], 3.0, IntegratorKind::Dop853);
     let t_stop = single_joint_stop(&r);
-    assert!((t_stop - w0 / (3.0 * MU * G)).abs() < 1e-8, "stop at {t_stop}");
+    assert!(
+        (t_stop - w0 / (3.0 * MU * G)).abs() < 1e-8,
+        "stop at {t_stop}"
+    );
     let turned = w0 * w0 / (6.0 * MU * G) + 3.0 * MU * kappa * G / 2.0;
     assert!((r.q_end[3] - turned).abs() < 1e-8, "turned {}", r.q_end[3]);
     assert!(r.q_end[0].abs() < 1e-12 && r.q_end[1].abs() < 1e-12);
@@ -309,10 +316,17 @@ fn the_stop_and_the_pose_converge_to_the_reduced_rigid_ode_at_rate_one() {
     let x: Vec<f64> = kappas.iter().map(|k| k.log10()).collect();
     let y: Vec<f64> = errors.iter().map(|e| e.log10()).collect();
     let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
-    let slope = x.iter().zip(&y).map(|(a, b)| (a - mx) * (b - my)).sum::<f64>()
+    let slope = x
+        .iter()
+        .zip(&y)
+        .map(|(a, b)| (a - mx) * (b - my))
+        .sum::<f64>()
         / x.iter().map(|a| (a - mx).powi(2)).sum::<f64>();
     eprintln!("rate {slope}");
-    assert!((slope - 1.0).abs() < 0.15, "rate {slope}, errors {errors:?}");
+    assert!(
+        (slope - 1.0).abs() < 0.15,
+        "rate {slope}, errors {errors:?}"
+    );
     assert!(errors[3] < 1e-5, "{errors:?}");
 }
 
@@ -331,7 +345,10 @@ fn the_energy_balance_closes() {
     let contacts = y[layout.contact_work()];
     let initial = 0.5 * (v[0] * v[0] + v[1] * v[1]) + 0.5 * INERTIA * v[2] * v[2];
     let end = problem.mechanical_energy(run.trace.mode_end, y);
-    assert!((friction + initial).abs() < 1e-3, "friction work {friction}");
+    assert!(
+        (friction + initial).abs() < 1e-3,
+        "friction work {friction}"
+    );
     assert!(contacts < -1e-6, "dashpot work {contacts}");
     assert!(
         (end - initial - friction - contacts).abs() < 1e-9,
@@ -368,13 +385,19 @@ fn the_description_runs_as_the_twin_and_two_integrators_agree() {
         assert!((a - b).abs() < 1e-9, "{a} against {b}");
     }
     for i in 0..4 {
-        assert!((described.q_end[i] - twin.trace.y_end[i]).abs() < 1e-9, "q{i}");
+        assert!(
+            (described.q_end[i] - twin.trace.y_end[i]).abs() < 1e-9,
+            "q{i}"
+        );
     }
     let implicit = described_run(kappa, v, 3.0, IntegratorKind::Radau5);
     assert_eq!(implicit.mode_sequence, described.mode_sequence);
     assert!((implicit.event_times[0] - described.event_times[0]).abs() < 1e-7);
     for i in 0..4 {
-        assert!((implicit.q_end[i] - described.q_end[i]).abs() < 1e-7, "q{i}");
+        assert!(
+            (implicit.q_end[i] - described.q_end[i]).abs() < 1e-7,
+            "q{i}"
+        );
     }
 }
 
@@ -415,7 +438,11 @@ t_end = 1.0
         )
     };
     for (second, key, hint) in [
-        (r#"["x - cos(phi)"]"#, "system.contacts[1].tangents", "all planar or all spatial"),
+        (
+            r#"["x - cos(phi)"]"#,
+            "system.contacts[1].tangents",
+            "all planar or all spatial",
+        ),
         (
             r#"["x - cos(phi)", "x - cos(phi)"]"#,
             "system.contacts[1].tangents",
@@ -539,13 +566,21 @@ fn one_contact_runs_as_the_single_spatial_contact() {
     )
     .unwrap();
     assert_eq!(run.trace.events.len(), 12);
-    let kinds: Vec<&str> = run.trace.events.iter().map(|e| e.event.event.name()).collect();
+    let kinds: Vec<&str> = run
+        .trace
+        .events
+        .iter()
+        .map(|e| e.event.event.name())
+        .collect();
     assert_eq!(single.event_kinds, kinds.join(" "));
     for (a, b) in single.event_times.iter().zip(&run.event_times) {
         assert!((a - b).abs() < 1e-8, "{a} against {b}");
     }
     for i in 0..3 {
         assert!((single.q_end[i] - run.trace.y_end[i]).abs() < 1e-8, "q{i}");
-        assert!((single.q_dot_end[i] - run.trace.y_end[3 + i]).abs() < 1e-8, "q̇{i}");
+        assert!(
+            (single.q_dot_end[i] - run.trace.y_end[3 + i]).abs() < 1e-8,
+            "q̇{i}"
+        );
     }
 }

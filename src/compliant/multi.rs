@@ -1124,9 +1124,11 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
     }
 
     fn watched(&self, mode: Modes) -> Cow<'_, [(ContactEvent, Crossing)]> {
-        Cow::Owned(watched_per_contact(mode, Self::contact_events, |contact, event| {
-            ContactEvent { contact, event }
-        }))
+        Cow::Owned(watched_per_contact(
+            mode,
+            Self::contact_events,
+            |contact, event| ContactEvent { contact, event },
+        ))
     }
 
     fn is_switching(&self, event: ContactEvent) -> bool {
@@ -1171,12 +1173,17 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
 
     fn check_mode(&self, mode: Modes, y: &[f64]) -> Result<(), String> {
         let f = self.forces(mode, y);
-        check_stick(f.pivot_ratio, f.split_residual, self.singular_pivot(), || {
-            (0..self.contact_count())
-                .filter(|&k| mode.get(k) == Mode::Stick)
-                .map(|k| self.system.contact_name(k))
-                .collect()
-        })
+        check_stick(
+            f.pivot_ratio,
+            f.split_residual,
+            self.singular_pivot(),
+            || {
+                (0..self.contact_count())
+                    .filter(|&k| mode.get(k) == Mode::Stick)
+                    .map(|k| self.system.contact_name(k))
+                    .collect()
+            },
+        )
     }
 
     fn domain(&self) -> &[ValidityMargin] {

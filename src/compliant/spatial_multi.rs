@@ -525,8 +525,8 @@ impl<'a, Sys: SpatialContacts<N>, const N: usize> SpatialMultiProblem<'a, Sys, N
         starts: &[Option<[f64; TANGENTS]>; MAX_CONTACTS],
         y: &mut [f64],
     ) {
-        for k in 0..self.contact_count() {
-            let Some(e) = starts[k] else { continue };
+        for (k, start) in starts.iter().enumerate().take(self.contact_count()) {
+            let Some(e) = *start else { continue };
             let f = self.forces(modes, y);
             let at_rest = dot2(&f.slip[k], &f.slip[k]).sqrt() < SLIP_SEED;
             if modes.get(k) == ConeMode::Slide && at_rest {
@@ -728,12 +728,17 @@ impl<Sys: SpatialContacts<N>, const N: usize> HybridSystem for SpatialMultiProbl
 
     fn check_mode(&self, mode: ConeModes, y: &[f64]) -> Result<(), String> {
         let f = self.forces(mode, y);
-        check_stick(f.pivot_ratio, f.split_residual, self.singular_pivot(), || {
-            (0..self.contact_count())
-                .filter(|&k| mode.get(k) == ConeMode::Stick)
-                .map(|k| self.system.contact_name(k))
-                .collect()
-        })
+        check_stick(
+            f.pivot_ratio,
+            f.split_residual,
+            self.singular_pivot(),
+            || {
+                (0..self.contact_count())
+                    .filter(|&k| mode.get(k) == ConeMode::Stick)
+                    .map(|k| self.system.contact_name(k))
+                    .collect()
+            },
+        )
     }
 
     fn domain(&self) -> &[ValidityMargin] {
@@ -774,7 +779,13 @@ struct ConeObserver {
 impl<Sys: SpatialContacts<N>, const N: usize> Observer<SpatialMultiProblem<'_, Sys, N>>
     for ConeObserver
 {
-    fn state(&mut self, sys: &SpatialMultiProblem<'_, Sys, N>, _t: f64, mode: ConeModes, y: &[f64]) {
+    fn state(
+        &mut self,
+        sys: &SpatialMultiProblem<'_, Sys, N>,
+        _t: f64,
+        mode: ConeModes,
+        y: &[f64],
+    ) {
         let (q, qdot) = split::<f64, N>(y);
         for (k, m) in self.max_penetration.iter_mut().enumerate() {
             if mode.get(k).is_contact() {
@@ -782,7 +793,13 @@ impl<Sys: SpatialContacts<N>, const N: usize> Observer<SpatialMultiProblem<'_, S
             }
         }
     }
-    fn output(&mut self, _sys: &SpatialMultiProblem<'_, Sys, N>, t: f64, mode: ConeModes, y: &[f64]) {
+    fn output(
+        &mut self,
+        _sys: &SpatialMultiProblem<'_, Sys, N>,
+        t: f64,
+        mode: ConeModes,
+        y: &[f64],
+    ) {
         self.outputs.push((t, mode, y.to_vec()));
     }
     fn transition(

@@ -35,6 +35,7 @@ pub mod mechanics;
 
 use crate::compliant::cone::ConeMode;
 use crate::compliant::coulomb::Coulomb;
+use crate::compliant::multi::{is_separation, ContactMode, Modes};
 use crate::compliant::normal::NormalCompliance;
 use crate::compliant::record::{ContactsSample, RunRecord};
 use crate::compliant::spatial::SpatialContactProblem;
@@ -45,7 +46,6 @@ use crate::experiment::grammar::{LogGrid, SpecError};
 use crate::experiment::model::Cells;
 use crate::experiment::system::{Method, Methods, Quantity, RunSettings, System};
 use crate::experiment::table::column_name;
-use crate::compliant::multi::{is_separation, ContactMode, Modes};
 use crate::hybrid::{Named, RunControl, Trace, Until};
 use crate::integrate::SolverStats;
 use description::{Compiled, Description};
