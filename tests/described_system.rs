@@ -459,8 +459,8 @@ fn mistakes_in_a_spatial_contact_name_the_key() {
                 "[system.initial]",
                 "[[system.contacts]]\nname = \"B\"\ngap = \"ya + 2*sin(theta)\"\ntangents = [\"xa + 2*cos(theta)\"]\nmu = 2.0\n\n[system.initial]",
             ),
-            "system.contacts[0].tangents",
-            "several contacts",
+            "system.contacts[1].tangents",
+            "all planar or all spatial",
         ),
     ];
     for (text, key, words) in cases {

@@ -37,6 +37,7 @@ pub mod record;
 mod simulate;
 pub mod spatial;
 pub mod spatial_measured;
+pub mod spatial_multi;
 
 pub use simulate::{
     simulate, EndCondition, SimulationOptions, DEFAULT_MAX_EVENTS, DEFAULT_MAX_STEPS,
@@ -420,15 +421,8 @@ impl<'a, Sys: PlanarContactSystem<N>, const N: usize> ContactProblem<'a, Sys, N>
             }
             Event::ContactCloses => {
                 let p = at.point(self.system);
-                let release = self
-                    .compliance
-                    .release_function(p.penetration, p.penetration_rate);
-                // The contact is closed iff δ > 0 and F_n > 0.
-                if release.value() < p.penetration.value() {
-                    release
-                } else {
-                    p.penetration
-                }
+                self.compliance
+                    .closing_function(p.penetration, p.penetration_rate)
             }
             Event::SlipStops => at.point(self.system).slip_velocity,
             Event::StickBreaksRight => {

@@ -35,6 +35,7 @@
 //! (`weighted_split`); if their constraints contradict each other the phase is refused with
 //! an error naming the contacts ([`HybridSystem::check_mode`]).
 
+use super::cone::ConeMode;
 use super::coulomb::{Coulomb, Mode};
 use super::normal::NormalCompliance;
 use super::record::ContactsSample;
@@ -121,35 +122,54 @@ impl<T: crate::model::PlanarContactSystem<N>, const N: usize> PlanarContacts<N>
     }
 }
 
-/// The modes of all contacts: the mode of the hybrid system.
+/// A contact's mode, planar ([`Mode`]) or spatial ([`ConeMode`]): what a tuple of modes needs.
+pub trait ContactMode: Copy + Default + Eq + std::hash::Hash + std::fmt::Debug + Named {
+    /// Whether the contact is closed (not free). The default value is free.
+    fn is_contact(&self) -> bool;
+}
+
+impl ContactMode for Mode {
+    fn is_contact(&self) -> bool {
+        Mode::is_contact(self)
+    }
+}
+
+impl ContactMode for ConeMode {
+    fn is_contact(&self) -> bool {
+        ConeMode::is_contact(self)
+    }
+}
+
+/// The modes of all contacts: the mode of the hybrid system (planar contacts' [`Mode`] by
+/// default, spatial contacts' [`ConeMode`] in [`super::spatial_multi`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Modes {
-    modes: [Mode; MAX_CONTACTS],
+pub struct Modes<M = Mode> {
+    modes: [M; MAX_CONTACTS],
     count: u8,
 }
 
-impl Modes {
+impl<M: ContactMode> Modes<M> {
     /// Every one of `count` contacts free.
-    pub fn free(count: usize) -> Modes {
+    pub fn free(count: usize) -> Modes<M> {
         Modes {
-            modes: [Mode::Free; MAX_CONTACTS],
+            modes: [M::default(); MAX_CONTACTS],
             count: count as u8,
         }
     }
 
     /// Contact `k`'s mode.
-    pub fn get(&self, k: usize) -> Mode {
+    pub fn get(&self, k: usize) -> M {
         self.modes[k]
     }
 
     /// The same modes with contact `k`'s set to `mode`.
-    pub fn with(mut self, k: usize, mode: Mode) -> Modes {
+    pub fn with(mut self, k: usize, mode: M) -> Modes<M> {
         self.modes[k] = mode;
         self
     }
 
     /// The contacts' modes in order.
-    pub fn iter(&self) -> impl Iterator<Item = Mode> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = M> + '_ {
         self.modes[..self.count as usize].iter().copied()
     }
 
@@ -159,7 +179,7 @@ impl Modes {
     }
 }
 
-impl Named for Modes {
+impl<M: ContactMode> Named for Modes<M> {
     /// The contacts' mode names joined by `,` (`stick,free`).
     fn name(&self) -> &'static str {
         let names: Vec<&str> = self.iter().map(|m| m.name()).collect();
@@ -319,7 +339,11 @@ pub(crate) fn check_contact_laws<Sys: PlanarContacts<N>, const N: usize>(
     system: &Sys,
     laws: usize,
 ) -> Result<(), SimError> {
-    let k = system.contact_count();
+    check_contact_count(system.contact_count(), laws)
+}
+
+/// Refuse a contact count `k` outside 1..=[`MAX_CONTACTS`] or `laws` laws for `k` contacts.
+pub(crate) fn check_contact_count(k: usize, laws: usize) -> Result<(), SimError> {
     if k == 0 || k > MAX_CONTACTS {
         return Err(SimError::invalid(
             "contacts",
@@ -341,11 +365,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     /// The problem of `system` with one law per contact; an error names what does not fit.
     pub fn new(system: &'a Sys, laws: Vec<ContactLaw>) -> Result<Self, SimError> {
         check_contact_laws(system, laws.len())?;
-        let stiffest = laws
-            .iter()
-            .map(|l| l.compliance)
-            .min_by(|a, b| a.kappa.total_cmp(&b.kappa))
-            .unwrap_or(laws[0].compliance);
+        let stiffest = stiffest(laws.iter().map(|l| l.compliance)).unwrap_or(laws[0].compliance);
         Ok(MultiContactProblem {
             system,
             laws,
@@ -534,26 +554,11 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         for a in 0..s {
             rhs[a] = -(dot(&tangents[stick[a]], &free) + drifts[stick[a]]);
         }
-        let (mut lambda, pivot_ratio) = solve_small(w, rhs, s);
-        out.pivot_ratio = pivot_ratio;
-        if pivot_ratio < self.singular_pivot() {
-            let weight: [S; MAX_CONTACTS] = std::array::from_fn(|a| {
-                if a < s {
-                    out.normal[stick[a]].scale(self.laws[stick[a]].friction.mu_s)
-                } else {
-                    S::zero()
-                }
+        let lambda;
+        (lambda, out.pivot_ratio, out.split_residual) =
+            joint_stick_forces(w, rhs, s, self.singular_pivot(), |a| {
+                out.normal[stick[a]].scale(self.laws[stick[a]].friction.mu_s)
             });
-            // The miss is judged against what the cones can hold, max_a W_aa μ_s,a F_n,a, as
-            // well as against the accelerations asked: a body coming to rest asks for almost
-            // none, and its corners' rows then differ by its rocking on the springs (O(θ̇²)),
-            // which is no contradiction next to the friction that holds it.
-            let capacity = (0..s)
-                .map(|a| (w[a][a] * weight[a]).value().abs())
-                .fold(0.0, f64::max);
-            (lambda, out.split_residual) =
-                indeterminate_stick(&w, &rhs, &weight, s, self.singular_pivot(), capacity);
-        }
         for a in 0..s {
             out.tangential[stick[a]] = lambda[a];
             for i in 0..N {
@@ -605,15 +610,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         match event.event {
             Event::MaxPenetration => rate,
             Event::ContactOpens => law.compliance.release_function(penetration, rate),
-            Event::ContactCloses => {
-                // The contact is closed iff δ > 0 and F_n > 0.
-                let release = law.compliance.release_function(penetration, rate);
-                if release.value() < penetration.value() {
-                    release
-                } else {
-                    penetration
-                }
-            }
+            Event::ContactCloses => law.compliance.closing_function(penetration, rate),
             Event::SlipStops => dot(&kin.tangential, &qdot),
             Event::StickBreaksRight | Event::StickBreaksLeft => {
                 let f = self.forces_at(modes, self.time(y), &q, &qdot, false);
@@ -682,9 +679,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     pub fn consistent(&self, mut modes: Modes, y: &[f64]) -> Modes {
         for _ in 0..=self.contact_count() {
             let f = self.forces(modes, y);
-            if f.pivot_ratio < self.singular_pivot()
-                && f.split_residual > self.singular_pivot().sqrt()
-            {
+            if stick_contradicts(f.pivot_ratio, f.split_residual, self.singular_pivot()) {
                 // The stick constraints contradict each other: no cone test can be made of
                 // their forces, and the phase is refused (check_mode) naming the contacts.
                 return modes;
@@ -825,6 +820,130 @@ pub(crate) fn delassus_block<S: Real, const N: usize, const M: usize>(
         }
     }
     (mobility, w)
+}
+
+/// The stick forces λ of `n` sticking rows with Delassus block `w`: W λ = `rhs`, or, when W's
+/// relative pivot falls below `singular` (dependent rows: a statically indeterminate stick),
+/// the split of [`indeterminate_stick`] weighted by `weight(a)` = μ_s F_n of row a's contact;
+/// also W's relative pivot and the split's relative miss (0 for a regular W).
+pub(crate) fn joint_stick_forces<S: Real, const M: usize>(
+    w: [[S; M]; M],
+    rhs: [S; M],
+    n: usize,
+    singular: f64,
+    weight: impl Fn(usize) -> S,
+) -> ([S; M], f64, f64) {
+    let (lambda, pivot_ratio) = solve_small(w, rhs, n);
+    if pivot_ratio >= singular {
+        return (lambda, pivot_ratio, 0.0);
+    }
+    let weight: [S; M] = std::array::from_fn(|a| if a < n { weight(a) } else { S::zero() });
+    // The miss is judged against what the cones can hold, max_a W_aa μ_s,a F_n,a, as well as
+    // against the accelerations asked: a body coming to rest asks for almost none, and its
+    // corners' rows then differ by its rocking on the springs (O(θ̇²)), which is no
+    // contradiction next to the friction that holds it.
+    let capacity = (0..n)
+        .map(|a| (w[a][a] * weight[a]).value().abs())
+        .fold(0.0, f64::max);
+    let (lambda, residual) = indeterminate_stick(&w, &rhs, &weight, n, singular, capacity);
+    (lambda, pivot_ratio, residual)
+}
+
+/// The sticking contacts' forces checked for a contradiction ([`stick_contradicts`]): the
+/// error of [`contradicting_stick_error`] naming `sticking()` when they contradict each other
+/// ([`HybridSystem::check_mode`] of the formulations of several contacts).
+pub(crate) fn check_stick(
+    pivot_ratio: f64,
+    split_residual: f64,
+    singular: f64,
+    sticking: impl FnOnce() -> Vec<String>,
+) -> Result<(), String> {
+    if !stick_contradicts(pivot_ratio, split_residual, singular) {
+        return Ok(());
+    }
+    Err(contradicting_stick_error(
+        &sticking(),
+        pivot_ratio,
+        split_residual,
+        singular,
+    ))
+}
+
+/// The law with the smallest compliance among `laws` (at least one): the tolerances' scale.
+pub(crate) fn stiffest(laws: impl Iterator<Item = NormalCompliance>) -> Option<NormalCompliance> {
+    laws.min_by(|a, b| a.kappa.total_cmp(&b.kappa))
+}
+
+/// Refuse a run of several contacts whose laws are not resolvable spring–dashpots (the
+/// formulations' event slopes assume a release function linear in (δ, δ̇)).
+pub(crate) fn check_spring_dashpots(
+    laws: impl Iterator<Item = NormalCompliance>,
+) -> Result<(), SimError> {
+    for law in laws {
+        super::normal::require_resolvable_kappa("kappa", law.kappa)?;
+        super::normal::require_resolvable_damping("damping", law.damping)?;
+        if !law.law.is_spring_dashpot() {
+            return Err(SimError::invalid(
+                "law",
+                law.law.name(),
+                "the multi-contact formulation runs the spring_dashpot law only (its event slopes assume a release function linear in (δ, δ̇))",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The events each contact watches in its mode of `modes`, as events of the tuple: `events(m)`
+/// the list of one contact in mode m, `event(k, e)` contact k's event e.
+pub(crate) fn watched_per_contact<M: ContactMode, E: Copy + 'static, T>(
+    modes: Modes<M>,
+    events: impl Fn(M) -> &'static [(E, Crossing)],
+    event: impl Fn(usize, E) -> T,
+) -> Vec<(T, Crossing)> {
+    let mut out = Vec::with_capacity(4 * modes.count as usize);
+    for (contact, m) in modes.iter().enumerate() {
+        out.extend(
+            events(m)
+                .iter()
+                .map(|&(e, crossing)| (event(contact, e), crossing)),
+        );
+    }
+    out
+}
+
+/// Whether a coordinate direction `i` moves any contact's normal (`moves(k, e_i)`: contact k's
+/// normal component along the unit vector e_i is not zero): such coordinates' tolerances scale
+/// with κ ([`NormalCompliance::contact_scaled_tolerances`]).
+pub(crate) fn moves_a_normal<const N: usize>(
+    i: usize,
+    contacts: usize,
+    moves: impl Fn(usize, &[f64; N]) -> bool,
+) -> bool {
+    let mut e = [0.0; N];
+    e[i] = 1.0;
+    (0..contacts).any(|k| moves(k, &e))
+}
+
+/// Whether a stick whose Delassus block has relative pivot `pivot_ratio` and whose split misses
+/// its constraints by `split_residual` contradicts itself: dependent rows (pivot below
+/// `singular`) asked for accelerations no split holds (miss above √`singular`).
+pub(crate) fn stick_contradicts(pivot_ratio: f64, split_residual: f64, singular: f64) -> bool {
+    pivot_ratio < singular && split_residual > singular.sqrt()
+}
+
+/// The error of the sticking contacts `names` whose constraints contradict each other
+/// ([`stick_contradicts`]), naming the pivot and the miss.
+pub(crate) fn contradicting_stick_error(
+    names: &[String],
+    pivot_ratio: f64,
+    split_residual: f64,
+    singular: f64,
+) -> String {
+    format!(
+        "{} cannot all stick: their tangential directions are dependent (relative pivot {pivot_ratio:.1e} < {singular:e}) and the accelerations they must hold contradict each other (relative residual {split_residual:.1e} > {:.1e}); this formulation holds contacts whose stick constraints are consistent",
+        names.join(" and "),
+        singular.sqrt()
+    )
 }
 
 /// Solve the `n`×`n` system `a x = b` (n ≤ [`MAX_CONTACTS`]) by Gaussian elimination with
@@ -986,10 +1105,9 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
     fn absolute_tolerances(&self, atol: f64) -> Vec<f64> {
         self.stiffest
             .contact_scaled_tolerances::<N>(atol, self.state_len(), |i| {
-                let mut e = [0.0; N];
-                e[i] = 1.0;
-                (0..self.contact_count())
-                    .any(|k| self.system.contact(k, &e, &[0.0; N]).normal[i] != 0.0)
+                moves_a_normal::<N>(i, self.contact_count(), |k, e| {
+                    self.system.contact(k, e, &[0.0; N]).normal[i] != 0.0
+                })
             })
     }
 
@@ -1006,15 +1124,11 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
     }
 
     fn watched(&self, mode: Modes) -> Cow<'_, [(ContactEvent, Crossing)]> {
-        let mut out = Vec::with_capacity(4 * self.contact_count());
-        for (contact, m) in mode.iter().enumerate() {
-            out.extend(
-                Self::contact_events(m)
-                    .iter()
-                    .map(|&(event, crossing)| (ContactEvent { contact, event }, crossing)),
-            );
-        }
-        Cow::Owned(out)
+        Cow::Owned(watched_per_contact(
+            mode,
+            Self::contact_events,
+            |contact, event| ContactEvent { contact, event },
+        ))
     }
 
     fn is_switching(&self, event: ContactEvent) -> bool {
@@ -1059,21 +1173,17 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
 
     fn check_mode(&self, mode: Modes, y: &[f64]) -> Result<(), String> {
         let f = self.forces(mode, y);
-        let singular = self.singular_pivot();
-        if f.pivot_ratio >= singular || f.split_residual <= singular.sqrt() {
-            return Ok(());
-        }
-        let sticking: Vec<String> = (0..self.contact_count())
-            .filter(|&k| mode.get(k) == Mode::Stick)
-            .map(|k| self.system.contact_name(k))
-            .collect();
-        Err(format!(
-            "{} cannot all stick: their tangential directions are dependent (relative pivot {:.1e} < {singular:e}) and the accelerations they must hold contradict each other (relative residual {:.1e} > {:.1e}); this formulation holds contacts whose stick constraints are consistent",
-            sticking.join(" and "),
+        check_stick(
             f.pivot_ratio,
             f.split_residual,
-            singular.sqrt()
-        ))
+            self.singular_pivot(),
+            || {
+                (0..self.contact_count())
+                    .filter(|&k| mode.get(k) == Mode::Stick)
+                    .map(|k| self.system.contact_name(k))
+                    .collect()
+            },
+        )
     }
 
     fn domain(&self) -> &[ValidityMargin] {
@@ -1106,7 +1216,7 @@ pub struct MultiRun {
 }
 
 /// The transition that ends an impact: from some contact closed to every contact open.
-pub fn is_separation(from: Modes, to: Modes) -> bool {
+pub fn is_separation<M: ContactMode>(from: Modes<M>, to: Modes<M>) -> bool {
     from.any_contact() && !to.any_contact()
 }
 
@@ -1189,17 +1299,7 @@ pub fn simulate_multi_sampled<Sys: PlanarContacts<N>, const N: usize>(
     sample: bool,
 ) -> Result<MultiRun, SimError> {
     check_tolerances(&tolerances)?;
-    for law in &problem.laws {
-        super::normal::require_resolvable_kappa("kappa", law.compliance.kappa)?;
-        super::normal::require_resolvable_damping("damping", law.compliance.damping)?;
-        if !law.compliance.law.is_spring_dashpot() {
-            return Err(SimError::invalid(
-                "law",
-                law.compliance.law.name(),
-                "the multi-contact formulation runs the spring_dashpot law only (its event slopes assume a release function linear in (δ, δ̇))",
-            ));
-        }
-    }
+    check_spring_dashpots(problem.laws.iter().map(|l| l.compliance))?;
     let mut y0 = vec![0.0; problem.state_len()];
     y0[..N].copy_from_slice(q0);
     y0[N..2 * N].copy_from_slice(qdot0);

@@ -270,6 +270,17 @@ impl NormalCompliance {
         }
     }
 
+    /// The closing event's function min(δ, κF_n) of a free contact: it rises through 0 where
+    /// the contact closes, since the contact is closed iff δ > 0 and F_n > 0.
+    pub fn closing_function<S: Real>(&self, penetration: S, penetration_rate: S) -> S {
+        let release = self.release_function(penetration, penetration_rate);
+        if release.value() < penetration.value() {
+            release
+        } else {
+            penetration
+        }
+    }
+
     /// Hunt–Crossley only: a function of dF_n/dt's sign, 3/2 δ̇(1 + c_d δ̇) + c_d δ δ̈ (dF_n/dt
     /// divided by the positive |η|^{1/2}/κ^{3/4}), for the peak-force event.
     pub fn hunt_crossley_force_rate<S: Real>(

@@ -285,15 +285,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
         let (delta, rate) = self.penetration(y);
         match event {
             SpatialEvent::ContactOpens => self.compliance.release_function(delta, rate),
-            SpatialEvent::ContactCloses => {
-                // The contact is closed iff δ > 0 and F_n > 0.
-                let release = self.compliance.release_function(delta, rate);
-                if release.value() < delta.value() {
-                    release
-                } else {
-                    delta
-                }
-            }
+            SpatialEvent::ContactCloses => self.compliance.closing_function(delta, rate),
             SpatialEvent::StickBreaks => {
                 let (f, _) = self.contact_forces(ConeMode::Stick, y);
                 cone::cone_margin(self.mu, &f)
@@ -409,7 +401,9 @@ pub fn starting_from_rest<const D: usize>(v: &[f64; D]) -> bool {
     v.iter().all(|&x| x == 0.0)
 }
 
-fn watched(mode: ConeMode) -> &'static [(SpatialEvent, Crossing)] {
+/// The events a spatial contact watches in `mode` (one contact here, each of several in
+/// [`super::spatial_multi`]).
+pub(crate) fn cone_events(mode: ConeMode) -> &'static [(SpatialEvent, Crossing)] {
     use Crossing::{Falling, Rising};
     match mode {
         ConeMode::Free => &[(SpatialEvent::ContactCloses, Rising)],
@@ -460,7 +454,7 @@ impl<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> HybridSystem
         self.vector_field(mode, y, dy)
     }
     fn watched(&self, mode: ConeMode) -> std::borrow::Cow<'_, [(SpatialEvent, Crossing)]> {
-        std::borrow::Cow::Borrowed(watched(mode))
+        std::borrow::Cow::Borrowed(cone_events(mode))
     }
     fn is_switching(&self, _event: SpatialEvent) -> bool {
         true

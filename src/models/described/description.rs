@@ -140,7 +140,8 @@ pub struct Compiled {
 }
 
 impl Compiled {
-    /// Whether the system's contact is spatial (two tangents; then it is the only contact).
+    /// Whether the system's contacts are spatial (two tangents each; the compilation makes
+    /// them all planar or all spatial).
     pub fn is_spatial(&self) -> bool {
         self.contacts.iter().any(|c| c.second_tangent.is_some())
     }
@@ -367,14 +368,19 @@ impl Description {
         for (k, c) in self.contacts.iter().enumerate() {
             contacts.push(self.contact(k, c)?);
         }
-        if let Some(k) = contacts.iter().position(|c| c.second_tangent.is_some()) {
-            if contacts.len() > 1 {
-                return Err(invalid(
-                    &format!("system.contacts[{k}].tangents"),
-                    "2 tangents",
-                    "a system of several contacts runs on the planar formulation of several contacts: give each contact one tangential position (a spatial contact runs alone)",
-                ));
-            }
+        // The formulations of several contacts are planar (one tangent each) or spatial (two
+        // each): a contact that differs from the first is refused.
+        let spatial = contacts[0].second_tangent.is_some();
+        if let Some(k) = contacts
+            .iter()
+            .position(|c| c.second_tangent.is_some() != spatial)
+        {
+            let (given, first) = if spatial { (1, 2) } else { (2, 1) };
+            return Err(invalid(
+                &format!("system.contacts[{k}].tangents"),
+                format!("{given} tangents"),
+                &format!("a system's contacts are all planar or all spatial, and system.contacts[0] has {first}: give every contact {first} tangential position{}", if first == 2 { "s" } else { "" }),
+            ));
         }
         if self.initial.q.len() != n || self.initial.q_dot.len() != n {
             return Err(invalid(

@@ -3,6 +3,7 @@
 
 use super::description::Compiled;
 use crate::compliant::multi::{PlanarContacts, MAX_CONTACTS};
+use crate::compliant::spatial_multi::SpatialContacts;
 use crate::model::{
     ContactFrame, ContactKinematics, ContactSystem, Mechanics, PlanarContactSystem,
     ProjectedDynamics, Real, ValidityMargin,
@@ -11,7 +12,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// The mechanics of a compiled description with N coordinates: one planar contact, several
-/// ([`PlanarContacts`]) or one spatial contact ([`ContactSystem`] with two tangents).
+/// ([`PlanarContacts`]), one spatial contact ([`ContactSystem`] with two tangents) or several
+/// ([`SpatialContacts`]).
 #[derive(Debug)]
 pub struct DescribedMechanics<'a, const N: usize> {
     pub compiled: &'a Compiled,
@@ -257,22 +259,55 @@ impl<const N: usize> PlanarContacts<N> for DescribedMechanics<'_, N> {
     }
 }
 
-/// A spatial contact's frame, from the kinematics program's `[gap, c₁, d, ḋᵀq̇, ċ₁ᵀq̇, c₂,
-/// ċ₂ᵀq̇]` (the compilation allows a spatial contact only alone).
+/// The longest output of the kinematics tape of spatial contacts: 3N + 4 values per contact.
+const MAX_SPATIAL_KINEMATICS: usize = MAX_CONTACTS * (3 * super::MAX_COORDINATES + 4);
+
+/// A spatial contact's frame from its values `[gap, c₁, d, ḋᵀq̇, ċ₁ᵀq̇, c₂, ċ₂ᵀq̇]` (the
+/// order of the compiled kinematics program).
+fn spatial_frame<S: Real, const N: usize>(v: &[S]) -> ContactFrame<S, N, 2> {
+    let first = kinematics::<S, N>(v);
+    let second = &v[2 * N + 3..];
+    ContactFrame {
+        gap: first.gap,
+        normal: first.normal,
+        tangents: [first.tangential, std::array::from_fn(|i| second[i])],
+        normal_drift: first.normal_drift,
+        tangent_drift: [first.tangential_drift, second[N]],
+    }
+}
+
+/// Spatial contacts (the compilation makes a system's contacts all planar or all spatial):
+/// contact `k`'s frame from the kinematics program of every contact's.
+impl<const N: usize> SpatialContacts<N> for DescribedMechanics<'_, N> {
+    fn contact_count(&self) -> usize {
+        self.compiled.contacts.len()
+    }
+
+    fn frame<S: Real>(&self, k: usize, q: &[S; N], qdot: &[S; N]) -> ContactFrame<S, N, 2> {
+        let tape = &self.compiled.kinematics;
+        let n = tape.outputs();
+        let at = k * (3 * N + 4);
+        if n <= MAX_OUTPUTS {
+            let mut v = [S::zero(); MAX_OUTPUTS];
+            tape.eval(q, qdot, S::zero(), &mut v);
+            self.note_non_finite(&v[..n], |i| self.kinematics_source(i));
+            spatial_frame(&v[at..])
+        } else {
+            let mut v = [S::zero(); MAX_SPATIAL_KINEMATICS];
+            tape.eval(q, qdot, S::zero(), &mut v);
+            self.note_non_finite(&v[..n], |i| self.kinematics_source(i));
+            spatial_frame(&v[at..])
+        }
+    }
+
+    fn contact_name(&self, k: usize) -> String {
+        self.compiled.contacts[k].name.clone()
+    }
+}
+
+/// A system of one spatial contact: its frame.
 impl<const N: usize> ContactSystem<N, 2, 1> for DescribedMechanics<'_, N> {
     fn contact_frames<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> [ContactFrame<S, N, 2>; 1] {
-        let mut v = [S::zero(); MAX_OUTPUTS];
-        let tape = &self.compiled.kinematics;
-        tape.eval(q, qdot, S::zero(), &mut v);
-        self.note_non_finite(&v[..tape.outputs()], |i| self.kinematics_source(i));
-        let first = kinematics::<S, N>(&v);
-        let second = &v[2 * N + 3..];
-        [ContactFrame {
-            gap: first.gap,
-            normal: first.normal,
-            tangents: [first.tangential, std::array::from_fn(|i| second[i])],
-            normal_drift: first.normal_drift,
-            tangent_drift: [first.tangential_drift, second[N]],
-        }]
+        [SpatialContacts::frame(self, 0, q, qdot)]
     }
 }

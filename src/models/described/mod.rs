@@ -35,6 +35,7 @@ pub mod mechanics;
 
 use crate::compliant::cone::ConeMode;
 use crate::compliant::coulomb::Coulomb;
+use crate::compliant::multi::{is_separation, ContactMode, Modes};
 use crate::compliant::normal::NormalCompliance;
 use crate::compliant::record::{ContactsSample, RunRecord};
 use crate::compliant::spatial::SpatialContactProblem;
@@ -45,9 +46,8 @@ use crate::experiment::grammar::{LogGrid, SpecError};
 use crate::experiment::model::Cells;
 use crate::experiment::system::{Method, Methods, Quantity, RunSettings, System};
 use crate::experiment::table::column_name;
-use crate::hybrid::{Named, Trace};
+use crate::hybrid::{Named, RunControl, Trace, Until};
 use crate::integrate::SolverStats;
-use crate::model::Delassus;
 use description::{Compiled, Description};
 use mechanics::DescribedMechanics;
 use serde::{Deserialize, Serialize};
@@ -157,11 +157,12 @@ impl System for Described {
         Ok((record, r.stats))
     }
 
-    /// A system of several contacts has the rigid reference of [`crate::rigid::multi`] (its
-    /// runs.csv a `method` column); one of a single contact runs compliant only.
+    /// A system of several planar contacts has the rigid reference of [`crate::rigid::multi`]
+    /// (its runs.csv a `method` column); one of a single contact or of spatial contacts runs
+    /// compliant only.
     fn methods(d: &Description) -> Methods {
         Methods {
-            rigid: d.contacts.len() > 1,
+            rigid: d.contacts.len() > 1 && d.contacts.iter().all(|c| c.tangents.len() == 1),
             compliant: true,
         }
     }
@@ -404,26 +405,32 @@ fn check_spatial_frame_n<const N: usize>(
     q0: &[f64],
     qdot0: &[f64],
 ) -> Result<(), SimError> {
+    use crate::compliant::spatial_multi::SpatialContacts;
+    use crate::model::Mechanics;
     let mechanics = DescribedMechanics::<N>::new(compiled);
     let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
     let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
-    let d: Delassus<f64, 2, 1> = Delassus::at_time(&mechanics, 0.0, &q0, &qdot0);
-    let w: Vec<Vec<f64>> = (0..3)
-        .map(|a| (0..3).map(|b| d.entry(0, a, 0, b)).collect())
-        .collect();
-    match failed_pivot(&w, INDEPENDENT_DIRECTIONS) {
-        Some((j, pivot)) => Err(SimError::invalid(
-            "system.contacts[0].tangents",
-            format!(
-                "{} (relative pivot {:.1e} of {} in W = J M⁻¹ Jᵀ)",
-                compiled.contacts[0].name,
-                pivot / w[j][j],
-                ["the normal", "the first tangent", "the second tangent"][j]
-            ),
-            "the normal ∂g/∂q and the tangents ∂s₁/∂q, ∂s₂/∂q must be independent at the initial state; give tangential positions that move independently of the gap and of each other",
-        )),
-        None => Ok(()),
+    let m = mechanics.mass_matrix(&q0);
+    let (l, inv_d) = crate::model::ldl(&m);
+    for k in 0..compiled.contacts.len() {
+        let fr = mechanics.frame(k, &q0, &qdot0);
+        let rows = [fr.normal, fr.tangents[0], fr.tangents[1]];
+        let (_, w) = crate::compliant::multi::delassus_block(&l, &inv_d, &rows, 3);
+        let w: Vec<Vec<f64>> = w.iter().map(|row| row.to_vec()).collect();
+        if let Some((j, pivot)) = failed_pivot(&w, INDEPENDENT_DIRECTIONS) {
+            return Err(SimError::invalid(
+                &format!("system.contacts[{k}].tangents"),
+                format!(
+                    "{} (relative pivot {:.1e} of {} in W = J M⁻¹ Jᵀ)",
+                    compiled.contacts[k].name,
+                    pivot / w[j][j],
+                    ["the normal", "the first tangent", "the second tangent"][j]
+                ),
+                "the normal ∂g/∂q and the tangents ∂s₁/∂q, ∂s₂/∂q must be independent at the initial state; give tangential positions that move independently of the gap and of each other",
+            ));
+        }
     }
+    Ok(())
 }
 
 /// One phase of a [`HybridRun`].
@@ -547,6 +554,7 @@ pub fn run_hybrid_engine(
     if spatial {
         check_spatial_frame(&compiled, &q0, &qdot0)?;
     }
+    let several = compiled.contacts.len() > 1;
     let args = (&compiled, &q0[..], &qdot0[..], method, settings, sample);
     let run = match (spatial, compiled.coordinates.len()) {
         (false, 1) => run_contacts_n::<1>(args)?,
@@ -554,6 +562,8 @@ pub fn run_hybrid_engine(
         (false, 3) => run_contacts_n::<3>(args)?,
         (false, 4) => run_contacts_n::<4>(args)?,
         // A spatial contact needs three coordinates (the compilation refuses fewer).
+        (true, 3) if several => run_spatial_contacts_n::<3>(args)?,
+        (true, 4) if several => run_spatial_contacts_n::<4>(args)?,
         (true, 3) => run_spatial_n::<3>(args)?,
         (true, 4) => run_spatial_n::<4>(args)?,
         (_, n) => return Err(too_many_coordinates(n)),
@@ -572,20 +582,11 @@ type HybridArgs<'a> = (
     bool,
 );
 
-/// One run of several contacts with N coordinates.
-fn run_contacts_n<const N: usize>(
-    (compiled, q0, qdot0, method, s, sample): HybridArgs<'_>,
-) -> Result<HybridRun, SimError> {
-    use crate::compliant::multi::{
-        is_separation, simulate_multi_sampled, ContactLaw, MultiContactProblem,
-    };
-    use crate::hybrid::{RunControl, Until};
-    use crate::rigid::multi::{simulate_rigid_multi, RigidContactLaw, RigidMultiProblem};
-    let mechanics = DescribedMechanics::<N>::new(compiled);
-    let friction = |c: &description::CompiledContact| Coulomb {
-        mu: c.mu,
-        mu_s: c.mu_s,
-    };
+/// The options of a run of several contacts under `s`, and its control: to `t_end`, or without
+/// one until every contact is open (the end of an impact).
+fn several_contacts_control<M: ContactMode>(
+    s: &RunSettings,
+) -> (SimulationOptions, RunControl<Modes<M>>) {
     let defaults = SimulationOptions::new(s.integrator, s.rtol, s.atol).with_guards(
         s.t_max,
         s.max_steps,
@@ -604,6 +605,21 @@ fn run_contacts_n<const N: usize>(
         max_steps: defaults.max_steps,
         absolute_tolerances: None,
     };
+    (defaults, control)
+}
+
+/// One run of several contacts with N coordinates.
+fn run_contacts_n<const N: usize>(
+    (compiled, q0, qdot0, method, s, sample): HybridArgs<'_>,
+) -> Result<HybridRun, SimError> {
+    use crate::compliant::multi::{simulate_multi_sampled, ContactLaw, MultiContactProblem};
+    use crate::rigid::multi::{simulate_rigid_multi, RigidContactLaw, RigidMultiProblem};
+    let mechanics = DescribedMechanics::<N>::new(compiled);
+    let friction = |c: &description::CompiledContact| Coulomb {
+        mu: c.mu,
+        mu_s: c.mu_s,
+    };
+    let (defaults, control) = several_contacts_control(s);
     let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
     let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
     let kappa = match method {
@@ -759,6 +775,50 @@ fn named_non_finite<const N: usize>(
         ),
         None => e,
     }
+}
+
+/// One run of several spatial contacts with N coordinates (compliant: no rigid reference of
+/// several spatial contacts here; docs/multi_contact.md, "Spatial contacts").
+fn run_spatial_contacts_n<const N: usize>(
+    (compiled, q0, qdot0, method, s, _sample): HybridArgs<'_>,
+) -> Result<HybridRun, SimError> {
+    use crate::compliant::spatial_multi::{simulate_spatial_multi, ConeLaw, SpatialMultiProblem};
+    let kappa = method.compliant_kappa(Described::NAME)?;
+    let mechanics = DescribedMechanics::<N>::new(compiled);
+    let laws = compiled
+        .contacts
+        .iter()
+        .map(|c| ConeLaw {
+            compliance: NormalCompliance::spring_dashpot(kappa, c.damping),
+            mu: c.mu,
+        })
+        .collect();
+    let problem = SpatialMultiProblem::new(&mechanics, laws)?;
+    let (defaults, control) = several_contacts_control(s);
+    let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
+    let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
+    let run = simulate_spatial_multi(
+        &problem,
+        &q0,
+        &qdot0,
+        s.integrator,
+        defaults.tolerances,
+        &control,
+    )
+    .map_err(|e| named_non_finite(&mechanics, e))?;
+    let measured = Measured {
+        impulse_normal: run.impulse_normal,
+        max_penetration: run.max_penetration,
+        energy_balance_error: run.energy_balance_error,
+        samples: Vec::new(),
+    };
+    Ok(hybrid_run(
+        compiled,
+        &run.trace,
+        &run.event_times,
+        |e| e.contact,
+        measured,
+    ))
 }
 
 /// A run of a spatial contact ends, without a `t_end`, where the contact opens.
