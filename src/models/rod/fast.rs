@@ -70,15 +70,9 @@ impl FastContact<3> for Rod {
     }
 
     fn state_cells(c: &RodImpact) -> Cells {
-        vec![
-            ("mu", c.mu.to_string()),
-            ("mu_s", c.mu_s.to_string()),
-            ("theta0", c.theta0.to_string()),
-            ("omega0", c.omega0.to_string()),
-            ("u0", c.u0.to_string()),
-            ("damping", c.damping.to_string()),
-            ("gyration_sq", c.gyration_sq.to_string()),
-        ]
+        let mut cells = c.parameter_cells();
+        cells.push(("gyration_sq", c.gyration_sq.to_string()));
+        cells
     }
 
     fn start(c: &RodImpact) -> FastStart {

@@ -461,15 +461,9 @@ impl Model for Rod {
     }
 
     fn inputs(c: &RodImpact) -> Cells {
-        vec![
-            ("mu", c.mu.to_string()),
-            ("mu_s", c.mu_s.to_string()),
-            ("theta0", c.theta0.to_string()),
-            ("omega0", c.omega0.to_string()),
-            ("u0", c.u0.to_string()),
-            ("damping", c.damping.to_string()),
-            ("case", format!("{:?}", c.case()).to_lowercase()),
-        ]
+        let mut cells = c.parameter_cells();
+        cells.push(("case", format!("{:?}", c.case()).to_lowercase()));
+        cells
     }
 
     fn run(
