@@ -137,7 +137,7 @@ fn integrator_study_reproduces_its_committed_rows() {
 
 #[test]
 fn mode_tables_reproduce_every_committed_row() {
-    let Experiment::Planar(planar) = load("mode_table_planar") else {
+    let Experiment::PlanarModeTable(planar) = load("mode_table_planar") else {
         panic!("mode_table_planar is a planar mode table")
     };
     // Every row but the five of the state a = 2 (II(iv)) from V0 = −4: that start lies exactly

@@ -13,7 +13,7 @@ fn run_all<P: Plan>(plan: &P) -> Vec<Row> {
 /// Run every point of an experiment given as TOML text; the rows in point order.
 fn rows(text: &str) -> Vec<Row> {
     match Experiment::parse(text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::Planar(spec) => run_all(spec.as_ref()),
+        Experiment::PlanarModeTable(spec) => run_all(spec.as_ref()),
         Experiment::RodModeTable(spec) => run_all(spec.as_ref()),
         _ => panic!("not a mode table"),
     }

@@ -1,10 +1,23 @@
 //! Analysis of sweep records: fits with confidence intervals, the κ → 0 limit by extrapolation,
-//! the published bounds, convergence to the rigid limit. It reads rows of runs.csv only — it
-//! never calls a solver.
+//! the published bounds, convergence to the rigid limit, the fast-time studies' checks. It reads
+//! rows of runs.csv only — it never calls a solver.
 
+pub mod basin;
 pub mod claims;
 pub mod cycles;
 pub mod extrapolate;
 pub mod fit;
+pub mod mode_table;
 pub mod trajectory;
 pub mod work_precision;
+
+/// A row of runs.csv as a reduction reads it: its cells by column name (the report layer hands
+/// over the rows it read; a missing cell is empty).
+pub trait RowCells {
+    /// The cell of `column` as written ("" when missing).
+    fn text(&self, column: &str) -> &str;
+    /// The cell of `column` as a number, if it is one.
+    fn number(&self, column: &str) -> Option<f64> {
+        self.text(column).parse().ok()
+    }
+}

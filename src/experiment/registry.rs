@@ -15,7 +15,7 @@
 //!     }
 //!     models {
 //!         Rod(rod::Rod), report = rod::report::write_run_report;   // a `Model` (SweepSpec<M>)
-//!         RodModeTable(rod::mode_table::RodModeTable), analysis = "mode_table";
+//!         RodModeTable(ModeTable<rod::Rod, 3>), analysis = "mode_table";   // a fast study
 //!     }
 //!     plans {
 //!         RodStudy(rod::study::StudySpec), parse = rod_study, report = rod_study_report;

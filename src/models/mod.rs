@@ -5,11 +5,9 @@
 //! implementing [`System`] and one line in `systems` below (README, "Adding a mechanical
 //! system"); the registry macro (`crate::experiment::registry`) makes the rest.
 
-pub mod basin;
 pub mod dance;
 pub mod described;
 pub mod klarbring;
-pub mod mode_table;
 pub mod planar;
 pub mod rod;
 pub mod rod3d;
@@ -19,6 +17,8 @@ pub mod two_contact;
 
 use crate::experiment::grammar::SpecError;
 use crate::experiment::system::System;
+use crate::study::fast::basin::Basin;
+use crate::study::fast::mode_table::ModeTable;
 
 crate::registry! {
     simulate = simulate_system(rod::cli::SimulateArgs);
@@ -38,14 +38,16 @@ crate::registry! {
     }
     models {
         Rod(rod::Rod), report = rod::report::write_run_report;
-        /// The rod's mode table (`model = "rod"`, `analysis = "mode_table"`).
-        RodModeTable(rod::mode_table::RodModeTable), analysis = "mode_table";
-        RodBasin(rod::basin::RodBasin), analysis = "liftoff_iwc_basin";
+        /// The rod's mode table (`model = "rod"`, `analysis = "mode_table"`): the fast studies
+        /// are generic over `FastContact` (`crate::study::fast`), one line per system and study.
+        RodModeTable(ModeTable<rod::Rod, 3>), analysis = "mode_table";
+        RodBasin(Basin<rod::Rod, 3>), analysis = "liftoff_iwc_basin";
         /// One impact of Klarbring's particle (`model = "klarbring_impacts"`).
         KlarbringImpacts(klarbring::KlarbringImpacts);
-        Planar(planar::Planar);
+        /// The planar mode table: `model = "planar"` without `analysis` too.
+        PlanarModeTable(ModeTable<planar::Planar, 2>);
         /// The lift-off/IWC basins (`analysis = "liftoff_iwc_basin"`).
-        PlanarBasin(planar::basin::PlanarBasin), analysis = "liftoff_iwc_basin";
+        PlanarBasin(Basin<planar::Planar, 2>), analysis = "liftoff_iwc_basin";
         /// The planar stick/lift-off basin (`analysis = "stick_liftoff_basin"`).
         PlanarStickBasin(planar::stick_basin::PlanarStickBasin), analysis = "stick_liftoff_basin";
         /// C–V's phase portraits (`analysis = "phase_portraits"`).

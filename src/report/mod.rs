@@ -4,14 +4,17 @@
 //! convergence fitted to the rows of a κ ladder, and the error of a figure that could not be
 //! drawn. It computes no physics and names no model.
 
+pub mod basin;
 pub mod claims;
 pub mod json;
 pub mod markdown;
+pub mod mode_table;
 pub mod rates;
 pub mod table;
 pub mod work_precision;
 
 use crate::experiment::runner::RunError;
+use crate::experiment::table::Row;
 use std::path::Path;
 
 /// The error of a figure of `dir` that could not be drawn, as a run's error.
@@ -19,5 +22,15 @@ pub fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
     move |e| RunError::Io {
         path: dir.display().to_string(),
         source: std::io::Error::other(format!("drawing figures: {e}")),
+    }
+}
+
+/// The reductions of `crate::analysis` read a row of runs.csv by column name.
+impl crate::analysis::RowCells for crate::experiment::table::Row {
+    fn text(&self, column: &str) -> &str {
+        Row::text(self, column)
+    }
+    fn number(&self, column: &str) -> Option<f64> {
+        Row::number(self, column)
     }
 }

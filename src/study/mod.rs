@@ -4,6 +4,7 @@
 
 pub mod convergence;
 pub mod cycles;
+pub mod fast;
 pub mod single;
 pub mod work_precision;
 

@@ -1,9 +1,11 @@
 //! Champneys–Várkonyi's planar single contact with constant data (`model = "planar"`): the
 //! system is given by its projected scalars a, b, A, B, C ([`mechanics`]), the contact by μ
 //! (static = kinetic) and the damping c_d, the start by the slip velocity u0 and the fast state
-//! (Y0, V0). Its analysis is the mode table ([`crate::models::mode_table`],
-//! docs/champneys_varkonyi.md): run to s = t/√κ = `[solver] window_scaled`, classify by the
-//! outcome rule, compare the outcome sets with Table 3.
+//! (Y0, V0). Its fast-time dynamics ([`FastContact`]) run C–V's mode table
+//! ([`crate::study::fast::mode_table`], docs/champneys_varkonyi.md: run to s = t/√κ =
+//! `[solver] window_scaled`, classify by the outcome rule, compare the outcome sets with
+//! Table 3; the default analysis) and the lift-off/IWC basin ([`crate::study::fast::basin`]);
+//! its other analyses are models in this folder.
 //!
 //! ```toml
 //! model = "planar"
@@ -27,7 +29,6 @@
 //! window_scaled = 200
 //! ```
 
-pub mod basin;
 pub mod chatter;
 pub mod chatter_report;
 pub mod mechanics;
@@ -46,7 +47,6 @@ pub struct PlanarObliqueImpact;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlanarChatter;
 
-use super::mode_table::{self, FastRun};
 use crate::compliant::coulomb::Coulomb;
 use crate::compliant::normal::{require_representable_start, require_resolvable_damping};
 use crate::error::{require_finite, require_positive, SimError};
@@ -54,15 +54,14 @@ use crate::experiment::grammar::{
     check_sources, grid_size, merged_states, Axis, LogGrid, SolverSpec, Source,
 };
 use crate::experiment::model::{Cells, Model, SweepSpec};
-use crate::experiment::runner::RunError;
-use crate::experiment::table::Row;
-use crate::integrate::{IntegratorKind, SolverStats};
 use crate::model::iwc::FastStart;
+use crate::study::fast::run::FastRun;
+use crate::study::fast::{self, FastContact};
 use mechanics::ConstantPlanar;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
-/// The planar single contact with constant data as a model of the harness.
+/// The planar single contact with constant data: its fast-time dynamics ([`FastContact`]) for
+/// the mode table and the basin; its other analyses are models of their own (below).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Planar;
 
@@ -122,13 +121,6 @@ pub struct Sweep {
     pub states: Option<Vec<Params>>,
     /// Explicit fast starts `{ Y0 = …, V0 = … }`, crossed with everything else.
     pub starts: Option<Vec<FastStart>>,
-}
-
-/// The planar model's one analysis.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "snake_case")]
-pub enum Analysis {
-    ModeTable,
 }
 
 /// One run's state: the system, the contact and the start.
@@ -252,7 +244,7 @@ impl<'a> PlanarGrid<'a> {
             y0_v0_elsewhere |= p.y0.is_some() || p.v0.is_some();
         }
         let kappa_max = self.sweep.kappa.max;
-        mode_table::check_starts(self.sweep.starts.as_deref(), y0_v0_elsewhere, kappa_max)?;
+        fast::check_starts(self.sweep.starts.as_deref(), y0_v0_elsewhere, kappa_max)?;
         let swept = |name: &str| {
             self.sources(self.params)
                 .iter()
@@ -281,12 +273,12 @@ impl<'a> PlanarGrid<'a> {
     }
 
     /// Checks every state's closed contact against the explicit integrators' step budget
-    /// ([`mode_table::check_explicit_steps`]); the key named is C's.
+    /// ([`fast::check_explicit_steps`]); the key named is C's.
     pub fn check_explicit_steps(&self, solver: &SolverSpec) -> Result<(), SimError> {
-        let window = mode_table::window(solver)?;
+        let window = fast::window(solver)?;
         let mut worst: Option<(f64, PlanarState, usize)> = None;
         for (state, index) in self.states() {
-            let rate = mode_table::closed_contact_rate(state.system.normal_mobility, state.damping);
+            let rate = fast::closed_contact_rate(state.system.normal_mobility, state.damping);
             if worst.as_ref().is_none_or(|w| rate > w.0) {
                 worst = Some((rate, state, index));
             }
@@ -308,7 +300,7 @@ impl<'a> PlanarGrid<'a> {
         } else {
             "params.C".to_string()
         };
-        mode_table::check_explicit_steps(solver, window, rate, &key, state.system.normal_mobility)
+        fast::check_explicit_steps(solver, window, rate, &key, state.system.normal_mobility)
     }
 
     /// The number of states (an upper bound), counted without building them.
@@ -337,7 +329,7 @@ impl<'a> PlanarGrid<'a> {
                     (None, None) => vec![default],
                 }
             };
-            let starts = mode_table::fast_starts(
+            let starts = fast::fast_starts(
                 self.sweep.starts.as_deref(),
                 &values(8, 0.0),
                 &values(9, 0.0),
@@ -386,44 +378,58 @@ const INPUTS: &[&str] = &["a", "b", "A", "B", "C", "mu", "u0", "damping", "Y0", 
 /// The columns that identify a state of the report (every input but the fast start).
 const STATE_COLUMNS: &[&str] = INPUTS.split_at(8).0;
 
-impl Model for Planar {
+impl FastContact<2> for Planar {
     const NAME: &'static str = "planar";
     const ABOUT: &'static str =
         "Champneys–Várkonyi's planar single contact with constant data; analyses mode_table, \
          liftoff_iwc_basin, stick_liftoff_basin, phase_portraits, oblique_impact and chatter";
-    const SOLVER_KEYS: &'static [&'static str] = crate::experiment::model::FAST_TIME_SOLVER_KEYS;
+    const TITLE: &'static str = "C–V's planar single contact with constant data";
+    const BASIN_TITLE: &'static str = "C–V's planar single contact";
+    const DESCRIBE: &'static str =
+        "Each state is given by C–V's projected scalars (a, b, A, B, C), μ and u0; the \
+         contact law is λ_N = max(−Y − c_d V, 0) in the fast variables Y = y/κ, V = v/√κ.";
+    const STATE_COLUMNS: &'static [&'static str] = STATE_COLUMNS;
+    const SCALARS_ARE_INPUTS: bool = true;
     type Params = Params;
     type Sweep = Sweep;
-    type Analysis = Analysis;
-    type Config = PlanarState;
-    const INPUT_COLUMNS: &'static [&'static str] = INPUTS;
-    const MEASURE_COLUMNS: &'static [&'static str] = mode_table::measure_columns!();
+    type State = PlanarState;
+    type Body = ConstantPlanar;
 
     fn kappa(sweep: &Sweep) -> &LogGrid {
         &sweep.kappa
     }
 
-    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
+    fn validate(params: &Params, sweep: &Sweep) -> Result<(), SimError> {
         crate::compliant::normal::require_penetrating_less_than_the_body(
             "sweep.kappa.max",
-            spec.sweep.kappa.max,
+            sweep.kappa.max,
         )?;
-        grid_of(spec).validate()?;
-        mode_table::window(&spec.solver)?;
-        grid_of(spec).check_explicit_steps(&spec.solver)
+        PlanarGrid::new(params, sweep).validate()
     }
 
-    fn grid_size(spec: &SweepSpec<Self>) -> u128 {
-        grid_of(spec).size()
+    fn check_solver(params: &Params, sweep: &Sweep, solver: &SolverSpec) -> Result<(), SimError> {
+        PlanarGrid::new(params, sweep).check_explicit_steps(solver)
     }
 
-    fn configurations(spec: &SweepSpec<Self>) -> Vec<PlanarState> {
-        grid_of(spec).states().into_iter().map(|(s, _)| s).collect()
+    fn grid_size(params: &Params, sweep: &Sweep) -> u128 {
+        PlanarGrid::new(params, sweep).size()
     }
 
-    fn inputs(c: &PlanarState) -> Cells {
+    fn states(params: &Params, sweep: &Sweep) -> Vec<(PlanarState, usize)> {
+        PlanarGrid::new(params, sweep).states()
+    }
+
+    fn state_key(sweep: &Sweep, index: usize) -> String {
+        if sweep.states.is_some() {
+            format!("sweep.states[{index}]")
+        } else {
+            "params".to_string()
+        }
+    }
+
+    fn state_cells(c: &PlanarState) -> Cells {
         let s = &c.system;
-        let mut cells = vec![
+        vec![
             ("a", s.free_tangential_accel.to_string()),
             ("b", s.free_normal_accel.to_string()),
             ("A", s.tangential_mobility.to_string()),
@@ -432,43 +438,35 @@ impl Model for Planar {
             ("mu", c.mu.to_string()),
             ("u0", c.u0.to_string()),
             ("damping", c.damping.to_string()),
-            ("Y0", c.start.gap.to_string()),
-            ("V0", c.start.normal_velocity.to_string()),
-        ];
-        let (q, qdot) = c.contact_state();
-        cells.extend(mode_table::derived_cells(
-            &c.system,
-            &q,
-            &qdot,
-            c.friction(),
-            c.damping,
-            c.start,
-        ));
-        cells
+        ]
     }
 
-    fn run(
-        spec: &SweepSpec<Self>,
-        c: &PlanarState,
-        kappa: f64,
-        integrator: IntegratorKind,
-    ) -> Result<(Cells, SolverStats), String> {
-        let window_scaled = mode_table::window(&spec.solver).map_err(|e| e.to_string())?;
-        let (q0, qdot0) = c.initial_state(kappa);
-        c.fast_run(window_scaled)
-            .run(&q0, &qdot0, kappa, integrator, &spec.solver)
+    fn start(c: &PlanarState) -> FastStart {
+        c.start
     }
 
-    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
-        mode_table::write_report(
-            &spec.name,
-            "C–V's planar single contact with constant data",
-            "Each state is given by C–V's projected scalars (a, b, A, B, C), μ and u0; the \
-             contact law is λ_N = max(−Y − c_d V, 0) in the fast variables Y = y/κ, V = v/√κ.",
-            STATE_COLUMNS,
-            rows,
-            dir,
-        )
+    fn with_start(c: &PlanarState, start: FastStart) -> PlanarState {
+        PlanarState { start, ..*c }
+    }
+
+    fn body(c: &PlanarState) -> ConstantPlanar {
+        c.system
+    }
+
+    fn contact_state(c: &PlanarState) -> ([f64; 2], [f64; 2]) {
+        c.contact_state()
+    }
+
+    fn initial_state(c: &PlanarState, kappa: f64) -> ([f64; 2], [f64; 2]) {
+        c.initial_state(kappa)
+    }
+
+    fn friction(c: &PlanarState) -> Coulomb {
+        c.friction()
+    }
+
+    fn damping(c: &PlanarState) -> f64 {
+        c.damping
     }
 }
 
@@ -481,6 +479,10 @@ pub fn grid_of<M: Model<Params = Params, Sweep = Sweep>>(spec: &SweepSpec<M>) ->
 mod tests {
 
     use super::*;
+    use crate::integrate::IntegratorKind;
+    use crate::study::fast::mode_table::ModeTable;
+
+    type Table = ModeTable<Planar, 2>;
 
     const FILE: &str = r#"
 name = "planar_test"
@@ -506,13 +508,13 @@ window_scaled = 200
 
     #[test]
     fn states_cross_the_starts_in_order() {
-        let spec = SweepSpec::<Planar>::parse(FILE).unwrap();
-        let states = Planar::configurations(&spec);
+        let spec = SweepSpec::<Table>::parse(FILE).unwrap();
+        let states = Table::configurations(&spec);
         assert_eq!(states.len(), 4);
         assert_eq!(states[1].start.gap, -2.0);
         assert_eq!(states[2].system.free_tangential_accel, 4.0);
         assert_eq!(spec.points().len(), 4 * 3);
-        let cells = Planar::inputs(&states[0]);
+        let cells = Table::inputs(&states[0]);
         let get = |k: &str| cells.iter().find(|(c, _)| *c == k).unwrap().1.clone();
         assert_eq!(get("cell"), "I(iii)");
         assert_eq!(get("expected"), "F and IWC");
@@ -524,11 +526,11 @@ window_scaled = 200
         // Past validation (which refuses it), a start at Y0 = -1e200 (1e154 ... 1e300 alike):
         // the steps leave t = 0 where it is. Without the no-progress guard it spins to the step
         // limit (2,000,001 steps, about 1.7 s).
-        let spec = SweepSpec::<Planar>::parse(FILE).unwrap();
-        let mut state = Planar::configurations(&spec)[1];
+        let spec = SweepSpec::<Table>::parse(FILE).unwrap();
+        let mut state = Table::configurations(&spec)[1];
         state.start.gap = -1e200;
         let started = std::time::Instant::now();
-        let result = Planar::run(&spec, &state, 1e-8, IntegratorKind::Tsit45);
+        let result = Table::run(&spec, &state, 1e-8, IntegratorKind::Tsit45);
         let took = started.elapsed().as_secs_f64();
         let Err(error) = result else {
             panic!("a run from a start beyond the contact law");
@@ -562,7 +564,7 @@ window_scaled = 200
             (FILE.replace("A = 1.0", "Q = 1.0"), "Q"),
         ];
         for (text, key) in cases {
-            let e = SweepSpec::<Planar>::parse(&text).unwrap_err().to_string();
+            let e = SweepSpec::<Table>::parse(&text).unwrap_err().to_string();
             assert!(e.contains(key), "error does not name {key}: {e}");
         }
     }

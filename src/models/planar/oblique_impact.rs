@@ -37,8 +37,8 @@ use crate::experiment::model::{Cells, Model, SweepSpec};
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
-use crate::models::mode_table;
 use crate::rigid::oblique_impact::{ImpactContact, ImpactOutcome, RestitutionLaw};
+use crate::study::fast;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -306,7 +306,7 @@ impl Model for PlanarObliqueImpact {
                 kappa_max,
             )?;
         }
-        mode_table::window(&spec.solver)?;
+        fast::window(&spec.solver)?;
         Ok(())
     }
 
@@ -367,7 +367,7 @@ impl Model for PlanarObliqueImpact {
         kappa: f64,
         integrator: IntegratorKind,
     ) -> Result<(Cells, SolverStats), String> {
-        let window = mode_table::window(&spec.solver).map_err(|e| e.to_string())?;
+        let window = fast::window(&spec.solver).map_err(|e| e.to_string())?;
         let r = run_compliant(
             &c.system(),
             c.law,

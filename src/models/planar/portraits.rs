@@ -15,8 +15,9 @@ use crate::integrate::{IntegratorKind, SolverStats};
 use crate::model::consistency::Outcome;
 use crate::model::iwc::SlipSaddle;
 use crate::model::ProjectedDynamics;
-use crate::models::mode_table;
 use crate::plot::{self, Figure, Mark, Panel, Series, REFERENCE};
+use crate::study::fast;
+use crate::study::fast::mode_table::ModeTable;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 use std::path::Path;
@@ -126,7 +127,7 @@ impl Model for PlanarPortraits {
             spec.sweep.kappa.max,
         )?;
         grid_of(spec).validate()?;
-        mode_table::window(&spec.solver)?;
+        fast::window(&spec.solver)?;
         grid_of(spec).check_explicit_steps(&spec.solver)
     }
 
@@ -139,7 +140,7 @@ impl Model for PlanarPortraits {
     }
 
     fn inputs(c: &PlanarState) -> Cells {
-        let mut cells = super::Planar::inputs(c);
+        let mut cells = ModeTable::<super::Planar, 2>::inputs(c);
         cells.truncate(INPUTS.len());
         let (q, qdot) = c.contact_state();
         let pd = ProjectedDynamics::at(&c.system, &q, &qdot);
@@ -166,7 +167,7 @@ impl Model for PlanarPortraits {
         kappa: f64,
         integrator: IntegratorKind,
     ) -> Result<(Cells, SolverStats), String> {
-        let window_scaled = mode_table::window(&spec.solver).map_err(|e| e.to_string())?;
+        let window_scaled = fast::window(&spec.solver).map_err(|e| e.to_string())?;
         let (q0, qdot0) = c.initial_state(kappa);
         let (outcome, r) = c.fast_run(window_scaled).outcome_recorded(
             &q0,

@@ -2,7 +2,7 @@
 //! `analysis = "stick_liftoff_basin"`): a state at rest (u0 = 0) in cell II(ii) or II(iii)
 //! inside the friction cone, where Table 3 gives "F and T". Each row scans the outcome of fast
 //! starts along one line of the (Y0, V0) plane — `sweep.Y0` along V0 = 0, `sweep.V0` along
-//! Y0 = 0 — and bisects every edge between outcomes ([`crate::models::basin::scan_edges`]).
+//! Y0 = 0 — and bisects every edge between outcomes ([`crate::study::fast::basin::scan_edges`]).
 //! The report tests C–V §4's claim that the stable manifold of the slip saddle separates the
 //! starts that stick from those that lift off (docs/champneys_varkonyi.md §10).
 
@@ -18,9 +18,9 @@ use crate::integrate::{IntegratorKind, SolverStats};
 use crate::model::consistency::Outcome;
 use crate::model::iwc::{FastStart, SlipSaddle};
 use crate::model::ProjectedDynamics;
-use crate::models::basin::{self, BasinLine, Edge};
-use crate::models::mode_table;
 use crate::plot::{self, Figure, Mark, Panel, Series, REFERENCE};
+use crate::study::fast::basin::{self, BasinLine, Edge};
+use crate::study::fast::{self, FastContact};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -238,7 +238,7 @@ impl Model for PlanarStickBasin {
         let states = states_sweep(s);
         let grid = super::PlanarGrid::new(&spec.params, &states);
         grid.validate()?;
-        mode_table::window(&spec.solver)?;
+        fast::window(&spec.solver)?;
         grid.check_explicit_steps(&spec.solver)?;
         for (state, index) in grid.states() {
             let key = if s.states.is_some() {
@@ -275,8 +275,7 @@ impl Model for PlanarStickBasin {
     }
 
     fn inputs(c: &StickBasinPoint) -> Cells {
-        let mut cells = super::Planar::inputs(&c.state);
-        cells.truncate(8);
+        let mut cells = super::Planar::state_cells(&c.state);
         cells.push(("line", c.line.name().to_string()));
         let first = c.scan.first().copied().unwrap_or(f64::NAN);
         let last = c.scan.last().copied().unwrap_or(f64::NAN);
@@ -307,7 +306,7 @@ impl Model for PlanarStickBasin {
         kappa: f64,
         integrator: IntegratorKind,
     ) -> Result<(Cells, SolverStats), String> {
-        let window_scaled = mode_table::window(&spec.solver).map_err(|e| e.to_string())?;
+        let window_scaled = fast::window(&spec.solver).map_err(|e| e.to_string())?;
         let plane = c.state.stick_plane()?;
         let mut stats = SolverStats::default();
         let mut runs = 0usize;

@@ -147,6 +147,19 @@ impl RodImpact {
         NormalCompliance::spring_dashpot(self.kappa, self.damping)
     }
 
+    /// The cells of the contact parameters μ, μ_s, θ0, ω0, u0, c_d: the first input columns of
+    /// every rod table (the κ sweep's and the fast studies').
+    pub fn parameter_cells(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("mu", self.mu.to_string()),
+            ("mu_s", self.mu_s.to_string()),
+            ("theta0", self.theta0.to_string()),
+            ("omega0", self.omega0.to_string()),
+            ("u0", self.u0.to_string()),
+            ("damping", self.damping.to_string()),
+        ]
+    }
+
     pub fn friction(&self) -> Coulomb {
         Coulomb {
             mu: self.mu,

@@ -1,7 +1,7 @@
 //! The rod's experiment files: the `[params]` and `[sweep]` tables (any rod parameter fixed or
 //! swept, θ0 also over the Painlevé interval, explicit lists of states and of fast starts, an
 //! optional mask by slip case), their grid ([`RodGrid`], shared with the mode table of
-//! [`super::mode_table`]), and the rod's κ sweep and atlas as a [`Model`] of the harness.
+//! [`super::fast`]), and the rod's κ sweep and atlas as a [`Model`] of the harness.
 
 use super::columns::{RodMeasures, INPUT_COLUMNS, MEASURE_COLUMNS};
 use super::mechanics::{PainleveRod, SlipCase, UNIFORM_GYRATION_SQ};
@@ -19,7 +19,7 @@ use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
 use crate::model::iwc::FastStart;
-use crate::models::mode_table::{check_starts, fast_starts};
+use crate::study::fast::{check_starts, fast_starts};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -461,15 +461,9 @@ impl Model for Rod {
     }
 
     fn inputs(c: &RodImpact) -> Cells {
-        vec![
-            ("mu", c.mu.to_string()),
-            ("mu_s", c.mu_s.to_string()),
-            ("theta0", c.theta0.to_string()),
-            ("omega0", c.omega0.to_string()),
-            ("u0", c.u0.to_string()),
-            ("damping", c.damping.to_string()),
-            ("case", format!("{:?}", c.case()).to_lowercase()),
-        ]
+        let mut cells = c.parameter_cells();
+        cells.push(("case", format!("{:?}", c.case()).to_lowercase()));
+        cells
     }
 
     fn run(

@@ -35,8 +35,8 @@ use crate::experiment::model::{Cells, Model, SweepSpec};
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
-use crate::models::basin::{refine_edge, BISECTION_TOLERANCE};
-use crate::models::mode_table;
+use crate::study::fast;
+use crate::study::fast::basin::{refine_edge, BISECTION_TOLERANCE};
 use linear::SlipSlip;
 use runs::{run_fast, Outcome};
 use serde::{Deserialize, Serialize};
@@ -359,7 +359,7 @@ impl Model for TwoContact {
         }
         systems(spec)?;
         validate_starts(spec)?;
-        mode_table::window(&spec.solver).map(|_| ())
+        fast::window(&spec.solver).map(|_| ())
     }
 
     fn grid_size(spec: &SweepSpec<Self>) -> u128 {
@@ -486,7 +486,7 @@ impl Model for TwoContact {
         _kappa: f64,
         integrator: IntegratorKind,
     ) -> Result<(Cells, SolverStats), String> {
-        let window = mode_table::window(&spec.solver).map_err(|e| e.to_string())?;
+        let window = fast::window(&spec.solver).map_err(|e| e.to_string())?;
         let sys = c.dynamics();
         match c.start {
             StartKind::Crossing { radius, n, which } => {

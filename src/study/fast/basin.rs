@@ -1,23 +1,41 @@
-//! The lift-off/IWC basin (`analysis = "liftoff_iwc_basin"`), shared by the planar system and
-//! the rod: for a state whose slip is a Painlevé saddle (p_σ < 0, docs/champneys_varkonyi.md
-//! §4), the boundary between fast starts (Y0, V0) that lift off and those that end in an IWC,
-//! found by bisection of compliant runs along three lines of the (Y0, V0) plane, against the
-//! saddle's stable manifold V = λ_s (Y − b/p) in closed form.
+//! The lift-off/IWC basin (`analysis = "liftoff_iwc_basin"`) of any [`FastContact`] system:
+//! for a state whose slip is a Painlevé saddle (p_σ < 0, docs/champneys_varkonyi.md §4), the
+//! boundary between fast starts (Y0, V0) that lift off and those that end in an IWC, found by
+//! bisection of compliant runs along three lines of the (Y0, V0) plane ([`BasinLine`]), against
+//! the saddle's stable manifold V = λ_s (Y − b/p) in closed form. Each state and line is one
+//! point, bisected at each κ; the report fits the offsets' rate in κ
+//! ([`crate::analysis::basin`], [`crate::report::basin`]). For a system with constant data the
+//! fast dynamics are linear and the boundary is the closed form at every κ; for one whose data
+//! move with its configuration (the rod, by O(√κ) per unit of fast time) it approaches the
+//! frozen state's manifold.
 
-use crate::analysis::fit::power_law;
+use super::run::FastRun;
+use super::{
+    fast_starts_given, projection, scalar_cells, window, Columns, FastContact, SCALAR_COLUMNS,
+};
 use crate::error::SimError;
-use crate::experiment::model::Cells;
-use crate::experiment::runner::{write_atomically, RunError};
+use crate::experiment::grammar::LogGrid;
+use crate::experiment::model::{Cells, Model, SweepSpec, FAST_TIME_SOLVER_KEYS};
+use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
-use crate::integrate::SolverStats;
+use crate::integrate::{IntegratorKind, SolverStats};
 use crate::model::consistency::Outcome;
 use crate::model::iwc::{FastStart, SlipSaddle};
 use crate::model::ProjectedDynamics;
-use crate::plot::{self, Figure, Mark, Panel, Series};
 use serde::Serialize;
-use std::collections::BTreeMap;
-use std::fmt::Write;
+use std::marker::PhantomData;
 use std::path::Path;
+
+/// The lift-off/IWC basin of system `S` (with `N` coordinates) as a model of the harness.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Basin<S, const N: usize>(PhantomData<S>);
+
+/// One bisection: a state and a line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BasinPoint<State> {
+    pub state: State,
+    pub line: BasinLine,
+}
 
 /// The one analysis of a basin table (`analysis = "liftoff_iwc_basin"`).
 #[derive(Clone, Copy, Debug, serde::Deserialize, Serialize, PartialEq, Eq)]
@@ -106,25 +124,20 @@ pub fn saddle_of<const N: usize>(
     })
 }
 
-/// The measured columns of a basin table, after the model's own derived columns.
-macro_rules! measure_columns {
-    ($($own:literal),*) => {
-        &[
-            $($own,)*
-            "painleve_parameter",
-            "stable_rate",
-            "saddle_gap",
-            "closed_form",
-            "boundary",
-            "offset",
-            "bracket_width",
-            "side_below",
-            "side_above",
-            "n_runs",
-        ]
-    };
-}
-pub(crate) use measure_columns;
+/// The measured columns of a basin table after C–V's scalars: the saddle and its closed form
+/// ([`derived_cells`]), then the bisection ([`boundary_cells`]).
+pub const MEASURES: &[&str] = &[
+    "painleve_parameter",
+    "stable_rate",
+    "saddle_gap",
+    "closed_form",
+    "boundary",
+    "offset",
+    "bracket_width",
+    "side_below",
+    "side_above",
+    "n_runs",
+];
 
 /// The cells of the saddle and its closed-form crossing of `line`.
 pub fn derived_cells(saddle: &Result<SlipSaddle, String>, line: BasinLine) -> Cells {
@@ -278,189 +291,111 @@ pub fn boundary_cells(b: &Boundary, closed_form: f64) -> Cells {
 /// the closed form, above the integration error of a start's side (rtol 1e-10).
 pub const BISECTION_TOLERANCE: f64 = 1e-10;
 
-/// The basin report's numbers, from the rows.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct BasinChecks {
-    /// Per (state, line): the largest |boundary − closed form| over κ and the fit of
-    /// |offset| ∝ κ^p (when the offsets are not all at the bisection's resolution).
-    pub lines: Vec<LineCheck>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct LineCheck {
-    pub state: String,
-    pub line: String,
-    pub closed_form: f64,
-    pub max_abs_offset: f64,
-    /// (κ, offset) per κ.
-    pub offsets: Vec<(f64, f64)>,
-    pub exponent: Option<f64>,
-    pub exponent_ci95: Option<f64>,
-}
-
-/// Offsets at or below this are the bisection's and the integrator's resolution: no rate.
-const RESOLVED: f64 = 1e-8;
-
-/// Compute the checks (`state_columns` identify a state).
-pub fn checks(rows: &[Row], state_columns: &[&str]) -> BasinChecks {
-    let mut groups: BTreeMap<(String, String), Vec<&Row>> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.text("status") == "ok") {
-        let state: Vec<&str> = state_columns.iter().map(|c| r.text(c)).collect();
-        groups
-            .entry((state.join(", "), r.text("line").to_string()))
-            .or_default()
-            .push(r);
-    }
-    let mut out = BasinChecks::default();
-    for ((state, line), rows) in groups {
-        let offsets: Vec<(f64, f64)> = rows
-            .iter()
-            .filter_map(|r| Some((r.number("kappa")?, r.number("offset")?)))
-            .collect();
-        let max_abs_offset = offsets.iter().fold(0.0f64, |m, (_, o)| m.max(o.abs()));
-        let (k, o): (Vec<f64>, Vec<f64>) = offsets
-            .iter()
-            .filter(|(_, o)| o.abs() > RESOLVED)
-            .map(|&(k, o)| (k, o.abs()))
-            .unzip();
-        let fit = (k.len() == offsets.len())
-            .then(|| power_law(&k, &o))
-            .flatten();
-        out.lines.push(LineCheck {
-            state,
-            line,
-            closed_form: rows
-                .first()
-                .and_then(|r| r.number("closed_form"))
-                .unwrap_or(f64::NAN),
-            max_abs_offset,
-            offsets,
-            exponent: fit.map(|f| f.slope),
-            exponent_ci95: fit.map(|f| f.slope_ci95),
-        });
-    }
-    out
-}
-
-/// summary.md, analysis.json and the figure of offsets against κ.
-pub fn write_report(
-    name: &str,
-    title: &str,
-    state_columns: &[&str],
-    rows: &[Row],
-    dir: &Path,
-) -> Result<(), RunError> {
-    let c = checks(rows, state_columns);
-    let json = crate::report::json::pretty(&c);
-    write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
-    let fitted: Vec<&LineCheck> = c.lines.iter().filter(|l| l.exponent.is_some()).collect();
-    if !fitted.is_empty() {
-        let states = state_numbers(&c.lines);
-        let series = fitted
-            .iter()
-            .map(|l| {
-                let number = states.iter().position(|s| *s == l.state).unwrap_or(0);
-                Series {
-                    label: format!("state {} · {}", number + 1, l.line.replace('=', " = ")),
-                    points: l.offsets.iter().map(|&(k, o)| (k, o.abs())).collect(),
-                    // Colour by state, line style by line.
-                    mark: match l.line.as_str() {
-                        "V0=0" => Mark::LineMarkers,
-                        "Y0=0" => Mark::Dashed,
-                        _ => Mark::Line,
-                    },
-                    color: number,
-                }
-            })
-            .collect();
-        let figure = Figure {
-            panels: vec![Panel {
-                title: format!("{title}: boundary − stable manifold"),
-                x_label: "compliance κ".into(),
-                y_label: "|Δt|: boundary − manifold (t = Y0 or V0)".into(),
-                log_x: true,
-                log_y: true,
-                legend_lower: false,
-                series,
-                bands: Vec::new(),
-            }],
-            columns: 1,
-            size: (900, 600),
-        };
-        plot::save(&figure, dir, "offsets").map_err(crate::report::figure_error(dir))?;
-    }
-    write_atomically(
-        &dir.join("summary.md"),
-        &render(name, title, state_columns, &c),
-    )
-}
-
-/// The distinct states, numbered in order of first appearance (for the figure's legend).
-fn state_numbers(lines: &[LineCheck]) -> Vec<String> {
-    let mut states: Vec<String> = Vec::new();
-    for l in lines {
-        if !states.contains(&l.state) {
-            states.push(l.state.clone());
-        }
-    }
-    states
-}
-
-fn render(name: &str, title: &str, state_columns: &[&str], c: &BasinChecks) -> String {
-    let mut s = String::new();
-    let _ = writeln!(s, "# {name}: {title} — the lift-off/IWC boundary\n");
-    let _ = writeln!(
-        s,
-        "Generated by `rigid-limit run experiments/{name}.toml` (or `rigid-limit reproduce`). \
-         Each row bisects the boundary between fast starts that lift off (F) and those that end \
-         in an IWC along one line of the (Y0, V0) plane, to a bracket of {BISECTION_TOLERANCE:e}, \
-         against the crossing of the slip saddle's stable manifold V = λ_s (Y − b/p) \
-         (docs/champneys_varkonyi.md §4, §9). t is Y0 on the line V0 = 0 and V0 on the lines \
-         Y0 = 0 and Y0 = 2b/p.\n"
-    );
-    let _ = writeln!(
-        s,
-        "| state ({}) | line | t (manifold) | largest distance of t to the manifold | offsets ∝ κ^p |",
-        state_columns.join(", ")
-    );
-    let _ = writeln!(s, "|---|---|---|---|---|");
-    for l in &c.lines {
-        let rate = match (l.exponent, l.exponent_ci95) {
-            (Some(p), Some(ci)) => format!("p = {p:.3} ± {ci:.3}"),
-            _ => "at the resolution (no rate)".into(),
-        };
-        let _ = writeln!(
-            s,
-            "| {} | {} | {:.10} | {:.2e} | {} |",
-            l.state, l.line, l.closed_form, l.max_abs_offset, rate
-        );
-    }
-    let _ = writeln!(s, "\n## Offsets per κ\n");
-    for l in &c.lines {
-        let per: Vec<String> = l
-            .offsets
-            .iter()
-            .map(|(k, o)| format!("κ = {k:e}: {o:+.3e}"))
-            .collect();
-        let _ = writeln!(s, "- {} · {}: {}", l.state, l.line, per.join("; "));
-    }
-    if c.lines.iter().any(|l| l.exponent.is_some()) {
-        let _ = writeln!(
-            s,
-            "\nFigure: `offsets.png` (|offset| against κ, log–log); its states are numbered:"
-        );
-        for (i, state) in state_numbers(&c.lines).iter().enumerate() {
-            let _ = writeln!(s, "{}. {state}", i + 1);
-        }
-    }
-    s
-}
-
 /// The error of a state without a saddle, for validation.
 pub fn require_saddle(saddle: &Result<SlipSaddle, String>, key: &str) -> Result<(), SimError> {
     match saddle {
         Ok(_) => Ok(()),
         Err(e) => Err(SimError::invalid(key, "this state", e)),
+    }
+}
+
+/// The saddle of the slip of `state` at its contact, or why there is none.
+pub fn saddle<S: FastContact<N>, const N: usize>(state: &S::State) -> Result<SlipSaddle, String> {
+    saddle_of(
+        &projection::<S, N>(state),
+        S::friction(state).mu,
+        S::damping(state),
+    )
+}
+
+impl<S: FastContact<N>, const N: usize> Basin<S, N> {
+    const INPUTS: Columns = Columns::join(S::STATE_COLUMNS, &["line"]);
+    const SCALARS_AND_MEASURES: Columns = Columns::join(SCALAR_COLUMNS, MEASURES);
+}
+
+impl<S: FastContact<N>, const N: usize> Model for Basin<S, N> {
+    const NAME: &'static str = S::NAME;
+    const SOLVER_KEYS: &'static [&'static str] = FAST_TIME_SOLVER_KEYS;
+    type Params = S::Params;
+    type Sweep = S::Sweep;
+    type Analysis = BasinAnalysis;
+    type Config = BasinPoint<S::State>;
+    const INPUT_COLUMNS: &'static [&'static str] = Self::INPUTS.as_slice();
+    const MEASURE_COLUMNS: &'static [&'static str] = if S::SCALARS_ARE_INPUTS {
+        MEASURES
+    } else {
+        Self::SCALARS_AND_MEASURES.as_slice()
+    };
+
+    fn kappa(sweep: &S::Sweep) -> &LogGrid {
+        S::kappa(sweep)
+    }
+
+    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
+        S::validate(&spec.params, &spec.sweep)?;
+        refuse_starts(fast_starts_given(&spec.params, &spec.sweep))?;
+        window(&spec.solver)?;
+        S::check_solver(&spec.params, &spec.sweep, &spec.solver)?;
+        for (state, index) in S::states(&spec.params, &spec.sweep) {
+            require_saddle(&saddle::<S, N>(&state), &S::state_key(&spec.sweep, index))?;
+        }
+        Ok(())
+    }
+
+    fn grid_size(spec: &SweepSpec<Self>) -> u128 {
+        S::grid_size(&spec.params, &spec.sweep) * BasinLine::ALL.len() as u128
+    }
+
+    fn configurations(spec: &SweepSpec<Self>) -> Vec<BasinPoint<S::State>> {
+        S::states(&spec.params, &spec.sweep)
+            .into_iter()
+            .flat_map(|(state, _)| BasinLine::ALL.map(|line| BasinPoint { state, line }))
+            .collect()
+    }
+
+    fn inputs(c: &BasinPoint<S::State>) -> Cells {
+        let mut cells = S::state_cells(&c.state);
+        cells.push(("line", c.line.name().to_string()));
+        if !S::SCALARS_ARE_INPUTS {
+            cells.extend(scalar_cells(&projection::<S, N>(&c.state)));
+        }
+        cells.extend(derived_cells(&saddle::<S, N>(&c.state), c.line));
+        cells
+    }
+
+    fn run(
+        spec: &SweepSpec<Self>,
+        c: &BasinPoint<S::State>,
+        kappa: f64,
+        integrator: IntegratorKind,
+    ) -> Result<(Cells, SolverStats), String> {
+        let window_scaled = window(&spec.solver).map_err(|e| e.to_string())?;
+        let saddle = saddle::<S, N>(&c.state)?;
+        let b = bisect(&saddle, c.line, BISECTION_TOLERANCE, |start| {
+            let state = S::with_start(&c.state, start);
+            let (q0, qdot0) = S::initial_state(&state, kappa);
+            let body = S::body(&state);
+            FastRun::at::<S, N>(&body, &state, window_scaled).side(
+                &q0,
+                &qdot0,
+                kappa,
+                integrator,
+                &spec.solver,
+            )
+        })?;
+        let cells = boundary_cells(&b, c.line.closed_form(&saddle));
+        Ok((cells, b.stats))
+    }
+
+    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+        crate::report::basin::write_report(
+            &spec.name,
+            S::BASIN_TITLE,
+            S::STATE_COLUMNS,
+            BISECTION_TOLERANCE,
+            rows,
+            dir,
+        )
     }
 }
 
