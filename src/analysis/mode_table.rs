@@ -15,6 +15,12 @@ pub struct ModeTableChecks {
     pub sets_total: usize,
     /// The mismatches: "state, κ, integrator: measured vs expected".
     pub mismatches: Vec<String>,
+    /// Runs whose outcome is one of its state's expected outcomes — what one start can meet
+    /// where Table 3 allows two — and the runs judged.
+    pub outcomes_in_expected: usize,
+    pub outcomes_total: usize,
+    /// The others: "state, start, κ, integrator: outcome vs expected".
+    pub outcomes_outside: Vec<String>,
     /// Largest spread over κ of the scaled numbers of a run (non-IWC runs), relative to
     /// max(1, |value|): the scaled numbers are O(1).
     pub kappa_spread_max: f64,
@@ -128,6 +134,24 @@ pub fn checks<R: RowCells>(rows: &[R], state_columns: &[&str]) -> ModeTableCheck
             ));
         }
     }
+    // Each run's outcome against its state's expected outcomes.
+    for r in &ok {
+        let expected = r.text("expected");
+        let outcome = r.text("outcome");
+        out.outcomes_total += 1;
+        if expected.split(" and ").any(|e| e.trim() == outcome) {
+            out.outcomes_in_expected += 1;
+        } else {
+            out.outcomes_outside.push(format!(
+                "({}) Y0 = {}, V0 = {}, κ = {}, {}: {outcome} vs Table 3 {expected}",
+                state_key(r),
+                r.text("Y0"),
+                r.text("V0"),
+                r.text("kappa"),
+                r.text("integrator")
+            ));
+        }
+    }
     // κ-independence of the scaled numbers, per (state, start, integrator), non-IWC runs.
     let run_key = |r: &R| {
         format!(
@@ -229,4 +253,53 @@ pub fn checks<R: RowCells>(rows: &[R], state_columns: &[&str]) -> ModeTableCheck
         out.mirror_difference_max = out.mirror_difference_max.max(d);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row of named cells.
+    struct Cells(Vec<(&'static str, &'static str)>);
+
+    impl RowCells for Cells {
+        fn text(&self, column: &str) -> &str {
+            self.0
+                .iter()
+                .find(|(c, _)| *c == column)
+                .map_or("", |(_, v)| v)
+        }
+    }
+
+    fn run(start: &'static str, outcome: &'static str, expected: &'static str) -> Cells {
+        Cells(vec![
+            ("status", "ok"),
+            ("a", "1"),
+            ("kappa", "1e-8"),
+            ("integrator", "tsit45"),
+            ("Y0", start),
+            ("V0", "0"),
+            ("outcome", outcome),
+            ("expected", expected),
+        ])
+    }
+
+    /// One start meets one of a two-outcome entry (its set does not equal the entry, its run
+    /// lies in it); an outcome the entry does not allow is listed.
+    #[test]
+    fn a_run_is_judged_against_its_expected_outcomes_one_by_one() {
+        let rows = [run("0", "F", "F and IWC"), run("-2", "F", "F and IWC")];
+        let c = checks(&rows, &["a"]);
+        assert_eq!((c.sets_matching, c.sets_total), (0, 1));
+        assert_eq!((c.outcomes_in_expected, c.outcomes_total), (2, 2));
+        let rows = [run("0", "S+", "T"), run("-2", "T", "T")];
+        let c = checks(&rows, &["a"]);
+        assert_eq!((c.outcomes_in_expected, c.outcomes_total), (1, 2));
+        assert_eq!(c.outcomes_outside.len(), 1);
+        assert!(
+            c.outcomes_outside[0].contains("S+ vs Table 3 T"),
+            "{:?}",
+            c.outcomes_outside
+        );
+    }
 }

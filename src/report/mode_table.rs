@@ -52,8 +52,9 @@ fn render(
         s,
         "Per state, the set of outcomes over its fast starts at each κ (and integrator), next to \
          Table 3's entry for its cell with the \"or\" resolved (\"expected\"). {} of {} sets \
-         equal the expected one.\n",
-        c.sets_matching, c.sets_total
+         equal the expected one; {} of {} runs end in one of their state's expected outcomes \
+         (analysis.json `outcomes_outside`: the others).\n",
+        c.sets_matching, c.sets_total, c.outcomes_in_expected, c.outcomes_total
     );
     // One line per (cell, expected, state): the measured sets over κ.
     let ok: Vec<&Row> = rows.iter().filter(|r| r.text("status") == "ok").collect();
