@@ -18,8 +18,10 @@
 //! every boundary, and records which modes are consistent in each subclass s₁s₂s₃; C–V's Table
 //! lists one member of each dual pair (contacts swapped) — [`PAPER_TABLE`], held against it.
 
+use super::linear::slip_slip_stable;
+use super::system::TwoContactSystem;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
 
 /// The four modes of two slipping contacts, in the Table's column order.
@@ -46,12 +48,114 @@ fn interval(x: f64, inner: &[f64]) -> Option<u8> {
 /// C–V's class s₁s₂s₃ of columns `p1`, `p2` and `b` (module doc); `None` when a direction lies
 /// on a boundary.
 pub fn class_code(p1: [f64; 2], p2: [f64; 2], b: [f64; 2]) -> Option<[u8; 3]> {
-    let (g1, g2, beta) = (angle(p1), angle(p2), angle([-b[0], -b[1]]));
-    let s1 = interval(g1, &[])?;
-    let s2 = interval(g2, &[g1, (g1 + PI).rem_euclid(TAU)])?;
-    let s3 = interval(beta, &[g1, g2])?;
+    let [s1, s2] = class_pair(p1, p2)?;
+    let s3 = interval(angle([-b[0], -b[1]]), &[angle(p1), angle(p2)])?;
     Some([s1, s2, s3])
 }
+
+/// The class s₁s₂ of columns `p1`, `p2` (Ivanov's coarser classification); `None` on a
+/// boundary.
+pub fn class_pair(p1: [f64; 2], p2: [f64; 2]) -> Option<[u8; 2]> {
+    let (g1, g2) = (angle(p1), angle(p2));
+    let s1 = interval(g1, &[])?;
+    let s2 = interval(g2, &[g1, (g1 + PI).rem_euclid(TAU)])?;
+    Some([s1, s2])
+}
+
+/// C–V's IWC columns (§6.3), in the Table's order.
+pub const IMPACTS: [&str; 3] = ["IF", "FI", "II"];
+
+/// Whether an impulse in the open cone of `p1`, `p2` (both impulses positive) gives a velocity
+/// change in the open quadrant whose signs are `signs` (x, y).
+fn cone_meets_quadrant(p1: [f64; 2], p2: [f64; 2], signs: [f64; 2]) -> bool {
+    let inside_quadrant = |v: [f64; 2]| v[0] * signs[0] > 0.0 && v[1] * signs[1] > 0.0;
+    let cross = |u: [f64; 2], v: [f64; 2]| u[0] * v[1] - u[1] * v[0];
+    let det = cross(p1, p2);
+    // d = a p₁ + b p₂ with a, b > 0 (Cramer's rule).
+    let strictly_inside = |d: [f64; 2]| cross(d, p2) / det > 0.0 && cross(p1, d) / det > 0.0;
+    // The cone is an arc shorter than π: it meets the open quadrant iff an edge lies in it or
+    // the arc crosses one of the quadrant's two bounding rays.
+    inside_quadrant(p1)
+        || inside_quadrant(p2)
+        || strictly_inside([signs[0], 0.0])
+        || strictly_inside([0.0, signs[1]])
+}
+
+/// Which IWCs `p1`, `p2` allow (§6.3), in the order of [`IMPACTS`]. IF: an impulse at contact
+/// 1 drives it into the ground and lifts contact 2, p₁₁ < 0 and p₂₁ > 0; FI: p₂₂ < 0 and
+/// p₁₂ > 0; II (necessary only): positive impulses at both contacts that drive both into the
+/// ground, P λ < 0 for some λ > 0 — the cone of p₁, p₂ meets the open third quadrant. C–V's
+/// text says "fourth quadrant"; that reading contradicts the Table's own (x) marks
+/// ([`Classification::ii_fourth_quadrant_mismatch_count`]).
+pub fn impacts_possible(p1: [f64; 2], p2: [f64; 2]) -> [bool; 3] {
+    [
+        p1[0] < 0.0 && p1[1] > 0.0,
+        p2[1] < 0.0 && p2[0] > 0.0,
+        cone_meets_quadrant(p1, p2, [-1.0, -1.0]),
+    ]
+}
+
+/// The normal stability of a mode over a class (§6.2), the Table's shading: no shading
+/// (stable for every P and law of the class), light (stable or not, depending on them), dark
+/// (unstable for every one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Shade {
+    Stable,
+    Either,
+    Unstable,
+}
+
+/// The modes whose stability the Table shades, in its column order (FF is never shaded: a
+/// free contact does not influence the normal stability).
+pub const SHADED_MODES: [&str; 3] = ["S+S+", "S+F", "FS+"];
+
+/// Whether each of [`SHADED_MODES`] is normally stable for columns `p1`, `p2` and the linear
+/// law f_j = k_j Y_j + q_j V_j (k_j, q_j < 0). S+F: contact 1 alone, Y₁'' = b₁ + p₁₁(k₁Y₁ +
+/// q₁V₁), stable iff −p₁₁q₁ > 0 and −p₁₁k₁ > 0 (Hurwitz, degree 2), i.e. p₁₁ > 0 (C–V §6.2
+/// by §4); FS+ likewise with p₂₂; S+S+: the 4 × 4 Jacobian of (TC2) ([`slip_slip_stable`]).
+pub fn modes_stable(p1: [f64; 2], p2: [f64; 2], k: [f64; 2], q: [f64; 2]) -> [bool; 3] {
+    let s = TwoContactSystem {
+        free_accel: [-1.0, -1.0],
+        response: [[p1[0], p2[0]], [p1[1], p2[1]]],
+        stiffness: k,
+        damping: q,
+    };
+    let single = |p: f64, k: f64, q: f64| -p * q > 0.0 && -p * k > 0.0;
+    [
+        slip_slip_stable(&s),
+        single(p1[0], k[0], q[0]),
+        single(p2[1], k[1], q[1]),
+    ]
+}
+
+/// The printed Table's last columns: per class, the shading of [`SHADED_MODES`] and the marks
+/// of [`IMPACTS`] (II's "(x)": its necessary condition holds).
+pub const PAPER_SHADING_AND_IMPACTS: [(u8, [Shade; 3], [bool; 3]); 16] = {
+    use Shade::{Either as Y, Stable as S, Unstable as G};
+    const N: bool = false;
+    const X: bool = true;
+    [
+        (11, [G, S, S], [N, N, N]),
+        (12, [S, S, S], [N, N, N]),
+        (13, [Y, S, S], [N, N, N]),
+        (14, [Y, S, G], [N, N, X]),
+        (15, [G, S, G], [N, N, X]),
+        (16, [G, S, G], [N, X, N]),
+        (22, [G, G, S], [X, N, N]),
+        (23, [Y, G, S], [X, N, N]),
+        (24, [G, G, G], [X, N, X]),
+        (25, [G, G, G], [X, X, X]),
+        (26, [G, G, G], [X, X, N]),
+        (33, [G, G, S], [N, N, X]),
+        (34, [G, G, G], [N, N, X]),
+        (35, [G, G, G], [N, N, X]),
+        (42, [S, S, S], [N, N, N]),
+        (43, [G, S, S], [N, N, X]),
+    ]
+};
+
+/// Random magnitudes and laws drawn per pair of directions for the shading.
+const LAW_DRAWS: usize = 8;
 
 /// Which of [`MODES`] are consistent (strict inequalities: generic configurations).
 pub fn consistent_modes(p1: [f64; 2], p2: [f64; 2], b: [f64; 2]) -> [bool; 4] {
@@ -131,6 +235,43 @@ pub struct Classification {
     /// Subclasses with all four modes consistent (C–V: e.g. 254, 354).
     pub quadruple: Vec<u16>,
     pub subclass_list: Vec<Subclass>,
+    /// The Table's last columns, computed per printed class from its n² pairs of directions,
+    /// each with [`LAW_DRAWS`] random magnitudes and laws (`stability_samples` in all).
+    pub class_properties: Vec<ClassProperties>,
+    pub stability_samples: usize,
+    /// Printed shading cells (16 × 3) and IWC cells (16 × 3), and those that differ from the
+    /// computed ("class column: printed … computed …").
+    pub shading_cells: usize,
+    pub shading_mismatch_count: usize,
+    pub shading_mismatches: Vec<String>,
+    pub impact_cells: usize,
+    pub impact_mismatch_count: usize,
+    pub impact_mismatches: Vec<String>,
+    /// Classes whose pairs of directions disagree on the IWC columns (C–V: the class decides).
+    pub undecided_impact_classes: usize,
+    /// II marks of the Table that differ from the text's "fourth quadrant" reading.
+    pub ii_fourth_quadrant_mismatch_count: usize,
+}
+
+/// One printed class's computed last columns.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClassProperties {
+    pub class: u8,
+    /// Shading of [`SHADED_MODES`].
+    pub shading: [Shade; 3],
+    /// The fraction of S+S+'s samples that are stable.
+    pub slip_slip_stable_fraction: f64,
+    /// [`IMPACTS`] possible.
+    pub impacts: [bool; 3],
+}
+
+/// What the pairs of directions of one class s₁s₂ gave.
+#[derive(Default)]
+struct ClassSamples {
+    impacts: BTreeSet<[bool; 3]>,
+    ii_fourth_quadrant: BTreeSet<bool>,
+    /// Per shaded mode: (unstable, stable) counts.
+    stability: [[usize; 2]; 3],
 }
 
 fn code_number(c: [u8; 3]) -> u16 {
@@ -174,6 +315,88 @@ pub fn tabulate(n: usize) -> Classification {
                 }
             }
         }
+    }
+    // The last columns depend on p₁, p₂ alone: per pair of directions, the IWC columns, and
+    // each shaded mode's stability over log-uniform magnitudes |p_j| ∈ [0.1, 10] and laws
+    // −k_j ∈ [0.1, 10], −q_j ∈ [0.01, 10].
+    let mut seed = 2016_u64;
+    let mut uniform = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut log_uniform = |lo: f64, hi: f64| 10f64.powf(lo + (hi - lo) * uniform());
+    let mut per_class: BTreeMap<[u8; 2], ClassSamples> = BTreeMap::new();
+    let mut stability_samples = 0;
+    for i in 0..n {
+        for j in 0..n {
+            let (d1, d2) = (dir(i, 0.0), dir(j, 0.13));
+            if (d1[0] * d2[1] - d2[0] * d1[1]).abs() < 1e-9 {
+                continue;
+            }
+            let Some(pair) = class_pair(d1, d2) else {
+                continue;
+            };
+            let e = per_class.entry(pair).or_default();
+            e.impacts.insert(impacts_possible(d1, d2));
+            e.ii_fourth_quadrant
+                .insert(cone_meets_quadrant(d1, d2, [1.0, -1.0]));
+            for _ in 0..LAW_DRAWS {
+                let (m1, m2) = (log_uniform(-1.0, 1.0), log_uniform(-1.0, 1.0));
+                let k = [-log_uniform(-1.0, 1.0), -log_uniform(-1.0, 1.0)];
+                let q = [-log_uniform(-2.0, 1.0), -log_uniform(-2.0, 1.0)];
+                let stable = modes_stable(d1.map(|x| x * m1), d2.map(|x| x * m2), k, q);
+                for (m, st) in stable.into_iter().enumerate() {
+                    e.stability[m][usize::from(st)] += 1;
+                }
+                stability_samples += 1;
+            }
+        }
+    }
+    let (mut shading_mismatches, mut impact_mismatches) = (Vec::new(), Vec::new());
+    let mut ii_fourth_quadrant_mismatch_count = 0;
+    let mut class_properties = Vec::new();
+    for (class, printed_shading, printed_impacts) in PAPER_SHADING_AND_IMPACTS {
+        let Some(e) = per_class.get(&[class / 10, class % 10]) else {
+            shading_mismatches.push(format!("{class}: no sample"));
+            continue;
+        };
+        let shading = e
+            .stability
+            .map(|[unstable, stable]| match (unstable, stable) {
+                (_, 0) => Shade::Unstable,
+                (0, _) => Shade::Stable,
+                _ => Shade::Either,
+            });
+        let impacts = e.impacts.first().copied().unwrap_or_default();
+        for m in 0..3 {
+            if shading[m] != printed_shading[m] {
+                shading_mismatches.push(format!(
+                    "{class} {}: printed {:?}, computed {:?}",
+                    SHADED_MODES[m], printed_shading[m], shading[m]
+                ));
+            }
+            if impacts[m] != printed_impacts[m] {
+                impact_mismatches.push(format!(
+                    "{class} {}: printed {}, computed {}",
+                    IMPACTS[m], printed_impacts[m], impacts[m]
+                ));
+            }
+        }
+        if e.ii_fourth_quadrant
+            .iter()
+            .any(|&x| x != printed_impacts[2])
+        {
+            ii_fourth_quadrant_mismatch_count += 1;
+        }
+        let [unstable, stable] = e.stability[0];
+        class_properties.push(ClassProperties {
+            class,
+            shading,
+            slip_slip_stable_fraction: stable as f64 / (stable + unstable).max(1) as f64,
+            impacts,
+        });
     }
     let subclass_list: Vec<Subclass> = seen
         .iter()
@@ -241,6 +464,16 @@ pub fn tabulate(n: usize) -> Classification {
         table_mismatches,
         table_cells,
         subclass_list,
+        class_properties,
+        stability_samples,
+        shading_cells: 3 * PAPER_SHADING_AND_IMPACTS.len(),
+        shading_mismatch_count: shading_mismatches.len(),
+        shading_mismatches,
+        impact_cells: 3 * PAPER_SHADING_AND_IMPACTS.len(),
+        impact_mismatch_count: impact_mismatches.len(),
+        impact_mismatches,
+        undecided_impact_classes: per_class.values().filter(|e| e.impacts.len() > 1).count(),
+        ii_fourth_quadrant_mismatch_count,
     }
 }
 
@@ -290,6 +523,46 @@ mod tests {
         let (p1, p2, b) = ([-0.055, 0.055], [0.088, -0.036], [-1.0, -1.0]);
         assert_eq!(class_code(p1, p2, b), Some([2, 6, 1]));
         assert_eq!(consistent_modes(p1, p2, b), [false, true, false, false]);
+    }
+
+    /// C–V's (A) data allow IF and FI (p₁ in the second quadrant, p₂ in the fourth) but no
+    /// II: the cone of p₁, p₂ passes through the first quadrant, not the third.
+    #[test]
+    fn fig_unstableslip_a_allows_if_and_fi_only() {
+        let (p1, p2) = ([-0.055, 0.055], [0.088, -0.036]);
+        assert_eq!(impacts_possible(p1, p2), [true, true, false]);
+        // Swapping the columns' order does not change the cone.
+        assert!(cone_meets_quadrant(p2, p1, [1.0, 1.0]));
+        assert!(!cone_meets_quadrant(p2, p1, [-1.0, -1.0]));
+        // p₁ in the first quadrant, p₂ in the third, turning through the second: II possible.
+        assert!(impacts_possible([1.0, 0.2], [-1.0, -0.1])[2]);
+    }
+
+    /// The last columns computed from the definitions (Hurwitz, the IWC conditions) equal the
+    /// printed shading and marks in every cell, each class decides its IWCs, and the text's
+    /// "fourth quadrant" for II contradicts the Table.
+    #[test]
+    fn the_last_columns_match_the_printed_table() {
+        let c = tabulate(48);
+        assert!(
+            c.shading_mismatches.is_empty(),
+            "{:?}",
+            c.shading_mismatches
+        );
+        assert!(c.impact_mismatches.is_empty(), "{:?}", c.impact_mismatches);
+        assert_eq!(c.undecided_impact_classes, 0);
+        assert!(c.ii_fourth_quadrant_mismatch_count > 0);
+        // The light shading is a genuine mix.
+        for p in c
+            .class_properties
+            .iter()
+            .filter(|p| p.shading[0] == Shade::Either)
+        {
+            assert!(
+                p.slip_slip_stable_fraction > 0.01 && p.slip_slip_stable_fraction < 0.99,
+                "{p:?}"
+            );
+        }
     }
 
     /// Every subclass decides consistency (one mode set), all 24 classes and their 144

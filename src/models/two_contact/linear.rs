@@ -53,6 +53,17 @@ pub fn characteristic_coefficients(s: &TwoContactSystem) -> [f64; 4] {
     ]
 }
 
+/// Whether S+S+ is normally stable: every root of (TC3) in the open left half-plane, by the
+/// Hurwitz conditions of a monic quartic λ⁴ + c₃λ³ + c₂λ² + c₁λ + c₀ (all cᵢ > 0,
+/// c₃c₂ > c₁, c₃c₂c₁ > c₁² + c₃²c₀). Scaling k by 1/ε and q by 1/√ε scales every root by
+/// 1/√ε, so the verdict holds as ε → 0 (C–V §6.2).
+pub fn slip_slip_stable(s: &TwoContactSystem) -> bool {
+    let [c0, c1, c2, c3] = characteristic_coefficients(s);
+    [c0, c1, c2, c3].iter().all(|&c| c > 0.0)
+        && c3 * c2 > c1
+        && c3 * c2 * c1 > c1 * c1 + c3 * c3 * c0
+}
+
 /// The S+S+ equilibrium, its eigenvalues and (if it has exactly one real unstable eigenvalue)
 /// the left eigenvector that defines its stable manifold.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -248,6 +259,44 @@ mod tests {
             stiffness: [-1.0, -1.0],
             damping: [-1.0, -1.0],
         }
+    }
+
+    /// The Hurwitz verdict equals the sign of the largest real part of J's eigenvalues on
+    /// random systems (P entries in [−1, 1], k, q in [−2, 0)).
+    #[test]
+    fn the_hurwitz_test_agrees_with_the_eigenvalues() {
+        let mut seed = 97_u64;
+        let mut rand = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut stable, mut unstable) = (0, 0);
+        for _ in 0..4000 {
+            let mut r = || 2.0 * rand() - 1.0;
+            let s = TwoContactSystem {
+                free_accel: [-1.0, -1.0],
+                response: [[r(), r()], [r(), r()]],
+                stiffness: [-2.0 * rand() - 1e-3, -2.0 * rand() - 1e-3],
+                damping: [-2.0 * rand() - 1e-3, -2.0 * rand() - 1e-3],
+            };
+            let ev = jacobian(&s).complex_eigenvalues();
+            let largest = ev.iter().map(|z| z.re).fold(f64::MIN, f64::max);
+            if largest.abs() < 1e-9 {
+                continue; // on the boundary: either verdict
+            }
+            assert_eq!(slip_slip_stable(&s), largest < 0.0, "{s:?}: {ev:?}");
+            if largest < 0.0 {
+                stable += 1;
+            } else {
+                unstable += 1;
+            }
+        }
+        assert!(
+            stable > 100 && unstable > 100,
+            "{stable} stable, {unstable} unstable"
+        );
     }
 
     /// The equilibrium balances (TC1): b + P f* = 0, with both forces positive for (A).

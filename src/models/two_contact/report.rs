@@ -3,7 +3,7 @@
 //! bisected crossings next to the stable-manifold prediction, the cycles' periods and open
 //! fractions, and the agreement of the integrators.
 
-use super::classification::{class_code, consistent_modes, tabulate, Classification, MODES};
+use super::classification::{class_code, consistent_modes, tabulate, Classification, Shade, MODES};
 use super::linear::SlipSlip;
 use super::system::TwoContactSystem;
 use super::{circle_angle, TwoContact};
@@ -562,6 +562,7 @@ fn render_classification(s: &mut String, k: &Classification) {
     for m in k.dual_mismatches.iter().chain(&k.table_mismatches) {
         let _ = writeln!(s, "- {m}");
     }
+    render_last_columns(s, k);
     let _ = writeln!(
         s,
         "\nIndeterminate subclasses (≥ 2 consistent modes, {}): {}.\n\n\
@@ -579,6 +580,62 @@ fn render_classification(s: &mut String, k: &Classification) {
             .collect::<Vec<_>>()
             .join(", ")
     );
+}
+
+/// The Table's last columns, computed: the shading (normal stability, §6.2) and the IWCs
+/// (§6.3), against the printed ones.
+fn render_last_columns(s: &mut String, k: &Classification) {
+    let _ = writeln!(
+        s,
+        "\nThe last columns (§6.2–6.3), computed per class from its pairs of directions of p₁, \
+         p₂ ({} samples of magnitudes |p_j| ∈ [0.1, 10] and linear laws −k_j ∈ [0.1, 10], \
+         −q_j ∈ [0.01, 10], log-uniform): the normal stability of S+S+ (Hurwitz on the 4 × 4 \
+         Jacobian of (TC2)), S+F (p₁₁ > 0) and FS+ (p₂₂ > 0) — stable in every sample, unstable \
+         in every sample, or either (the Table's no, dark and light shading); and the IWCs: IF \
+         (p₁₁ < 0, p₂₁ > 0), FI (p₂₂ < 0, p₁₂ > 0), II's necessary condition (the cone of p₁, \
+         p₂ meets the third quadrant: impulses at both contacts drive both into the ground). \
+         Shading: {} of {} printed cells differ; IWC: {} of {} differ; classes whose directions \
+         disagree on the IWCs: {}. The text's reading of II, \"the cone … should intersect the \
+         fourth quadrant\", contradicts {} of the Table's 16 II entries.\n",
+        k.stability_samples,
+        k.shading_mismatch_count,
+        k.shading_cells,
+        k.impact_mismatch_count,
+        k.impact_cells,
+        k.undecided_impact_classes,
+        k.ii_fourth_quadrant_mismatch_count
+    );
+    let _ = writeln!(
+        s,
+        "| class | S+S+ | stable share of S+S+ samples | S+F | FS+ | IF | FI | II |\n|---|---|---|---|---|---|---|---|"
+    );
+    let shade = |x: Shade| match x {
+        Shade::Stable => "stable",
+        Shade::Either => "either",
+        Shade::Unstable => "unstable",
+    };
+    let mark = |x: bool, necessary: bool| match (x, necessary) {
+        (true, false) => "x",
+        (true, true) => "(x)",
+        (false, _) => "",
+    };
+    for c in &k.class_properties {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.3} | {} | {} | {} | {} | {} |",
+            c.class,
+            shade(c.shading[0]),
+            c.slip_slip_stable_fraction,
+            shade(c.shading[1]),
+            shade(c.shading[2]),
+            mark(c.impacts[0], false),
+            mark(c.impacts[1], false),
+            mark(c.impacts[2], true)
+        );
+    }
+    for m in k.shading_mismatches.iter().chain(&k.impact_mismatches) {
+        let _ = writeln!(s, "- {m}");
+    }
 }
 
 fn render(name: &str, c: &Checks, figures: &[&str]) -> String {
