@@ -154,7 +154,9 @@ pub const PAPER_SHADING_AND_IMPACTS: [(u8, [Shade; 3], [bool; 3]); 16] = {
     ]
 };
 
-/// Random magnitudes and laws drawn per pair of directions for the shading.
+/// Random magnitudes (rigid data P) drawn per pair of directions, and laws per P, for the
+/// shading.
+const MAGNITUDE_DRAWS: usize = 4;
 const LAW_DRAWS: usize = 8;
 
 /// Which of [`MODES`] are consistent (strict inequalities: generic configurations).
@@ -236,7 +238,8 @@ pub struct Classification {
     pub quadruple: Vec<u16>,
     pub subclass_list: Vec<Subclass>,
     /// The Table's last columns, computed per printed class from its n² pairs of directions,
-    /// each with [`LAW_DRAWS`] random magnitudes and laws (`stability_samples` in all).
+    /// each with [`MAGNITUDE_DRAWS`] random magnitudes times [`LAW_DRAWS`] random laws
+    /// (`stability_samples` in all).
     pub class_properties: Vec<ClassProperties>,
     pub stability_samples: usize,
     /// Printed shading cells (16 × 3) and IWC cells (16 × 3), and those that differ from the
@@ -251,6 +254,10 @@ pub struct Classification {
     pub undecided_impact_classes: usize,
     /// II marks of the Table that differ from the text's "fourth quadrant" reading.
     pub ii_fourth_quadrant_mismatch_count: usize,
+    /// Printed classes in which some rigid data P have an S+S+ verdict that depends on the
+    /// law, and those whose shading is light (stable or not) without any such P.
+    pub law_decided_classes: Vec<u8>,
+    pub light_classes_without_law_dependence: Vec<u8>,
 }
 
 /// One printed class's computed last columns.
@@ -261,6 +268,9 @@ pub struct ClassProperties {
     pub shading: [Shade; 3],
     /// The fraction of S+S+'s samples that are stable.
     pub slip_slip_stable_fraction: f64,
+    /// The fraction of the class's rigid data P whose S+S+ verdict depends on the law (C–V
+    /// §6.2: "undecidable within rigid-body theory").
+    pub slip_slip_law_decided_fraction: f64,
     /// [`IMPACTS`] possible.
     pub impacts: [bool; 3],
 }
@@ -272,6 +282,9 @@ struct ClassSamples {
     ii_fourth_quadrant: BTreeSet<bool>,
     /// Per shaded mode: (unstable, stable) counts.
     stability: [[usize; 2]; 3],
+    /// Rigid data P drawn, and those whose S+S+ verdict differs between the drawn laws.
+    rigid_samples: usize,
+    law_decided: usize,
 }
 
 fn code_number(c: [u8; 3]) -> u16 {
@@ -342,15 +355,24 @@ pub fn tabulate(n: usize) -> Classification {
             e.impacts.insert(impacts_possible(d1, d2));
             e.ii_fourth_quadrant
                 .insert(cone_meets_quadrant(d1, d2, [1.0, -1.0]));
-            for _ in 0..LAW_DRAWS {
+            for _ in 0..MAGNITUDE_DRAWS {
+                // One rigid P: its S+S+ verdict under every drawn law.
                 let (m1, m2) = (log_uniform(-1.0, 1.0), log_uniform(-1.0, 1.0));
-                let k = [-log_uniform(-1.0, 1.0), -log_uniform(-1.0, 1.0)];
-                let q = [-log_uniform(-2.0, 1.0), -log_uniform(-2.0, 1.0)];
-                let stable = modes_stable(d1.map(|x| x * m1), d2.map(|x| x * m2), k, q);
-                for (m, st) in stable.into_iter().enumerate() {
-                    e.stability[m][usize::from(st)] += 1;
+                let mut verdicts = [false; 2];
+                for _ in 0..LAW_DRAWS {
+                    let k = [-log_uniform(-1.0, 1.0), -log_uniform(-1.0, 1.0)];
+                    let q = [-log_uniform(-2.0, 1.0), -log_uniform(-2.0, 1.0)];
+                    let stable = modes_stable(d1.map(|x| x * m1), d2.map(|x| x * m2), k, q);
+                    for (m, st) in stable.into_iter().enumerate() {
+                        e.stability[m][usize::from(st)] += 1;
+                    }
+                    verdicts[usize::from(stable[0])] = true;
+                    stability_samples += 1;
                 }
-                stability_samples += 1;
+                e.rigid_samples += 1;
+                if verdicts == [true, true] {
+                    e.law_decided += 1;
+                }
             }
         }
     }
@@ -395,6 +417,7 @@ pub fn tabulate(n: usize) -> Classification {
             class,
             shading,
             slip_slip_stable_fraction: stable as f64 / (stable + unstable).max(1) as f64,
+            slip_slip_law_decided_fraction: e.law_decided as f64 / e.rigid_samples.max(1) as f64,
             impacts,
         });
     }
@@ -464,7 +487,6 @@ pub fn tabulate(n: usize) -> Classification {
         table_mismatches,
         table_cells,
         subclass_list,
-        class_properties,
         stability_samples,
         shading_cells: 3 * PAPER_SHADING_AND_IMPACTS.len(),
         shading_mismatch_count: shading_mismatches.len(),
@@ -474,6 +496,17 @@ pub fn tabulate(n: usize) -> Classification {
         impact_mismatches,
         undecided_impact_classes: per_class.values().filter(|e| e.impacts.len() > 1).count(),
         ii_fourth_quadrant_mismatch_count,
+        law_decided_classes: class_properties
+            .iter()
+            .filter(|c| c.slip_slip_law_decided_fraction > 0.0)
+            .map(|c| c.class)
+            .collect(),
+        light_classes_without_law_dependence: class_properties
+            .iter()
+            .filter(|c| c.shading[0] == Shade::Either && c.slip_slip_law_decided_fraction == 0.0)
+            .map(|c| c.class)
+            .collect(),
+        class_properties,
     }
 }
 
@@ -552,6 +585,16 @@ mod tests {
         assert!(c.impact_mismatches.is_empty(), "{:?}", c.impact_mismatches);
         assert_eq!(c.undecided_impact_classes, 0);
         assert!(c.ii_fourth_quadrant_mismatch_count > 0);
+        // The light classes, and only they, hold rigid data whose S+S+ verdict depends on
+        // the law.
+        let light: Vec<u8> = c
+            .class_properties
+            .iter()
+            .filter(|p| p.shading[0] == Shade::Either)
+            .map(|p| p.class)
+            .collect();
+        assert_eq!(c.law_decided_classes, light);
+        assert!(c.light_classes_without_law_dependence.is_empty());
         // The light shading is a genuine mix.
         for p in c
             .class_properties

@@ -596,18 +596,26 @@ fn render_last_columns(s: &mut String, k: &Classification) {
          p₂ meets the third quadrant: impulses at both contacts drive both into the ground). \
          Shading: {} of {} printed cells differ; IWC: {} of {} differ; classes whose directions \
          disagree on the IWCs: {}. The text's reading of II, \"the cone … should intersect the \
-         fourth quadrant\", contradicts {} of the Table's 16 II entries.\n",
+         fourth quadrant\", contradicts {} of the Table's 16 II entries. Each sampled P (4 per \
+         pair of directions) meets 8 laws: where its S+S+ verdict differs between them, the \
+         rigid data do not decide normal stability (C–V: \"undecidable within rigid-body \
+         theory\"); classes with such P: {}.\n",
         k.stability_samples,
         k.shading_mismatch_count,
         k.shading_cells,
         k.impact_mismatch_count,
         k.impact_cells,
         k.undecided_impact_classes,
-        k.ii_fourth_quadrant_mismatch_count
+        k.ii_fourth_quadrant_mismatch_count,
+        k.law_decided_classes
+            .iter()
+            .map(u8::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     let _ = writeln!(
         s,
-        "| class | S+S+ | stable share of S+S+ samples | S+F | FS+ | IF | FI | II |\n|---|---|---|---|---|---|---|---|"
+        "| class | S+S+ | stable share of S+S+ samples | share of P whose S+S+ verdict depends on the law | S+F | FS+ | IF | FI | II |\n|---|---|---|---|---|---|---|---|---|"
     );
     let shade = |x: Shade| match x {
         Shade::Stable => "stable",
@@ -622,10 +630,11 @@ fn render_last_columns(s: &mut String, k: &Classification) {
     for c in &k.class_properties {
         let _ = writeln!(
             s,
-            "| {} | {} | {:.3} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {:.3} | {:.3} | {} | {} | {} | {} | {} |",
             c.class,
             shade(c.shading[0]),
             c.slip_slip_stable_fraction,
+            c.slip_slip_law_decided_fraction,
             shade(c.shading[1]),
             shade(c.shading[2]),
             mark(c.impacts[0], false),
