@@ -1737,16 +1737,10 @@ fn rod_first_opening(angle: f64, kappa: f64) -> (f64, usize) {
     (e.t / kappa.sqrt(), e.event.contact)
 }
 
-/// The 72 starts of experiments/two_contact_iwc.toml's circle (R = 5 around the unstable S+S+
-/// equilibrium, every 5°) on the rod: as on C–V's scale-free fast system (harness law, k = q =
-/// −1: c_d = 1), one contact opens while the other's force grows — IF where contact B (2) opens
-/// first, FI where A (1) does — and at κ = 1e-8 the rod opens the same contact as the fast
-/// system at every start. The first opening's scaled time s = t/√κ approaches the fast
-/// system's as κ → 0: over the circle its largest difference falls at least fiftyfold from
-/// κ = 1e-6 to 1e-8 (first order in κ: over the fast window the configuration moves by O(κ)
-/// and θ̇ = O(√κ) enters b squared; the slip speed does not enter P or b).
-#[test]
-fn the_rod_on_a_floor_and_a_rail_opens_the_contact_the_scale_free_system_opens() {
+/// The first opening (s, contact) of C–V's scale-free fast system with experiments/
+/// two_contact_iwc.toml's P and b under the harness law k = q = −1 (c_d = 1), started on its
+/// circle R = 5 around the S+S+ equilibrium at `angle` (dop853, rtol 1e-12).
+fn scale_free_first_opening(angle: f64) -> (f64, usize) {
     use rigid_limit::hybrid::run_hybrid;
     use rigid_limit::models::two_contact::linear::SlipSlip;
     use rigid_limit::models::two_contact::system::{
@@ -1773,26 +1767,39 @@ fn the_rod_on_a_floor_and_a_rail_opens_the_contact_the_scale_free_system_opens()
         max_steps: 100_000,
         absolute_tolerances: None,
     };
+    let x0 = slip.circle_start(5.0, angle);
+    let trace = run_hybrid(
+        &fast,
+        IntegratorKind::Dop853,
+        Tolerances {
+            rtol: 1e-12,
+            atol: 1e-12,
+        },
+        &x0,
+        &control,
+        &mut (),
+    )
+    .unwrap();
+    let e = trace.events.first().expect("a contact opens");
+    assert!(e.event.opens(), "angle {angle}: {}", e.event.name());
+    (e.t, e.event.contact())
+}
+
+/// The 72 starts of experiments/two_contact_iwc.toml's circle (R = 5 around the unstable S+S+
+/// equilibrium, every 5°) on the rod: as on C–V's scale-free fast system (harness law, k = q =
+/// −1: c_d = 1), one contact opens while the other's force grows — IF where contact B (2) opens
+/// first, FI where A (1) does — and at κ = 1e-8 the rod opens the same contact as the fast
+/// system at every start. The first opening's scaled time s = t/√κ approaches the fast
+/// system's as κ → 0: over the circle its largest difference falls at least fiftyfold from
+/// κ = 1e-6 to 1e-8 (first order in κ: over the fast window the configuration moves by O(κ)
+/// and θ̇ = O(√κ) enters b squared; the slip speed does not enter P or b).
+#[test]
+fn the_rod_on_a_floor_and_a_rail_opens_the_contact_the_scale_free_system_opens() {
     let mut worst = [0.0f64; 2];
     let mut counts = [0usize; 2];
     for i in 0..72 {
         let angle = rigid_limit::models::two_contact::circle_angle(i, 72);
-        let x0 = slip.circle_start(5.0, angle);
-        let trace = run_hybrid(
-            &fast,
-            IntegratorKind::Dop853,
-            Tolerances {
-                rtol: 1e-12,
-                atol: 1e-12,
-            },
-            &x0,
-            &control,
-            &mut (),
-        )
-        .unwrap();
-        let e = trace.events.first().expect("a contact opens");
-        assert!(e.event.opens(), "angle {angle}: {}", e.event.name());
-        let (s_fast, contact_fast) = (e.t, e.event.contact());
+        let (s_fast, contact_fast) = scale_free_first_opening(angle);
         counts[contact_fast] += 1;
         for (slot, kappa) in [1e-6, 1e-8].into_iter().enumerate() {
             let (s_rod, contact_rod) = rod_first_opening(angle, kappa);
@@ -1810,4 +1817,97 @@ fn the_rod_on_a_floor_and_a_rail_opens_the_contact_the_scale_free_system_opens()
     eprintln!("openings of A, B first: {counts:?}; largest |Δs| at κ = 1e-6, 1e-8: {worst:?}");
     assert_eq!(counts, [36, 36]);
     assert!(worst[1] < worst[0] / 50.0, "{worst:?}");
+}
+
+/// experiments/cv_two_contact_rod.toml's study through the harness (run stage, the reference
+/// table of the projected scale-free system, the report's analysis.json) on a cheap subset —
+/// twelve starts of the circle, every 30°, at κ = 1e-7, 1e-8, 1e-9: at the smallest κ each start
+/// opens first the contact that the scale-free system of experiments/two_contact_iwc.toml,
+/// run here from its own circle start, opens (both contacts do, at some starts); the study's
+/// reference agrees with it at every start, and the largest difference of the opening's s
+/// falls at first order in κ.
+#[test]
+fn the_first_opening_study_of_the_rod_agrees_with_the_scale_free_system() {
+    use rigid_limit::models::Experiment;
+    let text = std::fs::read_to_string("experiments/cv_two_contact_rod.toml").unwrap();
+    let subset = text
+        .replace(
+            "kappa = { min = 1e-10, max = 1e-6, per_decade = 1 }",
+            "kappa = { min = 1e-9, max = 1e-7, per_decade = 1 }",
+        )
+        .replace(
+            "angle = { min = 0.0, max = 6.19591884457987, n = 72 }",
+            "angle = { min = 0.0, max = 5.759586531581287, n = 12 }",
+        );
+    assert_ne!(subset, text);
+    let experiment = Experiment::parse(&subset).unwrap();
+    let dir =
+        std::env::temp_dir().join(format!("rigid-limit-first-opening-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = rigid_limit::experiment::RunOptions {
+        command_line: "test".into(),
+        ..rigid_limit::experiment::RunOptions::new(dir.clone())
+    };
+    let summary = experiment.run(&opts).unwrap();
+    assert_eq!(summary.failed, 0);
+    experiment.report(&dir).unwrap();
+    let analysis: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("analysis.json")).unwrap()).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let names = ["A", "B"];
+    let reference = analysis["reference"].as_array().unwrap();
+    let levels = analysis["integrators"][0]["levels"].as_array().unwrap();
+    let smallest = levels.last().unwrap();
+    assert_eq!(smallest["kappa"].as_f64(), Some(1e-9));
+    let runs = smallest["runs"].as_array().unwrap();
+    assert_eq!((runs.len(), reference.len()), (12, 12));
+    let mut opened = [0usize; 2];
+    for (run, own) in runs.iter().zip(reference) {
+        let angle = run["start"].as_f64().unwrap();
+        let (_, contact) = scale_free_first_opening(angle);
+        opened[contact] += 1;
+        assert_eq!(own["start"].as_f64(), Some(angle));
+        assert_eq!(
+            own["contact"].as_str(),
+            Some(names[contact]),
+            "angle {angle}"
+        );
+        assert_eq!(
+            run["contact"].as_str(),
+            Some(names[contact]),
+            "angle {angle}"
+        );
+    }
+    assert!(opened[0] > 0 && opened[1] > 0, "{opened:?}");
+    assert_eq!(smallest["agree"].as_u64(), Some(12));
+    let rate = analysis["integrators"][0]["s_difference_rate"]["slope"]
+        .as_f64()
+        .unwrap();
+    assert!((rate - 1.0).abs() < 0.1, "largest Δs ∝ κ^{rate}");
+}
+
+/// A first-opening study names what it misses: a start that is not swept, the fast window.
+#[test]
+fn a_first_opening_study_names_the_key_to_fix() {
+    use rigid_limit::models::Experiment;
+    let text = std::fs::read_to_string("experiments/cv_two_contact_rod.toml").unwrap();
+    for (from, to, key) in [
+        (
+            "start = \"angle\"",
+            "start = \"radius\"",
+            "first_opening.start",
+        ),
+        ("window_scaled = 200", "", "solver.window_scaled"),
+        (
+            "window_scaled = 200",
+            "window_scaled = 200\nt_end = 1.0",
+            "solver.t_end",
+        ),
+    ] {
+        let e = Experiment::parse(&text.replace(from, to))
+            .err()
+            .unwrap_or_else(|| panic!("{key}: accepted"))
+            .to_string();
+        assert!(e.contains(key) && !e.contains('\n'), "{key}: {e}");
+    }
 }

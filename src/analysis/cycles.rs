@@ -22,16 +22,22 @@ pub struct Landing {
 /// The event kinds that close a contact: the rigid impact and the compliant closing.
 const CLOSING: [&str; 2] = ["impact", "contact_closes"];
 
-/// The landings of a run from its space-separated event columns (times, kinds, contacts, one
-/// entry per event in time order): every closing with `every`, else a closing after another
-/// contact was the last to close. An error names the column that does not parse or whose
-/// length differs from the times'.
-pub fn landings(
+/// One event of a run as runs.csv's event columns hold it: its time, kind and contact.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunEvent<'a> {
+    pub t: f64,
+    pub kind: &'a str,
+    pub contact: &'a str,
+}
+
+/// A run's events from its space-separated event columns (times, kinds, contacts, one entry per
+/// event in time order). An error names the column that does not parse or whose length differs
+/// from the times'.
+pub fn run_events<'a>(
     times: &str,
-    kinds: &str,
-    contacts: &str,
-    every: bool,
-) -> Result<Vec<Landing>, String> {
+    kinds: &'a str,
+    contacts: &'a str,
+) -> Result<Vec<RunEvent<'a>>, String> {
     let times: Vec<f64> = times
         .split_whitespace()
         .map(|t| {
@@ -52,17 +58,33 @@ pub fn landings(
             ));
         }
     }
+    Ok(times
+        .into_iter()
+        .zip(kinds)
+        .zip(contacts)
+        .map(|((t, kind), contact)| RunEvent { t, kind, contact })
+        .collect())
+}
+
+/// The landings of a run from its space-separated event columns ([`run_events`]): every
+/// closing with `every`, else a closing after another contact was the last to close.
+pub fn landings(
+    times: &str,
+    kinds: &str,
+    contacts: &str,
+    every: bool,
+) -> Result<Vec<Landing>, String> {
     let mut out: Vec<Landing> = Vec::new();
-    for ((t, kind), contact) in times.iter().zip(&kinds).zip(&contacts) {
-        if !CLOSING.contains(kind) {
+    for e in run_events(times, kinds, contacts)? {
+        if !CLOSING.contains(&e.kind) {
             continue;
         }
-        if !every && out.last().is_some_and(|l| l.contact == *contact) {
+        if !every && out.last().is_some_and(|l| l.contact == e.contact) {
             continue;
         }
         out.push(Landing {
-            t: *t,
-            contact: contact.to_string(),
+            t: e.t,
+            contact: e.contact.to_string(),
         });
     }
     Ok(out)

@@ -6,6 +6,7 @@ pub mod basin;
 pub mod claims;
 pub mod cycles;
 pub mod extrapolate;
+pub mod first_opening;
 pub mod fit;
 pub mod mode_table;
 pub mod trajectory;

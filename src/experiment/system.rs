@@ -4,6 +4,7 @@
 //! limit a convergence study reports. The studies (`crate::study`) own the grid, the columns, the
 //! resume key and the report, once for every system.
 
+use crate::analysis::first_opening::ScaleFreeOpening;
 use crate::error::SimError;
 use crate::experiment::grammar::LogGrid;
 use crate::experiment::model::Cells;
@@ -12,6 +13,16 @@ use crate::integrate::{IntegratorKind, SolverStats};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;
+
+/// The error of a `[first_opening]` study of system `name`, which has no projected scale-free
+/// fast system.
+fn no_scale_free_system(name: &str) -> SimError {
+    SimError::invalid(
+        "first_opening",
+        "given",
+        &format!("system {name} has no projected scale-free fast system (C–V §6.2); remove [first_opening]"),
+    )
+}
 
 /// How contact acts in one run.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -186,6 +197,26 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
         _settings: &RunSettings,
     ) -> Vec<(&'static str, String)> {
         Vec::new()
+    }
+    /// Whether `config` projects, at its start at compliance `kappa`, onto C–V's scale-free fast
+    /// system of two slipping contacts (§6.2): checked when a study with `[first_opening]` is
+    /// read; the error names the field that keeps it from doing so. Systems without the
+    /// projection refuse.
+    fn check_scale_free(_config: &Self::Config, _kappa: f64) -> Result<(), SimError> {
+        Err(no_scale_free_system(Self::NAME))
+    }
+    /// The first opening of that scale-free fast system, run for `window_scaled` units of
+    /// s = t/√κ with `settings`' integrator, tolerances and guards; `start` (the value of the
+    /// swept parameter that places the start) labels it: the κ → 0 reference of the first
+    /// openings of a study's `[first_opening]` (`crate::study::first_opening`).
+    fn scale_free_first_opening(
+        _config: &Self::Config,
+        _kappa: f64,
+        _settings: &RunSettings,
+        _window_scaled: f64,
+        _start: f64,
+    ) -> Result<ScaleFreeOpening, SimError> {
+        Err(no_scale_free_system(Self::NAME))
     }
     /// Set the parameter `key` of `config` to `value` (a key swept in `[sweep]`); the error says
     /// which parameters there are. The default sets a numeric field of `Config` by name.

@@ -34,6 +34,9 @@ use crate::plot::style::plot_text;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::markdown::{fixed, sci, Markdown, MarkdownTable};
 use crate::study::cycles::{write_cycles, CyclesSpec};
+use crate::study::first_opening::{
+    reference_table, write_first_opening, FirstOpeningSpec, REFERENCE_KAPPA,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -75,6 +78,12 @@ pub struct Convergence<S: System> {
     /// landing to landing of contact NAME (analysis.json, cycles.png; `study::cycles`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cycles: Option<CyclesSpec>,
+    /// `[first_opening] start = "NAME"`: each start (a value of the swept parameter NAME) of a
+    /// body slipping on two contacts, run for `[solver] window_scaled` units of s = t/√κ, its
+    /// first opening against the scale-free fast system's (analysis.json, first_opening.png;
+    /// `study::first_opening`). The compliant runs only: the reference is that fast system.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_opening: Option<FirstOpeningSpec>,
 }
 
 /// One run: a configuration, a method (the rigid reference or κ of the ladder) and an
@@ -177,7 +186,65 @@ impl<S: System> Convergence<S> {
                 ));
             }
         }
-        self.solver.refuse_unused_keys(S::NAME, S::SOLVER_KEYS)
+        let mut used = S::SOLVER_KEYS.to_vec();
+        if let Some(spec) = &self.first_opening {
+            self.validate_first_opening(spec, &configs)?;
+            used.push("window_scaled");
+        }
+        self.solver.refuse_unused_keys(S::NAME, &used)
+    }
+
+    /// `[first_opening]`: a swept start parameter, a fast window and no fixed end, no
+    /// `[cycles]` (each writes analysis.json), and every configuration projecting onto the
+    /// scale-free fast system at the ladder's smallest κ.
+    fn validate_first_opening(
+        &self,
+        spec: &FirstOpeningSpec,
+        configs: &[S::Config],
+    ) -> Result<(), SimError> {
+        if !self.sweep.parameters.contains_key(&spec.start) {
+            let swept: Vec<&str> = self.sweep.parameters.keys().map(String::as_str).collect();
+            return Err(SimError::invalid(
+                "first_opening.start",
+                &spec.start,
+                &format!(
+                    "name the swept parameter that places each start (swept: {})",
+                    if swept.is_empty() {
+                        "none".to_string()
+                    } else {
+                        swept.join(", ")
+                    }
+                ),
+            ));
+        }
+        if self.cycles.is_some() {
+            return Err(SimError::invalid(
+                "first_opening",
+                "given with [cycles]",
+                "each writes the study's analysis.json: keep one of [cycles] and [first_opening]",
+            ));
+        }
+        let Some(window) = self.solver.window_scaled else {
+            return Err(SimError::invalid(
+                "solver.window_scaled",
+                "missing",
+                "a [first_opening] study runs each compliant run for window_scaled·√κ (s = t/√κ): add it, e.g. window_scaled = 200",
+            ));
+        };
+        crate::error::require_positive("solver.window_scaled", window)?;
+        for (key, value) in [("t_end", self.solver.t_end), ("t_max", self.solver.t_max)] {
+            if let Some(v) = value {
+                return Err(SimError::invalid(
+                    &format!("solver.{key}"),
+                    crate::error::number_text(v),
+                    "a [first_opening] study ends each run at window_scaled·√κ; remove the key",
+                ));
+            }
+        }
+        for config in configs {
+            S::check_scale_free(config, REFERENCE_KAPPA)?;
+        }
+        Ok(())
     }
 
     /// The κ ladder from large to small (empty without one).
@@ -220,7 +287,8 @@ impl<S: System> Convergence<S> {
             .enumerate()
         {
             let methods = S::methods(&config);
-            let rigid = methods.rigid.then_some(Method::Rigid);
+            // A first-opening study compares with the scale-free fast system, not a rigid run.
+            let rigid = (methods.rigid && self.first_opening.is_none()).then_some(Method::Rigid);
             let ladder = self
                 .ladder()
                 .into_iter()
@@ -271,13 +339,21 @@ impl<S: System> Convergence<S> {
         sweep_columns(&self.input_columns(), &S::record_columns(&self.params))
     }
 
-    fn settings(&self, integrator: IntegratorKind) -> RunSettings {
+    /// The settings of a run by `integrator` at compliance `kappa` (`None`: the rigid reference,
+    /// or a side table's): a first-opening study's compliant run ends at window_scaled·√κ.
+    fn settings(&self, integrator: IntegratorKind, kappa: Option<f64>) -> RunSettings {
+        let window_end = self
+            .first_opening
+            .as_ref()
+            .and(self.solver.window_scaled)
+            .zip(kappa)
+            .map(|(window, kappa)| window * kappa.sqrt());
         RunSettings {
             integrator,
             rtol: self.solver.rtol,
             atol: self.solver.atol,
             t_max: self.solver.t_max,
-            t_end: self.solver.t_end,
+            t_end: self.solver.t_end.or(window_end),
             max_steps: self.solver.max_steps,
             max_events: self.solver.max_events,
         }
@@ -286,6 +362,23 @@ impl<S: System> Convergence<S> {
     /// summary.md from the rows of runs.csv, and with a rigid reference run the figure of the
     /// distances to it (convergence.png, .svg).
     pub fn report(&self, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+        if let Some(spec) = &self.first_opening {
+            // The first openings replace the per-configuration tables (runs.csv holds each
+            // run's end state).
+            let mut md = Markdown::new();
+            self.heading(&mut md);
+            let mut summary = md.finish();
+            summary.push('\n');
+            summary.push_str(&write_first_opening(
+                spec,
+                &self.name,
+                self.solver.window_scaled.unwrap_or(f64::NAN),
+                &self.contact_names(),
+                rows,
+                dir,
+            )?);
+            return write_atomically(&dir.join("summary.md"), &summary);
+        }
         let mut summary = self.summary(rows);
         if let Some(cycles) = &self.cycles {
             let swept: Vec<String> = self.sweep.parameters.keys().cloned().collect();
@@ -404,16 +497,35 @@ impl<S: System> Convergence<S> {
         Ok(true)
     }
 
-    pub fn summary(&self, rows: &[Row]) -> String {
-        let mut md = Markdown::new();
+    /// The system's contacts in their order, known by their impulse columns.
+    fn contact_names(&self) -> Vec<String> {
+        S::record_columns(&self.params)
+            .iter()
+            .filter_map(|c| c.strip_prefix("impulse_normal_"))
+            .map(String::from)
+            .collect()
+    }
+
+    /// The summary's title and the system's description.
+    fn heading(&self, md: &mut Markdown) {
         md.heading(1, format!("{}: {}", self.name, S::TITLE))
             .generated_by(&self.name, "")
             .paragraph(format!(
-                "{}; rtol {:e}, atol {:e}. Rigid limit κ = 0.",
+                "{}; rtol {:e}, atol {:e}.{}",
                 S::describe(&self.params),
                 self.solver.rtol,
-                self.solver.atol
+                self.solver.atol,
+                if self.first_opening.is_some() {
+                    ""
+                } else {
+                    " Rigid limit κ = 0."
+                }
             ));
+    }
+
+    pub fn summary(&self, rows: &[Row]) -> String {
+        let mut md = Markdown::new();
+        self.heading(&mut md);
         let quantities = S::quantities(&self.params);
         let configurations = self.configurations().unwrap_or_default();
         let configuration_of: Vec<usize> = self.points().iter().map(|p| p.configuration).collect();
@@ -640,10 +752,14 @@ impl<S: System> Plan for Convergence<S> {
     }
     fn run_point(&self, point: &Self::Point) -> Row {
         let start = std::time::Instant::now();
+        let kappa = match point.method {
+            Method::Compliant { kappa } => Some(kappa),
+            Method::Rigid => None,
+        };
         let result = S::run(
             &point.config,
             point.method,
-            &self.settings(point.integrator),
+            &self.settings(point.integrator, kappa),
         )
         .map_err(|e| e.to_string())
         .and_then(|(record, stats)| {
@@ -673,9 +789,16 @@ impl<S: System> Plan for Convergence<S> {
             Vec::new()
         };
         let configurations = self.configurations().unwrap_or_default();
-        let settings = self.settings(integrator);
+        let settings = self.settings(integrator, None);
         for (name, text) in S::side_tables(&self.params, &configurations, &ladder, &settings) {
             write_atomically(&dir.join(name), &text)?;
+        }
+        if let (Some(spec), Some(window)) = (&self.first_opening, self.solver.window_scaled) {
+            let text = reference_table::<S>(spec, &configurations, &settings, window);
+            write_atomically(
+                &dir.join(crate::study::first_opening::REFERENCE_TABLE),
+                &text,
+            )?;
         }
         Ok(())
     }

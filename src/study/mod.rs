@@ -5,6 +5,7 @@
 pub mod convergence;
 pub mod cycles;
 pub mod fast;
+pub mod first_opening;
 pub mod single;
 pub mod work_precision;
 

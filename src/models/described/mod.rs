@@ -31,8 +31,10 @@
 
 pub mod cli;
 pub mod description;
+pub mod fast;
 pub mod mechanics;
 
+use crate::analysis::first_opening::ScaleFreeOpening;
 use crate::compliant::cone::ConeMode;
 use crate::compliant::coulomb::Coulomb;
 use crate::compliant::multi::{is_separation, ContactMode, Modes};
@@ -187,6 +189,21 @@ impl System for Described {
             .enumerate()
             .map(|(k, c)| coordinate("q_dot_end", k, format!("{c}_dot(t_end)")));
         q.chain(qdot).collect()
+    }
+
+    /// Two planar contacts, both slipping at the start ([`fast::project`]).
+    fn check_scale_free(d: &Description, kappa: f64) -> Result<(), SimError> {
+        fast::project(d, kappa).map(|_| ())
+    }
+
+    fn scale_free_first_opening(
+        d: &Description,
+        kappa: f64,
+        settings: &RunSettings,
+        window_scaled: f64,
+        start: f64,
+    ) -> Result<ScaleFreeOpening, SimError> {
+        fast::project(d, kappa)?.first_opening(&d.contacts, settings, window_scaled, start)
     }
 
     fn set_parameter(d: &mut Description, key: &str, value: f64) -> Result<(), String> {
