@@ -46,7 +46,7 @@ use crate::hybrid::{
     Trace,
 };
 use crate::integrate::{IntegratorKind, Tolerances};
-use crate::model::{dot, ldl, ldl_solve, ContactKinematics, Mechanics, Real, ValidityMargin};
+use crate::model::{dot, ContactKinematics, MassFactor, Mechanics, Real, ValidityMargin};
 use std::borrow::Cow;
 
 /// The most contacts one system may have: the sticking contacts' Delassus block is solved on
@@ -108,6 +108,13 @@ impl<T: crate::model::PlanarContactSystem<N>, const N: usize> Mechanics<N> for O
     }
     fn dissipation_power<S: Real>(&self, q: &[S; N], qdot: &[S; N]) -> S {
         self.0.dissipation_power(q, qdot)
+    }
+    fn mass_factor_and_force<S: Real>(
+        &self,
+        q: &[S; N],
+        qdot: &[S; N],
+    ) -> (MassFactor<S, N>, [S; N]) {
+        self.0.mass_factor_and_force(q, qdot)
     }
 }
 
@@ -503,7 +510,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
             pivot_ratio: 1.0,
             split_residual: 0.0,
         };
-        let mut g = self.system.generalized_force(q, qdot);
+        let (mass, mut g) = self.system.mass_factor_and_force(q, qdot);
         if !self.autonomous() {
             for (gi, li) in g.iter_mut().zip(self.system.external_load(t)) {
                 *gi = *gi + li;
@@ -535,8 +542,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
                 g[i] = g[i] + normal * kin.normal[i] + out.tangential[k] * kin.tangential[i];
             }
         }
-        let (l, inv_d) = ldl(&self.system.mass_matrix(q));
-        let free = ldl_solve(&l, &inv_d, &g);
+        let free = mass.solve(&g);
         out.accel = free;
         // The sticking contacts' joint tangential forces.
         let mut stick = [0usize; MAX_CONTACTS];
@@ -549,7 +555,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
             return out;
         }
         let rows: [[S; N]; MAX_CONTACTS] = std::array::from_fn(|a| tangents[stick[a]]);
-        let (mobility, w) = delassus_block(&l, &inv_d, &rows, s);
+        let (mobility, w) = delassus_block(&mass, &rows, s);
         let mut rhs = [zero; MAX_CONTACTS];
         for a in 0..s {
             rhs[a] = -(dot(&tangents[stick[a]], &free) + drifts[stick[a]]);
@@ -603,25 +609,46 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     fn event_value_of<S: Real>(&self, modes: Modes, event: ContactEvent, y: &[S]) -> S {
         let k = event.contact;
         let (q, qdot) = Self::split(y);
-        let kin = self.system.contact(k, &q, &qdot);
+        match event.event {
+            Event::StickBreaksRight | Event::StickBreaksLeft => {
+                let f = self.forces_at(modes, self.time(y), &q, &qdot, false);
+                self.stick_break_value(event, &f)
+            }
+            _ => self.kinematic_event_value(event, &self.system.contact(k, &q, &qdot), &qdot),
+        }
+    }
+
+    /// The value of the stick-break `event` under the forces `f`: its distance to the edge of
+    /// the contact's cone.
+    fn stick_break_value<S: Real>(&self, event: ContactEvent, f: &ContactForces<S, N>) -> S {
+        let k = event.contact;
+        let limit = f.normal[k].scale(self.laws[k].friction.mu_s);
+        if event.event == Event::StickBreaksRight {
+            f.tangential[k] + limit
+        } else {
+            limit - f.tangential[k]
+        }
+    }
+
+    /// The value of `event`, one of the events that read its contact's kinematics alone, from
+    /// those kinematics `kin` at `q̇`.
+    fn kinematic_event_value<S: Real>(
+        &self,
+        event: ContactEvent,
+        kin: &ContactKinematics<S, N>,
+        qdot: &[S; N],
+    ) -> S {
         let penetration = -kin.gap;
-        let rate = -dot(&kin.normal, &qdot);
-        let law = self.laws[k];
+        let rate = -dot(&kin.normal, qdot);
+        let law = self.laws[event.contact];
         match event.event {
             Event::MaxPenetration => rate,
             Event::ContactOpens => law.compliance.release_function(penetration, rate),
             Event::ContactCloses => law.compliance.closing_function(penetration, rate),
-            Event::SlipStops => dot(&kin.tangential, &qdot),
-            Event::StickBreaksRight | Event::StickBreaksLeft => {
-                let f = self.forces_at(modes, self.time(y), &q, &qdot, false);
-                let limit = f.normal[k].scale(law.friction.mu_s);
-                if event.event == Event::StickBreaksRight {
-                    f.tangential[k] + limit
-                } else {
-                    limit - f.tangential[k]
-                }
+            Event::SlipStops => dot(&kin.tangential, qdot),
+            Event::StickBreaksRight | Event::StickBreaksLeft | Event::PeakNormalForce => {
+                unreachable!("{event:?} does not read the kinematics alone")
             }
-            Event::PeakNormalForce => unreachable!("not watched by the multi-contact formulation"),
         }
     }
 
@@ -800,18 +827,17 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
 }
 
 /// The Delassus block of the first `n` generalized directions `rows` (contact normals or
-/// tangents, J's rows) with M = L D Lᵀ: their mobilities M⁻¹ rowᵀ and W = J M⁻¹ Jᵀ.
+/// tangents, J's rows) with M's factor `mass`: their mobilities M⁻¹ rowᵀ and W = J M⁻¹ Jᵀ.
 #[allow(clippy::needless_range_loop)]
 pub(crate) fn delassus_block<S: Real, const N: usize, const M: usize>(
-    l: &[[S; N]; N],
-    inv_d: &[S; N],
+    mass: &MassFactor<S, N>,
     rows: &[[S; N]; M],
     n: usize,
 ) -> ([[S; N]; M], [[S; M]; M]) {
     let zero = S::zero();
     let mut mobility = [[zero; N]; M];
     for a in 0..n {
-        mobility[a] = ldl_solve(l, inv_d, &rows[a]);
+        mobility[a] = mass.solve(&rows[a]);
     }
     let mut w = [[zero; M]; M];
     for a in 0..n {
@@ -956,6 +982,13 @@ pub(crate) fn solve_small<S: Real, const M: usize>(
     n: usize,
 ) -> ([S; M], f64) {
     let scale = (0..n).map(|i| a[i][i].value().abs()).fold(0.0, f64::max);
+    if n == 1 {
+        // One sticking row: the elimination below reduces to this division, done without
+        // its loops (the stick phase of every contact runs here at each right-hand side).
+        let mut x = [S::zero(); M];
+        x[0] = b[0] / a[0][0];
+        return (x, if scale > 0.0 { 1.0 } else { 0.0 });
+    }
     let mut smallest = f64::INFINITY;
     for col in 0..n {
         let pivot = (col..n)
@@ -1139,9 +1172,10 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
         self.event_value_of(mode, event, y)
     }
 
-    /// All watched functions at one state with the forces solved once: the stick-break
-    /// functions of every sticking contact share one joint solve (the scan calls this at every
-    /// sample).
+    /// All watched functions at one state with the shared work done once: the stick-break
+    /// functions of every sticking contact share one joint solve, and a contact's kinematic
+    /// functions one evaluation of its kinematics (the list holds each contact's events
+    /// together; the scan calls this at every sample).
     fn event_values(
         &self,
         mode: Modes,
@@ -1149,20 +1183,25 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
         y: &[f64],
         out: &mut [f64],
     ) {
+        let (q, qdot) = Self::split(y);
         let mut forces: Option<ContactForces<f64, N>> = None;
+        let mut kinematics: Option<(usize, ContactKinematics<f64, N>)> = None;
         for (o, &(event, _)) in out.iter_mut().zip(events) {
+            let k = event.contact;
             *o = match event.event {
                 Event::StickBreaksRight | Event::StickBreaksLeft => {
-                    let f = forces.get_or_insert_with(|| self.forces(mode, y));
-                    let k = event.contact;
-                    let limit = f.normal[k] * self.laws[k].friction.mu_s;
-                    if event.event == Event::StickBreaksRight {
-                        f.tangential[k] + limit
-                    } else {
-                        limit - f.tangential[k]
-                    }
+                    let f = forces.get_or_insert_with(|| {
+                        self.forces_at(mode, self.time(y), &q, &qdot, false)
+                    });
+                    self.stick_break_value(event, f)
                 }
-                _ => self.event_value_of(mode, event, y),
+                _ => {
+                    if kinematics.is_none_or(|(j, _)| j != k) {
+                        kinematics = Some((k, self.system.contact(k, &q, &qdot)));
+                    }
+                    let (_, kin) = kinematics.as_ref().expect("just set");
+                    self.kinematic_event_value(event, kin, &qdot)
+                }
             };
         }
     }

@@ -29,7 +29,7 @@ use crate::hybrid::{
     check_tolerances, run_hybrid, Crossing, HybridSystem, Named, Observer, RunControl, Trace,
 };
 use crate::integrate::{IntegratorKind, Tolerances};
-use crate::model::{dot, ldl, ldl_solve, ContactFrame, Mechanics, Real, ValidityMargin};
+use crate::model::{dot, ContactFrame, MassFactor, Mechanics, Real, ValidityMargin};
 use std::borrow::Cow;
 
 /// Tangential directions per spatial contact.
@@ -259,7 +259,7 @@ impl<'a, Sys: SpatialContacts<N>, const N: usize> SpatialMultiProblem<'a, Sys, N
             pivot_ratio: 1.0,
             split_residual: 0.0,
         };
-        let mut g = self.system.generalized_force(&q, &qdot);
+        let (mass, mut g) = self.system.mass_factor_and_force(&q, &qdot);
         if !self.system.is_autonomous() {
             for (gi, li) in g.iter_mut().zip(self.system.external_load(self.time(y))) {
                 *gi = *gi + li;
@@ -298,8 +298,7 @@ impl<'a, Sys: SpatialContacts<N>, const N: usize> SpatialMultiProblem<'a, Sys, N
                     + out.tangential[k][1] * fr.tangents[1][i];
             }
         }
-        let (l, inv_d) = ldl(&self.system.mass_matrix(&q));
-        out.accel = ldl_solve(&l, &inv_d, &g);
+        out.accel = mass.solve(&g);
         // The sticking contacts' joint tangential forces: two rows each.
         let mut rows = [[zero; N]; MAX_ROWS];
         let mut owner = [0usize; MAX_ROWS];
@@ -314,7 +313,7 @@ impl<'a, Sys: SpatialContacts<N>, const N: usize> SpatialMultiProblem<'a, Sys, N
             }
         }
         if n > 0 {
-            let (mobility, w) = delassus_block(&l, &inv_d, &rows, n);
+            let (mobility, w) = delassus_block(&mass, &rows, n);
             let mut rhs = [zero; MAX_ROWS];
             for a in 0..n {
                 let (k, j) = (owner[a], a % TANGENTS);
@@ -555,8 +554,8 @@ impl<'a, Sys: SpatialContacts<N>, const N: usize> SpatialMultiProblem<'a, Sys, N
                 n += 1;
             }
         }
-        let (l, inv_d) = ldl(&self.system.mass_matrix(&q));
-        let (mobility, w) = delassus_block(&l, &inv_d, &rows, n);
+        let mass = MassFactor::of(&self.system.mass_matrix(&q));
+        let (mobility, w) = delassus_block(&mass, &rows, n);
         let normal = self.forces(ConeModes::free(self.contact_count()), y);
         let (impulse, _, _) = joint_stick_forces(w, *change, n, self.singular_pivot(), |a| {
             let k = owner[a];

@@ -111,6 +111,76 @@ pub trait Mechanics<const N: usize>: Sync {
     fn dissipation_power<S: Real>(&self, _q: &[S; N], _qdot: &[S; N]) -> S {
         S::zero()
     }
+    /// M(q)'s factor and f(q, q̇) at one state: what every right-hand side of the formulations
+    /// of several contacts solves with. The default factors [`Self::mass_matrix`]
+    /// ([`MassFactor::of`]) and evaluates [`Self::generalized_force`] apart. A system whose M
+    /// and f share their work (one sine and cosine of an angle) or whose factor has a closed
+    /// form overrides it, and must give the default's numbers exactly: the committed results of
+    /// its runs rest on their rounding ([`check_mass_factor_and_force`]).
+    fn mass_factor_and_force<S: Real>(
+        &self,
+        q: &[S; N],
+        qdot: &[S; N],
+    ) -> (MassFactor<S, N>, [S; N])
+    where
+        Self: Sized,
+    {
+        (
+            MassFactor::of(&self.mass_matrix(q)),
+            self.generalized_force(q, qdot),
+        )
+    }
+}
+
+/// M = L D Lᵀ with L unit lower triangular: L and the pivots' reciprocals 1/D, so that a solve
+/// takes no division.
+#[derive(Clone, Copy, Debug)]
+pub struct MassFactor<S, const N: usize> {
+    /// L (its diagonal is 1).
+    pub lower: [[S; N]; N],
+    /// 1/D.
+    pub inv_pivots: [S; N],
+}
+
+impl<S: Real, const N: usize> MassFactor<S, N> {
+    /// The factor of a symmetric positive-definite `m`.
+    pub fn of(m: &[[S; N]; N]) -> Self {
+        let (lower, inv_pivots) = ldl(m);
+        MassFactor { lower, inv_pivots }
+    }
+
+    /// x with M x = `b`.
+    pub fn solve(&self, b: &[S; N]) -> [S; N] {
+        ldl_solve(&self.lower, &self.inv_pivots, b)
+    }
+}
+
+/// Test of an override of [`Mechanics::mass_factor_and_force`]: at `(q, q̇)`, in f64 and in
+/// dual numbers along `(dq, dq̇)`, it gives the default's numbers exactly (equal as numbers: a
+/// zero's sign may differ, as the generic factorisation's 0·x terms give +0 or −0).
+pub fn check_mass_factor_and_force<Sys: Mechanics<N>, const N: usize>(
+    system: &Sys,
+    q: &[f64; N],
+    qdot: &[f64; N],
+    dq: &[f64; N],
+    dqdot: &[f64; N],
+) {
+    fn same<S: Real + PartialEq, Sys: Mechanics<N>, const N: usize>(
+        system: &Sys,
+        q: &[S; N],
+        qdot: &[S; N],
+    ) {
+        let (factor, force) = system.mass_factor_and_force(q, qdot);
+        let default = MassFactor::of(&system.mass_matrix(q));
+        assert_eq!(factor.lower, default.lower, "L at {q:?}");
+        assert_eq!(factor.inv_pivots, default.inv_pivots, "1/D at {q:?}");
+        assert_eq!(force, system.generalized_force(q, qdot), "f at {q:?}");
+    }
+    same(system, q, qdot);
+    let dual = |x: &[f64; N], dx: &[f64; N]| -> [Dual; N] {
+        std::array::from_fn(|i| Dual::new(x[i], dx[i]))
+    };
+    same(system, &dual(q, dq), &dual(qdot, dqdot));
 }
 
 /// A planar mechanical system with a single frictional contact point (C–V §3, eq. (3.1)): the
@@ -243,8 +313,8 @@ impl<S: Real, const N: usize> ProjectedDynamics<S, N> {
         k: &ContactKinematics<S, N>,
         qdot: &[S; N],
     ) -> Self {
-        let (l, inv_d) = ldl(m);
-        let solve = |b: &[S; N]| ldl_solve(&l, &inv_d, b);
+        let mass = MassFactor::of(m);
+        let solve = |b: &[S; N]| mass.solve(b);
         Self::assemble(k, qdot, solve(f), solve(&k.tangential), solve(&k.normal))
     }
 

@@ -32,7 +32,7 @@ use crate::hybrid::{
     check_tolerances, run_hybrid, Crossing, HybridSystem, Named, Recording, RunControl, Trace,
 };
 use crate::integrate::{IntegratorKind, Tolerances};
-use crate::model::{dot, ldl, ldl_solve, Real, ValidityMargin};
+use crate::model::{dot, Real, ValidityMargin};
 use std::borrow::Cow;
 use std::sync::Mutex;
 
@@ -226,14 +226,13 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> RigidMultiProblem<'a, Sys, N> {
     fn space<S: Real>(&self, t: S, q: &[S; N], qdot: &[S; N]) -> ContactSpace<S, N> {
         let zero = S::zero();
         let rows_used = 2 * self.contact_count();
-        let mut g = self.system.generalized_force(q, qdot);
+        let (mass, mut g) = self.system.mass_factor_and_force(q, qdot);
         if !self.system.is_autonomous() {
             for (gi, li) in g.iter_mut().zip(self.system.external_load(t)) {
                 *gi = *gi + li;
             }
         }
-        let (l, inv_d) = ldl(&self.system.mass_matrix(q));
-        let free = ldl_solve(&l, &inv_d, &g);
+        let free = mass.solve(&g);
         let mut rows = [[zero; N]; ROWS];
         let mut drift = [zero; ROWS];
         let mut gap = [zero; MAX_CONTACTS];
@@ -245,7 +244,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> RigidMultiProblem<'a, Sys, N> {
             drift[2 * k + 1] = kin.tangential_drift;
             gap[k] = kin.gap;
         }
-        let (mobility, w) = delassus_block(&l, &inv_d, &rows, rows_used);
+        let (mobility, w) = delassus_block(&mass, &rows, rows_used);
         let mut accel = [zero; ROWS];
         let mut velocity = [zero; ROWS];
         for r in 0..rows_used {

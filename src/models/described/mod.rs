@@ -428,11 +428,11 @@ fn check_spatial_frame_n<const N: usize>(
     let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
     let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
     let m = mechanics.mass_matrix(&q0);
-    let (l, inv_d) = crate::model::ldl(&m);
+    let mass = crate::model::MassFactor::of(&m);
     for k in 0..compiled.contacts.len() {
         let fr = mechanics.frame(k, &q0, &qdot0);
         let rows = [fr.normal, fr.tangents[0], fr.tangents[1]];
-        let (_, w) = crate::compliant::multi::delassus_block(&l, &inv_d, &rows, 3);
+        let (_, w) = crate::compliant::multi::delassus_block(&mass, &rows, 3);
         let w: Vec<Vec<f64>> = w.iter().map(|row| row.to_vec()).collect();
         if let Some((j, pivot)) = failed_pivot(&w, INDEPENDENT_DIRECTIONS) {
             return Err(SimError::invalid(

@@ -28,7 +28,8 @@
 //! parameter `p₋` up to the sign convention of the gap.
 
 use crate::model::{
-    ContactKinematics, Mechanics, PlanarContactSystem, ProjectedDynamics, Real, ValidityMargin,
+    ContactKinematics, MassFactor, Mechanics, PlanarContactSystem, ProjectedDynamics, Real,
+    ValidityMargin,
 };
 use serde::{Deserialize, Serialize};
 
@@ -149,9 +150,25 @@ impl Mechanics<3> for PainleveRod {
 
     fn generalized_force<S: Real>(&self, q: &[S; 3], qdot: &[S; 3]) -> [S; 3] {
         let (s, c) = q[THETA].sin_cos();
-        let w2 = qdot[THETA] * qdot[THETA];
-        // Centripetal terms of A = centre − (cos θ, sin θ), and gravity on the centre of mass.
-        [c * w2, s * w2 - S::cst(1.0), -c]
+        body_force(s, c, qdot[THETA])
+    }
+
+    /// One sine and cosine of θ for both, and M's factor in closed form: M = L D Lᵀ with
+    /// L = [[1, 0, 0], [0, 1, 0], [−s, c, 1]] and D = (1, 1, (1 + ρ) − s² − c²), the last pivot
+    /// evaluated in the order of the generic factorisation so that every number is its own.
+    fn mass_factor_and_force<S: Real>(
+        &self,
+        q: &[S; 3],
+        qdot: &[S; 3],
+    ) -> (MassFactor<S, 3>, [S; 3]) {
+        let (s, c) = q[THETA].sin_cos();
+        let (one, zero) = (S::cst(1.0), S::zero());
+        let last_pivot = S::cst(1.0 + self.gyration_sq) - s * s - c * c;
+        let factor = MassFactor {
+            lower: [[one, zero, zero], [zero, one, zero], [-s, c, one]],
+            inv_pivots: [one, one, one / last_pivot],
+        };
+        (factor, body_force(s, c, qdot[THETA]))
     }
 
     fn potential_energy<S: Real>(&self, q: &[S; 3]) -> S {
@@ -180,6 +197,13 @@ impl Mechanics<3> for PainleveRod {
         }
         Some((dq, [0.0; 3]))
     }
+}
+
+/// The rod's f at sin θ = `s`, cos θ = `c`, θ̇ = `omega`: the centripetal terms of
+/// A = centre − (cos θ, sin θ), and gravity on the centre of mass.
+fn body_force<S: Real>(s: S, c: S, omega: S) -> [S; 3] {
+    let w2 = omega * omega;
+    [c * w2, s * w2 - S::cst(1.0), -c]
 }
 
 impl PlanarContactSystem<3> for PainleveRod {
@@ -320,6 +344,26 @@ pub fn painleve_theta_interval(mu: f64) -> Option<(f64, f64)> {
 mod tests {
     use super::*;
     use crate::model::ProjectedDynamics;
+
+    /// The closed-form factor and the shared sine and cosine give the generic path's numbers
+    /// exactly, in f64 and dual numbers, over the attitudes of both ends' contacts.
+    #[test]
+    fn mass_factor_and_force_are_the_generic_ones() {
+        for rho in [1.0 / 3.0, 0.05, 1.0, 7.0] {
+            let rod = PainleveRod::new(rho);
+            for i in 0..=40 {
+                let theta = -3.0 + 0.15 * i as f64;
+                let (q, qdot) = ([0.3, -1e-9, theta], [-0.7, 0.2, 1.9 - 0.1 * i as f64]);
+                crate::model::check_mass_factor_and_force(
+                    &rod,
+                    &q,
+                    &qdot,
+                    &[0.1, -0.4, 1.0],
+                    &[0.5, 0.3, -1.2],
+                );
+            }
+        }
+    }
 
     #[test]
     fn contact_directions_are_constant() {

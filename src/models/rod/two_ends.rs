@@ -6,7 +6,7 @@
 
 use super::mechanics::{PainleveRod, THETA, Y_A};
 use crate::compliant::multi::PlanarContacts;
-use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
+use crate::model::{ContactKinematics, MassFactor, Mechanics, PlanarContactSystem, Real};
 
 /// The rod with contacts at A (0) and B (1).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,6 +27,13 @@ impl Mechanics<3> for TwoEndedRod {
     }
     fn potential_energy<S: Real>(&self, q: &[S; 3]) -> S {
         self.0.potential_energy(q)
+    }
+    fn mass_factor_and_force<S: Real>(
+        &self,
+        q: &[S; 3],
+        qdot: &[S; 3],
+    ) -> (MassFactor<S, 3>, [S; 3]) {
+        self.0.mass_factor_and_force(q, qdot)
     }
 }
 
