@@ -402,7 +402,7 @@ enum Finish<'a> {
 /// 0.0 and finished as `finish` says: the arithmetic of dop853.f's per-component loops, with
 /// the components as the inner loop so that the compiler keeps the partial sums in registers
 /// and pairs components in SIMD lanes. `W` is the state's length rounded up to an even number
-/// ([`stage_sum`]); the components from the state's length on hold zeros in every vector of
+/// ([`stage_sum_for`]); the components from the state's length on hold zeros in every vector of
 /// the engine, and the zeros summed there are never read.
 #[inline(never)]
 fn stage_sum_of_width<const W: usize>(
@@ -434,19 +434,22 @@ fn stage_sum_of_width<const W: usize>(
     }
 }
 
+/// A weighted sum of stages of one width ([`stage_sum_of_width`]).
+type StageSum = fn(&[f64], usize, &[Vector], Finish, &mut Vector);
+
 /// [`stage_sum_of_width`] for a state of `n` components: one compiled loop per even width, so
 /// that the loop over the components has a constant length (no remainder, no bounds checks)
-/// and wastes at most one component.
-fn stage_sum(n: usize, c: &[f64], count: usize, k: &[Vector], finish: Finish, out: &mut Vector) {
+/// and wastes at most one component. Chosen once per step, not per sum.
+fn stage_sum_for(n: usize) -> StageSum {
     match n {
-        0..=2 => stage_sum_of_width::<2>(c, count, k, finish, out),
-        3..=4 => stage_sum_of_width::<4>(c, count, k, finish, out),
-        5..=6 => stage_sum_of_width::<6>(c, count, k, finish, out),
-        7..=8 => stage_sum_of_width::<8>(c, count, k, finish, out),
-        9..=10 => stage_sum_of_width::<10>(c, count, k, finish, out),
-        11..=12 => stage_sum_of_width::<12>(c, count, k, finish, out),
-        13..=14 => stage_sum_of_width::<14>(c, count, k, finish, out),
-        _ => stage_sum_of_width::<MAX_STATE>(c, count, k, finish, out),
+        0..=2 => stage_sum_of_width::<2>,
+        3..=4 => stage_sum_of_width::<4>,
+        5..=6 => stage_sum_of_width::<6>,
+        7..=8 => stage_sum_of_width::<8>,
+        9..=10 => stage_sum_of_width::<10>,
+        11..=12 => stage_sum_of_width::<12>,
+        13..=14 => stage_sum_of_width::<14>,
+        _ => stage_sum_of_width::<MAX_STATE>,
     }
 }
 
@@ -500,17 +503,18 @@ impl ExplicitPair for Dop853 {
         stats: &mut SolverStats,
     ) -> f64 {
         k[0] = *f0;
+        let stage_sum = stage_sum_for(n);
         let mut stage = [0.0; MAX_STATE];
         for s in 1..STAGES {
-            stage_sum(n, &A[s], s, k, Finish::Step(h, y0), &mut stage);
+            stage_sum(&A[s], s, k, Finish::Step(h, y0), &mut stage);
             eval_rhs(f, &stage[..n], &mut k[s][..n], stats);
         }
-        stage_sum(n, &A[STAGES], STAGES, k, Finish::Step(h, y0), y1);
+        stage_sum(&A[STAGES], STAGES, k, Finish::Step(h, y0), y1);
         eval_rhs(f, &y1[..n], &mut f1[..n], stats);
         // dop853.f: err = |h| Σ e5² / √(n (Σ e5² + 0.01 Σ e3²)) in the scaled components.
         let (mut e5, mut e3) = ([0.0; MAX_STATE], [0.0; MAX_STATE]);
-        stage_sum(n, &E5, STAGES, k, Finish::Sum, &mut e5);
-        stage_sum(n, &E3, STAGES, k, Finish::Sum, &mut e3);
+        stage_sum(&E5, STAGES, k, Finish::Sum, &mut e5);
+        stage_sum(&E3, STAGES, k, Finish::Sum, &mut e3);
         let (mut err5, mut err3) = (0.0, 0.0);
         for i in 0..n {
             let sc = tol.of(i, y0, y1);
@@ -539,9 +543,10 @@ impl ExplicitPair for Dop853 {
         stats: &mut SolverStats,
     ) {
         k[STAGES] = *f1;
+        let stage_sum = stage_sum_for(n);
         let mut stage = [0.0; MAX_STATE];
         for s in STAGES + 1..16 {
-            stage_sum(n, &A[s], s, k, Finish::Step(h, y0), &mut stage);
+            stage_sum(&A[s], s, k, Finish::Step(h, y0), &mut stage);
             eval_rhs(f, &stage[..n], &mut k[s][..n], stats);
         }
         for i in 0..n {
@@ -551,7 +556,7 @@ impl ExplicitPair for Dop853 {
             dense[2][i] = 2.0 * dy - h * (f1[i] + k[0][i]);
         }
         for (r, d) in D.iter().enumerate() {
-            stage_sum(n, d, d.len(), k, Finish::Scaled(h), &mut dense[3 + r]);
+            stage_sum(d, d.len(), k, Finish::Scaled(h), &mut dense[3 + r]);
         }
     }
 
@@ -560,7 +565,7 @@ impl ExplicitPair for Dop853 {
 
     /// `y0 + θ(F0 + (1−θ)(F1 + θ(F2 + (1−θ)(F3 + θ(F4 + (1−θ)(F5 + θ F6))))))` (CONTD8), each
     /// component's Horner sequence as CONTD8's, over the state's length rounded up to an even
-    /// width ([`stage_sum`]).
+    /// width ([`stage_sum_for`]).
     #[inline]
     fn interpolate(n: usize, theta: f64, y0: &Vector, dense: &Dense, out: &mut [f64]) {
         let out = &mut out[..n];
