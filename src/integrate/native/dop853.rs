@@ -412,10 +412,20 @@ fn stage_sum_of_width<const W: usize>(
     finish: Finish,
     out: &mut Vector,
 ) {
+    let count = count.min(c.len()).min(k.len());
+    let (c, k) = (&c[..count], &k[..count]);
     let mut acc = [0.0; W];
-    for (cj, kj) in c.iter().zip(k).take(count) {
-        for (a, x) in acc.iter_mut().zip(&kj[..W]) {
-            *a += cj * x;
+    // Two stages per pass (one loop test for two terms), each component's two terms added
+    // in stage order; an odd last stage on its own.
+    for (cj, kj) in c.chunks_exact(2).zip(k.chunks_exact(2)) {
+        for ((a, x0), x1) in acc.iter_mut().zip(&kj[0][..W]).zip(&kj[1][..W]) {
+            *a += cj[0] * x0;
+            *a += cj[1] * x1;
+        }
+    }
+    if count % 2 == 1 {
+        for (a, x) in acc.iter_mut().zip(&k[count - 1][..W]) {
+            *a += c[count - 1] * x;
         }
     }
     let out = &mut out[..W];
