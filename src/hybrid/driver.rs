@@ -166,6 +166,7 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
         // The events whose transitions changed nothing where this phase starts: it starts with
         // their functions off their surfaces.
         let mut off_surface: Vec<H::Event> = Vec::new();
+        let mut buffers = ScanBuffers::default();
         loop {
             check_finite(t, mode, "state", &y)?;
             sys.check_mode(mode, &y)
@@ -197,6 +198,7 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
                 &events,
                 &off_surface,
                 &flow,
+                &mut buffers,
             );
             stats.add(&stepper.stats());
             let phase = phase.map_err(|e| match e {
@@ -303,7 +305,8 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
 
     /// Integrate `mode` until its first switching event or `t_end`, stopping exactly at the
     /// output times on the way; the functions of `off_surface`'s events start off their
-    /// surfaces ([`ScanBuffers::leave_surface`]); `flow` is the mode's vector field at the start.
+    /// surfaces ([`ScanBuffers::leave_surface`]); `flow` is the mode's vector field at the start;
+    /// `buffers` are the run's scan buffers, refilled for this phase.
     #[allow(clippy::too_many_arguments)]
     fn run_phase<St: Stepper>(
         &mut self,
@@ -315,6 +318,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
         events: &[EventRecord<H::Mode, H::Event>],
         off_surface: &[H::Event],
         flow: &[f64],
+        buffers: &mut ScanBuffers,
     ) -> Result<PhaseEnd<H::Event>, SimError> {
         let sys = self.sys;
         let n = sys.dim();
@@ -330,7 +334,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
         st.state(&mut y_prev);
         let mut t_prev = st.time();
         let resolution = self.resolution(&y_prev);
-        let mut buffers = ScanBuffers::at_phase_start(sys, mode, &y_prev, flow, &resolution);
+        buffers.start_phase(sys, mode, &y_prev, flow, &resolution);
         for (j, (event, _)) in watched.iter().enumerate() {
             if off_surface.contains(event) {
                 buffers.leave_surface(j);
@@ -367,16 +371,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             st.state(&mut y_step);
             check_finite(t_phase_start + t_prev, mode, "time", &[t_step])?;
             check_finite(t_phase_start + t_step, mode, "state", &y_step)?;
-            let scan = scan_step(
-                sys,
-                st,
-                mode,
-                &watched,
-                t_prev,
-                t_step,
-                &mut buffers,
-                &failed,
-            )?;
+            let scan = scan_step(sys, st, mode, &watched, t_prev, t_step, buffers, &failed)?;
             for &(event, t_root, ref y) in &scan.extrema {
                 self.observer
                     .extremum(sys, t_phase_start + t_root, mode, event, y);

@@ -24,7 +24,10 @@ pub struct Scan<E> {
     pub exit: Option<(usize, f64)>,
 }
 
-/// The scan's state within a phase, allocated once per phase and reused by every step.
+/// The scan's state within a phase, refilled at every phase start ([`ScanBuffers::start_phase`])
+/// and reused by every step; a run keeps one, so that its vectors are allocated by its first
+/// phase only.
+#[derive(Default)]
 pub struct ScanBuffers {
     y: Vec<f64>,
     /// A state interpolated while a root is solved for (Illinois, dips, excursions, margins).
@@ -37,13 +40,13 @@ pub struct ScanBuffers {
     g_start: Vec<f64>,
     g_scan: Vec<f64>,
     /// Whether each watched function starts the phase on its surface, moving toward its start
-    /// side ([`ScanBuffers::at_phase_start`]); only in the phase's first segment.
+    /// side ([`ScanBuffers::start_phase`]); only in the phase's first segment.
     on_surface: Vec<bool>,
     /// Each watched function's resolution at the phase start (`Σ |∂g/∂y_i|·resolution_i`):
     /// computed for the functions not strictly on their start side, and on first use for the
     /// others (NaN until then).
     surface_width: Vec<f64>,
-    /// The components' resolutions at the phase start ([`ScanBuffers::at_phase_start`]).
+    /// The components' resolutions at the phase start ([`ScanBuffers::start_phase`]).
     resolution: Vec<f64>,
     /// The phase's start state, its vector field and the watched functions' rates there (NaN
     /// until asked), for a dip inside the phase's first segment.
@@ -59,12 +62,12 @@ pub struct ScanBuffers {
     m_scan: Vec<f64>,
     /// The margins at `t_before`, for their dips between samples.
     m_before: Vec<f64>,
-    /// The margins' nonzero slopes ([`HybridSystem::domain_margin_slopes`]), margin after
-    /// margin and in the state's order within one; `None` unless the system gives them for
-    /// every margin.
-    margin_slopes: Option<Vec<Slope>>,
-    /// The watched functions' nonzero slopes ([`HybridSystem::event_slopes`]), likewise.
-    event_slopes: Option<Vec<Slope>>,
+    /// The margins' nonzero slopes ([`HybridSystem::domain_margin_slopes`]).
+    margin_slopes: SparseSlopes,
+    /// The watched functions' nonzero slopes ([`HybridSystem::event_slopes`]).
+    event_slopes: SparseSlopes,
+    /// Scratch for one function's slopes, a dense vector of the state's length.
+    slope_scratch: Vec<f64>,
 }
 
 /// One nonzero slope of a domain margin or a watched function (`function`, its index):
@@ -76,32 +79,64 @@ struct Slope {
     slope: f64,
 }
 
-/// The nonzero slopes of `count` functions, `slopes_of(f, out)` writing function f's into a
-/// dense vector of length `n`; `None` when one function has none.
-fn sparse_slopes(
-    count: usize,
-    n: usize,
-    mut slopes_of: impl FnMut(usize, &mut [f64]) -> bool,
-) -> Option<Vec<Slope>> {
-    let mut sparse = Vec::new();
-    let mut dense = vec![0.0; n];
-    for function in 0..count {
-        if !slopes_of(function, &mut dense) {
-            return None;
-        }
-        sparse.extend(dense.iter().enumerate().filter(|(_, &w)| w != 0.0).map(
-            |(component, &slope)| Slope {
-                function,
-                component,
-                slope,
-            },
-        ));
+/// The nonzero slopes of a set of functions, function after function and in the state's
+/// order within one; known only if the system gives them for every function.
+#[derive(Default)]
+struct SparseSlopes {
+    slopes: Vec<Slope>,
+    known: bool,
+}
+
+impl SparseSlopes {
+    /// The slopes, `None` unless known for every function.
+    fn get(&self) -> Option<&[Slope]> {
+        self.known.then_some(&self.slopes[..])
     }
-    Some(sparse)
+
+    /// Refill with the slopes of `count` functions, `slopes_of(f, out)` writing function f's
+    /// into `dense` (a vector of the state's length, zeroed first) and saying whether it has
+    /// them.
+    fn refill(
+        &mut self,
+        count: usize,
+        dense: &mut [f64],
+        mut slopes_of: impl FnMut(usize, &mut [f64]) -> bool,
+    ) {
+        self.slopes.clear();
+        self.known = false;
+        dense.fill(0.0);
+        for function in 0..count {
+            if !slopes_of(function, dense) {
+                return;
+            }
+            self.slopes
+                .extend(dense.iter().enumerate().filter(|(_, &w)| w != 0.0).map(
+                    |(component, &slope)| Slope {
+                        function,
+                        component,
+                        slope,
+                    },
+                ));
+        }
+        self.known = true;
+    }
+}
+
+/// `v` as `len` copies of `value`, in its own allocation when that is large enough.
+fn refill<T: Copy>(v: &mut Vec<T>, len: usize, value: T) {
+    v.clear();
+    v.resize(len, value);
+}
+
+/// `v` as a copy of `from`, likewise.
+fn refill_from(v: &mut Vec<f64>, from: &[f64]) {
+    v.clear();
+    v.extend_from_slice(from);
 }
 
 impl ScanBuffers {
-    /// The buffers of a phase of `mode` that starts at `y0`, where its vector field is `flow0`;
+    /// Refill the buffers for a phase of `mode` that starts at `y0`, where its vector field is
+    /// `flow0`;
     /// `resolution` is the integrator's error weight of each component there
     /// (`atol_i + rtol·|y_i|`).
     ///
@@ -113,63 +148,61 @@ impl ScanBuffers {
     /// there is as uncertain as its value: u̇ = −3.5e-18 at a stick break); where it crosses,
     /// if the phase's first scan point finds it past zero, is the phase-start rule of
     /// [`crossing_from_surface`].
-    pub fn at_phase_start<H: HybridSystem>(
+    pub fn start_phase<H: HybridSystem>(
+        &mut self,
         sys: &H,
         mode: H::Mode,
         y0: &[f64],
         flow0: &[f64],
         resolution: &[f64],
-    ) -> Self {
+    ) {
         let n = y0.len();
         let watched = sys.watched(mode);
+        let count = watched.len();
         let margins = sys.domain().len();
-        let mut g_start = vec![0.0; watched.len()];
-        sys.event_values(mode, &watched, y0, &mut g_start);
+        refill(&mut self.g_start, count, 0.0);
+        sys.event_values(mode, &watched, y0, &mut self.g_start);
         // Only functions not strictly on their start side need their resolution (`dim` dual
         // evaluations each, the probe buffer as the unit vectors).
-        let margin_slopes = sparse_slopes(margins, n, |i, out| sys.domain_margin_slopes(i, out));
-        let event_slopes = sparse_slopes(watched.len(), n, |j, out| {
-            sys.event_slopes(mode, watched[j].0, out)
-        });
-        let mut y_probe = vec![0.0; n];
-        let surface_width: Vec<f64> = watched
-            .iter()
-            .enumerate()
-            .map(|(j, &(event, crossing))| {
-                if crossing.is_start_side(g_start[j]) {
+        self.slope_scratch.resize(n, 0.0);
+        self.margin_slopes
+            .refill(margins, &mut self.slope_scratch, |i, out| {
+                sys.domain_margin_slopes(i, out)
+            });
+        self.event_slopes
+            .refill(count, &mut self.slope_scratch, |j, out| {
+                sys.event_slopes(mode, watched[j].0, out)
+            });
+        refill(&mut self.y_probe, n, 0.0);
+        self.surface_width.clear();
+        for (j, &(event, crossing)) in watched.iter().enumerate() {
+            self.surface_width
+                .push(if crossing.is_start_side(self.g_start[j]) {
                     f64::NAN
                 } else {
-                    event_resolution(sys, mode, event, y0, resolution, &mut y_probe)
-                }
-            })
-            .collect();
-        let on_surface: Vec<bool> = watched
-            .iter()
-            .enumerate()
-            .map(|(j, &(_, crossing))| {
-                !crossing.is_start_side(g_start[j]) && g_start[j].abs() <= surface_width[j]
-            })
-            .collect();
-        ScanBuffers {
-            y: vec![0.0; n],
-            y_probe,
-            flow: vec![0.0; n],
-            g_scan: vec![0.0; watched.len()],
-            start_rates: vec![f64::NAN; watched.len()],
-            g_start,
-            on_surface,
-            surface_width,
-            resolution: resolution.to_vec(),
-            y_start: y0.to_vec(),
-            start_flow: flow0.to_vec(),
-            t_before: f64::NAN,
-            g_before: vec![f64::NAN; watched.len()],
-            m_start: (0..margins).map(|i| sys.domain_margin(i, y0)).collect(),
-            m_scan: vec![0.0; margins],
-            m_before: vec![f64::NAN; margins],
-            margin_slopes,
-            event_slopes,
+                    event_resolution(sys, mode, event, y0, resolution, &mut self.y_probe)
+                });
         }
+        self.on_surface.clear();
+        for (j, &(_, crossing)) in watched.iter().enumerate() {
+            let g = self.g_start[j];
+            self.on_surface
+                .push(!crossing.is_start_side(g) && g.abs() <= self.surface_width[j]);
+        }
+        refill(&mut self.y, n, 0.0);
+        refill(&mut self.flow, n, 0.0);
+        refill(&mut self.g_scan, count, 0.0);
+        refill(&mut self.start_rates, count, f64::NAN);
+        refill_from(&mut self.resolution, resolution);
+        refill_from(&mut self.y_start, y0);
+        refill_from(&mut self.start_flow, flow0);
+        self.t_before = f64::NAN;
+        refill(&mut self.g_before, count, f64::NAN);
+        self.m_start.clear();
+        self.m_start
+            .extend((0..margins).map(|i| sys.domain_margin(i, y0)));
+        refill(&mut self.m_scan, margins, 0.0);
+        refill(&mut self.m_before, margins, f64::NAN);
     }
 
     /// Take watched function `index` off its surface for this phase: it crosses only after it
@@ -237,6 +270,7 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         m_before,
         margin_slopes,
         event_slopes,
+        slope_scratch: _,
     } = buffers;
     let mut seg_start = t_prev;
     let mut switch: Option<(H::Event, f64)> = None;
@@ -252,7 +286,7 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     // domain in this step, whatever the samples show: its samples are taken only where the
     // next step needs them (the last interior one and the end), and nothing is searched.
     let departure = |i| st.dense_departure(i);
-    let margins_clear = margin_slopes.as_ref().is_some_and(|slopes| {
+    let margins_clear = margin_slopes.get().is_some_and(|slopes| {
         st.state(y_scan);
         stays_positive(m_start.len(), |i| m_start[i], slopes, departure, y_scan)
     });
@@ -262,7 +296,7 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     // samples cannot find anything: only the last interior one (the next step's sample before
     // its first segment) and the end are taken, and nothing is tested.
     let clear = margins_clear
-        && event_slopes.as_ref().is_some_and(|slopes| {
+        && event_slopes.get().is_some_and(|slopes| {
             let distance = |j: usize| watched[j].1.start_side_distance(g_start[j]);
             stays_positive(watched.len(), distance, slopes, departure, y_scan)
         });
@@ -756,7 +790,7 @@ fn parabola_vertex(crossing: super::Crossing, samples: [(f64, f64); 3]) -> Optio
 const EXCURSION_PROBES: usize = 64;
 
 /// The phase-start rule (docs/tolerances.md, "A phase that starts on an event surface"): a
-/// function that starts the phase on its surface ([`ScanBuffers::at_phase_start`]) at
+/// function that starts the phase on its surface ([`ScanBuffers::start_phase`]) at
 /// `(a, g_a)` is past zero at the end `(b, g_b)` of the phase's first segment. Where it crossed:
 /// - at the end of an excursion to the start side that the scan point stepped over, if a probe
 ///   at `a + (b − a)/2^k`, from the scan point toward `a`, finds the function strictly on its

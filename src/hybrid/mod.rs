@@ -72,7 +72,7 @@ impl Crossing {
 
     /// Whether `g` is on or past zero. A crossing between consecutive values is: strictly on
     /// the start side before, on or past zero after. A phase that starts on an event surface
-    /// is therefore not re-triggered; [`locate::ScanBuffers::at_phase_start`] decides the side
+    /// is therefore not re-triggered; [`locate::ScanBuffers::start_phase`] decides the side
     /// it starts on.
     pub fn reached(&self, g: f64) -> bool {
         match self {

@@ -14,7 +14,7 @@
 #[cfg(test)]
 use super::super::StepControl;
 use super::super::{SolverStats, VectorField};
-use super::explicit::{stage_state, Dense, ErrorScale, ExplicitPair, Vector, MAX_STATE};
+use super::explicit::{Dense, ErrorScale, ExplicitPair, Vector, MAX_STATE};
 use super::numerics::eval_rhs;
 
 /// Stage coefficients a_ij, rows 1–15 (row 12 is the solution weights b; rows 13–15 the
@@ -387,9 +387,99 @@ const D: [[f64; 16]; 4] = [
 /// Stages of the method proper (the 13th is f at the new state).
 const STAGES: usize = 12;
 
-/// `y0 + h Σ_{j<s} a_sj k_j`: the argument of stage `s` (row 12 gives the new state).
-fn stage_argument(n: usize, s: usize, h: f64, y0: &Vector, k: &[Vector; 16], out: &mut Vector) {
-    stage_state(n, &A[s], s, h, y0, k, out);
+/// What a weighted sum of stages `Σ_{j<count} c_j k_j` becomes, component by component.
+#[derive(Clone, Copy)]
+enum Finish<'a> {
+    /// The sum itself (the error estimates).
+    Sum,
+    /// `h` times the sum (the dense output's last four vectors).
+    Scaled(f64),
+    /// `y0 + h` times the sum (a stage's argument, the new state).
+    Step(f64, &'a Vector),
+}
+
+/// The weighted sum of stages over the first `W` components, each summed in stage order from
+/// 0.0 and finished as `finish` says: the arithmetic of dop853.f's per-component loops, with
+/// the components as the inner loop so that the compiler keeps the partial sums in registers
+/// and pairs components in SIMD lanes. `W` is the state's length rounded up to an even number
+/// ([`stage_sum_for`]); the components from the state's length on hold zeros in every vector of
+/// the engine, and the zeros summed there are never read.
+#[inline(never)]
+fn stage_sum_of_width<const W: usize>(
+    c: &[f64],
+    count: usize,
+    k: &[Vector],
+    finish: Finish,
+    out: &mut Vector,
+) {
+    let count = count.min(c.len()).min(k.len());
+    let (c, k) = (&c[..count], &k[..count]);
+    let mut acc = [0.0; W];
+    // Two stages per pass (one loop test for two terms), each component's two terms added
+    // in stage order; an odd last stage on its own.
+    for (cj, kj) in c.chunks_exact(2).zip(k.chunks_exact(2)) {
+        for ((a, x0), x1) in acc.iter_mut().zip(&kj[0][..W]).zip(&kj[1][..W]) {
+            *a += cj[0] * x0;
+            *a += cj[1] * x1;
+        }
+    }
+    if count % 2 == 1 {
+        for (a, x) in acc.iter_mut().zip(&k[count - 1][..W]) {
+            *a += c[count - 1] * x;
+        }
+    }
+    let out = &mut out[..W];
+    match finish {
+        Finish::Sum => out.copy_from_slice(&acc),
+        Finish::Scaled(h) => {
+            for (o, a) in out.iter_mut().zip(&acc) {
+                *o = h * a;
+            }
+        }
+        Finish::Step(h, y0) => {
+            for ((o, y), a) in out.iter_mut().zip(&y0[..W]).zip(&acc) {
+                *o = y + h * a;
+            }
+        }
+    }
+}
+
+/// A weighted sum of stages of one width ([`stage_sum_of_width`]).
+type StageSum = fn(&[f64], usize, &[Vector], Finish, &mut Vector);
+
+/// [`stage_sum_of_width`] for a state of `n` components: one compiled loop per even width, so
+/// that the loop over the components has a constant length (no remainder, no bounds checks)
+/// and wastes at most one component. Chosen once per step, not per sum.
+fn stage_sum_for(n: usize) -> StageSum {
+    match n {
+        0..=2 => stage_sum_of_width::<2>,
+        3..=4 => stage_sum_of_width::<4>,
+        5..=6 => stage_sum_of_width::<6>,
+        7..=8 => stage_sum_of_width::<8>,
+        9..=10 => stage_sum_of_width::<10>,
+        11..=12 => stage_sum_of_width::<12>,
+        13..=14 => stage_sum_of_width::<14>,
+        _ => stage_sum_of_width::<MAX_STATE>,
+    }
+}
+
+/// CONTD8's Horner sequence (see [`Dop853::interpolate`]) over the first `W` components, the
+/// components inner as in [`stage_sum_of_width`]; `out` (the state's length, at most `W`)
+/// takes the first of them.
+#[inline(never)]
+fn interpolate_of_width<const W: usize>(theta: f64, y0: &Vector, dense: &Dense, out: &mut [f64]) {
+    let rest = 1.0 - theta;
+    let mut acc = [0.0; W];
+    acc.copy_from_slice(&dense[6][..W]);
+    for (r, d) in dense[..6].iter().enumerate().rev() {
+        let factor = if r % 2 == 0 { rest } else { theta };
+        for (a, di) in acc.iter_mut().zip(&d[..W]) {
+            *a = di + factor * *a;
+        }
+    }
+    for ((o, y), a) in out.iter_mut().zip(&y0[..W]).zip(&acc) {
+        *o = y + theta * a;
+    }
 }
 
 /// DOP853 (the native `dop853`).
@@ -423,24 +513,23 @@ impl ExplicitPair for Dop853 {
         stats: &mut SolverStats,
     ) -> f64 {
         k[0] = *f0;
+        let stage_sum = stage_sum_for(n);
         let mut stage = [0.0; MAX_STATE];
         for s in 1..STAGES {
-            stage_argument(n, s, h, y0, k, &mut stage);
+            stage_sum(&A[s], s, k, Finish::Step(h, y0), &mut stage);
             eval_rhs(f, &stage[..n], &mut k[s][..n], stats);
         }
-        stage_argument(n, STAGES, h, y0, k, y1);
+        stage_sum(&A[STAGES], STAGES, k, Finish::Step(h, y0), y1);
         eval_rhs(f, &y1[..n], &mut f1[..n], stats);
         // dop853.f: err = |h| Σ e5² / √(n (Σ e5² + 0.01 Σ e3²)) in the scaled components.
+        let (mut e5, mut e3) = ([0.0; MAX_STATE], [0.0; MAX_STATE]);
+        stage_sum(&E5, STAGES, k, Finish::Sum, &mut e5);
+        stage_sum(&E3, STAGES, k, Finish::Sum, &mut e3);
         let (mut err5, mut err3) = (0.0, 0.0);
         for i in 0..n {
-            let (mut e5, mut e3) = (0.0, 0.0);
-            for ((a5, a3), kj) in E5.iter().zip(&E3).zip(k.iter()) {
-                e5 += a5 * kj[i];
-                e3 += a3 * kj[i];
-            }
             let sc = tol.of(i, y0, y1);
-            err5 += (e5 / sc) * (e5 / sc);
-            err3 += (e3 / sc) * (e3 / sc);
+            err5 += (e5[i] / sc) * (e5[i] / sc);
+            err3 += (e3[i] / sc) * (e3[i] / sc);
         }
         let denom = err5 + 0.01 * err3;
         if denom == 0.0 {
@@ -464,9 +553,10 @@ impl ExplicitPair for Dop853 {
         stats: &mut SolverStats,
     ) {
         k[STAGES] = *f1;
+        let stage_sum = stage_sum_for(n);
         let mut stage = [0.0; MAX_STATE];
         for s in STAGES + 1..16 {
-            stage_argument(n, s, h, y0, k, &mut stage);
+            stage_sum(&A[s], s, k, Finish::Step(h, y0), &mut stage);
             eval_rhs(f, &stage[..n], &mut k[s][..n], stats);
         }
         for i in 0..n {
@@ -474,29 +564,30 @@ impl ExplicitPair for Dop853 {
             dense[0][i] = dy;
             dense[1][i] = h * k[0][i] - dy;
             dense[2][i] = 2.0 * dy - h * (f1[i] + k[0][i]);
-            for (r, d) in D.iter().enumerate() {
-                let mut acc = 0.0;
-                for (dj, kj) in d.iter().zip(k.iter()) {
-                    acc += dj * kj[i];
-                }
-                dense[3 + r][i] = h * acc;
-            }
+        }
+        for (r, d) in D.iter().enumerate() {
+            stage_sum(d, d.len(), k, Finish::Scaled(h), &mut dense[3 + r]);
         }
     }
 
     /// CONTD8's seven vectors, in θ and 1 − θ.
     const DENSE_ROWS: usize = 7;
 
-    /// `y0 + θ(F0 + (1−θ)(F1 + θ(F2 + (1−θ)(F3 + θ(F4 + (1−θ)(F5 + θ F6))))))` (CONTD8).
+    /// `y0 + θ(F0 + (1−θ)(F1 + θ(F2 + (1−θ)(F3 + θ(F4 + (1−θ)(F5 + θ F6))))))` (CONTD8), each
+    /// component's Horner sequence as CONTD8's, over the state's length rounded up to an even
+    /// width ([`stage_sum_for`]).
     #[inline]
     fn interpolate(n: usize, theta: f64, y0: &Vector, dense: &Dense, out: &mut [f64]) {
-        let rest = 1.0 - theta;
-        for i in 0..n {
-            let mut acc = dense[6][i];
-            for (r, d) in dense[..6].iter().enumerate().rev() {
-                acc = d[i] + if r % 2 == 0 { rest } else { theta } * acc;
-            }
-            out[i] = y0[i] + theta * acc;
+        let out = &mut out[..n];
+        match n {
+            0..=2 => interpolate_of_width::<2>(theta, y0, dense, out),
+            3..=4 => interpolate_of_width::<4>(theta, y0, dense, out),
+            5..=6 => interpolate_of_width::<6>(theta, y0, dense, out),
+            7..=8 => interpolate_of_width::<8>(theta, y0, dense, out),
+            9..=10 => interpolate_of_width::<10>(theta, y0, dense, out),
+            11..=12 => interpolate_of_width::<12>(theta, y0, dense, out),
+            13..=14 => interpolate_of_width::<14>(theta, y0, dense, out),
+            _ => interpolate_of_width::<MAX_STATE>(theta, y0, dense, out),
         }
     }
 }
