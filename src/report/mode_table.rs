@@ -494,7 +494,10 @@ mod tests {
         assert_eq!(names, &["F: lift-off", "T: stick"]);
         assert_eq!(map.panels[1].marks, vec![(0.5, -0.5)]);
         assert!(map.panels[0].marks.is_empty());
-        assert!(caption.contains("C = 0.1") && caption.contains("1 states"), "{caption}");
+        assert!(
+            caption.contains("C = 0.1") && caption.contains("1 states"),
+            "{caption}"
+        );
         assert!(outcome_map(&columns, &rows[..4]).is_none());
     }
 }
