@@ -6,8 +6,9 @@
 use rigid_limit::experiment::system::RunSettings;
 use rigid_limit::integrate::IntegratorKind;
 use rigid_limit::models::rod::bounds::{stick_lower, stick_upper, LinearOscillator};
-use rigid_limit::models::rod::mechanics::PainleveRod;
+use rigid_limit::models::rod::mechanics::{PainleveRod, THETA};
 use rigid_limit::models::rod::stick_envelope::{measure, run_impact, State, StickPhase};
+use rigid_limit::models::Experiment;
 
 /// δ̈ = −ω²δ + f by classical RK4 at step `h` until δ first crosses `target` (linear
 /// interpolation inside the step), or `t_max`; and δ at `t_probe`.
@@ -136,11 +137,13 @@ fn zhao_liu_stick_lies_between_the_envelopes() {
     let (r, _) = run_impact(&state, kappa, &settings).unwrap();
     let stick = StickPhase::of(&r).expect("slide → stick");
     assert!(stick.samples.len() >= 400, "{}", stick.samples.len());
+    // θ̇_m: the largest |θ̇| at t_s (the slide's end), at the samples and at ε₃.
     let omega_m = stick
         .samples
         .iter()
         .map(|s| s.2.abs())
-        .fold(stick.omega_end.abs(), f64::max);
+        .fold(stick.omega_end.abs(), f64::max)
+        .max(r.modes[0].qdot_end[THETA].abs());
     let rod = PainleveRod::UNIFORM;
     let left = LinearOscillator::stick_left(&rod, kappa, omega_m);
     let right = LinearOscillator::stick_right(kappa);
@@ -171,4 +174,18 @@ fn zhao_liu_stick_lies_between_the_envelopes() {
     // δ(ε₃) is eq. (54)'s δ* at the state there.
     let (d, d54) = (m.delta_star.unwrap(), m.delta_star_54.unwrap());
     assert!((d - d54).abs() < 1e-8 * d, "{d} vs {d54}");
+}
+
+/// A bad state in the list is refused in one line naming its key.
+#[test]
+fn a_bad_listed_state_is_refused_naming_its_key() {
+    let file = |u0: &str| {
+        format!(
+            "name = \"x\"\nmodel = \"rod_stick_envelope\"\n[params]\nmu = 2.0\ntheta0 = 1.3\nomega0 = 0.0\nu0 = -1.0\nstates = [{{ mu = 8.4, theta0 = 0.17, omega0 = 0.0, u0 = -1.0 }}, {{ mu = 6.2, theta0 = 0.35, omega0 = 0.0, u0 = {u0} }}]\n[sweep]\nkappa = {{ min = 1e-8, max = 1e-6, per_decade = 1 }}\n[solver]\nintegrators = [\"dop853\"]\nrtol = 1e-10\natol = 1e-12\n"
+        )
+    };
+    assert!(Experiment::parse(&file("-1.0")).is_ok());
+    let error = Experiment::parse(&file("0.5")).unwrap_err().to_string();
+    assert!(error.contains("params.states[1].u0"), "{error}");
+    assert!(!error.contains('\n'), "one line: {error}");
 }

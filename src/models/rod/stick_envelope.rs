@@ -34,7 +34,7 @@
 //! ```
 
 use super::bounds::{stick_lower, stick_upper, LinearOscillator};
-use super::mechanics::{PainleveRod, THETA, UNIFORM_GYRATION_SQ, Y_A};
+use super::mechanics::{PainleveRod, THETA, Y_A};
 use super::scenario::{RodImpact, Scenario};
 use crate::compliant::coulomb::Mode;
 use crate::compliant::record::{RunRecord, Sample};
@@ -45,7 +45,6 @@ use crate::experiment::model::Cells;
 use crate::experiment::record;
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::integrate::SolverStats;
-use crate::model::iwc::FastStart;
 use crate::report::table::{Cell, Table};
 use serde::{Deserialize, Serialize};
 
@@ -85,6 +84,10 @@ pub struct Params {
     pub u0: f64,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub states: Vec<State>,
+    /// Which of `states` a configuration of the study is (`None`: `[params]`'s own state), for
+    /// the key an error names; not a column.
+    #[serde(skip)]
+    pub listed: Option<usize>,
 }
 
 impl Params {
@@ -100,17 +103,7 @@ impl Params {
 
 impl State {
     fn rod(&self, kappa: f64) -> RodImpact {
-        RodImpact {
-            kappa,
-            mu: self.mu,
-            mu_s: self.mu,
-            theta0: self.theta0,
-            omega0: self.omega0,
-            u0: self.u0,
-            damping: 0.0,
-            gyration_sq: UNIFORM_GYRATION_SQ,
-            start: FastStart::REST,
-        }
+        RodImpact::uniform(kappa, self.mu, self.theta0, self.omega0, self.u0, 0.0)
     }
 }
 
@@ -289,7 +282,7 @@ pub fn run_impact(
 
 /// The measures of run `r` at `kappa`, static coefficient `mu_s` (pure).
 pub fn measure(r: &RunRecord, kappa: f64, mu_s: f64) -> Measures {
-    let body = PainleveRod::new(UNIFORM_GYRATION_SQ);
+    let body = PainleveRod::UNIFORM;
     let mut m = Measures {
         mode_sequence: r.modes_joined(">"),
         energy_balance_error: Some(r.energy.balance_error),
@@ -342,8 +335,17 @@ impl System for RodStickEnvelope {
     type Record = Measures;
 
     fn validate(p: &Params, kappa: Option<&LogGrid>) -> Result<(), SimError> {
-        let mut states = vec![("params", p.state())];
-        states.extend(p.states.iter().map(|s| ("params.states[]", *s)));
+        let own = match p.listed {
+            Some(i) => format!("params.states[{i}]"),
+            None => "params".to_string(),
+        };
+        let mut states = vec![(own, p.state())];
+        states.extend(
+            p.states
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (format!("params.states[{i}]"), *s)),
+        );
         for (at, state) in states {
             let ladder = kappa.map_or(1e-8, |k| k.max);
             Scenario::Impact(state.rod(ladder)).validate(|name| match name {
@@ -375,14 +377,15 @@ impl System for RodStickEnvelope {
     fn configurations(grid: Vec<Params>) -> Vec<Params> {
         grid.iter()
             .flat_map(|p| {
-                std::iter::once(p.state())
-                    .chain(p.states.iter().copied())
-                    .map(|s| Params {
+                std::iter::once((None, p.state()))
+                    .chain(p.states.iter().enumerate().map(|(i, s)| (Some(i), *s)))
+                    .map(|(listed, s)| Params {
                         mu: s.mu,
                         theta0: s.theta0,
                         omega0: s.omega0,
                         u0: s.u0,
                         states: Vec::new(),
+                        listed,
                     })
             })
             .collect()
@@ -435,7 +438,7 @@ impl System for RodStickEnvelope {
         let Some(stick) = StickPhase::of(&r) else {
             return Vec::new();
         };
-        let body = PainleveRod::new(UNIFORM_GYRATION_SQ);
+        let body = PainleveRod::UNIFORM;
         let c = EnvelopeComparison::of(
             &body,
             k,
