@@ -9,16 +9,7 @@ use rigid_limit::models::rod::mechanics::{PainleveRod, THETA, Y_A};
 use rigid_limit::models::rod::scenario::{RodImpact, Scenario};
 
 fn rod(kappa: f64, mu: f64, theta0: f64, omega0: f64, u0: f64) -> RodImpact {
-    RodImpact {
-        kappa,
-        mu,
-        mu_s: mu,
-        theta0,
-        omega0,
-        u0,
-        damping: 0.0,
-        ..RodImpact::zhao_liu(kappa)
-    }
+    RodImpact::uniform(kappa, mu, theta0, omega0, u0, 0.0)
 }
 
 /// The far end's height y_B = y_A + 2 sin θ and its rate.

@@ -25,6 +25,9 @@ crate::registry! {
     systems {
         /// The rod slipping into its G-spot (`model = "rod_gspot"`).
         RodGspot(rod::gspot_study::RodGspot), report = rod::gspot_report::write_report;
+        /// The rod's stick against Zhao–Liu's comparison systems (`model = "rod_stick_envelope"`).
+        RodStickEnvelope(rod::stick_envelope::RodStickEnvelope),
+            report = rod::stick_envelope_report::write_report;
         /// The 3D rod's dynamic jam (`model = "rod3d_jam"`).
         Rod3dJam(rod3d::study::Rod3dJam), report = rod3d::report::write_report;
         Klarbring(klarbring::Klarbring), report = klarbring::report::write_report;

@@ -12,7 +12,10 @@
 //! over the slide (eq. 19): −M2 ≤ A(t) ≤ −M1 < 0, −η2 ≤ B(t) ≤ −η1 < 0, and, by eq. (20),
 //! C̲ = μ + (M1 + 1) tan θ_lo ≤ C(t) ≤ μ + (M2 + 1) tan θ_hi = C̄ (C = μ + (1 − A) tan θ).
 //!
-//! Stick (58)/(61), as the paper states them: π/2·√κ < T_stick < π·√κ.
+//! Stick (58)/(61), as the paper states them: π/2·√κ < T_stick < π·√κ. The comparison systems
+//! behind them, eq. (56): two linear oscillators [`LinearOscillator`] started at the slip stop
+//! t_s, whose closed-form passage times through δ* are ε_l and ε_r
+//! ([`LinearOscillator::first_passage`]; docs/model.md, "The stick's comparison envelopes").
 
 use crate::models::rod::limit::RigidLimit;
 use crate::models::rod::mechanics::PainleveRod;
@@ -137,6 +140,76 @@ pub fn stick_lower(kappa: f64) -> f64 {
 /// Eqs. (58)/(61) as stated: T_stick < π·√κ.
 pub fn stick_upper(kappa: f64) -> f64 {
     PI * kappa.sqrt()
+}
+
+/// A linear oscillator δ̈ = −ω²δ + f: either comparison system of eq. (56), started at the slip
+/// stop t_s from the rod's δ(t_s), δ̇(t_s) (time counted from t_s).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LinearOscillator {
+    /// ω² > 0.
+    pub omega_sq: f64,
+    /// The constant forcing f.
+    pub forcing: f64,
+}
+
+impl LinearOscillator {
+    /// Eq. (56), left: δ̈_l = −((1 + k)/κ)δ_l + 1 − (1 + k)θ̇_m² for a rod with k = 1/ρ (Zhao–Liu's
+    /// 4/κ and 1 − 4θ̇_m² at k = 3). It bounds eq. (55) from below: in stick (1 + k)/(1 + ks²) ≤
+    /// 1 + k and (1 + k)s θ̇²/(1 + ks²) ≤ (1 + k)θ̇_m² for s = sin θ ∈ [0, 1].
+    pub fn stick_left(body: &PainleveRod, kappa: f64, omega_max: f64) -> Self {
+        let k1 = 1.0 + body.inverse_gyration_sq();
+        LinearOscillator {
+            omega_sq: k1 / kappa,
+            forcing: 1.0 - k1 * omega_max * omega_max,
+        }
+    }
+
+    /// Eq. (56), right: δ̈_r = −δ_r/κ + 1 (any k: (1 + k)/(1 + ks²) ≥ 1, and the θ̇² term of
+    /// eq. (55) is ≤ 0).
+    pub fn stick_right(kappa: f64) -> Self {
+        LinearOscillator {
+            omega_sq: 1.0 / kappa,
+            forcing: 1.0,
+        }
+    }
+
+    /// Eq. (57): the equilibrium f/ω².
+    pub fn equilibrium(&self) -> f64 {
+        self.forcing / self.omega_sq
+    }
+
+    /// δ(t) from δ(0) = `d0`, δ̇(0) = `v0`: δ̄ + (d0 − δ̄) cos ωt + (v0/ω) sin ωt.
+    pub fn position(&self, d0: f64, v0: f64, t: f64) -> f64 {
+        let w = self.omega_sq.sqrt();
+        let eq = self.equilibrium();
+        eq + (d0 - eq) * (w * t).cos() + v0 / w * (w * t).sin()
+    }
+
+    /// The first time t > 0 at which δ(t) = `target`, from δ(0) = `d0`, δ̇(0) = `v0` (ε_l or
+    /// ε_r of eq. (58) with target δ*); `None` when the oscillation's range misses the target.
+    /// With δ − δ̄ = R cos(ωt − φ), R = √((d0 − δ̄)² + (v0/ω)²), φ = atan2(v0/ω, d0 − δ̄), the
+    /// passages are ωt = φ ± arccos((target − δ̄)/R) mod 2π.
+    pub fn first_passage(&self, d0: f64, v0: f64, target: f64) -> Option<f64> {
+        let w = self.omega_sq.sqrt();
+        let eq = self.equilibrium();
+        let (a, b) = (d0 - eq, v0 / w);
+        let r = a.hypot(b);
+        let x = (target - eq) / r;
+        if !(r > 0.0 && (-1.0..=1.0).contains(&x)) {
+            return None;
+        }
+        let phi = b.atan2(a);
+        let c = x.acos();
+        let turn = 2.0 * PI;
+        let phase = [phi + c, phi - c]
+            .into_iter()
+            .map(|p| match p.rem_euclid(turn) {
+                s if s > 0.0 => s,
+                _ => turn,
+            })
+            .fold(f64::INFINITY, f64::min);
+        Some(phase / w)
+    }
 }
 
 #[cfg(test)]

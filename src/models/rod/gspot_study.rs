@@ -30,7 +30,7 @@
 //! peak normal force grow like κ^{-1/3} (docs/champneys_varkonyi.md, "The G-spot").
 
 use super::gspot::{approachable_gspot, gspot_rates, rigid_slip, slip_stop, SlipEnd};
-use super::mechanics::{PainleveRod, THETA, UNIFORM_GYRATION_SQ};
+use super::mechanics::{PainleveRod, THETA};
 use super::scenario::{RodImpact, Scenario};
 use crate::compliant::coulomb::Mode;
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
@@ -39,7 +39,6 @@ use crate::experiment::grammar::LogGrid;
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::integrate::SolverStats;
 use crate::model::gspot::GspotCase;
-use crate::model::iwc::FastStart;
 use serde::{Deserialize, Serialize};
 
 /// The rod slipping into its G-spot as a system of the harness.
@@ -63,17 +62,14 @@ pub struct Params {
 
 impl Params {
     fn rod(&self, kappa: f64) -> RodImpact {
-        RodImpact {
+        RodImpact::uniform(
             kappa,
-            mu: self.mu,
-            mu_s: self.mu,
-            theta0: self.theta0,
-            omega0: self.omega0,
-            u0: self.u0,
-            damping: self.damping,
-            gyration_sq: UNIFORM_GYRATION_SQ,
-            start: FastStart::REST,
-        }
+            self.mu,
+            self.theta0,
+            self.omega0,
+            self.u0,
+            self.damping,
+        )
     }
 }
 

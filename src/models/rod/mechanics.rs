@@ -91,6 +91,18 @@ impl PainleveRod {
         omega * omega * c / (k * s * c + mu_s * (1.0 + k * s * s))
     }
 
+    /// δ̈ in stick, Zhao–Liu's eq. (55) derived for this rod: with F_τ from ẍ_A = 0 (see
+    /// [`Self::stick_end_normal_force`]) and F_n = δ/κ, ÿ_A = (1 + kc²)F_n − ksc F_τ + θ̇²s − 1
+    /// becomes ((1 + k)/(1 + ks²))F_n + (1 + k)sθ̇²/(1 + ks²) − 1, since (1 + kc²)(1 + ks²) −
+    /// k²s²c² = 1 + k; so δ̈ = −ÿ_A = −(1 + k)δ/(κ(1 + ks²)) + 1 − (1 + k)sθ̇²/(1 + ks²) — eq.
+    /// (55)'s 4 is 1 + k at k = 3.
+    pub fn stick_deformation_accel(&self, kappa: f64, theta: f64, omega: f64, delta: f64) -> f64 {
+        let k1 = 1.0 + self.inverse_gyration_sq();
+        let s = theta.sin();
+        let d = 1.0 + self.inverse_gyration_sq() * s * s;
+        -k1 * delta / (kappa * d) + 1.0 - k1 * s * omega * omega / d
+    }
+
     /// The smallest A(θ, μ) over θ (Zhao–Liu eq. (17) at k = 3): A = 1 + k(1 + cos 2θ −
     /// μ sin 2θ)/2 ≥ 1 + k(1 − √(1 + μ²))/2.
     pub fn slide_compliance_min(&self, mu: f64) -> f64 {
@@ -489,6 +501,31 @@ mod tests {
                 for (x, a) in p.free_accel.iter().zip(algebraic) {
                     assert!((x - a).abs() < 1e-13 / gyration_sq, "{x} vs {a}");
                 }
+            }
+        }
+    }
+
+    /// Eq. (55) (generalised to any ρ) is the projection's normal acceleration with the friction
+    /// that holds ẍ_A = 0 and F_n = δ/κ.
+    #[test]
+    fn stick_deformation_accel_is_the_projection_in_stick() {
+        let kappa = 1e-6;
+        for gyration_sq in [UNIFORM_GYRATION_SQ, 0.1, 0.7] {
+            let rod = PainleveRod::new(gyration_sq);
+            for &(theta, omega, delta) in &[(1.3, 0.7, 3e-6), (0.2, -1.5, 1e-7), (2.4, 0.3, 5e-5)] {
+                let pd = ProjectedDynamics::at(&rod, &[0.0, -delta, theta], &[0.0, 0.0, omega]);
+                let fn_ = delta / kappa;
+                // ẍ_A = a + A F_τ + B F_n = 0.
+                let ft =
+                    -(pd.free_tangential_accel + pd.cross_mobility * fn_) / pd.tangential_mobility;
+                let acc = pd.generalized_accel(fn_, ft);
+                assert!(acc[X_A].abs() < 1e-9, "{}", acc[X_A]);
+                let want = -acc[Y_A];
+                let got = rod.stick_deformation_accel(kappa, theta, omega, delta);
+                assert!(
+                    (got - want).abs() < 1e-12 * (1.0 + want.abs()),
+                    "{got} vs {want}"
+                );
             }
         }
     }

@@ -23,6 +23,8 @@ pub mod limit;
 pub mod mechanics;
 pub mod report;
 pub mod scenario;
+pub mod stick_envelope;
+pub mod stick_envelope_report;
 pub mod study;
 pub mod study_analysis;
 pub mod study_figures;

@@ -77,6 +77,21 @@ impl RodImpact {
         }
     }
 
+    /// Zhao–Liu's uniform rod (μ_s = μ) put down sliding at δ = δ̇ = 0, at `kappa`.
+    pub fn uniform(kappa: f64, mu: f64, theta0: f64, omega0: f64, u0: f64, damping: f64) -> Self {
+        RodImpact {
+            kappa,
+            mu,
+            mu_s: mu,
+            theta0,
+            omega0,
+            u0,
+            damping,
+            gyration_sq: UNIFORM_GYRATION_SQ,
+            start: FastStart::REST,
+        }
+    }
+
     /// The rod's body.
     pub fn body(&self) -> PainleveRod {
         PainleveRod::new(self.gyration_sq)
