@@ -273,6 +273,11 @@ pub struct ClassProperties {
     pub slip_slip_law_decided_fraction: f64,
     /// [`IMPACTS`] possible.
     pub impacts: [bool; 3],
+    /// A representative pair of directions (γ₁, γ₂): the class's sample nearest its mean, and
+    /// for each subclass s₃ (in order) the middle β of its interval and how many modes are
+    /// consistent there — Fig. classification's arrows.
+    pub representative: (f64, f64),
+    pub subclass_directions: Vec<(f64, usize)>,
 }
 
 /// What the pairs of directions of one class s₁s₂ gave.
@@ -285,6 +290,40 @@ struct ClassSamples {
     /// Rigid data P drawn, and those whose S+S+ verdict differs between the drawn laws.
     rigid_samples: usize,
     law_decided: usize,
+    /// The pairs of angles (γ₁, γ₂) met.
+    angles: Vec<(f64, f64)>,
+}
+
+/// The class's pair of angles nearest the mean of its pairs (a class is a product of two
+/// intervals in [0, 2π), so the mean lies inside it), and the subclasses' middle directions
+/// of −b with their number of consistent modes.
+fn representative(angles: &[(f64, f64)]) -> ((f64, f64), Vec<(f64, usize)>) {
+    let n = angles.len().max(1) as f64;
+    let mean = (
+        angles.iter().map(|a| a.0).sum::<f64>() / n,
+        angles.iter().map(|a| a.1).sum::<f64>() / n,
+    );
+    let (g1, g2) = angles
+        .iter()
+        .copied()
+        .min_by(|a, b| {
+            let d = |x: (f64, f64)| (x.0 - mean.0).powi(2) + (x.1 - mean.1).powi(2);
+            d(*a).total_cmp(&d(*b))
+        })
+        .unwrap_or(mean);
+    let mut bounds = [0.0, g1, g2, FRAC_PI_2, PI, 3.0 * FRAC_PI_2, TAU];
+    bounds.sort_by(f64::total_cmp);
+    let (p1, p2) = ([g1.cos(), g1.sin()], [g2.cos(), g2.sin()]);
+    let subclasses = bounds
+        .windows(2)
+        .map(|w| {
+            let beta = 0.5 * (w[0] + w[1]);
+            let b = [-beta.cos(), -beta.sin()];
+            let modes = consistent_modes(p1, p2, b).iter().filter(|&&m| m).count();
+            (beta, modes)
+        })
+        .collect();
+    ((g1, g2), subclasses)
 }
 
 fn code_number(c: [u8; 3]) -> u16 {
@@ -352,6 +391,7 @@ pub fn tabulate(n: usize) -> Classification {
                 continue;
             };
             let e = per_class.entry(pair).or_default();
+            e.angles.push((angle(d1), angle(d2)));
             e.impacts.insert(impacts_possible(d1, d2));
             e.ii_fourth_quadrant
                 .insert(cone_meets_quadrant(d1, d2, [1.0, -1.0]));
@@ -413,7 +453,10 @@ pub fn tabulate(n: usize) -> Classification {
             ii_fourth_quadrant_mismatch_count += 1;
         }
         let [unstable, stable] = e.stability[0];
+        let (representative, subclass_directions) = representative(&e.angles);
         class_properties.push(ClassProperties {
+            representative,
+            subclass_directions,
             class,
             shading,
             slip_slip_stable_fraction: stable as f64 / (stable + unstable).max(1) as f64,

@@ -334,7 +334,118 @@ pub fn write_report(
             .map_err(crate::report::figure_error(dir))?;
         figures.push("cycle.png");
     }
+    if let Some(k) = &c.classification {
+        plot::save_captioned(
+            &classification_figure(k),
+            "One member of each dual pair of classes s₁s₂, at a representative pair of \
+             directions; the −b directions are the middles of the subclasses s₃ = 1, 2, … \
+             counter-clockwise from the positive first axis",
+            dir,
+            "classification",
+        )
+        .map_err(crate::report::figure_error(dir))?;
+        figures.push("classification.png");
+    }
     write_atomically(&dir.join("summary.md"), &render(&spec.name, &c, &figures))
+}
+
+/// C–V's Fig. classification, computed: per printed class, p₁ and p₂ at the class's
+/// representative directions, and −b at the middle of each subclass s₃, its line style
+/// saying how many modes are consistent there.
+fn classification_figure(k: &Classification) -> Figure {
+    let ray = |angle: f64, length: f64| (length * angle.cos(), length * angle.sin());
+    let rays = |angles: &mut dyn Iterator<Item = f64>| -> Vec<(f64, f64)> {
+        angles.flat_map(|a| [(0.0, 0.0), ray(a, 0.75)]).collect()
+    };
+    let panels = k
+        .class_properties
+        .iter()
+        .map(|c| {
+            let dual = super::classification::PAPER_TABLE
+                .iter()
+                .find(|row| row.0 == c.class)
+                .map_or(c.class, |row| row.1);
+            let (g1, g2) = c.representative;
+            let with = |n: &dyn Fn(usize) -> bool| {
+                rays(
+                    &mut c
+                        .subclass_directions
+                        .iter()
+                        .filter(|(_, modes)| n(*modes))
+                        .map(|(beta, _)| *beta),
+                )
+            };
+            let series = vec![
+                Series {
+                    label: "coordinate axes".into(),
+                    points: vec![(-1.0, 0.0), (1.0, 0.0), (0.0, 0.0), (0.0, 1.0), (0.0, -1.0)],
+                    mark: Mark::Dotted,
+                    color: REFERENCE,
+                },
+                Series {
+                    label: "p₁".into(),
+                    points: vec![(0.0, 0.0), ray(g1, 1.0)],
+                    mark: Mark::Line,
+                    color: 0,
+                },
+                Series {
+                    label: "p₂".into(),
+                    points: vec![(0.0, 0.0), ray(g2, 1.0)],
+                    mark: Mark::Line,
+                    color: 1,
+                },
+                Series {
+                    label: String::new(),
+                    points: vec![ray(g1, 1.0)],
+                    mark: Mark::Markers,
+                    color: 0,
+                },
+                Series {
+                    label: String::new(),
+                    points: vec![ray(g2, 1.0)],
+                    mark: Mark::Markers,
+                    color: 1,
+                },
+                Series {
+                    label: "−b: one mode consistent".into(),
+                    points: with(&|m| m == 1),
+                    mark: Mark::Dashed,
+                    color: 2,
+                },
+                Series {
+                    label: "−b: several (indeterminate)".into(),
+                    points: with(&|m| m >= 2),
+                    mark: Mark::Dashed,
+                    color: 3,
+                },
+                Series {
+                    label: "−b: none (inconsistent)".into(),
+                    points: with(&|m| m == 0),
+                    mark: Mark::Dotted,
+                    color: 5,
+                },
+            ];
+            Panel {
+                title: if dual == c.class {
+                    format!("class {} (self-dual)", c.class)
+                } else {
+                    format!("class {} (dual {dual})", c.class)
+                },
+                x_label: String::new(),
+                y_label: String::new(),
+                log_x: false,
+                log_y: false,
+                legend_lower: false,
+                series,
+                bands: Vec::new(),
+            }
+        })
+        .collect();
+    Figure {
+        panels,
+        columns: 4,
+        size: (1600, 1750),
+    }
 }
 
 /// Left: the circle's starts in (Y1 − Y1*, Y2 − Y2*) by outcome, with the stable manifold's
