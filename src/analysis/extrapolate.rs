@@ -638,6 +638,23 @@ fn fit_candidate(
     })
 }
 
+/// The fewest κ values an extrapolation with `opts` accepts: the smallest model's parameters
+/// and its degrees of freedom.
+pub fn points_needed(opts: &ExtrapolationOptions) -> usize {
+    MODELS
+        .iter()
+        .map(|m| {
+            m.parameters(if m.has_free_exponent() {
+                &[]
+            } else {
+                &opts.extra_powers
+            })
+        })
+        .min()
+        .unwrap_or(0)
+        + opts.min_dof.max(1)
+}
+
 /// The κ → 0 limit of `value` measured at `kappa` (any order), with its uncertainty and error
 /// model, or the reason why the ladder does not determine it.
 pub fn extrapolate(
@@ -686,18 +703,7 @@ pub fn extrapolate(
         )));
     }
     let (k, y): (Vec<f64>, Vec<f64>) = pts.into_iter().unzip();
-    let needed = MODELS
-        .iter()
-        .map(|m| {
-            m.parameters(if m.has_free_exponent() {
-                &[]
-            } else {
-                &opts.extra_powers
-            })
-        })
-        .min()
-        .unwrap_or(0)
-        + opts.min_dof.max(1);
+    let needed = points_needed(opts);
     if k.len() < needed {
         return Err(Refusal::TooShort {
             points: k.len(),

@@ -19,7 +19,7 @@
 //! atol = 1e-10
 //! ```
 
-use crate::analysis::extrapolate::{extrapolate, ExtrapolationOptions};
+use crate::analysis::extrapolate::{extrapolate, points_needed, ExtrapolationOptions};
 use crate::analysis::fit::power_law;
 use crate::error::SimError;
 use crate::experiment::grammar::{
@@ -544,6 +544,23 @@ impl<S: System> Convergence<S> {
             };
             md.table(&values_table::<S>(&quantities, &own))
                 .heading(level, "Convergence as κ → 0");
+            // A ladder too short for any fit is said once, not once per quantity.
+            let mut ladder: Vec<f64> = own
+                .iter()
+                .filter(|r| !is_rigid(r))
+                .filter_map(|r| r.number("kappa"))
+                .collect();
+            ladder.sort_by(f64::total_cmp);
+            ladder.dedup();
+            let needed = points_needed(&ExtrapolationOptions::default());
+            if ladder.len() < needed {
+                md.paragraph(format!(
+                    "Not extrapolated: the ladder has {} κ values, the extrapolation to κ → 0 \
+                     needs at least {needed} (add κ values).",
+                    ladder.len()
+                ));
+                continue;
+            }
             for q in &quantities {
                 for kind in &self.solver.integrators {
                     convergence_items(&mut md, q, kind, &own);

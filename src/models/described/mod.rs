@@ -299,12 +299,15 @@ impl System for Described {
             })
             .collect();
         format!(
-            "Coordinates ({}); parameters {}; {}",
+            "Coordinates ({}); parameters as described {}; {}",
             d.coordinates.join(", "),
             if parameters.is_empty() {
                 "none".to_string()
             } else {
-                parameters.join(", ")
+                format!(
+                    "{} (where a section's heading names other values, its runs use those)",
+                    parameters.join(", ")
+                )
             },
             contacts.join("; ")
         )
