@@ -257,6 +257,23 @@ fn simulate_dance(args: &[&str]) -> BTreeMap<String, String> {
         .collect()
 }
 
+/// A rigid run that a setting rules out (Dance's `start` selects the compliant runs) is
+/// refused in one line that names the setting, not as a system without a rigid reference.
+#[test]
+fn simulate_dance_rigid_with_a_compliant_start_names_the_setting() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
+        .args(["simulate", "dance", "--method", "rigid"])
+        .args(["--set", "mu=1", "--set", "start=rest"])
+        .output()
+        .expect("run rigid-limit");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("--set mu=1 --set start=rest") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+}
+
 /// One run of `simulate dance` prints the cells of the committed row of the same configuration,
 /// and every measured cell the row fills.
 #[test]

@@ -113,11 +113,22 @@ pub fn simulate<S: System>(run: &SingleRun) -> Result<SingleOutcome<S>, SimError
             return Err(SimError::invalid(
                 "--method",
                 "rigid",
-                &format!(
-                    "system {} has no rigid reference; run it compliant",
-                    S::NAME
-                ),
-            ))
+                &if run.sets.is_empty() {
+                    format!(
+                        "system {} has no rigid reference; run it compliant",
+                        S::NAME
+                    )
+                } else {
+                    // A system may have a rigid reference that some parameters rule out
+                    // (Dance's `start` selects the compliant runs).
+                    format!(
+                        "system {} has no rigid reference with --set {}; run it compliant, or \
+                         drop the settings that select compliant runs",
+                        S::NAME,
+                        run.sets.join(" --set ")
+                    )
+                },
+            ));
         }
         Method::Rigid => S::validate(&config, None)?,
         Method::Compliant { kappa } => {
