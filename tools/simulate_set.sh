@@ -1,7 +1,7 @@
 #!/bin/bash
 # The runs that check a speed-up changes no result (docs/performance.md): `simulate --json` of
 # tsit5, dop853, tsit45 and radau5 on Zhao–Liu's impact at rtol 1e-8 and 1e-10, on the grazing
-# re-contact run and on the slip stop inside a long first step (tests/validity.rs) at 1e-12.
+# re-contact run and on the slip stop inside a long first step (tests/it/validity.rs) at 1e-12.
 # usage: tools/simulate_set.sh BINARY DIR   then   python3 tools/compare_simulate_json.py --exact DIR_A DIR_B
 B=$1; D=$2; mkdir -p "$D"
 for m in tsit5 dop853 tsit45 radau5; do

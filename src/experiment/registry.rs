@@ -2,7 +2,7 @@
 //! (`Experiment`), its parsing by `model = "…"` (and `analysis = "…"`), `run`, `merge`, `report`,
 //! the systems `rigid-limit list` prints and the dispatch of `rigid-limit simulate SYSTEM`.
 //! `crate::models` invokes it for the built-in systems; a crate using the library can invoke it
-//! for its own (tests/toy_system.rs does).
+//! for its own (tests/it/toy_system.rs does).
 //!
 //! ```text
 //! registry! {

@@ -180,7 +180,7 @@ pub fn write_section(s: &mut String, spec: &Convergence<Dance>, rows: &[&Row]) {
              sup|F_n − 1| ≤ {:.1e}. The normal force stays exactly 1 (the normal equation \
              δ'' = 1 − δ/κ has the equilibrium δ = κ, and the tangential motion does not enter it: \
              (D18)), so the compliant slide is the rigid one; the whole difference is the slip \
-             seed 1e-9 that starts a slide from rest under a pressed contact (tests/dance_compliant.rs \
+             seed 1e-9 that starts a slide from rest under a pressed contact (tests/it/dance_compliant.rs \
              reproduces it with the rigid slide from the seeded velocity).",
             eq.len(),
             max("d_u_sup"),

@@ -6,7 +6,7 @@
 //! chatter); it runs to `t_end` and records every impact (contact closing) after the first
 //! lift-off. The rigid bounce map predicts the ratio e = v⁻ₙ₊₁/v⁻ₙ ((edef)) of successive impact
 //! speeds ([`chatter_restitution`]): for an elastic law the energetic map at r = 1 (the compliant
-//! impact's limit, tests/oblique_impact.rs).
+//! impact's limit, tests/it/oblique_impact.rs).
 //!
 //! ```toml
 //! name = "reverse_chatter"

@@ -1,5 +1,5 @@
 //! `rigid-limit simulate`: one run of the rod from command-line flags, printed as a summary or
-//! as one JSON object (its keys are frozen by tests/golden.rs).
+//! as one JSON object (its keys are frozen by tests/it/golden.rs).
 
 use crate::cells;
 use crate::compliant::record::RunRecord;

@@ -53,7 +53,7 @@ impl RigidLimit {
     /// reverse slip starts at an event located in the stick's own clock, so its duration
     /// T_rev ≈ κ·(T_rev/κ) is known to about ε·T_stick (docs/tolerances.md, "Resolution
     /// limits"): ε (T_stick/√κ) / ((T_rev/κ) √κ). An upper estimate (Zhao–Liu's damped rod
-    /// rounds 4–8× less, tests/validity.rs); near 1 or above, the limit T_rev/κ cannot be told
+    /// rounds 4–8× less, tests/it/validity.rs); near 1 or above, the limit T_rev/κ cannot be told
     /// from rounding at this κ.
     pub fn reverse_slip_rounding(&self, kappa: f64) -> f64 {
         f64::EPSILON * self.stick_duration_scaled

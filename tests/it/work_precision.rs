@@ -322,7 +322,7 @@ fn a_bad_key_is_refused_in_one_line_naming_it() {
         assert!(message.contains(key), "{key}: {message}");
     }
     // The spring particle ends its runs at its parameter t_end: a scenario's t_end is refused.
-    let particle = include_str!("../experiments/spring_particle.toml");
+    let particle = include_str!("../../experiments/spring_particle.toml");
     let params = &particle[particle.find("[params]").unwrap()..particle.find("[sweep]").unwrap()];
     let text = format!(
         r#"

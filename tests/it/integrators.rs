@@ -403,7 +403,7 @@ fn recommendations_survive_disturbed_wall_times() {
     use rigid_limit::models::rod::study::{StudySpec, STUDY_COLUMNS};
     use rigid_limit::models::rod::study_analysis::{analyze_study, StudyAnalysis};
 
-    let spec = StudySpec::parse(include_str!("../experiments/integrators.toml")).unwrap();
+    let spec = StudySpec::parse(include_str!("../../experiments/integrators.toml")).unwrap();
     let rows = parse_rows(
         &std::fs::read_to_string("results/integrators/runs.csv").unwrap(),
         STUDY_COLUMNS,

@@ -508,7 +508,7 @@ atol = 1e-12
 /// with the documented columns.
 #[test]
 fn the_documented_form_runs_with_its_columns() {
-    let text = include_str!("../experiments/described_rod.toml");
+    let text = include_str!("../../experiments/described_rod.toml");
     let experiment = Experiment::parse(text).unwrap();
     let dir = std::env::temp_dir().join(format!("rigid-limit-described-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
