@@ -69,6 +69,22 @@ pub trait PlanarContacts<const N: usize>: Mechanics<N> {
     fn contact_name(&self, k: usize) -> String {
         format!("contact {k}")
     }
+    /// Contact `k`'s directions `(c, d)` when they do not depend on `q`, as
+    /// [`crate::model::PlanarContactSystem::constant_contact_directions`] for one contact: its
+    /// kinematic event functions are then linear in the state and the event scan can bound
+    /// them over a step ([`HybridSystem::event_slopes`]). `None` (the default) when they vary
+    /// or the system does not say.
+    fn constant_contact_directions(&self, _k: usize) -> Option<([f64; N], [f64; N])> {
+        None
+    }
+    /// Slopes `w` of contact `k`'s gap over all configurations: `|gap(q) − gap(q')| ≤
+    /// Σ_i w_i |q_i − q'_i|` for every `q`, `q'` (docs/multi_contact.md, "A free contact in
+    /// the event scan"). With them the scan skips the samples of a step in which the contact,
+    /// free and undamped, cannot close. Default: `|d|` of constant directions, else `None`.
+    fn gap_slopes(&self, k: usize) -> Option<[f64; N]> {
+        self.constant_contact_directions(k)
+            .map(|(_, d)| d.map(f64::abs))
+    }
 }
 
 /// A single-contact system ([`crate::model::PlanarContactSystem`]) as one with K = 1: the
@@ -126,6 +142,9 @@ impl<T: crate::model::PlanarContactSystem<N>, const N: usize> PlanarContacts<N>
     }
     fn contact<S: Real>(&self, _k: usize, q: &[S; N], qdot: &[S; N]) -> ContactKinematics<S, N> {
         self.0.contact_kinematics(q, qdot)
+    }
+    fn constant_contact_directions(&self, _k: usize) -> Option<([f64; N], [f64; N])> {
+        self.0.constant_contact_directions()
     }
 }
 
@@ -489,8 +508,32 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     /// its kinematics (penetration, rate, slip; zero in the result otherwise) are computed only
     /// when `free_kinematics` asks for them — the vector field does not, so that a contact that
     /// only watches for its closing costs its event function alone.
-    #[allow(clippy::needless_range_loop)]
+    ///
+    /// Inlined into its callers, as the single contact's state is (docs/performance.md,
+    /// "Several contacts"): the vector field reads a few of the result's numbers, and a call
+    /// would return all of them through memory.
+    #[inline(always)]
     fn forces_at<S: Real>(
+        &self,
+        modes: Modes,
+        t: S,
+        q: &[S; N],
+        qdot: &[S; N],
+        free_kinematics: bool,
+    ) -> ContactForces<S, N> {
+        // The stick block's arrays hold the sticking contacts: one row when at most one
+        // sticks (the phases of most runs), MAX_CONTACTS otherwise; the same arithmetic.
+        if modes.iter().filter(|&m| m == Mode::Stick).nth(1).is_none() {
+            self.forces_with_stick_rows::<S, 1>(modes, t, q, qdot, free_kinematics)
+        } else {
+            self.forces_with_stick_rows::<S, MAX_CONTACTS>(modes, t, q, qdot, free_kinematics)
+        }
+    }
+
+    /// [`Self::forces_at`] with room for `M` sticking contacts.
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop)]
+    fn forces_with_stick_rows<S: Real, const M: usize>(
         &self,
         modes: Modes,
         t: S,
@@ -516,8 +559,11 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
                 *gi = *gi + li;
             }
         }
-        let mut tangents = [[zero; N]; MAX_CONTACTS];
-        let mut drifts = [zero; MAX_CONTACTS];
+        // The sticking contacts in order: their indices, tangential rows and drifts.
+        let mut stick = [0usize; M];
+        let mut rows = [[zero; N]; M];
+        let mut drifts = [zero; M];
+        let mut s = 0;
         for k in 0..count {
             let mode = modes.get(k);
             if !mode.is_contact() && !free_kinematics {
@@ -527,10 +573,12 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
             out.penetration[k] = -kin.gap;
             out.penetration_rate[k] = -dot(&kin.normal, qdot);
             out.slip[k] = dot(&kin.tangential, qdot);
-            tangents[k] = kin.tangential;
-            drifts[k] = kin.tangential_drift;
             if !mode.is_contact() {
                 continue;
+            }
+            if mode == Mode::Stick {
+                (stick[s], rows[s], drifts[s]) = (k, kin.tangential, kin.tangential_drift);
+                s += 1;
             }
             let law = self.laws[k];
             let normal = law
@@ -544,21 +592,14 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         }
         let free = mass.solve(&g);
         out.accel = free;
-        // The sticking contacts' joint tangential forces.
-        let mut stick = [0usize; MAX_CONTACTS];
-        let mut s = 0;
-        for k in (0..count).filter(|&k| modes.get(k) == Mode::Stick) {
-            stick[s] = k;
-            s += 1;
-        }
         if s == 0 {
             return out;
         }
-        let rows: [[S; N]; MAX_CONTACTS] = std::array::from_fn(|a| tangents[stick[a]]);
+        // The sticking contacts' joint tangential forces.
         let (mobility, w) = delassus_block(&mass, &rows, s);
-        let mut rhs = [zero; MAX_CONTACTS];
+        let mut rhs = [zero; M];
         for a in 0..s {
-            rhs[a] = -(dot(&tangents[stick[a]], &free) + drifts[stick[a]]);
+            rhs[a] = -(dot(&rows[a], &free) + drifts[a]);
         }
         let lambda;
         (lambda, out.pivot_ratio, out.split_residual) =
@@ -579,13 +620,15 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         let (q, qdot) = Self::split(y);
         let t = self.time(y);
         let f = self.forces_at(modes, t, &q, &qdot, false);
+        let layout = self.layout();
+        let dy = &mut dy[..layout.len()];
         dy[..N].copy_from_slice(&qdot);
         dy[N..2 * N].copy_from_slice(&f.accel);
         let mut friction = S::zero();
         let mut damping = S::zero();
-        for k in 0..self.contact_count() {
-            dy[self.impulse_normal_index(k)] = f.normal[k];
-            dy[self.impulse_tangential_index(k)] = f.tangential[k];
+        for k in 0..layout.contacts {
+            dy[layout.impulse_normal(k)] = f.normal[k];
+            dy[layout.impulse_tangential(k)] = f.tangential[k];
             friction = friction + f.tangential[k] * f.slip[k];
             if modes.get(k).is_contact() {
                 damping = damping
@@ -594,13 +637,13 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
                         .damping_power(f.penetration[k], f.penetration_rate[k]);
             }
         }
-        dy[self.friction_work_index()] = friction;
-        dy[self.damping_work_index()] = damping;
-        if let (Some(ti), Some(wi)) = (self.time_index(), self.load_work_index()) {
+        dy[layout.friction_work()] = friction;
+        dy[layout.contact_work()] = damping;
+        if let (Some(ti), Some(wi)) = (layout.time(), layout.load_work()) {
             dy[ti] = S::cst(1.0);
             dy[wi] = dot(&self.system.external_load(t), &qdot);
         }
-        if let Some(i) = self.viscous_work_index() {
+        if let Some(i) = layout.viscous_work() {
             dy[i] = self.system.dissipation_power(&q, &qdot);
         }
     }
@@ -1204,6 +1247,47 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
                 }
             };
         }
+    }
+
+    /// Contact k's kinematic event functions, as for one contact
+    /// ([`super::ContactProblem`]'s): with constant directions (c, d) they are linear in
+    /// (q, q̇) — δ = −dᵀq + const, δ̇ = −dᵀq̇, u = cᵀq̇, the release function δ + c_d√κ δ̇ and
+    /// the closing function min(δ, release) — and their slopes are the directions' weighted
+    /// by the law. An undamped free contact's closing function is its penetration −gap
+    /// (release = δ + 0·δ̇), bounded by the system's gap slopes however its directions turn
+    /// (docs/multi_contact.md, "A free contact in the event scan"). The stick-break functions
+    /// read the joint forces and have none.
+    fn event_slopes(&self, _mode: Modes, event: ContactEvent, out: &mut [f64]) -> bool {
+        let k = event.contact;
+        let law = self.laws[k].compliance;
+        if !law.law.is_spring_dashpot() {
+            return false;
+        }
+        out.fill(0.0);
+        if let Some((c, d)) = self.system.constant_contact_directions(k) {
+            let dashpot = law.damping * law.kappa.sqrt();
+            let (direction, on_q, on_qdot) = match event.event {
+                Event::MaxPenetration => (d, 0.0, 1.0),
+                Event::ContactOpens | Event::ContactCloses => (d, 1.0, dashpot),
+                Event::SlipStops => (c, 0.0, 1.0),
+                Event::StickBreaksRight | Event::StickBreaksLeft | Event::PeakNormalForce => {
+                    return false;
+                }
+            };
+            for (i, component) in direction.iter().enumerate() {
+                out[i] = on_q * component.abs();
+                out[N + i] = on_qdot * component.abs();
+            }
+            return true;
+        }
+        if event.event != Event::ContactCloses || law.damping != 0.0 {
+            return false;
+        }
+        let Some(slopes) = self.system.gap_slopes(k) else {
+            return false;
+        };
+        out[..N].copy_from_slice(&slopes);
+        true
     }
 
     fn transition(&self, mode: Modes, event: ContactEvent, y: &mut [f64]) -> Modes {

@@ -64,4 +64,24 @@ impl PlanarContacts<3> for TwoEndedRod {
     fn contact_name(&self, k: usize) -> String {
         ["end A", "end B"][k].to_string()
     }
+
+    /// A's, as for the single-contact rod; B's turn with θ.
+    fn constant_contact_directions(&self, k: usize) -> Option<([f64; 3], [f64; 3])> {
+        (k == 0)
+            .then(|| self.0.constant_contact_directions())
+            .flatten()
+    }
+
+    /// A's from its constant directions; B's gap y_A + 2 sin θ has slope 1 in y_A and at most
+    /// |2 cos θ| ≤ 2 in θ.
+    fn gap_slopes(&self, k: usize) -> Option<[f64; 3]> {
+        if k == 0 {
+            return self
+                .constant_contact_directions(0)
+                .map(|(_, d)| d.map(f64::abs));
+        }
+        let mut w = [0.0; 3];
+        (w[Y_A], w[THETA]) = (1.0, 2.0);
+        Some(w)
+    }
 }
