@@ -387,6 +387,76 @@ const D: [[f64; 16]; 4] = [
 /// Stages of the method proper (the 13th is f at the new state).
 const STAGES: usize = 12;
 
+/// The most terms a weighted sum of stages adds (a row of [`D`]).
+const MAX_TERMS: usize = 16;
+
+/// A weighted sum of stages `Σ_j c_j k_j` as the terms it adds, in stage order: each term's
+/// stage and weight.
+#[derive(Clone, Copy)]
+struct Terms {
+    stage: [u8; MAX_TERMS],
+    weight: [f64; MAX_TERMS],
+    len: usize,
+}
+
+impl Terms {
+    const EMPTY: Terms = Terms {
+        stage: [0; MAX_TERMS],
+        weight: [0.0; MAX_TERMS],
+        len: 0,
+    };
+
+    /// The first `count` terms of the row `c`, without those whose weight is zero when
+    /// `skip_zeros`: dop853.f's stage sums, which write only the nonzero terms
+    /// (`A41*K1(I)+A43*K3(I)`). Over finite stages the sum is bit for bit that of every term
+    /// summed from 0.0: a zero weight adds ±0 to a partial sum that is never −0 (it starts at
+    /// +0, and a rounded sum is −0 only when both addends are), which leaves it unchanged.
+    const fn of_row(c: &[f64], count: usize, skip_zeros: bool) -> Terms {
+        let mut terms = Terms::EMPTY;
+        let mut j = 0;
+        while j < count {
+            if !(skip_zeros && c[j] == 0.0) {
+                terms.stage[terms.len] = j as u8;
+                terms.weight[terms.len] = c[j];
+                terms.len += 1;
+            }
+            j += 1;
+        }
+        terms
+    }
+}
+
+/// Every weighted sum of stages an attempt and a dense output take, by index: the stage
+/// arguments (rows 1–15 of [`A`]; row 12 the new state) and the dense output's four (rows of
+/// [`D`], from [`DENSE_SUMS`]) with their zero weights left out, the error estimates
+/// ([`E5_SUM`], [`E3_SUM`]) with every term.
+///
+/// The sums without zero weights see finite stages wherever their result is used: within an
+/// attempt, a non-finite stage among the twelve makes the error estimates non-finite (0·∞ is
+/// NaN), so the attempt's error norm is not finite and the engine rejects it, whatever the
+/// later stages, as when every sum kept its zero terms; the dense output's sums follow an
+/// accepted attempt.
+const SUMS: [Terms; SUM_COUNT] = {
+    let mut sums = [Terms::EMPTY; SUM_COUNT];
+    let mut s = 1;
+    while s < 16 {
+        sums[s] = Terms::of_row(&A[s], s, true);
+        s += 1;
+    }
+    sums[E5_SUM] = Terms::of_row(&E5, STAGES, false);
+    sums[E3_SUM] = Terms::of_row(&E3, STAGES, false);
+    let mut r = 0;
+    while r < 4 {
+        sums[DENSE_SUMS + r] = Terms::of_row(&D[r], 16, true);
+        r += 1;
+    }
+    sums
+};
+const E5_SUM: usize = 16;
+const E3_SUM: usize = 17;
+const DENSE_SUMS: usize = 18;
+const SUM_COUNT: usize = 22;
+
 /// What a weighted sum of stages `Σ_{j<count} c_j k_j` becomes, component by component.
 #[derive(Clone, Copy)]
 enum Finish<'a> {
@@ -398,34 +468,35 @@ enum Finish<'a> {
     Step(f64, &'a Vector),
 }
 
-/// The weighted sum of stages over the first `W` components, each summed in stage order from
-/// 0.0 and finished as `finish` says: the arithmetic of dop853.f's per-component loops, with
-/// the components as the inner loop so that the compiler keeps the partial sums in registers
-/// and pairs components in SIMD lanes. `W` is the state's length rounded up to an even number
-/// ([`stage_sum_for`]); the components from the state's length on hold zeros in every vector of
-/// the engine, and the zeros summed there are never read.
-#[inline(never)]
+/// The weighted sum of stages `terms` over the first `W` components, each summed in stage
+/// order from 0.0 and finished as `finish` says: the arithmetic of dop853.f's per-component
+/// loops, with the components as the inner loop so that the compiler keeps the partial sums
+/// in registers and pairs components in SIMD lanes. `W` is the state's length rounded up to an
+/// even number ([`stage_sums_for`]); the components from the state's length on hold zeros in
+/// every vector of the engine, and the zeros summed there are never read.
+#[inline(always)]
 fn stage_sum_of_width<const W: usize>(
-    c: &[f64],
-    count: usize,
+    terms: &Terms,
     k: &[Vector],
     finish: Finish,
     out: &mut Vector,
 ) {
-    let count = count.min(c.len()).min(k.len());
-    let (c, k) = (&c[..count], &k[..count]);
+    let len = terms.len.min(MAX_TERMS);
+    let (stages, weights) = (&terms.stage[..len], &terms.weight[..len]);
     let mut acc = [0.0; W];
-    // Two stages per pass (one loop test for two terms), each component's two terms added
-    // in stage order; an odd last stage on its own.
-    for (cj, kj) in c.chunks_exact(2).zip(k.chunks_exact(2)) {
-        for ((a, x0), x1) in acc.iter_mut().zip(&kj[0][..W]).zip(&kj[1][..W]) {
-            *a += cj[0] * x0;
-            *a += cj[1] * x1;
+    // Two terms per pass (one loop test for two), each component's two terms added in stage
+    // order; an odd last term on its own.
+    for (s, c) in stages.chunks_exact(2).zip(weights.chunks_exact(2)) {
+        let (k0, k1) = (&k[s[0] as usize][..W], &k[s[1] as usize][..W]);
+        for ((a, x0), x1) in acc.iter_mut().zip(k0).zip(k1) {
+            *a += c[0] * x0;
+            *a += c[1] * x1;
         }
     }
-    if count % 2 == 1 {
-        for (a, x) in acc.iter_mut().zip(&k[count - 1][..W]) {
-            *a += c[count - 1] * x;
+    if len % 2 == 1 {
+        let (kl, cl) = (&k[stages[len - 1] as usize][..W], weights[len - 1]);
+        for (a, x) in acc.iter_mut().zip(kl) {
+            *a += cl * x;
         }
     }
     let out = &mut out[..W];
@@ -444,22 +515,58 @@ fn stage_sum_of_width<const W: usize>(
     }
 }
 
-/// A weighted sum of stages of one width ([`stage_sum_of_width`]).
-type StageSum = fn(&[f64], usize, &[Vector], Finish, &mut Vector);
+/// Sum `SUM` of [`SUMS`] over the first `W` components ([`stage_sum_of_width`]), compiled
+/// with its terms as constants: the stages' places and the weights are immediate, the loop
+/// over the terms unrolled.
+#[inline(never)]
+fn sum_of<const W: usize, const SUM: usize>(k: &[Vector], finish: Finish, out: &mut Vector) {
+    stage_sum_of_width::<W>(&SUMS[SUM], k, finish, out)
+}
 
-/// [`stage_sum_of_width`] for a state of `n` components: one compiled loop per even width, so
-/// that the loop over the components has a constant length (no remainder, no bounds checks)
-/// and wastes at most one component. Chosen once per step, not per sum.
-fn stage_sum_for(n: usize) -> StageSum {
+/// One of [`SUMS`] at one width ([`sum_of`]).
+type StageSum = fn(&[Vector], Finish, &mut Vector);
+
+/// Every sum of [`SUMS`] at width `W`, in its order.
+fn sums_of_width<const W: usize>() -> [StageSum; SUM_COUNT] {
+    [
+        sum_of::<W, 0>,
+        sum_of::<W, 1>,
+        sum_of::<W, 2>,
+        sum_of::<W, 3>,
+        sum_of::<W, 4>,
+        sum_of::<W, 5>,
+        sum_of::<W, 6>,
+        sum_of::<W, 7>,
+        sum_of::<W, 8>,
+        sum_of::<W, 9>,
+        sum_of::<W, 10>,
+        sum_of::<W, 11>,
+        sum_of::<W, 12>,
+        sum_of::<W, 13>,
+        sum_of::<W, 14>,
+        sum_of::<W, 15>,
+        sum_of::<W, 16>,
+        sum_of::<W, 17>,
+        sum_of::<W, 18>,
+        sum_of::<W, 19>,
+        sum_of::<W, 20>,
+        sum_of::<W, 21>,
+    ]
+}
+
+/// [`SUMS`] for a state of `n` components: one compiled loop per even width, so that the loop
+/// over the components has a constant length (no remainder, no bounds checks) and wastes at
+/// most one component. Chosen once per attempt, not per sum.
+fn stage_sums_for(n: usize) -> [StageSum; SUM_COUNT] {
     match n {
-        0..=2 => stage_sum_of_width::<2>,
-        3..=4 => stage_sum_of_width::<4>,
-        5..=6 => stage_sum_of_width::<6>,
-        7..=8 => stage_sum_of_width::<8>,
-        9..=10 => stage_sum_of_width::<10>,
-        11..=12 => stage_sum_of_width::<12>,
-        13..=14 => stage_sum_of_width::<14>,
-        _ => stage_sum_of_width::<MAX_STATE>,
+        0..=2 => sums_of_width::<2>(),
+        3..=4 => sums_of_width::<4>(),
+        5..=6 => sums_of_width::<6>(),
+        7..=8 => sums_of_width::<8>(),
+        9..=10 => sums_of_width::<10>(),
+        11..=12 => sums_of_width::<12>(),
+        13..=14 => sums_of_width::<14>(),
+        _ => sums_of_width::<MAX_STATE>(),
     }
 }
 
@@ -513,18 +620,18 @@ impl ExplicitPair for Dop853 {
         stats: &mut SolverStats,
     ) -> f64 {
         k[0] = *f0;
-        let stage_sum = stage_sum_for(n);
+        let sums = stage_sums_for(n);
         let mut stage = [0.0; MAX_STATE];
         for s in 1..STAGES {
-            stage_sum(&A[s], s, k, Finish::Step(h, y0), &mut stage);
+            sums[s](k, Finish::Step(h, y0), &mut stage);
             eval_rhs(f, &stage[..n], &mut k[s][..n], stats);
         }
-        stage_sum(&A[STAGES], STAGES, k, Finish::Step(h, y0), y1);
+        sums[STAGES](k, Finish::Step(h, y0), y1);
         eval_rhs(f, &y1[..n], &mut f1[..n], stats);
         // dop853.f: err = |h| Σ e5² / √(n (Σ e5² + 0.01 Σ e3²)) in the scaled components.
         let (mut e5, mut e3) = ([0.0; MAX_STATE], [0.0; MAX_STATE]);
-        stage_sum(&E5, STAGES, k, Finish::Sum, &mut e5);
-        stage_sum(&E3, STAGES, k, Finish::Sum, &mut e3);
+        sums[E5_SUM](k, Finish::Sum, &mut e5);
+        sums[E3_SUM](k, Finish::Sum, &mut e3);
         let (mut err5, mut err3) = (0.0, 0.0);
         for i in 0..n {
             let sc = tol.of(i, y0, y1);
@@ -553,10 +660,10 @@ impl ExplicitPair for Dop853 {
         stats: &mut SolverStats,
     ) {
         k[STAGES] = *f1;
-        let stage_sum = stage_sum_for(n);
+        let sums = stage_sums_for(n);
         let mut stage = [0.0; MAX_STATE];
         for s in STAGES + 1..16 {
-            stage_sum(&A[s], s, k, Finish::Step(h, y0), &mut stage);
+            sums[s](k, Finish::Step(h, y0), &mut stage);
             eval_rhs(f, &stage[..n], &mut k[s][..n], stats);
         }
         for i in 0..n {
@@ -565,8 +672,8 @@ impl ExplicitPair for Dop853 {
             dense[1][i] = h * k[0][i] - dy;
             dense[2][i] = 2.0 * dy - h * (f1[i] + k[0][i]);
         }
-        for (r, d) in D.iter().enumerate() {
-            stage_sum(d, d.len(), k, Finish::Scaled(h), &mut dense[3 + r]);
+        for r in 0..4 {
+            sums[DENSE_SUMS + r](k, Finish::Scaled(h), &mut dense[3 + r]);
         }
     }
 
@@ -575,7 +682,7 @@ impl ExplicitPair for Dop853 {
 
     /// `y0 + θ(F0 + (1−θ)(F1 + θ(F2 + (1−θ)(F3 + θ(F4 + (1−θ)(F5 + θ F6))))))` (CONTD8), each
     /// component's Horner sequence as CONTD8's, over the state's length rounded up to an even
-    /// width ([`stage_sum_for`]).
+    /// width ([`stage_sums_for`]).
     #[inline]
     fn interpolate(n: usize, theta: f64, y0: &Vector, dense: &Dense, out: &mut [f64]) {
         let out = &mut out[..n];
@@ -636,6 +743,46 @@ mod tests {
         for q in 2..=8 {
             let s: f64 = (0..STAGES).map(|i| A[STAGES][i] * c[i].powi(q - 1)).sum();
             assert!((s - 1.0 / q as f64).abs() < 1e-14, "q = {q}: {s}");
+        }
+    }
+
+    /// Every sum of [`SUMS`], its zero weights left out, equals bit for bit its row's sum of
+    /// every term from 0.0 in stage order (dop853.f's arithmetic with SciPy's full rows), on
+    /// finite stages of both signs and magnitudes from 1e-20 to 1e20, zeros of both signs
+    /// among them, at an odd, an even and the largest state length.
+    #[test]
+    fn sums_without_zero_weights_equal_the_full_rows() {
+        let mut k = [[0.0; MAX_STATE]; 16];
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        for (j, kj) in k.iter_mut().enumerate() {
+            for (i, v) in kj.iter_mut().enumerate() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let unit = (x >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+                *v = match (i + 3 * j) % 7 {
+                    0 => -0.0,
+                    1 => 0.0,
+                    _ => unit * 10f64.powi((x % 41) as i32 - 20),
+                };
+            }
+        }
+        let rows = (1..16)
+            .map(|s| (&A[s][..], s, s))
+            .chain([(&E5[..], STAGES, E5_SUM), (&E3[..], STAGES, E3_SUM)])
+            .chain((0..4).map(|r| (&D[r][..], 16, DENSE_SUMS + r)));
+        for (row, count, index) in rows {
+            for n in [7, 10, MAX_STATE] {
+                let mut out = [0.0; MAX_STATE];
+                stage_sums_for(n)[index](&k, Finish::Sum, &mut out);
+                for (i, o) in out.iter().enumerate().take(n) {
+                    let mut full = 0.0;
+                    for (c, kj) in row.iter().zip(&k).take(count) {
+                        full += c * kj[i];
+                    }
+                    assert_eq!(o.to_bits(), full.to_bits(), "sum {index}, n = {n}, i = {i}");
+                }
+            }
         }
     }
 

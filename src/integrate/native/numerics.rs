@@ -5,6 +5,9 @@
 use super::super::{SolverStats, VectorField};
 use nalgebra::{Complex, DMatrix, DVectorViewMut, LU};
 
+/// Largest state whose scratch vectors [`initial_step`] keeps on the stack.
+const STACK_STATE: usize = 16;
+
 /// `sc_i = atol_i + rtol·max(|y0_i|, |y1_i|)`: the error scale of one step.
 pub fn error_scale(atol: &[f64], rtol: f64, y0: &[f64], y1: &[f64], sc: &mut [f64]) {
     for (((s, &a), &u), &v) in sc.iter_mut().zip(atol).zip(y0).zip(y1) {
@@ -66,22 +69,34 @@ pub fn initial_step<F: VectorField>(
     stats: &mut SolverStats,
 ) -> f64 {
     let n = y0.len();
-    let mut sc = vec![0.0; n];
-    state_scale(atol, rtol, y0, &mut sc);
-    let d0 = wrms(y0, &sc);
-    let d1 = wrms(f0, &sc);
+    // The scale, the Euler step and f there: on the stack for a small state (a phase start
+    // of the explicit pairs allocates nothing), else on the heap.
+    let mut stack = [0.0; 3 * STACK_STATE];
+    let mut heap = Vec::new();
+    let scratch = if n <= STACK_STATE {
+        &mut stack[..3 * n]
+    } else {
+        heap.resize(3 * n, 0.0);
+        &mut heap[..]
+    };
+    let (sc, rest) = scratch.split_at_mut(n);
+    let (y1, f1) = rest.split_at_mut(n);
+    state_scale(atol, rtol, y0, sc);
+    let d0 = wrms(y0, sc);
+    let d1 = wrms(f0, sc);
     let h0 = if d0 < 1e-5 || d1 < 1e-5 {
         1e-6
     } else {
         0.01 * d0 / d1
     };
-    let y1: Vec<f64> = y0.iter().zip(f0).map(|(y, d)| y + h0 * d).collect();
-    let mut f1 = vec![0.0; n];
-    eval_rhs(f, &y1, &mut f1, stats);
+    for ((y1, y), d) in y1.iter_mut().zip(y0).zip(f0) {
+        *y1 = y + h0 * d;
+    }
+    eval_rhs(f, y1, f1, stats);
     for (a, b) in f1.iter_mut().zip(f0) {
         *a -= b;
     }
-    let d2 = wrms(&f1, &sc) / h0;
+    let d2 = wrms(f1, sc) / h0;
     let dmax = d1.max(d2);
     let h1 = if !dmax.is_finite() {
         // The Euler step left the domain of f: start far below the probe step.

@@ -810,6 +810,73 @@ fn stage(a: &[f64], count: usize, h: f64, y0: &V, k: &[V], out: &mut V) {
     }
 }
 
+/// The nonzero terms of a row's first `count` weights, in stage order: (stages, weights,
+/// count). DOP853's sums leave out the terms of zero weight, as dop853.f and rigid-limit's
+/// DOP853 do (the same bits over finite stages; the error estimates keep every term).
+#[derive(Clone, Copy)]
+struct Terms {
+    stage: [usize; 16],
+    weight: [f64; 16],
+    len: usize,
+}
+
+const fn nonzero_terms(row: &[f64], count: usize) -> Terms {
+    let mut t = Terms {
+        stage: [0; 16],
+        weight: [0.0; 16],
+        len: 0,
+    };
+    let mut j = 0;
+    while j < count {
+        if row[j] != 0.0 {
+            t.stage[t.len] = j;
+            t.weight[t.len] = row[j];
+            t.len += 1;
+        }
+        j += 1;
+    }
+    t
+}
+
+const A8_TERMS: [Terms; 16] = {
+    let mut rows = [nonzero_terms(&[], 0); 16];
+    let mut s = 1;
+    while s < 16 {
+        rows[s] = nonzero_terms(&A8[s], s);
+        s += 1;
+    }
+    rows
+};
+
+const D8_TERMS: [Terms; 4] = [
+    nonzero_terms(&D8[0], 16),
+    nonzero_terms(&D8[1], 16),
+    nonzero_terms(&D8[2], 16),
+    nonzero_terms(&D8[3], 16),
+];
+
+/// Σ_j w_j k_{s_j} over `t`'s terms, each component from 0.0 in stage order (the components
+/// inner, so that they pair in SIMD lanes).
+#[inline(always)]
+fn terms_sum(t: &Terms, k: &[V]) -> V {
+    let mut acc = [0.0; N];
+    for (&s, &w) in t.stage[..t.len].iter().zip(&t.weight[..t.len]) {
+        for (a, x) in acc.iter_mut().zip(&k[s]) {
+            *a += w * x;
+        }
+    }
+    acc
+}
+
+/// y0 + h Σ over `t`'s terms.
+#[inline(always)]
+fn sparse_stage(t: &Terms, h: f64, y0: &V, k: &[V], out: &mut V) {
+    let acc = terms_sum(t, k);
+    for i in 0..N {
+        out[i] = y0[i] + h * acc[i];
+    }
+}
+
 struct Tsit5;
 
 impl Pair for Tsit5 {
@@ -916,10 +983,10 @@ impl Pair for Dop853 {
         k[0] = *f0;
         let mut arg = [0.0; N];
         for s in 1..12 {
-            stage(&A8[s], s, h, y0, k, &mut arg);
+            sparse_stage(&A8_TERMS[s], h, y0, k, &mut arg);
             f(&arg, &mut k[s]);
         }
-        stage(&A8[12], 12, h, y0, k, y1);
+        sparse_stage(&A8_TERMS[12], h, y0, k, y1);
         f(y1, f1);
         // dop853.f: err = |h| Σ e5² / √(n (Σ e5² + 0.01 Σ e3²)) in the scaled components.
         let (mut err5, mut err3) = (0.0, 0.0);
@@ -953,7 +1020,7 @@ impl Pair for Dop853 {
         k[12] = *f1;
         let mut arg = [0.0; N];
         for s in 13..16 {
-            stage(&A8[s], s, h, y0, k, &mut arg);
+            sparse_stage(&A8_TERMS[s], h, y0, k, &mut arg);
             f(&arg, &mut k[s]);
         }
         for i in 0..N {
@@ -961,12 +1028,11 @@ impl Pair for Dop853 {
             out[0][i] = dy;
             out[1][i] = h * k[0][i] - dy;
             out[2][i] = 2.0 * dy - h * (f1[i] + k[0][i]);
-            for (r, d) in D8.iter().enumerate() {
-                let mut acc = 0.0;
-                for (dj, kj) in d.iter().zip(k.iter()) {
-                    acc += dj * kj[i];
-                }
-                out[3 + r][i] = h * acc;
+        }
+        for (r, d) in D8_TERMS.iter().enumerate() {
+            let acc = terms_sum(d, k);
+            for i in 0..N {
+                out[3 + r][i] = h * acc[i];
             }
         }
     }
