@@ -9,6 +9,7 @@ pub mod extrapolate;
 pub mod first_opening;
 pub mod fit;
 pub mod mode_table;
+pub mod portraits;
 pub mod trajectory;
 pub mod work_precision;
 

@@ -19,6 +19,7 @@ use crate::experiment::grammar::SpecError;
 use crate::experiment::system::System;
 use crate::study::fast::basin::Basin;
 use crate::study::fast::mode_table::ModeTable;
+use crate::study::fast::portraits::Portraits;
 
 crate::registry! {
     simulate = simulate_system(rod::cli::SimulateArgs);
@@ -54,7 +55,7 @@ crate::registry! {
         /// The planar stick/lift-off basin (`analysis = "stick_liftoff_basin"`).
         PlanarStickBasin(planar::stick_basin::PlanarStickBasin), analysis = "stick_liftoff_basin";
         /// C–V's phase portraits (`analysis = "phase_portraits"`).
-        PlanarPortraits(planar::portraits::PlanarPortraits), analysis = "phase_portraits";
+        PlanarPortraits(Portraits<planar::Planar, 2>), analysis = "phase_portraits";
         /// The oblique impact against the rigid impact laws (`analysis = "oblique_impact"`).
         PlanarObliqueImpact(planar::oblique_impact::PlanarObliqueImpact), analysis = "oblique_impact";
         /// Chatter and reverse chatter (`analysis = "chatter"`).

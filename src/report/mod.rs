@@ -9,6 +9,7 @@ pub mod claims;
 pub mod json;
 pub mod markdown;
 pub mod mode_table;
+pub mod portraits;
 pub mod rates;
 pub mod table;
 pub mod work_precision;

@@ -34,7 +34,6 @@ pub mod chatter_report;
 pub mod mechanics;
 pub mod oblique_impact;
 pub mod oblique_impact_report;
-pub mod portraits;
 pub mod stick_basin;
 
 /// The oblique impact as a model of the harness (oblique_impact.rs; its report:
@@ -385,6 +384,7 @@ impl FastContact<2> for Planar {
          liftoff_iwc_basin, stick_liftoff_basin, phase_portraits, oblique_impact and chatter";
     const TITLE: &'static str = "C–V's planar single contact with constant data";
     const BASIN_TITLE: &'static str = "C–V's planar single contact";
+    const NOUN: &'static str = "the planar system";
     const DESCRIBE: &'static str =
         "Each state is given by C–V's projected scalars (a, b, A, B, C), μ and u0; the \
          contact law is λ_N = max(−Y − c_d V, 0) in the fast variables Y = y/κ, V = v/√κ.";

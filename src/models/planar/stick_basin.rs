@@ -19,6 +19,7 @@ use crate::model::consistency::Outcome;
 use crate::model::iwc::{FastStart, SlipSaddle};
 use crate::model::ProjectedDynamics;
 use crate::plot::{self, Figure, Mark, Panel, Series, REFERENCE};
+use crate::report::portraits::clipped_line;
 use crate::study::fast::basin::{self, BasinLine, Edge};
 use crate::study::fast::{self, FastContact};
 use serde::{Deserialize, Serialize};
@@ -672,29 +673,6 @@ fn render(name: &str, c: &StickBasinChecks) -> String {
     s
 }
 
-/// The part of the line V = m Y + c inside the box [y0, y1] × [v0, v1] (None: misses it).
-pub(super) fn clipped_line(
-    m: f64,
-    c: f64,
-    (y0, y1): (f64, f64),
-    (v0, v1): (f64, f64),
-) -> Option<Series> {
-    let (mut lo, mut hi) = (y0, y1);
-    if m != 0.0 {
-        let (a, b) = ((v0 - c) / m, (v1 - c) / m);
-        lo = lo.max(a.min(b));
-        hi = hi.min(a.max(b));
-    } else if c < v0 || c > v1 {
-        return None;
-    }
-    (lo < hi).then(|| Series {
-        label: String::new(),
-        points: vec![(lo, m * lo + c), (hi, m * hi + c)],
-        mark: Mark::Line,
-        color: 0,
-    })
-}
-
 /// The (Y, V) figure of the first state: the full scan and the neighbourhood of the saddle.
 fn plane_figure(rows: &[Row]) -> Option<Figure> {
     let ok: Vec<&Row> = rows.iter().filter(|r| r.text("status") == "ok").collect();
@@ -870,15 +848,5 @@ mod tests {
         let text = mismatch_ranges(&scan, &[F, F, T, T, T], &[T, T, T, F, F]);
         assert_eq!(text, "0..1 3..4");
         assert_eq!(mismatch_ranges(&scan, &[F; 5], &[F; 5]), "");
-    }
-
-    #[test]
-    fn clipped_line_stays_in_the_box() {
-        let s = clipped_line(-1.0, -2.0, (-10.0, 1.0), (-5.0, 1.0)).unwrap();
-        for (y, v) in s.points {
-            assert!((-10.0..=1.0).contains(&y) && (-5.0..=1.0 + 1e-12).contains(&v));
-            assert!((v + y + 2.0).abs() < 1e-12);
-        }
-        assert!(clipped_line(0.0, 5.0, (0.0, 1.0), (0.0, 1.0)).is_none());
     }
 }

@@ -1,10 +1,11 @@
 //! The fast-time studies, written once for every system that offers its fast-time dynamics at
 //! a contact state ([`FastContact`]): C–V's mode table ([`mode_table`], `analysis =
-//! "mode_table"`) and the lift-off/IWC basin ([`basin`], `analysis = "liftoff_iwc_basin"`).
+//! "mode_table"`), the lift-off/IWC basin ([`basin`], `analysis = "liftoff_iwc_basin"`) and
+//! C–V's phase portraits ([`portraits`], `analysis = "phase_portraits"`).
 //! A study owns the design: its grid (the system's states × the κ ladder × the integrators, and
 //! for the basin × the three lines of the (Y0, V0) plane), its columns, its resume key (the
 //! point's position in that grid), the checks of its report (`crate::analysis::{mode_table,
-//! basin}`) and the report's shape (`crate::report::{mode_table, basin}`). The system owns its
+//! basin, portraits}`) and the report's shape (`crate::report::{mode_table, basin, portraits}`). The system owns its
 //! parameters, the grid of states its experiment file names, and its physics at a state.
 //!
 //! The fast time is s = t/√κ, the fast state Y = y/κ, V = v/√κ (docs/champneys_varkonyi.md §3):
@@ -14,6 +15,7 @@
 
 pub mod basin;
 pub mod mode_table;
+pub mod portraits;
 pub mod run;
 
 use crate::compliant::coulomb::Coulomb;
@@ -40,6 +42,8 @@ pub trait FastContact<const N: usize>: Sized + Sync + Clone + Debug + PartialEq 
     const TITLE: &'static str;
     /// The system in the basin report's title and figure (default [`Self::TITLE`]).
     const BASIN_TITLE: &'static str = Self::TITLE;
+    /// The system in a sentence of a report ("each panel is one state of …").
+    const NOUN: &'static str = "the system";
     /// How a state of the mode table is given: a paragraph of its report.
     const DESCRIBE: &'static str;
     /// The input columns that identify a state (every input but the fast start), in the order
