@@ -2,7 +2,7 @@
 //! each panel (a state, at the smallest κ) and what each panel shows, measured on its runs
 //! (docs/champneys_varkonyi.md §11). Pure: rows in, numbers out.
 
-use super::RowCells;
+use super::{numbers, RowCells};
 use crate::model::consistency::Outcome;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -27,13 +27,6 @@ pub fn panels<'a, R: RowCells>(rows: &'a [R], state_columns: &[&str]) -> Vec<(St
         }
     }
     out
-}
-
-/// The numbers of a space-separated cell (a trajectory column).
-pub fn numbers(text: &str) -> Vec<f64> {
-    text.split_whitespace()
-        .filter_map(|x| x.parse().ok())
-        .collect()
 }
 
 /// What a panel of C–V's figure shows, measured on its runs (docs/champneys_varkonyi.md §11):

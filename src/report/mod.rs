@@ -11,6 +11,7 @@ pub mod markdown;
 pub mod mode_table;
 pub mod portraits;
 pub mod rates;
+pub mod stick_basin;
 pub mod table;
 pub mod work_precision;
 

@@ -3,7 +3,8 @@
 //! (portraits.png), analysis.json (the measures of [`crate::analysis::portraits`]) and
 //! summary.md.
 
-use crate::analysis::portraits::{numbers, panel_measures, panels};
+use crate::analysis::numbers;
+use crate::analysis::portraits::{panel_measures, panels};
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::model::consistency::Outcome;

@@ -11,7 +11,7 @@
 //! outcome, mode sequence and sampled trajectory.
 
 use super::run::FastRun;
-use super::{projection, scalar_cells, window, Columns, FastContact, SCALAR_COLUMNS};
+use super::{normal_state, projection, scalar_cells, window, Columns, FastContact, SCALAR_COLUMNS};
 use crate::compliant::record::Sample;
 use crate::error::SimError;
 use crate::experiment::grammar::LogGrid;
@@ -20,7 +20,7 @@ use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
 use crate::model::iwc::SlipSaddle;
-use crate::model::{dot, PlanarContactSystem, ProjectedDynamics};
+use crate::model::{PlanarContactSystem, ProjectedDynamics};
 use serde::{Deserialize, Serialize};
 use std::marker::PhantomData;
 use std::path::Path;
@@ -102,19 +102,15 @@ pub const MEASURES: &[&str] = &[
 ];
 
 /// A sample in the fast variables of compliance `kappa`: (s, Y, V) = (t/√κ, gap/κ, v/√κ), the
-/// gap and the normal velocity v = dᵀq̇ of `body`'s contact.
+/// gap and the normal velocity of `body`'s contact ([`normal_state`]).
 fn fast_sample<B: PlanarContactSystem<N>, const N: usize>(
     body: &B,
     x: &Sample,
     kappa: f64,
 ) -> (f64, f64, f64) {
-    let mut q = [0.0; N];
-    let mut qdot = [0.0; N];
-    q.copy_from_slice(&x.q);
-    qdot.copy_from_slice(&x.qdot);
-    let k = body.contact_kinematics(&q, &qdot);
+    let (gap, v) = normal_state(body, &x.q, &x.qdot);
     let sk = kappa.sqrt();
-    (x.t / sk, k.gap / kappa, dot(&k.normal, &qdot) / sk)
+    (x.t / sk, gap / kappa, v / sk)
 }
 
 impl<S: FastContact<N>, const N: usize> Portraits<S, N> {
