@@ -9,6 +9,8 @@ pub mod extrapolate;
 pub mod first_opening;
 pub mod fit;
 pub mod mode_table;
+pub mod portraits;
+pub mod stick_basin;
 pub mod trajectory;
 pub mod work_precision;
 
@@ -21,4 +23,12 @@ pub trait RowCells {
     fn number(&self, column: &str) -> Option<f64> {
         self.text(column).parse().ok()
     }
+}
+
+/// The numbers of a cell of space-separated numbers (a list column such as `edges` or
+/// `trajectory_Y`); what does not parse is skipped.
+pub fn numbers(text: &str) -> Vec<f64> {
+    text.split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect()
 }

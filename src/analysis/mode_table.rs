@@ -3,7 +3,7 @@
 //! does an IWC at the smallest κ reach its two-stage limit, and do mirror states (a, B, u0) →
 //! (−a, −B, −u0) give mirrored runs. Pure: rows in, numbers out.
 
-use super::RowCells;
+use super::{numbers, RowCells};
 use crate::model::consistency::{outcome_set_text, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -56,13 +56,6 @@ fn relative(a: f64, b: f64) -> f64 {
 /// |a − b| / max(1, |a|, |b|): for the scaled numbers, which are O(1) and may pass through 0.
 fn scaled_error(a: f64, b: f64) -> f64 {
     (a - b).abs() / a.abs().max(b.abs()).max(1.0)
-}
-
-/// The numbers of a cell of space-separated numbers (empty: none).
-fn numbers(text: &str) -> Vec<f64> {
-    text.split_whitespace()
-        .filter_map(|x| x.parse().ok())
-        .collect()
 }
 
 /// The largest difference ([`scaled_error`]) between two runs' scaled numbers and, when both

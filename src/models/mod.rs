@@ -19,6 +19,8 @@ use crate::experiment::grammar::SpecError;
 use crate::experiment::system::System;
 use crate::study::fast::basin::Basin;
 use crate::study::fast::mode_table::ModeTable;
+use crate::study::fast::portraits::Portraits;
+use crate::study::fast::stick_basin::StickBasin;
 
 crate::registry! {
     simulate = simulate_system(rod::cli::SimulateArgs);
@@ -52,9 +54,9 @@ crate::registry! {
         /// The lift-off/IWC basins (`analysis = "liftoff_iwc_basin"`).
         PlanarBasin(Basin<planar::Planar, 2>), analysis = "liftoff_iwc_basin";
         /// The planar stick/lift-off basin (`analysis = "stick_liftoff_basin"`).
-        PlanarStickBasin(planar::stick_basin::PlanarStickBasin), analysis = "stick_liftoff_basin";
+        PlanarStickBasin(StickBasin<planar::Planar, 2>), analysis = "stick_liftoff_basin";
         /// C–V's phase portraits (`analysis = "phase_portraits"`).
-        PlanarPortraits(planar::portraits::PlanarPortraits), analysis = "phase_portraits";
+        PlanarPortraits(Portraits<planar::Planar, 2>), analysis = "phase_portraits";
         /// The oblique impact against the rigid impact laws (`analysis = "oblique_impact"`).
         PlanarObliqueImpact(planar::oblique_impact::PlanarObliqueImpact), analysis = "oblique_impact";
         /// Chatter and reverse chatter (`analysis = "chatter"`).

@@ -9,7 +9,9 @@ pub mod claims;
 pub mod json;
 pub mod markdown;
 pub mod mode_table;
+pub mod portraits;
 pub mod rates;
+pub mod stick_basin;
 pub mod table;
 pub mod work_precision;
 

@@ -12,7 +12,8 @@
 //! constant in q, so its fast dynamics are exactly C–V's linear ones. The generic mode table must
 //! then find Table 3's outcome set in each state's cell (the cells and their entries written
 //! here from C–V's Table 3, not computed by the crate), and the generic basin must find the
-//! lift-off/IWC boundary on the line V0 = 0 at the saddle's depth Y* = b/p₊ at every κ.
+//! lift-off/IWC boundary on the line V0 = 0 at the saddle's depth Y* = b/p₊ at every κ, and the
+//! generic phase portraits must draw its trajectories in its own gap and normal velocity.
 
 use rigid_limit::compliant::coulomb::Coulomb;
 use rigid_limit::error::SimError;
@@ -24,6 +25,7 @@ use rigid_limit::model::iwc::FastStart;
 use rigid_limit::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
 use rigid_limit::study::fast::basin::Basin;
 use rigid_limit::study::fast::mode_table::ModeTable;
+use rigid_limit::study::fast::portraits::Portraits;
 use rigid_limit::study::fast::FastContact;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -357,5 +359,46 @@ fn the_studies_are_named_by_the_system() {
     assert_eq!(
         <Basin<TiltedCart, 2> as Model>::INPUT_COLUMNS,
         &["f1", "f2", "u0", "line"]
+    );
+}
+
+/// Through the generic phase portraits, the trajectories are the cart's gap g = dᵀq and normal
+/// velocity dᵀq̇ in the fast variables, not its coordinates: each starts at its fast start
+/// (Y0, V0), and in the I(iii) state (a slip saddle at Y* = b/p₊) every start's outcome is the
+/// one of its side of the saddle's stable manifold (above F, below IWC).
+#[test]
+fn the_generic_portraits_draw_the_third_systems_fast_plane() {
+    let starts = "starts = [{ Y0 = 0, V0 = 0 }, { Y0 = -2, V0 = 0 }, { Y0 = -8, V0 = 0 }, { Y0 = -2, V0 = 3 }]";
+    let text = file("phase_portraits", &[(1.0, 1.0)], starts);
+    let spec =
+        SweepSpec::<Portraits<TiltedCart, 2>>::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let [_, b, _, bb, cc] = scalars(1.0);
+    let rows = rows(&spec);
+    assert_eq!(rows.len(), 4 * 3);
+    for r in &rows {
+        assert_eq!(r.text("status"), "ok", "{:?}", r.fields);
+        assert_eq!(r.text("cell"), "I(iii)");
+        assert!((number(r, "saddle_gap") - b / (cc - MU * bb)).abs() < 1e-12);
+        let first = |column: &str| -> f64 {
+            r.text(column)
+                .split_whitespace()
+                .next()
+                .unwrap_or_else(|| panic!("{column} empty"))
+                .parse()
+                .unwrap()
+        };
+        assert!((first("trajectory_Y") - number(r, "Y0")).abs() < 1e-6);
+        assert!((first("trajectory_V") - number(r, "V0")).abs() < 1e-6);
+    }
+    let measures = rigid_limit::analysis::portraits::panel_measures(
+        &rows,
+        <TiltedCart as FastContact<2>>::STATE_COLUMNS,
+    );
+    assert_eq!(measures.len(), 1);
+    assert_eq!(
+        measures[0].manifold_side_agreement,
+        Some(1.0),
+        "{:?}",
+        measures[0]
     );
 }

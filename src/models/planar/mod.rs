@@ -4,8 +4,11 @@
 //! (Y0, V0). Its fast-time dynamics ([`FastContact`]) run C–V's mode table
 //! ([`crate::study::fast::mode_table`], docs/champneys_varkonyi.md: run to s = t/√κ =
 //! `[solver] window_scaled`, classify by the outcome rule, compare the outcome sets with
-//! Table 3; the default analysis) and the lift-off/IWC basin ([`crate::study::fast::basin`]);
-//! its other analyses are models in this folder.
+//! Table 3; the default analysis), the lift-off/IWC basin ([`crate::study::fast::basin`]), the
+//! stick/lift-off basin of a state at rest, which scans `sweep.Y0` and `sweep.V0`
+//! ([`crate::study::fast::stick_basin`]) and the phase portraits
+//! ([`crate::study::fast::portraits`]); the oblique impact and chatter are models in this
+//! folder.
 //!
 //! ```toml
 //! model = "planar"
@@ -34,8 +37,6 @@ pub mod chatter_report;
 pub mod mechanics;
 pub mod oblique_impact;
 pub mod oblique_impact_report;
-pub mod portraits;
-pub mod stick_basin;
 
 /// The oblique impact as a model of the harness (oblique_impact.rs; its report:
 /// oblique_impact_report.rs, which names it from here, not from its sibling).
@@ -53,15 +54,14 @@ use crate::error::{require_finite, require_positive, SimError};
 use crate::experiment::grammar::{
     check_sources, grid_size, merged_states, Axis, LogGrid, SolverSpec, Source,
 };
-use crate::experiment::model::{Cells, Model, SweepSpec};
+use crate::experiment::model::Cells;
 use crate::model::iwc::FastStart;
-use crate::study::fast::run::FastRun;
 use crate::study::fast::{self, FastContact};
 use mechanics::ConstantPlanar;
 use serde::{Deserialize, Serialize};
 
 /// The planar single contact with constant data: its fast-time dynamics ([`FastContact`]) for
-/// the mode table and the basin; its other analyses are models of their own (below).
+/// the fast-time studies; the oblique impact and chatter are models of their own (below).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Planar;
 
@@ -155,17 +155,6 @@ impl PlanarState {
         ([0.0, gap], [self.u0, v])
     }
 
-    /// The fast run of this state over `window_scaled` (s = t/√κ).
-    fn fast_run(&self, window_scaled: f64) -> FastRun<'_, ConstantPlanar> {
-        FastRun {
-            system: &self.system,
-            friction: self.friction(),
-            damping: self.damping,
-            start: self.start,
-            window_scaled,
-        }
-    }
-
     /// Check the state at the ladder's largest κ, `kappa_max`; `key` maps a parameter to the
     /// key that set it.
     fn validate(&self, kappa_max: f64, key: impl Fn(&str) -> String) -> Result<(), SimError> {
@@ -199,7 +188,7 @@ impl PlanarState {
     }
 }
 
-/// The grid of states that `[params]` and `[sweep]` define (the mode table and the basin).
+/// The grid of states that `[params]` and `[sweep]` define (the fast-time studies).
 #[derive(Clone, Copy, Debug)]
 pub struct PlanarGrid<'a> {
     pub params: &'a Params,
@@ -385,6 +374,7 @@ impl FastContact<2> for Planar {
          liftoff_iwc_basin, stick_liftoff_basin, phase_portraits, oblique_impact and chatter";
     const TITLE: &'static str = "C–V's planar single contact with constant data";
     const BASIN_TITLE: &'static str = "C–V's planar single contact";
+    const NOUN: &'static str = "the planar system";
     const DESCRIBE: &'static str =
         "Each state is given by C–V's projected scalars (a, b, A, B, C), μ and u0; the \
          contact law is λ_N = max(−Y − c_d V, 0) in the fast variables Y = y/κ, V = v/√κ.";
@@ -397,6 +387,18 @@ impl FastContact<2> for Planar {
 
     fn kappa(sweep: &Sweep) -> &LogGrid {
         &sweep.kappa
+    }
+
+    fn start_axes(sweep: &Sweep) -> [Option<&Axis>; 2] {
+        [sweep.y0.as_ref(), sweep.v0.as_ref()]
+    }
+
+    fn without_start_axes(sweep: &Sweep) -> Sweep {
+        Sweep {
+            y0: None,
+            v0: None,
+            ..sweep.clone()
+        }
     }
 
     fn validate(params: &Params, sweep: &Sweep) -> Result<(), SimError> {
@@ -470,15 +472,11 @@ impl FastContact<2> for Planar {
     }
 }
 
-/// The grid of any planar experiment (the mode table, the basin).
-pub fn grid_of<M: Model<Params = Params, Sweep = Sweep>>(spec: &SweepSpec<M>) -> PlanarGrid<'_> {
-    PlanarGrid::new(&spec.params, &spec.sweep)
-}
-
 #[cfg(test)]
 mod tests {
 
     use super::*;
+    use crate::experiment::model::{Model, SweepSpec};
     use crate::integrate::IntegratorKind;
     use crate::study::fast::mode_table::ModeTable;
 

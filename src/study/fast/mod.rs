@@ -1,10 +1,14 @@
 //! The fast-time studies, written once for every system that offers its fast-time dynamics at
 //! a contact state ([`FastContact`]): C–V's mode table ([`mode_table`], `analysis =
-//! "mode_table"`) and the lift-off/IWC basin ([`basin`], `analysis = "liftoff_iwc_basin"`).
+//! "mode_table"`), the lift-off/IWC basin ([`basin`], `analysis = "liftoff_iwc_basin"`) and
+//! C–V's phase portraits ([`portraits`], `analysis = "phase_portraits"`) and,
+//! for a system whose sweep offers the fast starts as axes, the stick/lift-off basin
+//! ([`stick_basin`], `analysis = "stick_liftoff_basin"`).
 //! A study owns the design: its grid (the system's states × the κ ladder × the integrators, and
 //! for the basin × the three lines of the (Y0, V0) plane), its columns, its resume key (the
 //! point's position in that grid), the checks of its report (`crate::analysis::{mode_table,
-//! basin}`) and the report's shape (`crate::report::{mode_table, basin}`). The system owns its
+//! basin, portraits, stick_basin}`) and the report's shape (`crate::report::{mode_table, basin,
+//! portraits, stick_basin}`). The system owns its
 //! parameters, the grid of states its experiment file names, and its physics at a state.
 //!
 //! The fast time is s = t/√κ, the fast state Y = y/κ, V = v/√κ (docs/champneys_varkonyi.md §3):
@@ -14,14 +18,16 @@
 
 pub mod basin;
 pub mod mode_table;
+pub mod portraits;
 pub mod run;
+pub mod stick_basin;
 
 use crate::compliant::coulomb::Coulomb;
 use crate::error::SimError;
-use crate::experiment::grammar::{LogGrid, SolverSpec};
+use crate::experiment::grammar::{Axis, LogGrid, SolverSpec};
 use crate::experiment::model::Cells;
 use crate::model::iwc::FastStart;
-use crate::model::{PlanarContactSystem, ProjectedDynamics};
+use crate::model::{dot, PlanarContactSystem, ProjectedDynamics};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;
@@ -40,6 +46,8 @@ pub trait FastContact<const N: usize>: Sized + Sync + Clone + Debug + PartialEq 
     const TITLE: &'static str;
     /// The system in the basin report's title and figure (default [`Self::TITLE`]).
     const BASIN_TITLE: &'static str = Self::TITLE;
+    /// The system in a sentence of a report ("each panel is one state of …").
+    const NOUN: &'static str = "the system";
     /// How a state of the mode table is given: a paragraph of its report.
     const DESCRIBE: &'static str;
     /// The input columns that identify a state (every input but the fast start), in the order
@@ -60,6 +68,16 @@ pub trait FastContact<const N: usize>: Sized + Sync + Clone + Debug + PartialEq 
 
     /// The κ ladder of `[sweep]`.
     fn kappa(sweep: &Self::Sweep) -> &LogGrid;
+    /// The axes `sweep.Y0` and `sweep.V0`, which the stick/lift-off basin scans ([`stick_basin`];
+    /// default: none, and that study refuses the file).
+    fn start_axes(_sweep: &Self::Sweep) -> [Option<&Axis>; 2] {
+        [None, None]
+    }
+    /// The sweep without the axes of [`Self::start_axes`]: the grid of states at rest whose
+    /// starts the stick/lift-off basin scans.
+    fn without_start_axes(sweep: &Self::Sweep) -> Self::Sweep {
+        sweep.clone()
+    }
     /// Check the parameters and the grid of states; errors name the key to fix.
     fn validate(params: &Self::Params, sweep: &Self::Sweep) -> Result<(), SimError>;
     /// Check the states against the solver (a step budget): after [`window`] is checked.
@@ -107,6 +125,21 @@ pub fn projection<S: FastContact<N>, const N: usize>(
 ) -> ProjectedDynamics<f64, N> {
     let (q, qdot) = S::contact_state(state);
     ProjectedDynamics::at(&S::body(state), &q, &qdot)
+}
+
+/// The gap and the normal velocity v = dᵀq̇ of `body`'s contact at (q, q̇), given as slices of
+/// N numbers (a record's states).
+pub fn normal_state<B: PlanarContactSystem<N>, const N: usize>(
+    body: &B,
+    q: &[f64],
+    qdot: &[f64],
+) -> (f64, f64) {
+    let mut q_n = [0.0; N];
+    let mut qdot_n = [0.0; N];
+    q_n.copy_from_slice(q);
+    qdot_n.copy_from_slice(qdot);
+    let k = body.contact_kinematics(&q_n, &qdot_n);
+    (k.gap, dot(&k.normal, &qdot_n))
 }
 
 /// The cells of C–V's projected scalars at `pd`.
