@@ -142,6 +142,39 @@ pub fn normal_state<B: PlanarContactSystem<N>, const N: usize>(
     (k.gap, dot(&k.normal, &qdot_n))
 }
 
+/// The checks of a study run at the file's states as they are: the system's grid, the window
+/// `[solver] window_scaled`, the system's solver settings (in that order, so that a file with
+/// several errors is told the first of them).
+pub fn check_states_and_solver<S: FastContact<N>, const N: usize>(
+    params: &S::Params,
+    sweep: &S::Sweep,
+    solver: &SolverSpec,
+) -> Result<(), SimError> {
+    S::validate(params, sweep)?;
+    window(solver)?;
+    S::check_solver(params, sweep, solver)
+}
+
+/// The file's states, in output order.
+pub fn states_of<S: FastContact<N>, const N: usize>(
+    params: &S::Params,
+    sweep: &S::Sweep,
+) -> Vec<S::State> {
+    S::states(params, sweep)
+        .into_iter()
+        .map(|(state, _)| state)
+        .collect()
+}
+
+/// The input cells of a run from `state`'s own fast start: the state's columns, then Y0, V0.
+pub fn start_cells<S: FastContact<N>, const N: usize>(state: &S::State) -> Cells {
+    let start = S::start(state);
+    let mut cells = S::state_cells(state);
+    cells.push(("Y0", start.gap.to_string()));
+    cells.push(("V0", start.normal_velocity.to_string()));
+    cells
+}
+
 /// The cells of C–V's projected scalars at `pd`.
 pub fn scalar_cells<const N: usize>(pd: &ProjectedDynamics<f64, N>) -> Cells {
     vec![

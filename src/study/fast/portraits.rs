@@ -11,7 +11,10 @@
 //! outcome, mode sequence and sampled trajectory.
 
 use super::run::FastRun;
-use super::{normal_state, projection, scalar_cells, window, Columns, FastContact, SCALAR_COLUMNS};
+use super::{
+    check_states_and_solver, normal_state, projection, scalar_cells, start_cells, states_of,
+    window, Columns, FastContact, SCALAR_COLUMNS,
+};
 use crate::compliant::record::Sample;
 use crate::error::SimError;
 use crate::experiment::grammar::LogGrid;
@@ -137,9 +140,7 @@ impl<S: FastContact<N>, const N: usize> Model for Portraits<S, N> {
     }
 
     fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
-        S::validate(&spec.params, &spec.sweep)?;
-        window(&spec.solver)?;
-        S::check_solver(&spec.params, &spec.sweep, &spec.solver)
+        check_states_and_solver::<S, N>(&spec.params, &spec.sweep, &spec.solver)
     }
 
     fn grid_size(spec: &SweepSpec<Self>) -> u128 {
@@ -147,17 +148,11 @@ impl<S: FastContact<N>, const N: usize> Model for Portraits<S, N> {
     }
 
     fn configurations(spec: &SweepSpec<Self>) -> Vec<S::State> {
-        S::states(&spec.params, &spec.sweep)
-            .into_iter()
-            .map(|(state, _)| state)
-            .collect()
+        states_of::<S, N>(&spec.params, &spec.sweep)
     }
 
     fn inputs(state: &S::State) -> Cells {
-        let start = S::start(state);
-        let mut cells = S::state_cells(state);
-        cells.push(("Y0", start.gap.to_string()));
-        cells.push(("V0", start.normal_velocity.to_string()));
+        let mut cells = start_cells::<S, N>(state);
         let pd = projection::<S, N>(state);
         if !S::SCALARS_ARE_INPUTS {
             cells.extend(scalar_cells(&pd));
