@@ -95,9 +95,6 @@ impl<T: crate::model::PlanarContactSystem<N>, const N: usize> Mechanics<N> for O
     fn coordinate_names(&self) -> [&'static str; N] {
         self.0.coordinate_names()
     }
-    fn rotation_index(&self) -> Option<usize> {
-        self.0.rotation_index()
-    }
     fn mass_matrix<S: Real>(&self, q: &[S; N]) -> [[S; N]; N] {
         self.0.mass_matrix(q)
     }

@@ -47,8 +47,6 @@ pub struct PostImpact {
     pub u: f64,
     /// Normal velocity of the contact point, positive away from the surface.
     pub v: f64,
-    /// Angular velocity (the system's rotation coordinate rate), when it has one.
-    pub omega: Option<f64>,
     pub q: Vec<f64>,
     pub qdot: Vec<f64>,
 }

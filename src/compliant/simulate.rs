@@ -306,7 +306,6 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> Observer<ContactProblem<'_, Sy
                 t,
                 u: cs.projected.u,
                 v: cs.projected.v,
-                omega: p.system.rotation_index().map(|i| y[N + i]),
                 q: y[..N].to_vec(),
                 qdot: y[N..2 * N].to_vec(),
             });

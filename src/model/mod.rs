@@ -62,11 +62,6 @@ pub struct ValidityMargin {
 pub trait Mechanics<const N: usize>: Sync {
     /// Short names of the generalised coordinates, for trajectories and docs.
     fn coordinate_names(&self) -> [&'static str; N];
-    /// Index of the coordinate whose rate is reported as the post-impact angular velocity `ω`
-    /// (a body's rotation angle); none by default.
-    fn rotation_index(&self) -> Option<usize> {
-        None
-    }
     /// Mass matrix `M(q)`, symmetric positive definite.
     fn mass_matrix<S: Real>(&self, q: &[S; N]) -> [[S; N]; N];
     /// Generalised body force `f(q, q̇)`, including gravity and inertial (Coriolis, centripetal)

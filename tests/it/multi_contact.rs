@@ -34,9 +34,6 @@ impl Mechanics<3> for Box2 {
     fn coordinate_names(&self) -> [&'static str; 3] {
         ["x", "y", "theta"]
     }
-    fn rotation_index(&self) -> Option<usize> {
-        Some(2)
-    }
     fn mass_matrix<S: Real>(&self, _q: &[S; 3]) -> [[S; 3]; 3] {
         let (o, z) = (S::cst(1.0), S::zero());
         let inertia = S::cst((self.w * self.w + self.h * self.h) / 3.0);
@@ -1418,9 +1415,6 @@ impl Mechanics<3> for PushedHigh {
     fn coordinate_names(&self) -> [&'static str; 3] {
         self.body.coordinate_names()
     }
-    fn rotation_index(&self) -> Option<usize> {
-        self.body.rotation_index()
-    }
     fn mass_matrix<S: Real>(&self, q: &[S; 3]) -> [[S; 3]; 3] {
         self.body.mass_matrix(q)
     }
@@ -1923,9 +1917,6 @@ struct RodWithoutSlopes {
 impl Mechanics<3> for RodWithoutSlopes {
     fn coordinate_names(&self) -> [&'static str; 3] {
         self.rod.coordinate_names()
-    }
-    fn rotation_index(&self) -> Option<usize> {
-        self.rod.rotation_index()
     }
     fn mass_matrix<S: Real>(&self, q: &[S; 3]) -> [[S; 3]; 3] {
         self.rod.mass_matrix(q)

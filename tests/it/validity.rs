@@ -206,7 +206,7 @@ fn kappa_below_the_resolution_limit_is_refused_with_the_reason() {
             limit.reverse_slip_duration_scaled,
         ),
         ("v_out", post.v, limit.v_out),
-        ("θ̇_out", post.omega.unwrap(), limit.omega_out),
+        ("θ̇_out", post.qdot[2], limit.omega_out),
         ("P_n", r.impulse_normal, limit.impulse_total),
     ] {
         assert!((got / want - 1.0).abs() < 1e-3, "{what}: {got} vs {want}");

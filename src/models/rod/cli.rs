@@ -6,6 +6,7 @@ use crate::compliant::record::RunRecord;
 use crate::compliant::{EndCondition, SimulationOptions};
 use crate::integrate::IntegratorKind;
 use crate::models::rod::limit::RigidLimit;
+use crate::models::rod::mechanics::THETA;
 use crate::models::rod::scenario::{RodImpact, Scenario};
 use crate::report::table::{Cell, Table};
 
@@ -411,7 +412,7 @@ fn trajectory_csv(samples: &[crate::compliant::record::Sample]) -> String {
 
 fn post_impact_json(record: &RunRecord) -> serde_json::Value {
     match &record.post_impact {
-        Some(p) => serde_json::json!({"u": p.u, "v": p.v, "omega": p.omega, "t": p.t}),
+        Some(p) => serde_json::json!({"u": p.u, "v": p.v, "omega": p.qdot[THETA], "t": p.t}),
         None => serde_json::Value::Null,
     }
 }
@@ -480,10 +481,7 @@ fn summary_text(
         let _ = writeln!(
             out,
             "post-impact (t = {:.9e}): u = {:.9}  v = {:.9}  θ̇ = {:.9}",
-            p.t,
-            p.u,
-            p.v,
-            p.omega.unwrap_or(f64::NAN)
+            p.t, p.u, p.v, p.qdot[THETA]
         );
     }
     let _ = writeln!(

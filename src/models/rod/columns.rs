@@ -92,7 +92,7 @@ impl From<&RunRecord> for RodMeasures {
             t_separation: post.map(|p| p.t),
             u_out: post.map(|p| p.u),
             v_out: post.map(|p| p.v),
-            omega_out: post.and_then(|p| p.omega),
+            omega_out: post.map(|p| p.qdot[THETA]),
             impulse_normal: r.impulse_normal,
             impulse_tangential: r.impulse_tangential,
             peak_normal_force: r.peak_normal_force,

@@ -7,7 +7,7 @@
 //! with its configuration, by O(√κ) per unit of fast time, so its scaled numbers converge at
 //! rate √κ rather than being κ-independent.
 
-use super::mechanics::PainleveRod;
+use super::mechanics::{PainleveRod, THETA};
 use super::scenario::RodImpact;
 use super::sweep::{RodGrid, RodParams, RodSweep};
 use super::Rod;
@@ -37,6 +37,7 @@ impl FastContact<3> for Rod {
         "gyration_sq",
     ];
     const SCALARS_ARE_INPUTS: bool = false;
+    const ROTATION: Option<usize> = Some(THETA);
     type Params = RodParams;
     type Sweep = RodSweep;
     type State = RodImpact;

@@ -146,10 +146,6 @@ impl Mechanics<3> for PainleveRod {
         ["x_A", "y_A", "theta"]
     }
 
-    fn rotation_index(&self) -> Option<usize> {
-        Some(THETA)
-    }
-
     fn mass_matrix<S: Real>(&self, q: &[S; 3]) -> [[S; 3]; 3] {
         let (s, c) = q[THETA].sin_cos();
         let (one, zero) = (S::cst(1.0), S::zero());

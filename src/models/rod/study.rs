@@ -8,6 +8,7 @@ use crate::experiment::grammar::LogGrid;
 use crate::experiment::runner::{Plan, Points};
 use crate::experiment::table::Row;
 use crate::integrate::IntegratorKind;
+use crate::models::rod::mechanics::THETA;
 use crate::models::rod::scenario::{RodImpact, Scenario};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -484,10 +485,7 @@ impl Plan for StudySpec {
         if let Some(out) = &record.post_impact {
             put("u_out", out.u.to_string());
             put("v_out", out.v.to_string());
-            put(
-                "omega_out",
-                out.omega.map(|w| w.to_string()).unwrap_or_default(),
-            );
+            put("omega_out", out.qdot[THETA].to_string());
         }
         for (col, sample) in STATE_COLUMNS.iter().zip(&record.outputs) {
             let cells: Vec<String> = std::iter::once(sample.t)

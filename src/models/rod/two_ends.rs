@@ -16,9 +16,6 @@ impl Mechanics<3> for TwoEndedRod {
     fn coordinate_names(&self) -> [&'static str; 3] {
         self.0.coordinate_names()
     }
-    fn rotation_index(&self) -> Option<usize> {
-        self.0.rotation_index()
-    }
     fn mass_matrix<S: Real>(&self, q: &[S; 3]) -> [[S; 3]; 3] {
         self.0.mass_matrix(q)
     }

@@ -75,9 +75,6 @@ impl Mechanics<5> for SpatialRod {
     fn coordinate_names(&self) -> [&'static str; 5] {
         ["x1", "x2", "y", "theta", "psi"]
     }
-    fn rotation_index(&self) -> Option<usize> {
-        Some(THETA)
-    }
     fn mass_matrix<S: Real>(&self, q: &[S; 5]) -> [[S; 5]; 5] {
         let (o, z) = (S::cst(1.0), S::zero());
         let c = q[THETA].cos();

@@ -56,6 +56,9 @@ pub trait FastContact<const N: usize>: Sized + Sync + Clone + Debug + PartialEq 
     /// Whether C–V's projected scalars a, b, A, B, C are among [`Self::STATE_COLUMNS`] (a
     /// system given by them); otherwise the studies measure them at each state's contact.
     const SCALARS_ARE_INPUTS: bool;
+    /// The coordinate whose rate is reported as the angular velocity ω (`omega_out`, the
+    /// limit's `limit_omega_out`): a body's rotation angle; none by default.
+    const ROTATION: Option<usize> = None;
     /// `[params]` (unknown keys refused); the fast start's keys are `Y0` and `V0`.
     type Params: DeserializeOwned + Serialize + Clone + Debug + PartialEq + Sync;
     /// `[sweep]`: κ and the grid of states (unknown keys refused); the fast starts are `Y0`,

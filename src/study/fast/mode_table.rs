@@ -23,7 +23,6 @@ use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
 use crate::model::consistency::{outcome_set_text, table3_entry, NEGATIVE, POSITIVE};
 use crate::model::iwc::IwcLimit;
-use crate::model::Mechanics;
 use serde::{Deserialize, Serialize};
 use std::marker::PhantomData;
 use std::path::Path;
@@ -110,9 +109,7 @@ pub fn derived_cells<S: FastContact<N>, const N: usize>(state: &S::State) -> Cel
         ("limit_v_out", opt(limit.map(|l| l.v_out))),
         (
             "limit_omega_out",
-            opt(sys
-                .rotation_index()
-                .and_then(|i| limit.map(|l| l.qdot_out[i]))),
+            opt(S::ROTATION.and_then(|i| limit.map(|l| l.qdot_out[i]))),
         ),
     ]
 }

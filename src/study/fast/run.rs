@@ -25,6 +25,8 @@ pub struct FastRun<'a, Sys> {
     pub damping: f64,
     pub start: FastStart,
     pub window_scaled: f64,
+    /// The coordinate whose rate is the post-impact angular velocity ω ([`FastContact::ROTATION`]).
+    pub rotation: Option<usize>,
 }
 
 impl<'a, Sys> FastRun<'a, Sys> {
@@ -40,6 +42,7 @@ impl<'a, Sys> FastRun<'a, Sys> {
             damping: S::damping(state),
             start: S::start(state),
             window_scaled,
+            rotation: S::ROTATION,
         }
     }
 }
@@ -196,11 +199,13 @@ impl<Sys> FastRun<'_, Sys> {
             .flatten();
         // The first open state: the start itself when the run starts in free flight, else the
         // state when the contact first opens (if it does).
-        let rotation = sys.rotation_index();
+        let rotation = self.rotation;
         let opening = if r.modes.first().is_some_and(|m| m.mode == Mode::Free) {
             Some((0.0, start_pd.u, start_pd.v, rotation.map(|i| qdot0[i])))
         } else {
-            r.post_impact.as_ref().map(|p| (p.t, p.u, p.v, p.omega))
+            r.post_impact
+                .as_ref()
+                .map(|p| (p.t, p.u, p.v, rotation.map(|i| p.qdot[i])))
         };
         let mut end_q = [0.0; N];
         let mut end_qdot = [0.0; N];
