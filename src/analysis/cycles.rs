@@ -95,9 +95,9 @@ pub fn landings(
 pub struct Cycles {
     /// The landing times of the contact that starts a cycle.
     pub starts: Vec<f64>,
-    /// Each cycle's duration, starts[k + 1] − starts[k].
+    /// Each cycle's duration, `starts[k + 1] − starts[k]`.
     pub durations: Vec<f64>,
-    /// Successive durations' ratios, durations[k + 1]/durations[k]: the velocities' growth per
+    /// Successive durations' ratios, `durations[k + 1]/durations[k]`: the velocities' growth per
     /// cycle of a homogeneous motion.
     pub growth: Vec<f64>,
 }

@@ -25,7 +25,7 @@
 //!
 //! Two observer events (peak normal force: dF_n/dt falling; maximum penetration: δ̇ falling)
 //! record extrema without switching. In every mode the mechanical system's validity margins
-//! ([`PlanarContactSystem::validity_margins`]) are the formulation's domain: the first to fall
+//! ([`Mechanics::validity_margins`](crate::model::Mechanics::validity_margins)) are the formulation's domain: the first to fall
 //! to zero ends the run with an error.
 
 pub mod cone;

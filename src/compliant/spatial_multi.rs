@@ -504,7 +504,7 @@ impl<'a, Sys: SpatialContacts<N>, const N: usize> SpatialMultiProblem<'a, Sys, N
     }
 
     /// The start `[q0, q̇0, 0…]`, a contact that starts sliding from rest seeded along its
-    /// onset direction ([`Self::seed`]).
+    /// onset direction (`Self::seed`).
     pub fn initial_state(&self, q0: &[f64; N], qdot0: &[f64; N]) -> Vec<f64> {
         let mut y = vec![0.0; self.layout().len()];
         y[..N].copy_from_slice(q0);

@@ -173,7 +173,7 @@ const REORDER_LIMIT: usize = 4096;
 ///
 /// Rows stream: points are handed to the workers in output order, each row is appended to the
 /// journal (and flushed) in point order as soon as every earlier point is done, and the journal
-/// becomes runs.csv at the end. Memory holds at most [`REORDER_LIMIT`] rows, whatever the size
+/// becomes runs.csv at the end. Memory holds at most `REORDER_LIMIT` rows, whatever the size
 /// of the grid.
 pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary, RunError> {
     let start = Instant::now();

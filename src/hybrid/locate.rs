@@ -147,7 +147,7 @@ impl ScanBuffers {
     /// `|g| ≤ Σ |∂g/∂y_i|·resolution_i`, is *on its surface*, whichever way it moves (its rate
     /// there is as uncertain as its value: u̇ = −3.5e-18 at a stick break); where it crosses,
     /// if the phase's first scan point finds it past zero, is the phase-start rule of
-    /// [`crossing_from_surface`].
+    /// `crossing_from_surface`.
     pub fn start_phase<H: HybridSystem>(
         &mut self,
         sys: &H,

@@ -4,7 +4,7 @@
 //! impact resets) implements [`HybridSystem`], and what a run records is an [`Observer`]'s
 //! business.
 //!
-//! The run is a fixed sequence of stages ([`driver`]): start a fresh integrator in the current
+//! The run is a fixed sequence of stages (`driver`): start a fresh integrator in the current
 //! mode, step, scan each step for crossings of the watched event functions ([`locate`]: dense
 //! output at [`locate::SCAN_POINTS`] interior points, then Illinois on the bracket), refine the
 //! earliest switching event by re-stepping exactly to it, apply the transition (which may reset

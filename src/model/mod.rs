@@ -222,7 +222,7 @@ pub trait PlanarContactSystem<const N: usize>: Mechanics<N> {
 ///
 /// Notation map: C–V's `a, b, A, B, C` are the fields `free_tangential_accel`,
 /// `free_normal_accel`, `tangential_mobility`, `cross_mobility`, `normal_mobility`. They are not
-/// Zhao–Liu's eq. (11) coefficients; see [`rod`] for those.
+/// Zhao–Liu's eq. (11) coefficients; see [`crate::models::rod`] for those.
 #[derive(Clone, Copy, Debug)]
 pub struct ProjectedDynamics<S, const N: usize> {
     pub gap: S,

@@ -44,7 +44,7 @@ pub struct Series {
     pub label: String,
     pub points: Vec<(f64, f64)>,
     pub mark: Mark,
-    /// Index into the palette ([`style::PALETTE`]) and the marker shapes: series `i` has
+    /// Index into the palette (`style::PALETTE`) and the marker shapes: series `i` has
     /// colour `i` and marker `i`; [`REFERENCE`] (black) is for limits, bounds and guides.
     pub color: usize,
 }

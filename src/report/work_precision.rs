@@ -258,7 +258,7 @@ pub fn summary<S: System>(spec: &WorkPrecision<S>, a: &WorkPrecisionAnalysis) ->
     md.finish()
 }
 
-/// One panel per configuration (at most [`MAX_PANELS`]): each integrator's (median wall time,
+/// One panel per configuration (at most `MAX_PANELS`): each integrator's (median wall time,
 /// error) over the ladder on log–log axes, and the reference's agreement as a dotted line.
 pub fn figure(a: &WorkPrecisionAnalysis) -> Figure {
     let panels: Vec<Panel> = a

@@ -9,10 +9,10 @@
 //! tangent at 2k + 1) the accelerations are a = b + W λ with the Delassus matrix
 //! W = J M⁻¹ Jᵀ and b = J M⁻¹ g + J̇ q̇. In a mode the closed contacts hold a_N,k = 0, the
 //! sticking ones also a_T,k = 0, and a sliding one rubs with λ_T,k = −μ_k s_k λ_N,k: one linear
-//! system in the closed contacts' λ_N and the sticking ones' λ_T ([`RigidMultiProblem::solve_mode`]).
+//! system in the closed contacts' λ_N and the sticking ones' λ_T (`RigidMultiProblem::solve_mode`).
 //!
 //! Which mode holds is the linear complementarity problem over the contacts at the surface,
-//! solved exactly by enumerating its modes ([`RigidMultiProblem::choose`]): every tuple whose
+//! solved exactly by enumerating its modes (`RigidMultiProblem::choose`): every tuple whose
 //! λ_N ≥ 0, whose stick forces lie in their cones, whose free contacts do not accelerate into
 //! the surface and whose slides at zero slip accelerate their way is a solution. None, or
 //! several with different accelerations (Painlevé), ends the run with an error naming the

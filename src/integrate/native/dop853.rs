@@ -682,7 +682,7 @@ impl ExplicitPair for Dop853 {
 
     /// `y0 + θ(F0 + (1−θ)(F1 + θ(F2 + (1−θ)(F3 + θ(F4 + (1−θ)(F5 + θ F6))))))` (CONTD8), each
     /// component's Horner sequence as CONTD8's, over the state's length rounded up to an even
-    /// width ([`stage_sums_for`]).
+    /// width (`stage_sums_for`).
     #[inline]
     fn interpolate(n: usize, theta: f64, y0: &Vector, dense: &Dense, out: &mut [f64]) {
         let out = &mut out[..n];

@@ -119,7 +119,7 @@ impl ErrorScale {
 }
 
 /// Everything that determines the future steps: saved and restored by a copy. The last
-/// step's dense output ([`LastStep`]) is not part of it: the mode machine saves before every
+/// step's dense output (`LastStep`) is not part of it: the mode machine saves before every
 /// step and restores only to step again, and the copy was the larger part of a save.
 #[derive(Clone, Copy)]
 pub struct ExplicitState {

@@ -157,7 +157,7 @@ impl ExplicitPair for Tsit5 {
         (sum / n as f64).sqrt()
     }
 
-    /// `dense[j] = h Σ_i r_i,j+1 k_i`, j = 0…3: then y(θ) = y0 + Σ_j θ^(j+1) dense[j].
+    /// `dense[j] = h Σ_i r_i,j+1 k_i`, j = 0…3: then y(θ) = y0 + Σ_j θ^(j+1) `dense[j]`.
     fn dense<F: VectorField>(
         _f: &F,
         n: usize,

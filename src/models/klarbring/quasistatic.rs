@@ -1,4 +1,4 @@
-//! Klarbring's quasi-static counterexample (Klarbring 1990, Ballard–Basseville's reference [4],
+//! Klarbring's quasi-static counterexample (Klarbring 1990, Ballard–Basseville's reference \[4\],
 //! their §2; docs/klarbring.md, "The quasi-static problem"): drop the inertia of the planar
 //! particle (n = 2, one tangent),
 //!

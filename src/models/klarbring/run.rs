@@ -135,7 +135,7 @@ pub struct Record {
     /// Ballard–Basseville's energy inequality (Cor. 4.3) at T for a compliant run:
     /// E(0) + ∫₀ᵀ F·U̇ dt − E(T) with E = ½|U̇|² + ½|U|²_K, ≥ 0 (the energy the contact took:
     /// friction and dashpot dissipation plus the change of the spring's δ²/(2κ)), from the
-    /// measured twin's work integrals ([`energy_account`]).
+    /// measured twin's work integrals (`energy_account`).
     pub energy_slack: Option<f64>,
     /// That twin's (T + V)(T) − (T + V)(0) − contact work − load work: 0 up to the integration.
     pub energy_balance_error: Option<f64>,

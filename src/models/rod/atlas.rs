@@ -416,7 +416,7 @@ pub(crate) fn analyze_states<T: Send, K>(
     }
 }
 
-/// Analyse the rows of an atlas experiment, read as a stream ([`analyze_states`]); returns the
+/// Analyse the rows of an atlas experiment, read as a stream (`analyze_states`); returns the
 /// analysis and the number of rows read.
 pub fn analyze_atlas(
     spec: &SweepSpec<Rod>,

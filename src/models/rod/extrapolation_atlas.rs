@@ -188,7 +188,7 @@ fn analyze_state(impact: RodImpact, rows: &[&Row]) -> StateExtrapolation {
 }
 
 /// Analyse an `analysis = "extrapolation"` experiment (the first integrator's runs), its rows
-/// read as a stream in point order ([`analyze_states`]).
+/// read as a stream in point order (`analyze_states`).
 pub fn analyze_extrapolation_atlas(
     spec: &SweepSpec<Rod>,
     rows: impl Iterator<Item = Row>,

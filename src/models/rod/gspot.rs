@@ -3,7 +3,7 @@
 //! ([`GspotRates`]), the friction threshold μ_c above which it can, and the rigid slip itself,
 //! integrated in the rescaled time where it is regular.
 //!
-//! Leftward slip in Zhao–Liu's notation ([`SlideCoefficients`], eq. (11)): ÿ_A = p F_n + b with
+//! Leftward slip in Zhao–Liu's notation ([`SlideCoefficients`](crate::models::rod::mechanics::SlideCoefficients), eq. (11)): ÿ_A = p F_n + b with
 //! p = 1 + k c(c − μs) (their A, C–V's Painlevé parameter of this slip direction) and
 //! b = θ̇²s − 1, θ̈ = P F_n with P = k(μs − c), and in slip F_n = −b/p. With dt = p ds,
 //!

@@ -151,7 +151,7 @@ fn check_start(rod: &SpatialRod, mu: f64, y: &[f64]) -> Result<Slip, SimError> {
     Ok(start)
 }
 
-/// [`check_start`] of (q0, q̇0).
+/// `check_start` of (q0, q̇0).
 pub fn check_slip_start(
     rod: &SpatialRod,
     mu: f64,

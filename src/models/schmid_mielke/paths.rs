@@ -48,7 +48,7 @@ pub const PATHS_COLUMNS: [&str; 5] = ["case", "series", "t", "z1", "z2"];
 /// Decimals of a path's time and position: the figures need no more.
 const PATH_DECIMALS: usize = 8;
 
-/// One sample of a path: (t, z₁, z₂) rounded to [`PATH_DECIMALS`].
+/// One sample of a path: (t, z₁, z₂) rounded to `PATH_DECIMALS`.
 pub fn push_sample(table: &mut Table, case: &str, series: &str, t: f64, z: [f64; 2]) {
     let r = |x: f64| Cell::rounded(x, PATH_DECIMALS);
     table.push([case.into(), series.into(), r(t), r(z[0]), r(z[1])]);

@@ -238,7 +238,7 @@ pub struct Classification {
     pub quadruple: Vec<u16>,
     pub subclass_list: Vec<Subclass>,
     /// The Table's last columns, computed per printed class from its n² pairs of directions,
-    /// each with [`MAGNITUDE_DRAWS`] random magnitudes times [`LAW_DRAWS`] random laws
+    /// each with `MAGNITUDE_DRAWS` random magnitudes times `LAW_DRAWS` random laws
     /// (`stability_samples` in all).
     pub class_properties: Vec<ClassProperties>,
     pub stability_samples: usize,

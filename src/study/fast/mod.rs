@@ -218,7 +218,7 @@ pub struct Columns {
 }
 
 impl Columns {
-    /// `first` then `then`; a list longer than [`MAX_COLUMNS`] fails to compile.
+    /// `first` then `then`; a list longer than `MAX_COLUMNS` fails to compile.
     pub const fn join(first: &[&'static str], then: &[&'static str]) -> Columns {
         let mut names = [""; MAX_COLUMNS];
         let mut i = 0;
@@ -350,7 +350,7 @@ pub fn closed_contact_rate(c: f64, damping: f64) -> f64 {
 
 /// Checks that each explicit integrator of `solver` can cross a closed contact of fastest rate
 /// `rate` (fast units; set by `key` = `value`) within the step limit over `window`: a stable
-/// step is at most [`EXPLICIT_STABLE_STEP`]/rate, so a contact closed for the window takes at
+/// step is at most `EXPLICIT_STABLE_STEP`/rate, so a contact closed for the window takes at
 /// least window·rate/6 steps. Beyond the step limit the run would end at the step guard after
 /// minutes; refused before running, with the implicit integrators as the remedy.
 pub fn check_explicit_steps(
