@@ -221,27 +221,20 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// Set the parameter `key` of `config` to `value` (a key swept in `[sweep]`); the error says
     /// which parameters there are. The default sets a numeric field of `Config` by name.
     fn set_parameter(config: &mut Self::Config, key: &str, value: f64) -> Result<(), String> {
-        let mut json = serde_json::to_value(&*config).map_err(|e| e.to_string())?;
-        let fields = json
-            .as_object_mut()
-            .ok_or("the configuration is not a table")?;
-        let numeric: Vec<String> = fields
-            .iter()
-            .filter(|(_, v)| v.is_number())
-            .map(|(k, _)| k.clone())
-            .collect();
-        match fields.get_mut(key) {
-            Some(slot) if slot.is_number() => *slot = serde_json::json!(value),
-            _ => {
-                return Err(format!(
-                    "system {} has no numeric parameter {key} (its parameters: {})",
-                    Self::NAME,
-                    numeric.join(", ")
-                ))
-            }
-        }
-        *config = serde_json::from_value(json).map_err(|e| e.to_string())?;
-        Ok(())
+        set_field::<Self>(config, key, serde_json::json!(value), "numeric", |v| {
+            v.is_number()
+        })
+    }
+    /// Set the parameter `key` of `config` to a value that is not a number: one of a list of
+    /// vectors or tables swept in `[sweep]` (`V0 = [[1.0, 2.0], [0.5, 0.4]]`,
+    /// [`crate::experiment::grammar::ParameterAxis`]). The default sets the field of `Config`
+    /// named `key` (a vector); a system whose tables set several fields at once overrides it.
+    fn set_value(
+        config: &mut Self::Config,
+        key: &str,
+        value: &serde_json::Value,
+    ) -> Result<(), String> {
+        set_field::<Self>(config, key, value.clone(), "vector", |v| v.is_array())
     }
     /// The input columns of runs.csv for `config`: the fields of `Config` unless the system's
     /// columns depend on its configuration (a described system's parameters).
@@ -269,4 +262,36 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// The configuration in a summary: its parameters and the closed forms the quantities are
     /// compared with.
     fn describe(config: &Self::Config) -> String;
+}
+
+/// Set the field `key` of `config` to `value` through its serde form; `kind` names the fields
+/// `accepts` admits (`numeric`) in the error, which lists them as the parameters.
+fn set_field<S: System>(
+    config: &mut S::Config,
+    key: &str,
+    value: serde_json::Value,
+    kind: &str,
+    accepts: fn(&serde_json::Value) -> bool,
+) -> Result<(), String> {
+    let mut json = serde_json::to_value(&*config).map_err(|e| e.to_string())?;
+    let fields = json
+        .as_object_mut()
+        .ok_or("the configuration is not a table")?;
+    let admitted: Vec<String> = fields
+        .iter()
+        .filter(|(_, v)| accepts(v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    match fields.get_mut(key) {
+        Some(slot) if accepts(slot) => *slot = value,
+        _ => {
+            return Err(format!(
+                "system {} has no {kind} parameter {key} (its parameters: {})",
+                S::NAME,
+                admitted.join(", ")
+            ))
+        }
+    }
+    *config = serde_json::from_value(json).map_err(|e| e.to_string())?;
+    Ok(())
 }

@@ -33,6 +33,9 @@ crate::registry! {
         /// The 3D rod's dynamic jam (`model = "rod3d_jam"`).
         Rod3dJam(rod3d::study::Rod3dJam), report = rod3d::report::write_report;
         Klarbring(klarbring::Klarbring), report = klarbring::report::write_report;
+        /// One impact of Klarbring's particle (`model = "klarbring_impacts"`).
+        KlarbringImpacts(klarbring::KlarbringImpacts),
+            report = klarbring::impacts_report::write_report;
         /// Dance's particle starting to slide (`model = "dance"`).
         Dance(dance::Dance), report = dance::report::write_report, table = dance::form::from_file;
         SpringParticle(spring_particle::SpringParticle),
@@ -47,8 +50,6 @@ crate::registry! {
         /// are generic over `FastContact` (`crate::study::fast`), one line per system and study.
         RodModeTable(ModeTable<rod::Rod, 3>), analysis = "mode_table";
         RodBasin(Basin<rod::Rod, 3>), analysis = "liftoff_iwc_basin";
-        /// One impact of Klarbring's particle (`model = "klarbring_impacts"`).
-        KlarbringImpacts(klarbring::KlarbringImpacts);
         /// The planar mode table: `model = "planar"` without `analysis` too.
         PlanarModeTable(ModeTable<planar::Planar, 2>);
         /// The lift-off/IWC basins (`analysis = "liftoff_iwc_basin"`).

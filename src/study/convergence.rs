@@ -23,7 +23,8 @@ use crate::analysis::extrapolate::{extrapolate, points_needed, ExtrapolationOpti
 use crate::analysis::fit::power_law;
 use crate::error::SimError;
 use crate::experiment::grammar::{
-    from_table_validated, parse_validated, validate_name, Axis, LogGrid, SolverSpec, SpecError,
+    from_table_validated, parse_validated, validate_name, LogGrid, ParameterAxis, ParameterValue,
+    SolverSpec, SpecError,
 };
 use crate::experiment::model::{finish_sweep_row, sweep_columns, sweep_input_row};
 use crate::experiment::runner::{write_atomically, Plan, Points, RunError};
@@ -46,7 +47,8 @@ use std::sync::Arc;
 pub const NAME: &str = "convergence";
 
 /// `[sweep]`: the κ ladder, and any parameters of the system swept (each a list of values or
-/// `{ min, max, n }`); the configurations are their product, the last key varying fastest.
+/// `{ min, max, n }`, or a list of vectors or tables, [`ParameterAxis`]); the configurations are
+/// their product, the keys in alphabetical order, the last varying fastest.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 pub struct KappaSweep {
     /// The ladder of the compliant runs; none when every configuration runs the rigid method
@@ -54,7 +56,7 @@ pub struct KappaSweep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kappa: Option<LogGrid>,
     #[serde(flatten)]
-    pub parameters: BTreeMap<String, Axis>,
+    pub parameters: BTreeMap<String, ParameterAxis>,
 }
 
 /// A convergence experiment file of system `S`. Unknown keys are refused.
@@ -136,7 +138,7 @@ impl<S: System> Convergence<S> {
             if !S::SWEEPS_PARAMETERS {
                 return Err(SimError::invalid(
                     &format!("sweep.{key}"),
-                    crate::error::as_written(&axis.values()),
+                    axis.written(),
                     &format!(
                         "system {}'s report covers one configuration; sweep only kappa and run one file per value",
                         S::NAME
@@ -265,8 +267,13 @@ impl<S: System> Convergence<S> {
             for config in &out {
                 for value in axis.values() {
                     let mut c = config.clone();
-                    S::set_parameter(&mut c, key, value)
-                        .map_err(|e| SimError::invalid(&format!("sweep.{key}"), value, &e))?;
+                    match &value {
+                        ParameterValue::Number(x) => S::set_parameter(&mut c, key, *x),
+                        ParameterValue::Value(v) => S::set_value(&mut c, key, v),
+                    }
+                    .map_err(|e| {
+                        SimError::invalid(&format!("sweep.{key}"), value.to_string(), &e)
+                    })?;
                     next.push(c);
                 }
             }
