@@ -126,12 +126,18 @@ pub struct Quantity {
 pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// `model = "…"` in an experiment file.
     const NAME: &'static str;
+    /// The `analysis = "…"` that selects this system among the studies of the model `NAME`
+    /// (the planar system's oblique impact and chatter, beside its fast-time studies), or `None`
+    /// when `model = NAME` alone selects it. `rigid-limit simulate` names such a system by it.
+    const ANALYSIS: Option<&'static str> = None;
     /// What the system is, in a few words: a summary's title after the experiment's name.
     const TITLE: &'static str;
     /// What the system is, in a sentence or two: its line in `rigid-limit list`.
     const ABOUT: &'static str = Self::TITLE;
     /// The optional `[solver]` keys its runs use, of `t_max`, `max_steps` and `max_events`; a
-    /// file that sets another is refused (a key is never accepted and ignored).
+    /// file that sets another is refused (a key is never accepted and ignored). A fast-time
+    /// system lists `window_scaled` instead of `t_max`: the study then requires it and ends each
+    /// compliant run by window_scaled·√κ (its `RunSettings::t_max`).
     const SOLVER_KEYS: &'static [&'static str];
     /// The TOML text of the system's documented experiment file: its `[params]` is the
     /// configuration `rigid-limit simulate SYSTEM` starts from. Empty when it has none (a
@@ -147,6 +153,10 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// Whether `[sweep]` may set parameters besides κ (not while the system's own report covers
     /// one configuration).
     const SWEEPS_PARAMETERS: bool = true;
+    /// The swept keys of `[sweep]` in the order their values nest, outermost first (the order of
+    /// the system's rows); keys not listed follow in alphabetical order, the last varying
+    /// fastest (the default for every key).
+    const SWEEP_ORDER: &'static [&'static str] = &[];
     /// One configuration: the `[params]` table (unknown keys refused). Its fields are the input
     /// columns of runs.csv, in field order.
     type Config: Serialize + DeserializeOwned + Default + Clone + Debug + PartialEq + Send + Sync;
