@@ -16,6 +16,98 @@ pub enum Axis {
     Range(LinearRange),
 }
 
+/// Values of one parameter swept by a convergence study's `[sweep]`: numbers (an [`Axis`]), or a
+/// list of values of another kind that set a field which is not a number (vectors
+/// `V0 = [[1.0, 2.0], [0.5, 0.4]]`) or several fields at once (tables
+/// `contacts = [{ A = 1.0, B = 0.5, C = 1.0, mu = 0.8 }]`); the system sets those with
+/// `System::set_value`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum ParameterAxis {
+    Numbers(Axis),
+    Values(Vec<serde_json::Value>),
+}
+
+impl<'de> Deserialize<'de> for ParameterAxis {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        match &value {
+            // A list of lists or tables; anything else is read (and refused) as numbers.
+            serde_json::Value::Array(items)
+                if !items.is_empty() && items.iter().all(|x| x.is_array() || x.is_object()) =>
+            {
+                Ok(ParameterAxis::Values(items.clone()))
+            }
+            _ => Axis::from_value(&value)
+                .map(ParameterAxis::Numbers)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// One value of a [`ParameterAxis`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum ParameterValue {
+    Number(f64),
+    Value(serde_json::Value),
+}
+
+impl std::fmt::Display for ParameterValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParameterValue::Number(x) => f.write_str(&crate::error::number_text(*x)),
+            ParameterValue::Value(v) => f.write_str(&crate::error::as_written(v)),
+        }
+    }
+}
+
+impl ParameterAxis {
+    /// The number of values, without computing them.
+    pub fn len(&self) -> usize {
+        match self {
+            ParameterAxis::Numbers(axis) => axis.len(),
+            ParameterAxis::Values(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn values(&self) -> Vec<ParameterValue> {
+        match self {
+            ParameterAxis::Numbers(axis) => axis
+                .values()
+                .into_iter()
+                .map(ParameterValue::Number)
+                .collect(),
+            ParameterAxis::Values(v) => v.iter().cloned().map(ParameterValue::Value).collect(),
+        }
+    }
+
+    /// Check the axis given under `key` (e.g. `sweep.mu`): the numbers as an [`Axis`]; the
+    /// system checks the other values in the configurations they make.
+    pub fn validate(&self, key: &str) -> Result<(), SimError> {
+        match self {
+            ParameterAxis::Numbers(axis) => axis.validate(key),
+            ParameterAxis::Values(v) if v.len() > MAX_AXIS_VALUES => Err(SimError::invalid(
+                key,
+                v.len(),
+                &format!("list at most {MAX_AXIS_VALUES} values"),
+            )),
+            ParameterAxis::Values(_) => Ok(()),
+        }
+    }
+
+    /// The values as written, for messages.
+    pub fn written(&self) -> String {
+        match self {
+            ParameterAxis::Numbers(axis) => crate::error::as_written(&axis.values()),
+            ParameterAxis::Values(v) => crate::error::as_written(v),
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinearRange {

@@ -24,7 +24,9 @@
 //! ```
 //!
 //! - `systems`: a [`System`](crate::experiment::system::System) on the convergence study
-//!   (`Convergence<S>`), selected by `model = S::NAME`; its report is the study's unless `report =
+//!   (`Convergence<S>`), selected by `model = S::NAME` (and `analysis = S::ANALYSIS` when the
+//!   system has one: the planar system's oblique impact beside its fast-time models; `simulate`
+//!   then names it by that analysis); its report is the study's unless `report =
 //!   f` names `f(&Convergence<S>, &[Row], &Path)`; `table = f` reads the file's table through
 //!   `f(table, dir) -> Result<Table, SpecError>` first (a described system's `system = "FILE"`);
 //!   `work_precision = Variant` adds the work–precision study (`study = "work_precision"`,
@@ -76,9 +78,10 @@ macro_rules! registry {
             $( $(#[$pm])* $pv(Box<$pt>), )*
         }
 
-        /// The names of the systems on the convergence study (those `simulate SYSTEM` runs).
+        /// The names of the systems on the convergence study (those `simulate SYSTEM` runs):
+        /// a system selected by its `analysis` is named by it.
         pub const SYSTEMS: &[&str] = &[
-            $( <$st as $crate::experiment::system::System>::NAME, )*
+            $( $crate::experiment::registry::simulate_name::<$st>(), )*
         ];
 
         /// The names `model = …` accepts, with what each system is (for `rigid-limit list`),
@@ -152,7 +155,10 @@ macro_rules! registry {
                 let _ = &analysis;
                 let study = table.get("study").and_then(|s| s.as_str()).map(str::to_string);
                 let _ = &study;
-                $( if name == <$st as $crate::experiment::system::System>::NAME {
+                $( if name == <$st as $crate::experiment::system::System>::NAME
+                    && <$st as $crate::experiment::system::System>::ANALYSIS
+                        .is_none_or(|a| analysis.as_deref() == Some(a))
+                {
                     let table = $crate::registry!(@table table, dir $(, $stt)?);
                     $( if study.as_deref() == Some($crate::study::work_precision::NAME) {
                         let spec = $crate::experiment::registry::read_experiment(
@@ -264,7 +270,7 @@ macro_rules! registry {
             /// when no system of the registry has that name.
             pub fn simulate_named(name: &str, args: &$args) -> Option<Result<String, String>> {
                 let _ = &args;
-                $( if name == <$st as $crate::experiment::system::System>::NAME {
+                $( if name == $crate::experiment::registry::simulate_name::<$st>() {
                     return Some($simulate::<$st>(args));
                 } )*
                 None
@@ -302,6 +308,15 @@ macro_rules! registry {
 }
 
 pub use toml::Table;
+
+/// The name `rigid-limit simulate` knows system `S` by: its `analysis` when that selects it
+/// among the studies of its model (`oblique_impact`), else its `model` name.
+pub const fn simulate_name<S: crate::experiment::system::System>() -> &'static str {
+    match S::ANALYSIS {
+        Some(analysis) => analysis,
+        None => S::NAME,
+    }
+}
 
 /// An experiment of type `T` from its file: from `text` itself, or from `table` when the system
 /// read the file's table through a transform first (`table = f` in the registry); checked by

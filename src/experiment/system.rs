@@ -126,12 +126,18 @@ pub struct Quantity {
 pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// `model = "…"` in an experiment file.
     const NAME: &'static str;
+    /// The `analysis = "…"` that selects this system among the studies of the model `NAME`
+    /// (the planar system's oblique impact and chatter, beside its fast-time studies), or `None`
+    /// when `model = NAME` alone selects it. `rigid-limit simulate` names such a system by it.
+    const ANALYSIS: Option<&'static str> = None;
     /// What the system is, in a few words: a summary's title after the experiment's name.
     const TITLE: &'static str;
     /// What the system is, in a sentence or two: its line in `rigid-limit list`.
     const ABOUT: &'static str = Self::TITLE;
     /// The optional `[solver]` keys its runs use, of `t_max`, `max_steps` and `max_events`; a
-    /// file that sets another is refused (a key is never accepted and ignored).
+    /// file that sets another is refused (a key is never accepted and ignored). A fast-time
+    /// system lists `window_scaled` instead of `t_max`: the study then requires it and ends each
+    /// compliant run by window_scaled·√κ (its `RunSettings::t_max`).
     const SOLVER_KEYS: &'static [&'static str];
     /// The TOML text of the system's documented experiment file: its `[params]` is the
     /// configuration `rigid-limit simulate SYSTEM` starts from. Empty when it has none (a
@@ -147,6 +153,10 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// Whether `[sweep]` may set parameters besides κ (not while the system's own report covers
     /// one configuration).
     const SWEEPS_PARAMETERS: bool = true;
+    /// The swept keys of `[sweep]` in the order their values nest, outermost first (the order of
+    /// the system's rows); keys not listed follow in alphabetical order, the last varying
+    /// fastest (the default for every key).
+    const SWEEP_ORDER: &'static [&'static str] = &[];
     /// One configuration: the `[params]` table (unknown keys refused). Its fields are the input
     /// columns of runs.csv, in field order.
     type Config: Serialize + DeserializeOwned + Default + Clone + Debug + PartialEq + Send + Sync;
@@ -221,27 +231,20 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// Set the parameter `key` of `config` to `value` (a key swept in `[sweep]`); the error says
     /// which parameters there are. The default sets a numeric field of `Config` by name.
     fn set_parameter(config: &mut Self::Config, key: &str, value: f64) -> Result<(), String> {
-        let mut json = serde_json::to_value(&*config).map_err(|e| e.to_string())?;
-        let fields = json
-            .as_object_mut()
-            .ok_or("the configuration is not a table")?;
-        let numeric: Vec<String> = fields
-            .iter()
-            .filter(|(_, v)| v.is_number())
-            .map(|(k, _)| k.clone())
-            .collect();
-        match fields.get_mut(key) {
-            Some(slot) if slot.is_number() => *slot = serde_json::json!(value),
-            _ => {
-                return Err(format!(
-                    "system {} has no numeric parameter {key} (its parameters: {})",
-                    Self::NAME,
-                    numeric.join(", ")
-                ))
-            }
-        }
-        *config = serde_json::from_value(json).map_err(|e| e.to_string())?;
-        Ok(())
+        set_field::<Self>(config, key, serde_json::json!(value), "numeric", |v| {
+            v.is_number()
+        })
+    }
+    /// Set the parameter `key` of `config` to a value that is not a number: one of a list of
+    /// vectors or tables swept in `[sweep]` (`V0 = [[1.0, 2.0], [0.5, 0.4]]`,
+    /// [`crate::experiment::grammar::ParameterAxis`]). The default sets the field of `Config`
+    /// named `key` (a vector); a system whose tables set several fields at once overrides it.
+    fn set_value(
+        config: &mut Self::Config,
+        key: &str,
+        value: &serde_json::Value,
+    ) -> Result<(), String> {
+        set_field::<Self>(config, key, value.clone(), "vector", |v| v.is_array())
     }
     /// The input columns of runs.csv for `config`: the fields of `Config` unless the system's
     /// columns depend on its configuration (a described system's parameters).
@@ -269,4 +272,36 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// The configuration in a summary: its parameters and the closed forms the quantities are
     /// compared with.
     fn describe(config: &Self::Config) -> String;
+}
+
+/// Set the field `key` of `config` to `value` through its serde form; `kind` names the fields
+/// `accepts` admits (`numeric`) in the error, which lists them as the parameters.
+fn set_field<S: System>(
+    config: &mut S::Config,
+    key: &str,
+    value: serde_json::Value,
+    kind: &str,
+    accepts: fn(&serde_json::Value) -> bool,
+) -> Result<(), String> {
+    let mut json = serde_json::to_value(&*config).map_err(|e| e.to_string())?;
+    let fields = json
+        .as_object_mut()
+        .ok_or("the configuration is not a table")?;
+    let admitted: Vec<String> = fields
+        .iter()
+        .filter(|(_, v)| accepts(v))
+        .map(|(k, _)| k.clone())
+        .collect();
+    match fields.get_mut(key) {
+        Some(slot) if accepts(slot) => *slot = value,
+        _ => {
+            return Err(format!(
+                "system {} has no {kind} parameter {key} (its parameters: {})",
+                S::NAME,
+                admitted.join(", ")
+            ))
+        }
+    }
+    *config = serde_json::from_value(json).map_err(|e| e.to_string())?;
+    Ok(())
 }

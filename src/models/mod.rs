@@ -33,6 +33,15 @@ crate::registry! {
         /// The 3D rod's dynamic jam (`model = "rod3d_jam"`).
         Rod3dJam(rod3d::study::Rod3dJam), report = rod3d::report::write_report;
         Klarbring(klarbring::Klarbring), report = klarbring::report::write_report;
+        /// One impact of Klarbring's particle (`model = "klarbring_impacts"`).
+        KlarbringImpacts(klarbring::KlarbringImpacts),
+            report = klarbring::impacts_report::write_report;
+        /// The planar oblique impact against the rigid impact laws (`model = "planar"`,
+        /// `analysis = "oblique_impact"`).
+        PlanarObliqueImpact(planar::oblique_impact::PlanarObliqueImpact),
+            report = planar::oblique_impact_report::write_report;
+        /// Chatter and reverse chatter (`model = "planar"`, `analysis = "chatter"`).
+        PlanarChatter(planar::chatter::PlanarChatter), report = planar::chatter_report::write_report;
         /// Dance's particle starting to slide (`model = "dance"`).
         Dance(dance::Dance), report = dance::report::write_report, table = dance::form::from_file;
         SpringParticle(spring_particle::SpringParticle),
@@ -47,8 +56,6 @@ crate::registry! {
         /// are generic over `FastContact` (`crate::study::fast`), one line per system and study.
         RodModeTable(ModeTable<rod::Rod, 3>), analysis = "mode_table";
         RodBasin(Basin<rod::Rod, 3>), analysis = "liftoff_iwc_basin";
-        /// One impact of Klarbring's particle (`model = "klarbring_impacts"`).
-        KlarbringImpacts(klarbring::KlarbringImpacts);
         /// The planar mode table: `model = "planar"` without `analysis` too.
         PlanarModeTable(ModeTable<planar::Planar, 2>);
         /// The lift-off/IWC basins (`analysis = "liftoff_iwc_basin"`).
@@ -57,10 +64,6 @@ crate::registry! {
         PlanarStickBasin(StickBasin<planar::Planar, 2>), analysis = "stick_liftoff_basin";
         /// C–V's phase portraits (`analysis = "phase_portraits"`).
         PlanarPortraits(Portraits<planar::Planar, 2>), analysis = "phase_portraits";
-        /// The oblique impact against the rigid impact laws (`analysis = "oblique_impact"`).
-        PlanarObliqueImpact(planar::oblique_impact::PlanarObliqueImpact), analysis = "oblique_impact";
-        /// Chatter and reverse chatter (`analysis = "chatter"`).
-        PlanarChatter(planar::chatter::PlanarChatter), analysis = "chatter";
         /// C–V's fast dynamics of two slipping contacts (`model = "two_contact"`).
         TwoContact(two_contact::TwoContact);
     }

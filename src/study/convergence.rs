@@ -23,7 +23,8 @@ use crate::analysis::extrapolate::{extrapolate, points_needed, ExtrapolationOpti
 use crate::analysis::fit::power_law;
 use crate::error::SimError;
 use crate::experiment::grammar::{
-    from_table_validated, parse_validated, validate_name, Axis, LogGrid, SolverSpec, SpecError,
+    from_table_validated, parse_validated, validate_name, LogGrid, ParameterAxis, ParameterValue,
+    SolverSpec, SpecError,
 };
 use crate::experiment::model::{finish_sweep_row, sweep_columns, sweep_input_row};
 use crate::experiment::runner::{write_atomically, Plan, Points, RunError};
@@ -46,7 +47,8 @@ use std::sync::Arc;
 pub const NAME: &str = "convergence";
 
 /// `[sweep]`: the κ ladder, and any parameters of the system swept (each a list of values or
-/// `{ min, max, n }`); the configurations are their product, the last key varying fastest.
+/// `{ min, max, n }`, or a list of vectors or tables, [`ParameterAxis`]); the configurations are
+/// their product, the keys in alphabetical order, the last varying fastest.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 pub struct KappaSweep {
     /// The ladder of the compliant runs; none when every configuration runs the rigid method
@@ -54,7 +56,7 @@ pub struct KappaSweep {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kappa: Option<LogGrid>,
     #[serde(flatten)]
-    pub parameters: BTreeMap<String, Axis>,
+    pub parameters: BTreeMap<String, ParameterAxis>,
 }
 
 /// A convergence experiment file of system `S`. Unknown keys are refused.
@@ -114,12 +116,25 @@ impl<S: System> Convergence<S> {
     pub fn validate(&self) -> Result<(), SimError> {
         validate_name(&self.name)?;
         super::require_model::<S>(&self.model)?;
-        if let Some(study) = self.analysis.as_deref().filter(|s| *s != NAME) {
-            return Err(SimError::invalid(
-                "study",
-                study,
-                &format!("system {} has the study {NAME}", S::NAME),
-            ));
+        match (S::ANALYSIS, self.analysis.as_deref()) {
+            (Some(analysis), given) if given != Some(analysis) => {
+                return Err(SimError::invalid(
+                    "analysis",
+                    given.unwrap_or("missing"),
+                    &format!(
+                        "this file is read as {} with analysis = \"{analysis}\"",
+                        S::NAME
+                    ),
+                ))
+            }
+            (None, Some(study)) if study != NAME => {
+                return Err(SimError::invalid(
+                    "study",
+                    study,
+                    &format!("system {} has the study {NAME}", S::NAME),
+                ))
+            }
+            _ => {}
         }
         if let Some(kappa) = &self.sweep.kappa {
             kappa.validate("sweep.kappa")?;
@@ -136,7 +151,7 @@ impl<S: System> Convergence<S> {
             if !S::SWEEPS_PARAMETERS {
                 return Err(SimError::invalid(
                     &format!("sweep.{key}"),
-                    crate::error::as_written(&axis.values()),
+                    axis.written(),
                     &format!(
                         "system {}'s report covers one configuration; sweep only kappa and run one file per value",
                         S::NAME
@@ -185,6 +200,9 @@ impl<S: System> Convergence<S> {
                     "name one of the system's contacts (its [[contacts]] name)",
                 ));
             }
+        }
+        if Self::fast_time() {
+            crate::study::fast::window(&self.solver)?;
         }
         let mut used = S::SOLVER_KEYS.to_vec();
         if let Some(spec) = &self.first_opening {
@@ -247,6 +265,12 @@ impl<S: System> Convergence<S> {
         Ok(())
     }
 
+    /// Whether each compliant run lasts `[solver] window_scaled`·√κ: the system takes
+    /// `window_scaled` ([`System::SOLVER_KEYS`]).
+    fn fast_time() -> bool {
+        S::SOLVER_KEYS.contains(&"window_scaled")
+    }
+
     /// The κ ladder from large to small (empty without one).
     pub fn ladder(&self) -> Vec<f64> {
         self.sweep
@@ -256,17 +280,30 @@ impl<S: System> Convergence<S> {
     }
 
     /// Every configuration the study runs ([`System::configurations`] of the grid: `[params]`
-    /// with the swept parameters set, the last key of `[sweep]` varying fastest); an error names
-    /// a swept key the system does not have.
+    /// with the swept parameters set, nested in [`System::SWEEP_ORDER`], the last key varying
+    /// fastest); an error names a swept key the system does not have.
     pub fn configurations(&self) -> Result<Vec<S::Config>, SimError> {
+        let mut axes: Vec<(&String, &ParameterAxis)> = self.sweep.parameters.iter().collect();
+        // Stable: the keys the system does not order stay alphabetical, after those it does.
+        axes.sort_by_key(|(key, _)| {
+            S::SWEEP_ORDER
+                .iter()
+                .position(|k| *k == key.as_str())
+                .unwrap_or(S::SWEEP_ORDER.len())
+        });
         let mut out = vec![self.params.clone()];
-        for (key, axis) in &self.sweep.parameters {
+        for (key, axis) in axes {
             let mut next = Vec::with_capacity(out.len() * axis.len());
             for config in &out {
                 for value in axis.values() {
                     let mut c = config.clone();
-                    S::set_parameter(&mut c, key, value)
-                        .map_err(|e| SimError::invalid(&format!("sweep.{key}"), value, &e))?;
+                    match &value {
+                        ParameterValue::Number(x) => S::set_parameter(&mut c, key, *x),
+                        ParameterValue::Value(v) => S::set_value(&mut c, key, v),
+                    }
+                    .map_err(|e| {
+                        SimError::invalid(&format!("sweep.{key}"), value.to_string(), &e)
+                    })?;
                     next.push(c);
                 }
             }
@@ -340,19 +377,22 @@ impl<S: System> Convergence<S> {
     }
 
     /// The settings of a run by `integrator` at compliance `kappa` (`None`: the rigid reference,
-    /// or a side table's): a first-opening study's compliant run ends at window_scaled·√κ.
+    /// or a side table's): a first-opening study's compliant run ends at window_scaled·√κ, a
+    /// fast-time system's by then.
     fn settings(&self, integrator: IntegratorKind, kappa: Option<f64>) -> RunSettings {
-        let window_end = self
-            .first_opening
-            .as_ref()
-            .and(self.solver.window_scaled)
-            .zip(kappa)
-            .map(|(window, kappa)| window * kappa.sqrt());
+        let window = |applies: bool| {
+            applies
+                .then_some(self.solver.window_scaled)
+                .flatten()
+                .zip(kappa)
+                .map(|(window, kappa)| window * kappa.sqrt())
+        };
+        let window_end = window(self.first_opening.is_some());
         RunSettings {
             integrator,
             rtol: self.solver.rtol,
             atol: self.solver.atol,
-            t_max: self.solver.t_max,
+            t_max: self.solver.t_max.or(window(Self::fast_time())),
             t_end: self.solver.t_end.or(window_end),
             max_steps: self.solver.max_steps,
             max_events: self.solver.max_events,

@@ -94,3 +94,46 @@ fn forward_chatter_accumulates_at_the_rigid_zeno_time() {
         assert!((t / zeno - 1.0).abs() < 1e-3, "{t} {zeno}");
     }
 }
+
+/// Through the system's entry point (`PlanarChatter::run`): a non-oblique contact (B = 0, a = 0)
+/// dropped at v0 < 0 leaves its first compliant impact at r|v0| (r of the spring–dashpot at unit
+/// normal mobility) and flies ballistically under b: it lands again at |v⁻| = r|v0| after the
+/// flight 2r|v0|/|b| (plus the O(√κ) contact).
+#[test]
+fn a_dropped_contact_flies_ballistically_between_its_first_two_impacts() {
+    use rigid_limit::compliant::normal::{restitution_unit_normal_mass, NormalLaw};
+    use rigid_limit::experiment::system::{Method, RunSettings, System};
+    use rigid_limit::integrate::IntegratorKind;
+    use rigid_limit::models::planar::chatter::{ChatterConfig, PlanarChatter};
+    let (b, v0, damping, kappa) = (-1.0, -0.3, 0.3, 1e-10);
+    let config = ChatterConfig {
+        a: 0.0,
+        b,
+        tangential_mobility: 1.0,
+        cross_mobility: 0.0,
+        normal_mobility: 1.0,
+        mu: 0.5,
+        u0: 0.0,
+        v0,
+        t_end: 0.5,
+        law: NormalLaw::SpringDashpot,
+        damping,
+    };
+    PlanarChatter::validate(&config, None).unwrap();
+    let mut settings = RunSettings::new(IntegratorKind::Tsit45, 1e-10, 1e-12);
+    settings.max_events = Some(5000);
+    let (record, _) = PlanarChatter::run(&config, Method::Compliant { kappa }, &settings).unwrap();
+    let r = restitution_unit_normal_mass(damping).unwrap();
+    let first = |list: &str| -> f64 { list.split(' ').next().unwrap().parse().unwrap() };
+    let (t1, speed1) = (first(&record.impact_times), first(&record.impact_speeds));
+    let flight = 2.0 * r * -v0 / -b;
+    assert!(
+        (t1 - flight).abs() < 1e-4,
+        "first landing at {t1}, flight {flight}"
+    );
+    assert!(
+        (speed1 / (r * -v0) - 1.0).abs() < 1e-4,
+        "landing speed {speed1}, r|v0| = {}",
+        r * -v0
+    );
+}

@@ -435,6 +435,9 @@ fn simulate_system_errors_name_the_input() {
             "--params",
         ),
         (&["two_contact"], "experiment files only"),
+        // The planar system's studies on System are named by their analysis.
+        (&["planar"], "experiment files only"),
+        (&["klarbring_impacts"], "sweep.V0"),
         (&["dance"], "params.start"),
         (&["bogus"], "SYSTEM = bogus"),
         (&["system"], "--system FILE"),

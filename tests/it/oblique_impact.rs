@@ -178,3 +178,36 @@ fn damped_slip_through_restitutes_with_the_slip_mobility() {
     let frictionless = restitution_unit_normal_mass(c_d).unwrap();
     assert!((post.v - frictionless).abs() > 0.05);
 }
+
+/// Through the system's entry point (`PlanarObliqueImpact::run`, the run of
+/// experiments/oblique_impact_map.toml): a contact without cross mobility (B = 0) hit at
+/// u⁻ = −3|v⁻| under the undamped law slips left through the whole impact, so by hand
+/// v⁺ = −v⁻ (elastic), P_N = 2|v⁻|/C and u⁺ = u⁻ + μ A P_N = −3 + 0.8·2 = −1.4 (A = C = 1,
+/// v⁻ = −1); the compliant outgoing velocities reach them as κ → 0.
+#[test]
+fn a_slip_through_impact_without_cross_mobility_leaves_at_the_hand_closed_form() {
+    use rigid_limit::compliant::normal::NormalLaw;
+    use rigid_limit::experiment::system::{Method, RunSettings, System};
+    use rigid_limit::models::planar::oblique_impact::{ImpactConfig, PlanarObliqueImpact};
+    let kappa: f64 = 1e-10;
+    let config = ImpactConfig {
+        a: 0.0,
+        b: -1.0,
+        v_minus: -1.0,
+        tangential_mobility: 1.0,
+        cross_mobility: 0.0,
+        normal_mobility: 1.0,
+        mu: 0.8,
+        law: NormalLaw::SpringDashpot,
+        damping: 0.0,
+        incidence: -3.0,
+    };
+    PlanarObliqueImpact::validate(&config, None).unwrap();
+    let mut settings = RunSettings::new(IntegratorKind::Tsit45, 1e-10, 1e-12);
+    settings.t_max = Some(100.0 * kappa.sqrt());
+    let (record, _) =
+        PlanarObliqueImpact::run(&config, Method::Compliant { kappa }, &settings).unwrap();
+    assert_eq!(record.mode_sequence, "slide_left");
+    assert!((record.u_plus + 1.4).abs() < 1e-3, "u⁺ = {}", record.u_plus);
+    assert!((record.v_plus - 1.0).abs() < 1e-3, "v⁺ = {}", record.v_plus);
+}

@@ -3,7 +3,10 @@
 //! hits it, and the run ends at the first opening of the contact. The rigid reference is BB's
 //! impact law with Dance's Rem. 2.4 tangential impulse at e = e(c_d) of the compliant law
 //! (`compliant::normal::restitution_unit_normal_mass`, unit normal mass: the particle's M = I);
-//! the compliant runs over κ give V^κ at the opening, compared with the rigid V⁺.
+//! the compliant runs over κ give V^κ at the opening, compared with the rigid V⁺. A system on
+//! the convergence study (`Convergence<KlarbringImpacts>`) with its own report
+//! ([`super::impacts_report`]): each run measures the rigid impact beside the compliant one, so
+//! it has no separate rigid reference row.
 //!
 //! ```toml
 //! name = "klarbring_impacts"
@@ -28,29 +31,30 @@
 
 use super::params::{Params, Particle};
 use super::run::{joined, rigid_run_until};
-use super::KlarbringImpacts;
 use crate::compliant::cone::ConeMode;
 use crate::compliant::normal::{restitution_unit_normal_mass, NormalCompliance};
-use crate::compliant::spatial::{
-    simulate_spatial, RunSettings, SpatialContactProblem, SpatialEvent,
-};
+use crate::compliant::spatial::{simulate_spatial, SpatialContactProblem, SpatialEvent};
 use crate::error::{require_finite, SimError};
 use crate::experiment::grammar::{LogGrid, MethodKind};
-use crate::experiment::model::{Cells, Model, SweepSpec};
-use crate::experiment::runner::RunError;
-use crate::experiment::table::Row;
+use crate::experiment::model::Cells;
+use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::hybrid::Named;
-use crate::integrate::{IntegratorKind, SolverStats, Tolerances};
+use crate::integrate::{SolverStats, Tolerances};
 use crate::model::ContactSystem;
 use crate::models::klarbring::mechanics::KlarbringParticle;
 use crate::rigid::{RigidEvent, RigidProblem};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
-/// `[params]`: the particle (as `model = "klarbring"`), its start position and the latest time.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+/// One impact of Klarbring's particle as a system of the harness.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KlarbringImpacts;
+
+/// One case: the particle (as `model = "klarbring"`), its start and the latest time from
+/// `[params]`, the initial velocity `V0` and the dashpot c_d (its rigid e = e(c_d)) from
+/// `[sweep]`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct ImpactParams {
+pub struct ImpactConfig {
     pub stiffness: Vec<Vec<f64>>,
     pub force_constant: Vec<f64>,
     #[serde(default)]
@@ -67,36 +71,47 @@ pub struct ImpactParams {
     pub u0: Vec<f64>,
     /// The latest time at which the first opening is looked for.
     pub t_end: f64,
-}
-
-/// `[sweep]`: the κ ladder and the cases (every `V0` with every `damping`).
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ImpactSweep {
-    pub kappa: LogGrid,
-    #[serde(rename = "V0")]
-    pub v0: Vec<Vec<f64>>,
-    pub damping: Vec<f64>,
-}
-
-/// The one report of this model.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(rename_all = "snake_case")]
-pub enum Analysis {
-    PostImpact,
-}
-
-/// One case: the initial velocity and the dashpot c_d (its rigid e = e(c_d)).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ImpactCase {
+    /// The initial velocity, normal first (swept: `[sweep] V0 = [[…], …]`).
+    #[serde(rename = "V0", default)]
     pub v0: Vec<f64>,
+    /// The dashpot c_d of the spring–dashpot law (swept: `[sweep] damping = […]`).
+    #[serde(default)]
     pub damping: f64,
 }
 
-impl ImpactParams {
+/// What one run measures: the rigid impact (its time, V⁻, V⁺) and the compliant run at κ to its
+/// first opening.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+pub struct ImpactRecord {
+    pub t_impact_rigid: f64,
+    #[serde(rename = "V_minus")]
+    pub v_minus: Vec<f64>,
+    #[serde(rename = "V_plus_rigid")]
+    pub v_plus_rigid: Vec<f64>,
+    /// Whether the rigid impact sticks (V_T⁺ = 0).
+    pub impact_sticks: bool,
+    pub mode_sequence: String,
+    pub event_kinds: String,
+    pub event_times: Vec<f64>,
+    pub t_close_minus_t_impact: f64,
+    pub contact_duration: f64,
+    #[serde(rename = "V_open")]
+    pub v_open: Vec<f64>,
+    /// e^κ = −V_N(t_open)/V_N(t_close).
+    pub restitution_measured: f64,
+    /// ‖V^κ(t_open) − V⁺‖, and its normal and tangential parts.
+    #[serde(rename = "d_V_plus")]
+    pub d_v_plus: f64,
+    #[serde(rename = "d_V_plus_normal")]
+    pub d_v_plus_normal: f64,
+    #[serde(rename = "d_V_plus_tangential")]
+    pub d_v_plus_tangential: f64,
+}
+
+impl ImpactConfig {
     /// The case as the Params of `model = "klarbring"` (method compliant, e = e(c_d)): one
     /// particle, one set of checks.
-    pub fn case(&self, case: &ImpactCase) -> Result<Params, SimError> {
+    pub fn case(&self) -> Result<Params, SimError> {
         Ok(Params {
             stiffness: self.stiffness.clone(),
             force_constant: self.force_constant.clone(),
@@ -105,158 +120,117 @@ impl ImpactParams {
             force_frequency: self.force_frequency.clone(),
             force_polynomial: self.force_polynomial.clone(),
             mu: self.mu,
-            restitution: restitution_unit_normal_mass(case.damping)?,
+            restitution: restitution_unit_normal_mass(self.damping)?,
             u0: self.u0.clone(),
-            v0: case.v0.clone(),
+            v0: self.v0.clone(),
             t_end: self.t_end,
             method: MethodKind::Compliant,
-            damping: case.damping,
+            damping: self.damping,
         })
     }
 }
 
-impl Model for KlarbringImpacts {
+impl System for KlarbringImpacts {
     const NAME: &'static str = "klarbring_impacts";
+    const TITLE: &'static str = "one impact of Klarbring's particle";
     const ABOUT: &'static str =
         "one impact of Klarbring's particle to the first opening: compliant post-impact \
          velocity against the rigid impact law with e = e(c_d)";
     const SOLVER_KEYS: &'static [&'static str] = &["max_steps", "max_events"];
-    type Params = ImpactParams;
-    type Sweep = ImpactSweep;
-    type Analysis = Analysis;
-    type Config = ImpactCase;
-    const INPUT_COLUMNS: &'static [&'static str] = &["V0", "damping", "restitution"];
-    const MEASURE_COLUMNS: &'static [&'static str] = &[
-        "t_impact_rigid",
-        "V_minus",
-        "V_plus_rigid",
-        "impact_sticks",
-        "mode_sequence",
-        "event_kinds",
-        "event_times",
-        "t_close_minus_t_impact",
-        "contact_duration",
-        "V_open",
-        "restitution_measured",
-        "d_V_plus",
-        "d_V_plus_normal",
-        "d_V_plus_tangential",
-    ];
+    const EXAMPLE: &'static str = include_str!("../../../experiments/klarbring_impacts.toml");
+    type Config = ImpactConfig;
+    type Record = ImpactRecord;
 
-    fn kappa(sweep: &ImpactSweep) -> &LogGrid {
-        &sweep.kappa
-    }
-
-    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
-        crate::compliant::normal::require_resolvable_kappa(
-            "sweep.kappa.min",
-            spec.sweep.kappa.min,
-        )?;
-        crate::compliant::normal::require_penetrating_less_than_the_body(
-            "sweep.kappa.max",
-            spec.sweep.kappa.max,
-        )?;
-        let p = &spec.params;
-        let n = p.stiffness.len();
-        if spec.sweep.v0.is_empty() || spec.sweep.damping.is_empty() {
+    fn validate(c: &ImpactConfig, kappa: Option<&LogGrid>) -> Result<(), SimError> {
+        let n = c.stiffness.len();
+        if c.v0.is_empty() {
             return Err(SimError::invalid(
-                "sweep.V0 / sweep.damping",
-                "[]",
-                "list at least one initial velocity and one c_d",
+                "sweep.V0",
+                "missing",
+                "list the initial velocities, normal first: V0 = [[1.0, 2.0, -1.0]] in [sweep] (--set V0=[1.0,2.0,-1.0] for simulate)",
             ));
         }
-        for (i, v) in spec.sweep.v0.iter().enumerate() {
-            if v.len() != n {
-                return Err(SimError::invalid(
-                    &format!("sweep.V0[{i}]"),
-                    crate::error::as_written(v),
-                    &format!("must have {n} components (the dimension of params.stiffness), normal first"),
-                ));
-            }
-            for (j, &x) in v.iter().enumerate() {
-                require_finite(&format!("sweep.V0[{i}][{j}]"), x)?;
-            }
+        if c.v0.len() != n {
+            return Err(SimError::invalid(
+                "sweep.V0",
+                crate::error::as_written(&c.v0),
+                &format!(
+                    "each initial velocity must have {n} components (the dimension of params.stiffness), normal first"
+                ),
+            ));
         }
-        for (i, &c) in spec.sweep.damping.iter().enumerate() {
-            crate::compliant::normal::require_resolvable_damping(
-                &format!("sweep.damping[{i}]"),
-                c,
-            )?;
+        for (j, &x) in c.v0.iter().enumerate() {
+            require_finite(&format!("sweep.V0[{j}]"), x)?;
         }
-        if p.u0.first().is_some_and(|&u| u >= 0.0) {
+        crate::compliant::normal::require_resolvable_damping("sweep.damping", c.damping)?;
+        if c.u0.first().is_some_and(|&u| u >= 0.0) {
             return Err(SimError::invalid(
                 "params.U0",
-                crate::error::as_written(&p.u0),
+                crate::error::as_written(&c.u0),
                 "the particle must start off the wall, U0[0] = U_N < 0 (BB: U_N ≤ 0 admissible), \
                  so that its first event is the impact",
             ));
         }
-        for case in Self::configurations(spec) {
-            let params = p.case(&case)?;
-            params.validate()?;
-            params.check_scales(Some(spec.sweep.kappa.max))?;
-        }
-        Ok(())
-    }
-
-    fn grid_size(spec: &SweepSpec<Self>) -> u128 {
-        (spec.sweep.v0.len() as u128).saturating_mul(spec.sweep.damping.len() as u128)
-    }
-
-    /// Every V0 with every c_d, V0 outermost.
-    fn configurations(spec: &SweepSpec<Self>) -> Vec<ImpactCase> {
-        spec.sweep
-            .v0
-            .iter()
-            .flat_map(|v0| {
-                spec.sweep.damping.iter().map(|&damping| ImpactCase {
-                    v0: v0.clone(),
-                    damping,
-                })
-            })
-            .collect()
-    }
-
-    fn inputs(case: &ImpactCase) -> Cells {
-        vec![
-            ("V0", joined(&case.v0)),
-            ("damping", case.damping.to_string()),
-            (
-                "restitution",
-                restitution_unit_normal_mass(case.damping)
-                    .map(|e| e.to_string())
-                    .unwrap_or_default(),
-            ),
-        ]
+        let params = c.case()?;
+        params.validate()?;
+        params.check_scales(kappa.map(|k| k.max))
     }
 
     fn run(
-        spec: &SweepSpec<Self>,
-        case: &ImpactCase,
-        kappa: f64,
-        integrator: IntegratorKind,
-    ) -> Result<(Cells, SolverStats), String> {
-        let p = spec.params.case(case).map_err(|e| e.to_string())?;
-        let settings = RunSettings {
-            integrator,
+        c: &ImpactConfig,
+        method: Method,
+        settings: &RunSettings,
+    ) -> Result<(ImpactRecord, SolverStats), SimError> {
+        let kappa = method.compliant_kappa(Self::NAME)?;
+        let p = c.case()?;
+        let (max_steps, max_events) = super::guards(settings.max_steps, settings.max_events);
+        let settings = crate::compliant::spatial::RunSettings {
+            integrator: settings.integrator,
             tolerances: Tolerances {
-                rtol: spec.solver.rtol,
-                atol: spec.solver.atol,
+                rtol: settings.rtol,
+                atol: settings.atol,
             },
             t_end: p.t_end,
             output_times: Vec::new(),
-            max_steps: super::sweep_guards(spec).0,
-            max_events: super::sweep_guards(spec).1,
+            max_steps,
+            max_events,
         };
-        let result = match p.particle().map_err(|e| e.to_string())? {
+        match p.particle()? {
             Particle::Planar(k) => impact_point::<2, 1>(&k, &p, kappa, &settings),
             Particle::Spatial(k) => impact_point::<3, 2>(&k, &p, kappa, &settings),
-        };
-        result.map_err(|e| e.to_string())
+        }
     }
 
-    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
-        super::impacts_report::write_report(spec, rows, dir)
+    /// None for the generic summary: the report (`impacts_report::write_report`) fits the
+    /// distances to V⁺ and the restitution measured.
+    fn quantities(_: &ImpactConfig) -> Vec<Quantity> {
+        Vec::new()
+    }
+
+    fn input_columns(_: &ImpactConfig) -> Vec<&'static str> {
+        vec!["V0", "damping", "restitution"]
+    }
+
+    /// The case and its rigid restitution e(c_d) (derived from c_d alone: written for a failed
+    /// run too).
+    fn inputs(c: &ImpactConfig) -> Result<Cells, String> {
+        Ok(vec![
+            ("V0", joined(&c.v0)),
+            ("damping", c.damping.to_string()),
+            (
+                "restitution",
+                restitution_unit_normal_mass(c.damping)
+                    .map(|e| e.to_string())
+                    .unwrap_or_default(),
+            ),
+        ])
+    }
+
+    fn describe(c: &ImpactConfig) -> String {
+        format!(
+            "K = {:?}, μ = {}, U0 = {:?}, V0 = {:?}, c_d = {}; the run ends at the first opening",
+            c.stiffness, c.mu, c.u0, c.v0, c.damping
+        )
     }
 }
 
@@ -270,13 +244,13 @@ fn norm(v: impl Iterator<Item = f64>) -> f64 {
 }
 
 /// The rigid impact (time, V⁻, V⁺ by the solver's own reset) and the compliant run at κ to its
-/// first opening, as the cells of a row.
+/// first opening.
 fn impact_point<const N: usize, const D: usize>(
     particle: &KlarbringParticle<N>,
     p: &Params,
     kappa: f64,
-    settings: &RunSettings,
-) -> Result<(Cells, SolverStats), SimError>
+    settings: &crate::compliant::spatial::RunSettings,
+) -> Result<(ImpactRecord, SolverStats), SimError>
 where
     KlarbringParticle<N>: ContactSystem<N, D, 1>,
 {
@@ -328,30 +302,21 @@ where
     let modes: Vec<&str> = run.trace.phases.iter().map(|ph| ph.mode.name()).collect();
     let kinds: Vec<&str> = run.events.iter().map(|e| e.event.name()).collect();
     let times: Vec<f64> = run.events.iter().map(|e| e.t).collect();
-    let cells = vec![
-        ("t_impact_rigid", impact.t.to_string()),
-        ("V_minus", joined(v_minus)),
-        ("V_plus_rigid", joined(v_plus)),
-        ("impact_sticks", sticks.to_string()),
-        ("mode_sequence", modes.join(" ")),
-        ("event_kinds", kinds.join(" ")),
-        ("event_times", joined(&times)),
-        ("t_close_minus_t_impact", (close.t - impact.t).to_string()),
-        ("contact_duration", (open.t - close.t).to_string()),
-        ("V_open", joined(v_open)),
-        (
-            "restitution_measured",
-            (-v_open[0] / v_close[0]).to_string(),
-        ),
-        (
-            "d_V_plus",
-            norm(v_open.iter().zip(v_plus).map(|(a, b)| a - b)).to_string(),
-        ),
-        ("d_V_plus_normal", (v_open[0] - v_plus[0]).abs().to_string()),
-        (
-            "d_V_plus_tangential",
-            norm(v_open[1..].iter().zip(&v_plus[1..]).map(|(a, b)| a - b)).to_string(),
-        ),
-    ];
-    Ok((cells, run.trace.stats))
+    let record = ImpactRecord {
+        t_impact_rigid: impact.t,
+        v_minus: v_minus.to_vec(),
+        v_plus_rigid: v_plus.to_vec(),
+        impact_sticks: sticks,
+        mode_sequence: modes.join(" "),
+        event_kinds: kinds.join(" "),
+        event_times: times,
+        t_close_minus_t_impact: close.t - impact.t,
+        contact_duration: open.t - close.t,
+        v_open: v_open.to_vec(),
+        restitution_measured: -v_open[0] / v_close[0],
+        d_v_plus: norm(v_open.iter().zip(v_plus).map(|(a, b)| a - b)),
+        d_v_plus_normal: (v_open[0] - v_plus[0]).abs(),
+        d_v_plus_tangential: norm(v_open[1..].iter().zip(&v_plus[1..]).map(|(a, b)| a - b)),
+    };
+    Ok((record, run.trace.stats))
 }

@@ -1,17 +1,18 @@
 //! summary.md and the figure of `klarbring_impacts`, from its rows: per case the rigid impact,
 //! the compliant post-impact velocity against V⁺ by κ, its rate with a 95 % interval over
 //! κ ∈ [1e-8, 1e-4] against the predicted one, and the restitution measured at the opening
-//! extrapolated to κ → 0 against e(c_d). No solver here.
+//! extrapolated to κ → 0 against e(c_d): the report of `Convergence<KlarbringImpacts>`. No
+//! solver here.
 
 use super::report::fitted_series;
 use super::{predicted_rate, KlarbringImpacts};
 use crate::analysis::fit::multiple_least_squares;
-use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::style::{format_small_parameter, format_value};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::rates::{rate, FIT_RANGE};
+use crate::study::convergence::Convergence;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -92,7 +93,7 @@ pub fn restitution_limit(rows: &[&Row]) -> Option<(f64, f64)> {
 }
 
 pub fn write_report(
-    spec: &SweepSpec<KlarbringImpacts>,
+    spec: &Convergence<KlarbringImpacts>,
     rows: &[Row],
     dir: &Path,
 ) -> Result<(), RunError> {

@@ -37,7 +37,7 @@ pub mod run;
 
 use crate::error::SimError;
 use crate::experiment::grammar::{LogGrid, MethodKind};
-use crate::experiment::model::{Cells, Model, SweepSpec};
+use crate::experiment::model::Cells;
 use crate::experiment::system::{Method, Methods, Quantity, RunSettings, System};
 use crate::integrate::{SolverStats, Tolerances};
 use params::Params;
@@ -162,14 +162,7 @@ pub fn guards(max_steps: Option<usize>, max_events: Option<usize>) -> (usize, us
     )
 }
 
-/// The step and event guards of a [`Model`]'s runs.
-pub fn sweep_guards<M: Model>(spec: &SweepSpec<M>) -> (usize, usize) {
-    guards(spec.solver.max_steps, spec.solver.max_events)
-}
-
-/// One impact of Klarbring's particle as a model of the harness.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct KlarbringImpacts;
+pub use impacts::KlarbringImpacts;
 
 /// The rate at which ‖V^κ − V⁺‖ at the first opening vanishes (docs/klarbring.md, "One
 /// impact"): 1 for an undamped impact that sticks (the O(√κ) change of the exit speed cancels by

@@ -6,7 +6,9 @@
 //! chatter); it runs to `t_end` and records every impact (contact closing) after the first
 //! lift-off. The rigid bounce map predicts the ratio e = v⁻ₙ₊₁/v⁻ₙ ((edef)) of successive impact
 //! speeds ([`chatter_restitution`]): for an elastic law the energetic map at r = 1 (the compliant
-//! impact's limit, tests/it/oblique_impact.rs).
+//! impact's limit, tests/it/oblique_impact.rs). A system on the convergence study
+//! (`Convergence<PlanarChatter>`, selected by `analysis = "chatter"`) with its own report
+//! ([`super::chatter_report`]).
 //!
 //! ```toml
 //! name = "reverse_chatter"
@@ -33,33 +35,29 @@
 //! ```
 
 use super::mechanics::ConstantPlanar;
-use super::oblique_impact::{run_compliant, validate_ladder_and_laws, LawData};
+use super::oblique_impact::{run_compliant, validate_ladder_and_law, LawData};
 use crate::compliant::coulomb::Mode;
-use crate::compliant::normal::NormalCompliance;
+use crate::compliant::normal::{NormalCompliance, NormalLaw};
 use crate::compliant::record::RunRecord;
 use crate::compliant::EndCondition;
 use crate::error::{require_finite, require_positive, SimError};
-use crate::experiment::grammar::{Axis, LogGrid};
-use crate::experiment::model::{Cells, Model, SweepSpec};
-use crate::experiment::runner::RunError;
-use crate::experiment::table::Row;
-use crate::integrate::{IntegratorKind, SolverStats};
+use crate::experiment::grammar::LogGrid;
+use crate::experiment::model::Cells;
+use crate::experiment::system::{Method, Quantity, RunSettings, System};
+use crate::integrate::SolverStats;
 use crate::rigid::oblique_impact::{chatter_restitution, ImpactContact, RestitutionLaw};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 pub use super::PlanarChatter;
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum ChatterAnalysis {
-    Chatter,
-}
-
-/// `[params]`: C–V's data but a (swept), the start and the end.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+/// One run's configuration: C–V's data, the start and the end from `[params]`, the free
+/// tangential acceleration a of `[sweep] a` and a normal law of `[sweep] laws`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct ChatterParams {
+pub struct ChatterConfig {
+    /// a: the free tangential acceleration.
+    #[serde(default)]
+    pub a: f64,
     /// b < 0: the free normal acceleration, towards the contact (chatter needs it, C–V §3.3).
     pub b: f64,
     #[serde(rename = "A")]
@@ -75,78 +73,94 @@ pub struct ChatterParams {
     pub v0: f64,
     /// The end of each run.
     pub t_end: f64,
+    #[serde(default)]
+    pub law: NormalLaw,
+    /// c_d (spring–dashpot) or Hunt–Crossley's α.
+    #[serde(default)]
+    pub damping: f64,
 }
 
-/// `[sweep]`: κ, the free tangential accelerations a and the normal laws.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ChatterSweep {
-    pub kappa: LogGrid,
-    pub a: Axis,
-    pub laws: Vec<LawData>,
+/// What one run measures: its outcome, the impacts (contact closings) after the first lift-off
+/// and their speed ratios.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+pub struct ChatterRecord {
+    /// `reverse_chatter`, `chatter_to_stick`, `stick`, … ([`outcome`]).
+    pub outcome: String,
+    pub slip_stop_time: Option<f64>,
+    pub lift_offs: usize,
+    /// The impact times and speeds |v⁻|, ten significant digits, space-separated.
+    pub impact_times: String,
+    pub impact_speeds: String,
+    /// The ratio of the first two impact speeds and of the last two.
+    pub e_first: Option<f64>,
+    pub e_last: Option<f64>,
+    pub max_impact_speed: f64,
+    /// The normal speed at the first lift-off over √κ.
+    pub first_lift_off_speed_scaled: Option<f64>,
+    /// The end of the last contact phase: when the bouncing stopped, or the run's end.
+    pub last_contact_end: Option<f64>,
+    pub end_mode: String,
 }
 
-/// One run's configuration.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ChatterCase {
-    pub params: ChatterParams,
-    pub a: f64,
-    pub law: LawData,
-}
+impl ChatterConfig {
+    fn law(&self) -> LawData {
+        LawData {
+            law: self.law,
+            damping: self.damping,
+        }
+    }
 
-impl ChatterCase {
     fn system(&self) -> ConstantPlanar {
-        let p = &self.params;
         ConstantPlanar {
             free_tangential_accel: self.a,
-            free_normal_accel: p.b,
-            tangential_mobility: p.tangential_mobility,
-            cross_mobility: p.cross_mobility,
-            normal_mobility: p.normal_mobility,
+            free_normal_accel: self.b,
+            tangential_mobility: self.tangential_mobility,
+            cross_mobility: self.cross_mobility,
+            normal_mobility: self.normal_mobility,
         }
     }
 
     fn contact(&self) -> ImpactContact {
-        let p = &self.params;
         ImpactContact {
-            tangential_mobility: p.tangential_mobility,
-            cross_mobility: p.cross_mobility,
-            normal_mobility: p.normal_mobility,
-            mu: p.mu,
+            tangential_mobility: self.tangential_mobility,
+            cross_mobility: self.cross_mobility,
+            normal_mobility: self.normal_mobility,
+            mu: self.mu,
         }
     }
 
     fn compliance(&self, kappa: f64) -> NormalCompliance {
-        NormalCompliance::of(self.law.law, kappa, self.law.damping)
+        NormalCompliance::of(self.law, kappa, self.damping)
     }
 
     /// The normal force of sustained slip S+, λ_N = −b/p+ (C–V (normaldyn_02_slip+)).
     fn slip_normal_force(&self) -> f64 {
-        -self.params.b / self.contact().painleve_parameter(1.0)
+        -self.b / self.contact().painleve_parameter(1.0)
     }
 
     /// The start: sustained slip at the penetration that carries −b/p+ at rest, or touching
     /// with v0 < 0.
     fn initial_state(&self, kappa: f64) -> ([f64; 2], [f64; 2]) {
-        let p = &self.params;
-        if p.v0 < 0.0 {
-            ([0.0, 0.0], [p.u0, p.v0])
+        if self.v0 < 0.0 {
+            ([0.0, 0.0], [self.u0, self.v0])
         } else {
             let depth = self
                 .compliance(kappa)
                 .static_penetration(self.slip_normal_force());
-            ([0.0, -depth], [p.u0, 0.0])
+            ([0.0, -depth], [self.u0, 0.0])
         }
     }
 
     /// e of the rigid bounce map under `law` ([`chatter_restitution`]).
     fn rigid_e(&self, law: RestitutionLaw) -> Option<f64> {
-        chatter_restitution(&self.contact(), self.a, self.params.b, law)
+        chatter_restitution(&self.contact(), self.a, self.b, law)
             .ok()
             .flatten()
     }
 }
 
+/// The input columns: the configuration, then what it predicts before any run: p+, k+, the
+/// sustained slip's normal force and stop, the rigid bounce maps' e and the Zeno time.
 const INPUTS: &[&str] = &[
     "a",
     "b",
@@ -168,20 +182,6 @@ const INPUTS: &[&str] = &[
     "e_energetic",
     "e_poisson",
     "zeno_time_rigid",
-];
-
-const MEASURES: &[&str] = &[
-    "outcome",
-    "slip_stop_time",
-    "lift_offs",
-    "impact_times",
-    "impact_speeds",
-    "e_first",
-    "e_last",
-    "max_impact_speed",
-    "first_lift_off_speed_scaled",
-    "last_contact_end",
-    "end_mode",
 ];
 
 /// Events of a run at (time, normal speed).
@@ -229,36 +229,25 @@ fn outcome(impacts: &[(f64, f64)], end: Mode, kappa: f64) -> String {
 /// The rigid forward chatter's duration from an impact at v0 < 0 on a non-oblique contact
 /// (B = 0, where e = r, C–V §3.3): flights t_n = 2rⁿ|v0|/|b| ((tn)) summing to
 /// 2r|v0|/(|b|(1 − r)). `None` for B ≠ 0, a start in slip, or r = 1 (no accumulation).
-fn zeno_time(c: &ChatterCase, restitution: Option<f64>) -> Option<f64> {
-    let p = &c.params;
+fn zeno_time(c: &ChatterConfig, restitution: Option<f64>) -> Option<f64> {
     let r = restitution.filter(|&r| r < 1.0)?;
-    (p.cross_mobility == 0.0 && p.v0 < 0.0).then(|| 2.0 * r * -p.v0 / (-p.b * (1.0 - r)))
+    (c.cross_mobility == 0.0 && c.v0 < 0.0).then(|| 2.0 * r * -c.v0 / (-c.b * (1.0 - r)))
 }
 
-impl Model for PlanarChatter {
+impl System for PlanarChatter {
     const NAME: &'static str = "planar";
+    const ANALYSIS: Option<&'static str> = Some("chatter");
+    const TITLE: &'static str = "chatter and reverse chatter";
+    // Listed once under `planar` (the mode table's line names its analyses).
+    const ABOUT: &'static str = "";
+    const EXAMPLE: &'static str = include_str!("../../../experiments/reverse_chatter.toml");
     const SOLVER_KEYS: &'static [&'static str] = &["max_steps", "max_events"];
-    type Params = ChatterParams;
-    type Sweep = ChatterSweep;
-    type Analysis = ChatterAnalysis;
-    type Config = ChatterCase;
-    const INPUT_COLUMNS: &'static [&'static str] = INPUTS;
-    const MEASURE_COLUMNS: &'static [&'static str] = MEASURES;
+    type Config = ChatterConfig;
+    type Record = ChatterRecord;
 
-    fn kappa(sweep: &ChatterSweep) -> &LogGrid {
-        &sweep.kappa
-    }
-
-    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
-        let kappa_max = spec.sweep.kappa.max;
-        validate_ladder_and_laws(&spec.sweep.kappa, &spec.sweep.laws)?;
-        let p = &spec.params;
-        let contact = ImpactContact {
-            tangential_mobility: p.tangential_mobility,
-            cross_mobility: p.cross_mobility,
-            normal_mobility: p.normal_mobility,
-            mu: p.mu,
-        };
+    fn validate(p: &ChatterConfig, kappa: Option<&LogGrid>) -> Result<(), SimError> {
+        validate_ladder_and_law(kappa, &p.law())?;
+        let contact = p.contact();
         contact.validate_keyed(|k| format!("params.{k}"))?;
         require_finite("params.b", p.b)?;
         if p.b >= 0.0 {
@@ -291,89 +280,32 @@ impl Model for PlanarChatter {
                 "with v0 = 0 the run starts in sustained slip S+, which needs p+ = C − μB > 0",
             ));
         }
-        crate::compliant::normal::require_penetrating_speed(
-            "params.v0",
-            p.v0,
-            "sweep.kappa.max",
-            kappa_max,
-        )?;
-        require_positive("params.t_end", p.t_end)?;
-        spec.sweep.a.validate("sweep.a")
-    }
-
-    fn grid_size(spec: &SweepSpec<Self>) -> u128 {
-        (spec.sweep.a.len() as u128).saturating_mul(spec.sweep.laws.len() as u128)
-    }
-
-    fn configurations(spec: &SweepSpec<Self>) -> Vec<ChatterCase> {
-        let mut out = Vec::new();
-        for a in spec.sweep.a.values() {
-            for law in &spec.sweep.laws {
-                out.push(ChatterCase {
-                    params: spec.params,
-                    a,
-                    law: *law,
-                });
-            }
+        if let Some(kappa) = kappa {
+            crate::compliant::normal::require_penetrating_speed(
+                "params.v0",
+                p.v0,
+                "sweep.kappa.max",
+                kappa.max,
+            )?;
         }
-        out
-    }
-
-    fn inputs(c: &ChatterCase) -> Cells {
-        let p = &c.params;
-        let k = c.contact();
-        let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-        let r = c
-            .compliance(1.0)
-            .frictionless_restitution(p.normal_mobility);
-        // Sustained slip decelerates at u̇ = a − k+ λ_N (C–V (udotslip+)).
-        let decel = k.slip_coupling(1.0) * c.slip_normal_force() - c.a;
-        let slip_stop = (p.v0 == 0.0 && decel > 0.0).then(|| p.u0 / decel);
-        vec![
-            ("a", c.a.to_string()),
-            ("b", p.b.to_string()),
-            ("A", p.tangential_mobility.to_string()),
-            ("B", p.cross_mobility.to_string()),
-            ("C", p.normal_mobility.to_string()),
-            ("mu", p.mu.to_string()),
-            ("u0", p.u0.to_string()),
-            ("v0", p.v0.to_string()),
-            ("t_end", p.t_end.to_string()),
-            ("law", c.law.law.name().to_string()),
-            ("damping", c.law.damping.to_string()),
-            ("p_plus", k.painleve_parameter(1.0).to_string()),
-            ("k_plus", k.slip_coupling(1.0).to_string()),
-            ("slip_normal_force", c.slip_normal_force().to_string()),
-            ("slip_stop_time_rigid", opt(slip_stop)),
-            ("restitution", opt(r)),
-            ("e_elastic", opt(c.rigid_e(RestitutionLaw::Energetic(1.0)))),
-            (
-                "e_energetic",
-                opt(r.and_then(|r| c.rigid_e(RestitutionLaw::Energetic(r)))),
-            ),
-            (
-                "e_poisson",
-                opt(r.and_then(|r| c.rigid_e(RestitutionLaw::Poisson(r)))),
-            ),
-            ("zeno_time_rigid", opt(zeno_time(c, r))),
-        ]
+        require_positive("params.t_end", p.t_end)?;
+        require_finite("sweep.a", p.a).map(|_| ())
     }
 
     fn run(
-        spec: &SweepSpec<Self>,
-        c: &ChatterCase,
-        kappa: f64,
-        integrator: IntegratorKind,
-    ) -> Result<(Cells, SolverStats), String> {
+        c: &ChatterConfig,
+        method: Method,
+        settings: &RunSettings,
+    ) -> Result<(ChatterRecord, SolverStats), SimError> {
+        let kappa = method.compliant_kappa(Self::NAME)?;
         let r = run_compliant(
             &c.system(),
-            c.law,
-            c.params.mu,
+            c.law(),
+            c.mu,
             kappa,
             c.initial_state(kappa),
-            integrator,
-            &spec.solver,
-            (EndCondition::Time(c.params.t_end), None),
+            settings,
+            EndCondition::Time(c.t_end),
         )?;
         let (impacts, lift_offs) = bounces(&r);
         let end = r.modes.last().map_or(Mode::Free, |m| m.mode);
@@ -387,7 +319,6 @@ impl Model for PlanarChatter {
             .len()
             .checked_sub(2)
             .map(|i| impacts[i + 1].1 / impacts[i].1);
-        let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
         let joined = |f: fn(&(f64, f64)) -> f64| {
             impacts
                 .iter()
@@ -403,30 +334,95 @@ impl Model for PlanarChatter {
             .rev()
             .find(|m| m.mode == Mode::Free)
             .map(|m| m.t_end);
-        let cells = vec![
-            ("outcome", outcome(&impacts, end, kappa)),
-            ("slip_stop_time", opt(slip_stop)),
-            ("lift_offs", lift_offs.len().to_string()),
-            ("impact_times", joined(|x| x.0)),
-            ("impact_speeds", joined(|x| x.1)),
-            ("e_first", opt(ratio(0))),
-            ("e_last", opt(last_ratio)),
-            (
-                "max_impact_speed",
-                impacts.iter().fold(0.0, |m: f64, x| m.max(x.1)).to_string(),
-            ),
-            (
-                "first_lift_off_speed_scaled",
-                opt(lift_offs.first().map(|x| x.1 / kappa.sqrt())),
-            ),
-            ("last_contact_end", opt(last_contact_end)),
-            ("end_mode", end.name().to_string()),
-        ];
-        Ok((cells, r.stats))
+        let record = ChatterRecord {
+            outcome: outcome(&impacts, end, kappa),
+            slip_stop_time: slip_stop,
+            lift_offs: lift_offs.len(),
+            impact_times: joined(|x| x.0),
+            impact_speeds: joined(|x| x.1),
+            e_first: ratio(0),
+            e_last: last_ratio,
+            max_impact_speed: impacts.iter().fold(0.0, |m: f64, x| m.max(x.1)),
+            first_lift_off_speed_scaled: lift_offs.first().map(|x| x.1 / kappa.sqrt()),
+            last_contact_end,
+            end_mode: end.name().to_string(),
+        };
+        Ok((record, r.stats))
     }
 
-    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
-        super::chatter_report::write_report(spec, rows, dir)
+    /// None for the generic summary: the report (`chatter_report::write_report`) sets the
+    /// impact speeds against the rigid bounce maps' e.
+    fn quantities(_: &ChatterConfig) -> Vec<Quantity> {
+        Vec::new()
+    }
+
+    /// The law's table sets the law and its damping.
+    fn set_value(
+        c: &mut ChatterConfig,
+        key: &str,
+        value: &serde_json::Value,
+    ) -> Result<(), String> {
+        super::oblique_impact::set_law(&mut c.law, &mut c.damping, key, value)
+    }
+
+    fn input_columns(_: &ChatterConfig) -> Vec<&'static str> {
+        INPUTS.to_vec()
+    }
+
+    fn inputs(c: &ChatterConfig) -> Result<Cells, String> {
+        let k = c.contact();
+        let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
+        let r = c
+            .compliance(1.0)
+            .frictionless_restitution(c.normal_mobility);
+        // Sustained slip decelerates at u̇ = a − k+ λ_N (C–V (udotslip+)).
+        let decel = k.slip_coupling(1.0) * c.slip_normal_force() - c.a;
+        let slip_stop = (c.v0 == 0.0 && decel > 0.0).then(|| c.u0 / decel);
+        Ok(vec![
+            ("a", c.a.to_string()),
+            ("b", c.b.to_string()),
+            ("A", c.tangential_mobility.to_string()),
+            ("B", c.cross_mobility.to_string()),
+            ("C", c.normal_mobility.to_string()),
+            ("mu", c.mu.to_string()),
+            ("u0", c.u0.to_string()),
+            ("v0", c.v0.to_string()),
+            ("t_end", c.t_end.to_string()),
+            ("law", c.law.name().to_string()),
+            ("damping", c.damping.to_string()),
+            ("p_plus", k.painleve_parameter(1.0).to_string()),
+            ("k_plus", k.slip_coupling(1.0).to_string()),
+            ("slip_normal_force", c.slip_normal_force().to_string()),
+            ("slip_stop_time_rigid", opt(slip_stop)),
+            ("restitution", opt(r)),
+            ("e_elastic", opt(c.rigid_e(RestitutionLaw::Energetic(1.0)))),
+            (
+                "e_energetic",
+                opt(r.and_then(|r| c.rigid_e(RestitutionLaw::Energetic(r)))),
+            ),
+            (
+                "e_poisson",
+                opt(r.and_then(|r| c.rigid_e(RestitutionLaw::Poisson(r)))),
+            ),
+            ("zeno_time_rigid", opt(zeno_time(c, r))),
+        ])
+    }
+
+    fn describe(c: &ChatterConfig) -> String {
+        format!(
+            "a = {}, b = {}, A = {}, B = {}, C = {}, μ = {}, {} law, damping {}, (u0, v0) = ({}, {}), to t = {}",
+            c.a,
+            c.b,
+            c.tangential_mobility,
+            c.cross_mobility,
+            c.normal_mobility,
+            c.mu,
+            c.law.name(),
+            c.damping,
+            c.u0,
+            c.v0,
+            c.t_end
+        )
     }
 }
 

@@ -5,10 +5,10 @@
 //! analysis is a pure function of the rows.
 
 use super::PlanarChatter;
-use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::{self, Figure, Mark, Panel, Series, REFERENCE};
+use crate::study::convergence::Convergence;
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
@@ -274,7 +274,7 @@ fn sci(v: Option<f64>) -> String {
 }
 
 pub fn write_report(
-    spec: &SweepSpec<PlanarChatter>,
+    spec: &Convergence<PlanarChatter>,
     rows: &[Row],
     dir: &Path,
 ) -> Result<(), RunError> {

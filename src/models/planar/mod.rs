@@ -38,12 +38,12 @@ pub mod mechanics;
 pub mod oblique_impact;
 pub mod oblique_impact_report;
 
-/// The oblique impact as a model of the harness (oblique_impact.rs; its report:
+/// The oblique impact as a system of the harness (oblique_impact.rs; its report:
 /// oblique_impact_report.rs, which names it from here, not from its sibling).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlanarObliqueImpact;
 
-/// Chatter and reverse chatter as a model of the harness (chatter.rs; its report:
+/// Chatter and reverse chatter as a system of the harness (chatter.rs; its report:
 /// chatter_report.rs).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PlanarChatter;

@@ -4,7 +4,9 @@
 //! its (u⁺, v⁺) is set beside the rigid impact map of C–V §3.2 ([`crate::rigid::oblique_impact`])
 //! under the energetic and the Poisson law, each at the normal law's frictionless restitution
 //! ([`NormalCompliance::frictionless_restitution`]). The grid is contacts × normal laws ×
-//! incidence u⁻/|v⁻|.
+//! incidence u⁻/|v⁻|. A system on the convergence study (`Convergence<PlanarObliqueImpact>`,
+//! selected by `analysis = "oblique_impact"`) with its own report
+//! ([`super::oblique_impact_report`]); each compliant run lasts at most `window_scaled`·√κ.
 //!
 //! ```toml
 //! name = "oblique_impact_map"
@@ -32,35 +34,14 @@ use crate::compliant::normal::{NormalCompliance, NormalLaw};
 use crate::compliant::record::RunRecord;
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::error::{require_finite, SimError};
-use crate::experiment::grammar::{Axis, LogGrid, SolverSpec};
-use crate::experiment::model::{Cells, Model, SweepSpec};
-use crate::experiment::runner::RunError;
-use crate::experiment::table::Row;
-use crate::integrate::{IntegratorKind, SolverStats};
+use crate::experiment::grammar::LogGrid;
+use crate::experiment::model::Cells;
+use crate::experiment::system::{Method, Quantity, RunSettings, System};
+use crate::integrate::SolverStats;
 use crate::rigid::oblique_impact::{ImpactContact, ImpactOutcome, RestitutionLaw};
-use crate::study::fast;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 pub use super::PlanarObliqueImpact;
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum ImpactAnalysis {
-    ObliqueImpact,
-}
-
-/// `[params]`: the free accelerations and the incoming normal velocity.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct ImpactParams {
-    /// a: free tangential acceleration.
-    pub a: f64,
-    /// b: free normal acceleration.
-    pub b: f64,
-    /// v⁻ < 0: the incoming normal velocity of every run.
-    pub v_minus: f64,
-}
 
 /// One contact of `[sweep] contacts`: C–V's mobilities and μ.
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
@@ -87,7 +68,7 @@ impl ContactData {
 }
 
 /// One normal law of `[sweep] laws`.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LawData {
     pub law: NormalLaw,
@@ -96,109 +77,162 @@ pub struct LawData {
     pub damping: f64,
 }
 
-/// Checks a κ ladder (resolvable at its smallest κ, a penetration small against the body at its
-/// largest) and `[sweep] laws` (at least one, each damping resolvable); errors name the key.
-pub fn validate_ladder_and_laws(kappa: &LogGrid, laws: &[LawData]) -> Result<(), SimError> {
-    crate::compliant::normal::require_penetrating_less_than_the_body("sweep.kappa.max", kappa.max)?;
-    crate::compliant::normal::require_resolvable_kappa("sweep.kappa.min", kappa.min)?;
-    if laws.is_empty() {
-        return Err(SimError::invalid(
-            "sweep.laws",
-            "[]",
-            "list at least one law { law, damping }",
-        ));
+/// `[sweep] laws = [{ law, damping }, …]`: one table sets the normal law and its damping (the
+/// only list of tables of a `[sweep]` besides the oblique impact's contacts).
+pub fn set_law(
+    law: &mut NormalLaw,
+    damping: &mut f64,
+    key: &str,
+    value: &serde_json::Value,
+) -> Result<(), String> {
+    if key != "laws" {
+        return Err("a list of tables is swept as laws = [{ law, damping }, …] (or contacts = [{ A, B, C, mu }, …] for the oblique impact)".to_string());
     }
-    for (i, l) in laws.iter().enumerate() {
-        crate::compliant::normal::require_resolvable_damping(
-            &format!("sweep.laws[{i}].damping"),
-            l.damping,
-        )?;
-    }
+    let l: LawData = serde_json::from_value(value.clone())
+        .map_err(|e| format!("list normal laws {{ law, damping }}: {e}"))?;
+    *law = l.law;
+    *damping = l.damping;
     Ok(())
 }
 
+/// Checks a κ ladder (resolvable at its smallest κ, a penetration small against the body at its
+/// largest; `None`: no compliant run) and a normal law (its damping resolvable); errors name the
+/// key.
+pub fn validate_ladder_and_law(kappa: Option<&LogGrid>, law: &LawData) -> Result<(), SimError> {
+    if let Some(kappa) = kappa {
+        crate::compliant::normal::require_penetrating_less_than_the_body(
+            "sweep.kappa.max",
+            kappa.max,
+        )?;
+        crate::compliant::normal::require_resolvable_kappa("sweep.kappa.min", kappa.min)?;
+    }
+    crate::compliant::normal::require_resolvable_damping("sweep.laws.damping", law.damping)
+        .map(|_| ())
+}
+
 /// The compliant run of the planar `system` under `law` at κ with Coulomb μ from (q0, q̇0),
-/// with the solver settings of `solver`, until `end` (or `t_max`).
-#[allow(clippy::too_many_arguments)]
+/// with the integrator, tolerances and guards of `settings`, until `end` (or `settings.t_max`).
 pub fn run_compliant(
     system: &ConstantPlanar,
     law: LawData,
     mu: f64,
     kappa: f64,
     (q0, qdot0): ([f64; 2], [f64; 2]),
-    integrator: IntegratorKind,
-    solver: &SolverSpec,
-    (end, t_max): (EndCondition, Option<f64>),
-) -> Result<RunRecord, String> {
+    settings: &RunSettings,
+    end: EndCondition,
+) -> Result<RunRecord, SimError> {
     let problem = ContactProblem {
         system,
         compliance: NormalCompliance::of(law.law, kappa, law.damping),
         friction: Coulomb::equal(mu),
     };
-    let mut options = SimulationOptions::new(integrator, solver.rtol, solver.atol).with_guards(
-        None,
-        solver.max_steps,
-        solver.max_events,
-    );
+    let mut options = SimulationOptions::new(settings.integrator, settings.rtol, settings.atol)
+        .with_guards(None, settings.max_steps, settings.max_events);
     options.end = end;
-    if let Some(t) = t_max {
+    if let Some(t) = settings.t_max {
         options.t_max = t;
     }
-    simulate(&problem, &q0, &qdot0, &options).map_err(|e| e.to_string())
+    simulate(&problem, &q0, &qdot0, &options)
 }
 
-/// `[sweep]`: κ, the contacts, the normal laws, the incidence ratios u⁻/|v⁻|.
-#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+/// One run's configuration: the free accelerations and v⁻ of `[params]`, a contact of
+/// `[sweep] contacts`, a normal law of `[sweep] laws` and an incidence u⁻/|v⁻| of
+/// `[sweep] incidence`.
+#[derive(Clone, Copy, Debug, Default, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct ImpactSweep {
-    pub kappa: LogGrid,
-    pub contacts: Vec<ContactData>,
-    pub laws: Vec<LawData>,
-    pub incidence: Axis,
-}
-
-/// One run's configuration.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ImpactCase {
+pub struct ImpactConfig {
+    /// a: free tangential acceleration.
     pub a: f64,
+    /// b: free normal acceleration.
     pub b: f64,
-    pub contact: ContactData,
-    pub law: LawData,
-    pub u_minus: f64,
+    /// v⁻ < 0: the incoming normal velocity of every run.
     pub v_minus: f64,
+    #[serde(rename = "A", default)]
+    pub tangential_mobility: f64,
+    #[serde(rename = "B", default)]
+    pub cross_mobility: f64,
+    #[serde(rename = "C", default)]
+    pub normal_mobility: f64,
+    #[serde(default)]
+    pub mu: f64,
+    #[serde(default)]
+    pub law: NormalLaw,
+    /// c_d (spring–dashpot) or Hunt–Crossley's α.
+    #[serde(default)]
+    pub damping: f64,
+    /// u⁻/|v⁻|.
+    #[serde(default)]
+    pub incidence: f64,
 }
 
-impl ImpactCase {
+/// What one run measures: the compliant outgoing velocities at the first opening, and their
+/// distances (per |v⁻|) to each rigid law's.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
+pub struct ImpactRecord {
+    /// The contact modes, free phases left out, joined by `>`.
+    pub mode_sequence: String,
+    pub u_plus: f64,
+    pub v_plus: f64,
+    /// The contact's duration over √κ.
+    pub contact_duration_scaled: f64,
+    pub d_energetic: Option<f64>,
+    pub d_poisson: Option<f64>,
+}
+
+impl ImpactConfig {
+    pub fn contact(&self) -> ContactData {
+        ContactData {
+            tangential_mobility: self.tangential_mobility,
+            cross_mobility: self.cross_mobility,
+            normal_mobility: self.normal_mobility,
+            mu: self.mu,
+        }
+    }
+
+    pub fn law(&self) -> LawData {
+        LawData {
+            law: self.law,
+            damping: self.damping,
+        }
+    }
+
+    /// u⁻ = incidence·|v⁻|.
+    pub fn u_minus(&self) -> f64 {
+        self.incidence * -self.v_minus
+    }
+
     fn system(&self) -> ConstantPlanar {
         ConstantPlanar {
             free_tangential_accel: self.a,
             free_normal_accel: self.b,
-            tangential_mobility: self.contact.tangential_mobility,
-            cross_mobility: self.contact.cross_mobility,
-            normal_mobility: self.contact.normal_mobility,
+            tangential_mobility: self.tangential_mobility,
+            cross_mobility: self.cross_mobility,
+            normal_mobility: self.normal_mobility,
         }
     }
 
     fn compliance(&self, kappa: f64) -> NormalCompliance {
-        NormalCompliance::of(self.law.law, kappa, self.law.damping)
+        NormalCompliance::of(self.law, kappa, self.damping)
     }
 
     /// The rigid law's coefficient: the normal law's frictionless restitution (κ-free).
     pub fn restitution(&self) -> Option<f64> {
         self.compliance(1.0)
-            .frictionless_restitution(self.contact.normal_mobility)
+            .frictionless_restitution(self.normal_mobility)
     }
 
     /// The rigid impact map under `law` at the normal law's restitution.
     fn rigid(&self, law: fn(f64) -> RestitutionLaw) -> Option<ImpactOutcome> {
         let r = self.restitution()?;
-        self.contact
+        self.contact()
             .contact()
-            .impact(self.u_minus, self.v_minus, law(r))
+            .impact(self.u_minus(), self.v_minus, law(r))
             .ok()
     }
 }
 
+/// The input columns: the configuration (u⁻ for the incidence), then what it predicts before any
+/// run: p±, k± and the rigid laws' outcomes.
 const INPUTS: &[&str] = &[
     "a",
     "b",
@@ -223,105 +257,123 @@ const INPUTS: &[&str] = &[
     "v_plus_poisson",
 ];
 
-const MEASURES: &[&str] = &[
-    "mode_sequence",
-    "u_plus",
-    "v_plus",
-    "contact_duration_scaled",
-    "d_energetic",
-    "d_poisson",
-];
-
-fn configurations_of(spec: &SweepSpec<PlanarObliqueImpact>) -> Vec<ImpactCase> {
-    let p = &spec.params;
-    let mut out = Vec::new();
-    for contact in &spec.sweep.contacts {
-        for law in &spec.sweep.laws {
-            for w in spec.sweep.incidence.values() {
-                out.push(ImpactCase {
-                    a: p.a,
-                    b: p.b,
-                    contact: *contact,
-                    law: *law,
-                    u_minus: w * -p.v_minus,
-                    v_minus: p.v_minus,
-                });
-            }
-        }
-    }
-    out
-}
-
-impl Model for PlanarObliqueImpact {
+impl System for PlanarObliqueImpact {
     const NAME: &'static str = "planar";
+    const ANALYSIS: Option<&'static str> = Some("oblique_impact");
+    const TITLE: &'static str = "the oblique impact against the rigid impact laws";
+    // Listed once under `planar` (the mode table's line names its analyses).
+    const ABOUT: &'static str = "";
+    const EXAMPLE: &'static str = include_str!("../../../experiments/oblique_impact_map.toml");
     const SOLVER_KEYS: &'static [&'static str] = crate::experiment::model::FAST_TIME_SOLVER_KEYS;
-    type Params = ImpactParams;
-    type Sweep = ImpactSweep;
-    type Analysis = ImpactAnalysis;
-    type Config = ImpactCase;
-    const INPUT_COLUMNS: &'static [&'static str] = INPUTS;
-    const MEASURE_COLUMNS: &'static [&'static str] = MEASURES;
+    /// The grid's order: contacts, then laws, then the incidence fastest.
+    const SWEEP_ORDER: &'static [&'static str] = &["contacts", "laws", "incidence"];
+    type Config = ImpactConfig;
+    type Record = ImpactRecord;
 
-    fn kappa(sweep: &ImpactSweep) -> &LogGrid {
-        &sweep.kappa
-    }
-
-    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
-        let kappa_max = spec.sweep.kappa.max;
-        validate_ladder_and_laws(&spec.sweep.kappa, &spec.sweep.laws)?;
-        let p = &spec.params;
-        require_finite("params.a", p.a)?;
-        require_finite("params.b", p.b)?;
-        require_finite("params.v_minus", p.v_minus)?;
-        if p.v_minus >= 0.0 {
+    fn validate(c: &ImpactConfig, kappa: Option<&LogGrid>) -> Result<(), SimError> {
+        validate_ladder_and_law(kappa, &c.law())?;
+        require_finite("params.a", c.a)?;
+        require_finite("params.b", c.b)?;
+        require_finite("params.v_minus", c.v_minus)?;
+        if c.v_minus >= 0.0 {
             return Err(SimError::invalid(
                 "params.v_minus",
-                p.v_minus,
+                c.v_minus,
                 "must be < 0: the contact point approaches the surface",
             ));
         }
-        crate::compliant::normal::require_penetrating_speed(
-            "params.v_minus",
-            p.v_minus,
-            "sweep.kappa.max",
-            kappa_max,
-        )?;
-        if spec.sweep.contacts.is_empty() {
-            return Err(SimError::invalid(
-                "sweep.contacts",
-                "[]",
-                "list at least one contact { A, B, C, mu }",
-            ));
-        }
-        for (i, c) in spec.sweep.contacts.iter().enumerate() {
-            c.contact()
-                .validate_keyed(|k| format!("sweep.contacts[{i}].{k}"))?;
-        }
-        spec.sweep.incidence.validate("sweep.incidence")?;
-        for w in spec.sweep.incidence.values() {
+        if let Some(kappa) = kappa {
             crate::compliant::normal::require_penetrating_speed(
-                "sweep.incidence",
-                w * p.v_minus,
+                "params.v_minus",
+                c.v_minus,
                 "sweep.kappa.max",
-                kappa_max,
+                kappa.max,
             )?;
         }
-        fast::window(&spec.solver)?;
+        c.contact()
+            .contact()
+            .validate_keyed(|k| format!("sweep.contacts.{k}"))?;
+        require_finite("sweep.incidence", c.incidence)?;
+        if let Some(kappa) = kappa {
+            crate::compliant::normal::require_penetrating_speed(
+                "sweep.incidence",
+                c.incidence * c.v_minus,
+                "sweep.kappa.max",
+                kappa.max,
+            )?;
+        }
         Ok(())
     }
 
-    fn grid_size(spec: &SweepSpec<Self>) -> u128 {
-        (spec.sweep.contacts.len() as u128)
-            .saturating_mul(spec.sweep.laws.len() as u128)
-            .saturating_mul(spec.sweep.incidence.len() as u128)
+    fn run(
+        c: &ImpactConfig,
+        method: Method,
+        settings: &RunSettings,
+    ) -> Result<(ImpactRecord, SolverStats), SimError> {
+        let kappa = method.compliant_kappa(Self::NAME)?;
+        let r = run_compliant(
+            &c.system(),
+            c.law(),
+            c.mu,
+            kappa,
+            ([0.0, 0.0], [c.u_minus(), c.v_minus]),
+            settings,
+            EndCondition::Separation,
+        )?;
+        let post = r.post_impact.as_ref().ok_or_else(|| {
+            SimError::invalid(
+                "solver.window_scaled",
+                settings.t_max.map_or(f64::INFINITY, |t| t / kappa.sqrt()),
+                "the contact did not open within this many units of s = t/√κ: lengthen the window",
+            )
+        })?;
+        let modes: Vec<&str> = r
+            .modes
+            .iter()
+            .filter(|m| m.mode != Mode::Free)
+            .map(|m| m.mode.name())
+            .collect();
+        // The distance in the (u, v) plane to each rigid law's outgoing velocities, per |v⁻|.
+        let distance = |o: Option<ImpactOutcome>| {
+            o.map(|o| (post.u - o.u_plus).hypot(post.v - o.v_plus) / -c.v_minus)
+        };
+        let record = ImpactRecord {
+            mode_sequence: modes.join(">"),
+            u_plus: post.u,
+            v_plus: post.v,
+            contact_duration_scaled: post.t / kappa.sqrt(),
+            d_energetic: distance(c.rigid(RestitutionLaw::Energetic)),
+            d_poisson: distance(c.rigid(RestitutionLaw::Poisson)),
+        };
+        Ok((record, r.stats))
     }
 
-    fn configurations(spec: &SweepSpec<Self>) -> Vec<ImpactCase> {
-        configurations_of(spec)
+    /// None for the generic summary: the report (`oblique_impact_report::write_report`) sets
+    /// the distances to each rigid law against κ.
+    fn quantities(_: &ImpactConfig) -> Vec<Quantity> {
+        Vec::new()
     }
 
-    fn inputs(c: &ImpactCase) -> Cells {
-        let k = c.contact.contact();
+    /// The contact's table sets A, B, C and μ, the law's table the law and its damping.
+    fn set_value(c: &mut ImpactConfig, key: &str, value: &serde_json::Value) -> Result<(), String> {
+        if key != "contacts" {
+            return set_law(&mut c.law, &mut c.damping, key, value);
+        }
+        let d: ContactData = serde_json::from_value(value.clone())
+            .map_err(|e| format!("list contacts {{ A, B, C, mu }}: {e}"))?;
+        c.tangential_mobility = d.tangential_mobility;
+        c.cross_mobility = d.cross_mobility;
+        c.normal_mobility = d.normal_mobility;
+        c.mu = d.mu;
+        Ok(())
+    }
+
+    fn input_columns(_: &ImpactConfig) -> Vec<&'static str> {
+        INPUTS.to_vec()
+    }
+
+    fn inputs(c: &ImpactConfig) -> Result<Cells, String> {
+        let k = c.contact().contact();
         let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
         let energetic = c.rigid(RestitutionLaw::Energetic);
         let poisson = c.rigid(RestitutionLaw::Poisson);
@@ -330,16 +382,16 @@ impl Model for PlanarObliqueImpact {
                 .map(ImpactOutcome::mode_sequence)
                 .unwrap_or_default()
         };
-        vec![
+        Ok(vec![
             ("a", c.a.to_string()),
             ("b", c.b.to_string()),
-            ("A", c.contact.tangential_mobility.to_string()),
-            ("B", c.contact.cross_mobility.to_string()),
-            ("C", c.contact.normal_mobility.to_string()),
-            ("mu", c.contact.mu.to_string()),
-            ("law", c.law.law.name().to_string()),
-            ("damping", c.law.damping.to_string()),
-            ("u_minus", c.u_minus.to_string()),
+            ("A", c.tangential_mobility.to_string()),
+            ("B", c.cross_mobility.to_string()),
+            ("C", c.normal_mobility.to_string()),
+            ("mu", c.mu.to_string()),
+            ("law", c.law.name().to_string()),
+            ("damping", c.damping.to_string()),
+            ("u_minus", c.u_minus().to_string()),
             ("v_minus", c.v_minus.to_string()),
             ("p_plus", k.painleve_parameter(1.0).to_string()),
             ("p_minus", k.painleve_parameter(-1.0).to_string()),
@@ -358,56 +410,22 @@ impl Model for PlanarObliqueImpact {
             ("poisson_sequence", sequence(&poisson)),
             ("u_plus_poisson", opt(poisson.as_ref().map(|o| o.u_plus))),
             ("v_plus_poisson", opt(poisson.as_ref().map(|o| o.v_plus))),
-        ]
+        ])
     }
 
-    fn run(
-        spec: &SweepSpec<Self>,
-        c: &ImpactCase,
-        kappa: f64,
-        integrator: IntegratorKind,
-    ) -> Result<(Cells, SolverStats), String> {
-        let window = fast::window(&spec.solver).map_err(|e| e.to_string())?;
-        let r = run_compliant(
-            &c.system(),
-            c.law,
-            c.contact.mu,
-            kappa,
-            ([0.0, 0.0], [c.u_minus, c.v_minus]),
-            integrator,
-            &spec.solver,
-            (EndCondition::Separation, Some(window * kappa.sqrt())),
-        )?;
-        let post = r
-            .post_impact
-            .as_ref()
-            .ok_or_else(|| format!("the contact did not open within s = {window}"))?;
-        let modes: Vec<&str> = r
-            .modes
-            .iter()
-            .filter(|m| m.mode != Mode::Free)
-            .map(|m| m.mode.name())
-            .collect();
-        // The distance in the (u, v) plane to each rigid law's outgoing velocities, per |v⁻|.
-        let distance = |o: Option<ImpactOutcome>| {
-            o.map(|o| ((post.u - o.u_plus).hypot(post.v - o.v_plus) / -c.v_minus).to_string())
-                .unwrap_or_default()
-        };
-        let cells = vec![
-            ("mode_sequence", modes.join(">")),
-            ("u_plus", post.u.to_string()),
-            ("v_plus", post.v.to_string()),
-            (
-                "contact_duration_scaled",
-                (post.t / kappa.sqrt()).to_string(),
-            ),
-            ("d_energetic", distance(c.rigid(RestitutionLaw::Energetic))),
-            ("d_poisson", distance(c.rigid(RestitutionLaw::Poisson))),
-        ];
-        Ok((cells, r.stats))
-    }
-
-    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
-        super::oblique_impact_report::write_report(spec, rows, dir)
+    fn describe(c: &ImpactConfig) -> String {
+        format!(
+            "a = {}, b = {}, A = {}, B = {}, C = {}, μ = {}, {} law, damping {}, (u⁻, v⁻) = ({}, {}); the run ends when the contact first opens",
+            c.a,
+            c.b,
+            c.tangential_mobility,
+            c.cross_mobility,
+            c.normal_mobility,
+            c.mu,
+            c.law.name(),
+            c.damping,
+            c.u_minus(),
+            c.v_minus
+        )
     }
 }

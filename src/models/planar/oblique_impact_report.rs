@@ -6,11 +6,11 @@
 
 use super::PlanarObliqueImpact;
 use crate::analysis::fit::power_law;
-use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::{self, Figure, Mark, Panel, Series, REFERENCE};
 use crate::rigid::oblique_impact::{ImpactContact, RestitutionLaw};
+use crate::study::convergence::Convergence;
 use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
@@ -355,7 +355,7 @@ fn opt(v: Option<f64>) -> String {
 }
 
 pub fn write_report(
-    spec: &SweepSpec<PlanarObliqueImpact>,
+    spec: &Convergence<PlanarObliqueImpact>,
     rows: &[Row],
     dir: &Path,
 ) -> Result<(), RunError> {
