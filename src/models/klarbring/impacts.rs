@@ -66,7 +66,7 @@ pub struct ImpactConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub force_polynomial: Option<Vec<Vec<f64>>>,
     pub mu: f64,
-    /// The start, off the wall: U0[0] = U_N < 0.
+    /// The start, off the wall: `U0[0]` = U_N < 0.
     #[serde(rename = "U0")]
     pub u0: Vec<f64>,
     /// The latest time at which the first opening is looked for.

@@ -84,7 +84,7 @@ pub struct ChatterConfig {
 /// and their speed ratios.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, PartialEq)]
 pub struct ChatterRecord {
-    /// `reverse_chatter`, `chatter_to_stick`, `stick`, … ([`outcome`]).
+    /// `reverse_chatter`, `chatter_to_stick`, `stick`, … (`outcome`).
     pub outcome: String,
     pub slip_stop_time: Option<f64>,
     pub lift_offs: usize,
