@@ -35,7 +35,7 @@
 //! ```
 
 use super::mechanics::ConstantPlanar;
-use super::oblique_impact::{run_compliant, validate_ladder_and_law, LawData};
+use super::oblique_impact::{run_compliant, validate_ladder_and_law, ContactData, LawData};
 use crate::compliant::coulomb::Mode;
 use crate::compliant::normal::{NormalCompliance, NormalLaw};
 use crate::compliant::record::RunRecord;
@@ -110,23 +110,21 @@ impl ChatterConfig {
         }
     }
 
-    fn system(&self) -> ConstantPlanar {
-        ConstantPlanar {
-            free_tangential_accel: self.a,
-            free_normal_accel: self.b,
-            tangential_mobility: self.tangential_mobility,
-            cross_mobility: self.cross_mobility,
-            normal_mobility: self.normal_mobility,
-        }
-    }
-
-    fn contact(&self) -> ImpactContact {
-        ImpactContact {
+    fn contact_data(&self) -> ContactData {
+        ContactData {
             tangential_mobility: self.tangential_mobility,
             cross_mobility: self.cross_mobility,
             normal_mobility: self.normal_mobility,
             mu: self.mu,
         }
+    }
+
+    fn system(&self) -> ConstantPlanar {
+        self.contact_data().system(self.a, self.b)
+    }
+
+    fn contact(&self) -> ImpactContact {
+        self.contact_data().contact()
     }
 
     fn compliance(&self, kappa: f64) -> NormalCompliance {
@@ -378,18 +376,14 @@ impl System for PlanarChatter {
         // Sustained slip decelerates at u̇ = a − k+ λ_N (C–V (udotslip+)).
         let decel = k.slip_coupling(1.0) * c.slip_normal_force() - c.a;
         let slip_stop = (c.v0 == 0.0 && decel > 0.0).then(|| c.u0 / decel);
-        Ok(vec![
-            ("a", c.a.to_string()),
-            ("b", c.b.to_string()),
-            ("A", c.tangential_mobility.to_string()),
-            ("B", c.cross_mobility.to_string()),
-            ("C", c.normal_mobility.to_string()),
-            ("mu", c.mu.to_string()),
+        let mut cells = c.contact_data().cells(c.a, c.b);
+        cells.extend([
             ("u0", c.u0.to_string()),
             ("v0", c.v0.to_string()),
             ("t_end", c.t_end.to_string()),
-            ("law", c.law.name().to_string()),
-            ("damping", c.damping.to_string()),
+        ]);
+        cells.extend(c.law().cells());
+        cells.extend([
             ("p_plus", k.painleve_parameter(1.0).to_string()),
             ("k_plus", k.slip_coupling(1.0).to_string()),
             ("slip_normal_force", c.slip_normal_force().to_string()),
@@ -405,7 +399,8 @@ impl System for PlanarChatter {
                 opt(r.and_then(|r| c.rigid_e(RestitutionLaw::Poisson(r)))),
             ),
             ("zeno_time_rigid", opt(zeno_time(c, r))),
-        ])
+        ]);
+        Ok(cells)
     }
 
     fn describe(c: &ChatterConfig) -> String {

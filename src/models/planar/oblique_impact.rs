@@ -65,6 +65,29 @@ impl ContactData {
             mu: self.mu,
         }
     }
+
+    /// The planar contact with free accelerations (a, b).
+    pub fn system(&self, a: f64, b: f64) -> ConstantPlanar {
+        ConstantPlanar {
+            free_tangential_accel: a,
+            free_normal_accel: b,
+            tangential_mobility: self.tangential_mobility,
+            cross_mobility: self.cross_mobility,
+            normal_mobility: self.normal_mobility,
+        }
+    }
+
+    /// The cells a, b, A, B, C, mu: the first input columns of the oblique impact and of chatter.
+    pub fn cells(&self, a: f64, b: f64) -> Cells {
+        vec![
+            ("a", a.to_string()),
+            ("b", b.to_string()),
+            ("A", self.tangential_mobility.to_string()),
+            ("B", self.cross_mobility.to_string()),
+            ("C", self.normal_mobility.to_string()),
+            ("mu", self.mu.to_string()),
+        ]
+    }
 }
 
 /// One normal law of `[sweep] laws`.
@@ -75,6 +98,16 @@ pub struct LawData {
     /// c_d (spring–dashpot) or Hunt–Crossley's α; default 0.
     #[serde(default)]
     pub damping: f64,
+}
+
+impl LawData {
+    /// The cells law, damping.
+    pub fn cells(&self) -> Cells {
+        vec![
+            ("law", self.law.name().to_string()),
+            ("damping", self.damping.to_string()),
+        ]
+    }
 }
 
 /// `[sweep] laws = [{ law, damping }, …]`: one table sets the normal law and its damping (the
@@ -202,13 +235,7 @@ impl ImpactConfig {
     }
 
     fn system(&self) -> ConstantPlanar {
-        ConstantPlanar {
-            free_tangential_accel: self.a,
-            free_normal_accel: self.b,
-            tangential_mobility: self.tangential_mobility,
-            cross_mobility: self.cross_mobility,
-            normal_mobility: self.normal_mobility,
-        }
+        self.contact().system(self.a, self.b)
     }
 
     fn compliance(&self, kappa: f64) -> NormalCompliance {
@@ -382,15 +409,9 @@ impl System for PlanarObliqueImpact {
                 .map(ImpactOutcome::mode_sequence)
                 .unwrap_or_default()
         };
-        Ok(vec![
-            ("a", c.a.to_string()),
-            ("b", c.b.to_string()),
-            ("A", c.tangential_mobility.to_string()),
-            ("B", c.cross_mobility.to_string()),
-            ("C", c.normal_mobility.to_string()),
-            ("mu", c.mu.to_string()),
-            ("law", c.law.name().to_string()),
-            ("damping", c.damping.to_string()),
+        let mut cells = c.contact().cells(c.a, c.b);
+        cells.extend(c.law().cells());
+        cells.extend([
             ("u_minus", c.u_minus().to_string()),
             ("v_minus", c.v_minus.to_string()),
             ("p_plus", k.painleve_parameter(1.0).to_string()),
@@ -410,7 +431,8 @@ impl System for PlanarObliqueImpact {
             ("poisson_sequence", sequence(&poisson)),
             ("u_plus_poisson", opt(poisson.as_ref().map(|o| o.u_plus))),
             ("v_plus_poisson", opt(poisson.as_ref().map(|o| o.v_plus))),
-        ])
+        ]);
+        Ok(cells)
     }
 
     fn describe(c: &ImpactConfig) -> String {
