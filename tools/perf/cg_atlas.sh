@@ -1,6 +1,6 @@
 #!/bin/bash
 # Instructions inside compliant::simulate over a whole run of the atlas subset
-# tools/perf/atlas_subset.toml (1008 impacts; docs/performance.md, "The atlas").
+# tools/perf/atlas_subset.toml (1008 impacts; docs/performance.md, "The atlas: which method").
 # usage: tools/perf/cg_atlas.sh BINARY LABEL   (output in ./cg_atlas_LABEL/)
 B=$1; L=$2
 T=$(dirname "$0")/atlas_subset.toml

@@ -3,10 +3,11 @@ times it (`simulate --repeat REPEAT --json`: stats.wall_time_s is the median ove
 in one process, warm caches as in criterion's loop, benches/impact.rs), for several builds and
 methods in one interleaved run: round after round, every (binary, method) once, so that a load
 change on the machine hits all of them alike. Prints the median over the rounds and its ratio
-to the first entry (docs/performance.md). A build without --repeat (before issue 15) gets it
-from tools/perf/old_repeat.patch (a measurement patch, never committed to that build).
+to the first entry (docs/performance.md, "The floor: hand-written loops"). A build whose
+`simulate` has no --repeat (the tree of commit 8824ba6^1, say) gets it from
+tools/perf/old_repeat.patch (a measurement patch, never committed to that build).
 An entry `LABEL=hand:BINARY:METHOD` is the hand-written loop of tools/perf/handloop/
-(`BINARY RTOL REPEAT METHOD`: the mean over REPEAT impacts in one process). RTOL may be a
+(`BINARY RTOL REPEAT METHOD`: the median over REPEAT impacts in one process). RTOL may be a
 comma-separated list: each round then runs every entry at every tolerance.
 
 usage: python3 tools/perf/wall_impact.py ROUNDS REPEAT RTOL[,RTOL...] LABEL=[hand:]BINARY:METHOD ...
