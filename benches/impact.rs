@@ -1,7 +1,8 @@
 //! Wall time of one rod impact (Zhao–Liu's, κ = 1e-8, μ = 2, θ0 = 1.3, to separation) with each
 //! explicit integrator at rtol = atol = 1e-8 and 1e-10, and of the projection the right-hand
 //! side is built on (the rod's closed form against the generic Cholesky path, in f64 and in
-//! the dual numbers of the Jacobian–vector products). docs/performance.md has the table.
+//! the dual numbers of the Jacobian–vector products). docs/performance.md, "One impact, per
+//! integrator", counts the same impact's instructions.
 //!
 //! Run: `cargo bench --features bench --bench impact`; one group by filter, e.g.
 //! `cargo bench --features bench --bench impact -- rtol_1e-10`, `-- projection` or
