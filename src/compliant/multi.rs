@@ -243,17 +243,23 @@ pub struct MultiContactProblem<'a, Sys, const N: usize> {
     slip_resolution: f64,
 }
 
-/// What the contacts do at one state in one mode.
+/// The contacts a system has at most for the right-hand side and the event functions to hold
+/// its forces in arrays of this length ([`ContactForces`]' `C`) rather than [`MAX_CONTACTS`]:
+/// they are built at every call, and a system of few contacts (the two-ended rod) would
+/// otherwise zero arrays mostly unused (docs/performance.md, "Several contacts").
+pub const FEW_CONTACTS: usize = 2;
+
+/// What the contacts do at one state in one mode, for at most `C` contacts.
 #[derive(Clone, Copy, Debug)]
-pub struct ContactForces<S, const N: usize> {
+pub struct ContactForces<S, const N: usize, const C: usize = MAX_CONTACTS> {
     /// δ_k = −gap_k.
-    pub penetration: [S; MAX_CONTACTS],
+    pub penetration: [S; C],
     /// δ̇_k = −d_kᵀq̇.
-    pub penetration_rate: [S; MAX_CONTACTS],
+    pub penetration_rate: [S; C],
     /// u_k = c_kᵀq̇.
-    pub slip: [S; MAX_CONTACTS],
-    pub normal: [S; MAX_CONTACTS],
-    pub tangential: [S; MAX_CONTACTS],
+    pub slip: [S; C],
+    pub normal: [S; C],
+    pub tangential: [S; C],
     /// q̈ under these forces.
     pub accel: [S; N],
     /// The sticking contacts' Delassus block's smallest pivot against its largest diagonal
@@ -501,6 +507,38 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         self.forces_at(modes, self.time(y), &q, &qdot, true)
     }
 
+    /// [`HybridSystem::event_values`] with the forces in arrays of `C` ≥ K contacts: the same
+    /// numbers for every `C`.
+    fn event_values_in<const C: usize>(
+        &self,
+        mode: Modes,
+        events: &[(ContactEvent, Crossing)],
+        y: &[f64],
+        out: &mut [f64],
+    ) {
+        let (q, qdot) = Self::split(y);
+        let mut forces: Option<ContactForces<f64, N, C>> = None;
+        let mut kinematics: Option<(usize, ContactKinematics<f64, N>)> = None;
+        for (o, &(event, _)) in out.iter_mut().zip(events) {
+            let k = event.contact;
+            *o = match event.event {
+                Event::StickBreaksRight | Event::StickBreaksLeft => {
+                    let f = forces.get_or_insert_with(|| {
+                        self.forces_at(mode, self.time(y), &q, &qdot, false)
+                    });
+                    self.stick_break_value(event, f)
+                }
+                _ => {
+                    if kinematics.is_none_or(|(j, _)| j != k) {
+                        kinematics = Some((k, self.system.contact(k, &q, &qdot)));
+                    }
+                    let (_, kin) = kinematics.as_ref().expect("just set");
+                    self.kinematic_event_value(event, kin, &qdot)
+                }
+            };
+        }
+    }
+
     /// The forces of `modes` at global time `t` and `(q, q̇)`. A free contact exerts no force:
     /// its kinematics (penetration, rate, slip; zero in the result otherwise) are computed only
     /// when `free_kinematics` asks for them — the vector field does not, so that a contact that
@@ -508,44 +546,44 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     ///
     /// Inlined into its callers, as the single contact's state is (docs/performance.md,
     /// "Several contacts"): the vector field reads a few of the result's numbers, and a call
-    /// would return all of them through memory.
+    /// would return all of them through memory. Its arrays hold `C` ≥ K contacts.
     #[inline(always)]
-    fn forces_at<S: Real>(
+    fn forces_at<S: Real, const C: usize>(
         &self,
         modes: Modes,
         t: S,
         q: &[S; N],
         qdot: &[S; N],
         free_kinematics: bool,
-    ) -> ContactForces<S, N> {
+    ) -> ContactForces<S, N, C> {
         // The stick block's arrays hold the sticking contacts: one row when at most one
         // sticks (the phases of most runs), MAX_CONTACTS otherwise; the same arithmetic.
         if modes.iter().filter(|&m| m == Mode::Stick).nth(1).is_none() {
-            self.forces_with_stick_rows::<S, 1>(modes, t, q, qdot, free_kinematics)
+            self.forces_with_stick_rows::<S, 1, C>(modes, t, q, qdot, free_kinematics)
         } else {
-            self.forces_with_stick_rows::<S, MAX_CONTACTS>(modes, t, q, qdot, free_kinematics)
+            self.forces_with_stick_rows::<S, MAX_CONTACTS, C>(modes, t, q, qdot, free_kinematics)
         }
     }
 
     /// [`Self::forces_at`] with room for `M` sticking contacts.
     #[inline(always)]
     #[allow(clippy::needless_range_loop)]
-    fn forces_with_stick_rows<S: Real, const M: usize>(
+    fn forces_with_stick_rows<S: Real, const M: usize, const C: usize>(
         &self,
         modes: Modes,
         t: S,
         q: &[S; N],
         qdot: &[S; N],
         free_kinematics: bool,
-    ) -> ContactForces<S, N> {
+    ) -> ContactForces<S, N, C> {
         let count = self.contact_count();
         let zero = S::zero();
         let mut out = ContactForces {
-            penetration: [zero; MAX_CONTACTS],
-            penetration_rate: [zero; MAX_CONTACTS],
-            slip: [zero; MAX_CONTACTS],
-            normal: [zero; MAX_CONTACTS],
-            tangential: [zero; MAX_CONTACTS],
+            penetration: [zero; C],
+            penetration_rate: [zero; C],
+            slip: [zero; C],
+            normal: [zero; C],
+            tangential: [zero; C],
             accel: [zero; N],
             pivot_ratio: 1.0,
             split_residual: 0.0,
@@ -614,9 +652,20 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
 
     /// The vector field of `modes`: `dy = F(y)`.
     pub fn vector_field<S: Real>(&self, modes: Modes, y: &[S], dy: &mut [S]) {
+        if self.contact_count() <= FEW_CONTACTS {
+            self.vector_field_in::<S, FEW_CONTACTS>(modes, y, dy)
+        } else {
+            self.vector_field_in::<S, MAX_CONTACTS>(modes, y, dy)
+        }
+    }
+
+    /// [`Self::vector_field`] with the forces in arrays of `C` ≥ K contacts: the same numbers
+    /// for every `C`.
+    #[inline(always)]
+    fn vector_field_in<S: Real, const C: usize>(&self, modes: Modes, y: &[S], dy: &mut [S]) {
         let (q, qdot) = Self::split(y);
         let t = self.time(y);
-        let f = self.forces_at(modes, t, &q, &qdot, false);
+        let f = self.forces_at::<S, C>(modes, t, &q, &qdot, false);
         let layout = self.layout();
         let dy = &mut dy[..layout.len()];
         dy[..N].copy_from_slice(&qdot);
@@ -651,7 +700,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         let (q, qdot) = Self::split(y);
         match event.event {
             Event::StickBreaksRight | Event::StickBreaksLeft => {
-                let f = self.forces_at(modes, self.time(y), &q, &qdot, false);
+                let f: ContactForces<S, N> = self.forces_at(modes, self.time(y), &q, &qdot, false);
                 self.stick_break_value(event, &f)
             }
             _ => self.kinematic_event_value(event, &self.system.contact(k, &q, &qdot), &qdot),
@@ -660,7 +709,11 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
 
     /// The value of the stick-break `event` under the forces `f`: its distance to the edge of
     /// the contact's cone.
-    fn stick_break_value<S: Real>(&self, event: ContactEvent, f: &ContactForces<S, N>) -> S {
+    fn stick_break_value<S: Real, const C: usize>(
+        &self,
+        event: ContactEvent,
+        f: &ContactForces<S, N, C>,
+    ) -> S {
         let k = event.contact;
         let limit = f.normal[k].scale(self.laws[k].friction.mu_s);
         if event.event == Event::StickBreaksRight {
@@ -671,7 +724,8 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     }
 
     /// The value of `event`, one of the events that read its contact's kinematics alone, from
-    /// those kinematics `kin` at `q̇`.
+    /// those kinematics `kin` at `q̇`. Inlined into the scan's loop over a contact's events.
+    #[inline(always)]
     fn kinematic_event_value<S: Real>(
         &self,
         event: ContactEvent,
@@ -1223,26 +1277,10 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
         y: &[f64],
         out: &mut [f64],
     ) {
-        let (q, qdot) = Self::split(y);
-        let mut forces: Option<ContactForces<f64, N>> = None;
-        let mut kinematics: Option<(usize, ContactKinematics<f64, N>)> = None;
-        for (o, &(event, _)) in out.iter_mut().zip(events) {
-            let k = event.contact;
-            *o = match event.event {
-                Event::StickBreaksRight | Event::StickBreaksLeft => {
-                    let f = forces.get_or_insert_with(|| {
-                        self.forces_at(mode, self.time(y), &q, &qdot, false)
-                    });
-                    self.stick_break_value(event, f)
-                }
-                _ => {
-                    if kinematics.is_none_or(|(j, _)| j != k) {
-                        kinematics = Some((k, self.system.contact(k, &q, &qdot)));
-                    }
-                    let (_, kin) = kinematics.as_ref().expect("just set");
-                    self.kinematic_event_value(event, kin, &qdot)
-                }
-            };
+        if self.contact_count() <= FEW_CONTACTS {
+            self.event_values_in::<FEW_CONTACTS>(mode, events, y, out)
+        } else {
+            self.event_values_in::<MAX_CONTACTS>(mode, events, y, out)
         }
     }
 
