@@ -1486,3 +1486,97 @@ pub fn simulate_multi_sampled<Sys: PlanarContacts<N>, const N: usize>(
         trace,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bar of half-length 1 and unit mass on two end contacts, q = (x, y, θ): its ends at
+    /// (x ∓ cos θ, y ∓ sin θ); the ends couple through the rotation, so that two sticking
+    /// contacts make a full Delassus block.
+    struct Bar;
+
+    impl Mechanics<3> for Bar {
+        fn coordinate_names(&self) -> [&'static str; 3] {
+            ["x", "y", "theta"]
+        }
+        fn mass_matrix<S: Real>(&self, _q: &[S; 3]) -> [[S; 3]; 3] {
+            let (o, z) = (S::cst(1.0), S::zero());
+            [[o, z, z], [z, o, z], [z, z, S::cst(1.0 / 3.0)]]
+        }
+        fn generalized_force<S: Real>(&self, _q: &[S; 3], _qdot: &[S; 3]) -> [S; 3] {
+            [S::cst(0.3), S::cst(-1.0), S::zero()]
+        }
+        fn potential_energy<S: Real>(&self, q: &[S; 3]) -> S {
+            q[1] - q[0].scale(0.3)
+        }
+    }
+
+    impl PlanarContacts<3> for Bar {
+        fn contact_count(&self) -> usize {
+            2
+        }
+        fn contact<S: Real>(&self, k: usize, q: &[S; 3], qdot: &[S; 3]) -> ContactKinematics<S, 3> {
+            let s = if k == 0 { -1.0 } else { 1.0 };
+            let (sin, cos) = q[2].sin_cos();
+            let (o, z) = (S::cst(1.0), S::zero());
+            let omega2 = qdot[2] * qdot[2];
+            ContactKinematics {
+                gap: q[1] + sin.scale(s),
+                normal: [z, o, cos.scale(s)],
+                tangential: [o, z, -sin.scale(s)],
+                normal_drift: -(sin.scale(s) * omega2),
+                tangential_drift: -(cos.scale(s) * omega2),
+            }
+        }
+    }
+
+    /// The forces held in arrays of [`FEW_CONTACTS`] give the vector field and the event
+    /// values of arrays of [`MAX_CONTACTS`] bit for bit, in every pair of modes.
+    #[test]
+    fn few_contacts_arrays_change_no_number() {
+        let law = ContactLaw {
+            compliance: NormalCompliance::spring_dashpot(1e-6, 0.3),
+            friction: Coulomb { mu: 0.4, mu_s: 0.5 },
+        };
+        let problem = MultiContactProblem::new(&Bar, vec![law, law]).unwrap();
+        let modes = [Mode::Free, Mode::SlideLeft, Mode::SlideRight, Mode::Stick];
+        let len = problem.layout().len();
+        let states = [
+            ([0.1, -2e-6, 0.01], [0.2, -0.3, 0.5]),
+            ([-0.4, 1e-6, -3e-6], [-1.0, 0.01, -0.2]),
+        ];
+        let mut compared = 0;
+        for (q, qdot) in states {
+            let mut y = vec![0.0; len];
+            y[..3].copy_from_slice(&q);
+            y[3..6].copy_from_slice(&qdot);
+            for a in modes {
+                for b in modes {
+                    let m = Modes::free(2).with(0, a).with(1, b);
+                    let (mut few, mut max) = (vec![0.0; len], vec![0.0; len]);
+                    problem.vector_field_in::<f64, FEW_CONTACTS>(m, &y, &mut few);
+                    problem.vector_field_in::<f64, MAX_CONTACTS>(m, &y, &mut max);
+                    assert_eq!(few.map_bits(), max.map_bits(), "{}", m.name());
+                    let events = problem.watched(m);
+                    let (mut few, mut max) = (vec![0.0; events.len()], vec![0.0; events.len()]);
+                    problem.event_values_in::<FEW_CONTACTS>(m, &events, &y, &mut few);
+                    problem.event_values_in::<MAX_CONTACTS>(m, &events, &y, &mut max);
+                    assert_eq!(few.map_bits(), max.map_bits(), "{}", m.name());
+                    compared += events.len();
+                }
+            }
+        }
+        assert!(compared > 0);
+    }
+
+    trait Bits {
+        fn map_bits(&self) -> Vec<u64>;
+    }
+
+    impl Bits for Vec<f64> {
+        fn map_bits(&self) -> Vec<u64> {
+            self.iter().map(|x| x.to_bits()).collect()
+        }
+    }
+}
