@@ -187,6 +187,7 @@ impl<S: System> Convergence<S> {
         let ladder = self.sweep.kappa.as_ref().map_or(0, |k| k.len()) as u128;
         self.solver
             .validate(configurations.saturating_mul(ladder.max(1)))?;
+        self.validate_listed_entries()?;
         for config in &configs {
             S::validate(config, self.sweep.kappa.as_ref())?;
         }
@@ -210,6 +211,45 @@ impl<S: System> Convergence<S> {
             used.push("window_scaled");
         }
         self.solver.refuse_unused_keys(S::NAME, &used)
+    }
+
+    /// Each entry of a swept list of vectors or tables (`V0 = [[…], […]]`, `contacts = [{…}]`)
+    /// set alone over `[params]` and validated: an error the system names by that key
+    /// (`sweep.V0`, `sweep.contacts.A`) then names the entry too (`sweep.V0[1]`,
+    /// `sweep.contacts[1].A`), which the system, seeing one configuration, cannot. Other errors
+    /// are left to the validation of the whole grid.
+    fn validate_listed_entries(&self) -> Result<(), SimError> {
+        for (key, axis) in &self.sweep.parameters {
+            let ParameterAxis::Values(entries) = axis else {
+                continue;
+            };
+            let prefix = format!("sweep.{key}");
+            for (i, entry) in entries.iter().enumerate() {
+                let mut config = self.params.clone();
+                if S::set_value(&mut config, key, entry).is_err() {
+                    continue;
+                }
+                let Err(SimError::InvalidInput {
+                    field,
+                    value,
+                    requirement,
+                }) = S::validate(&config, self.sweep.kappa.as_ref())
+                else {
+                    continue;
+                };
+                let Some(rest) = field.strip_prefix(&prefix) else {
+                    continue;
+                };
+                if rest.is_empty() || rest.starts_with(['.', '[']) {
+                    return Err(SimError::InvalidInput {
+                        field: format!("{prefix}[{i}]{rest}"),
+                        value,
+                        requirement,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `[first_opening]`: a swept start parameter, a fast window and no fixed end, no
@@ -399,8 +439,8 @@ impl<S: System> Convergence<S> {
         }
     }
 
-    /// summary.md from the rows of runs.csv, and with a rigid reference run the figure of the
-    /// distances to it (convergence.png, .svg).
+    /// summary.md from the rows of runs.csv, and with a rigid reference (a rigid run or a
+    /// quantity's rigid-limit column) the figure of the distances to it (convergence.png, .svg).
     pub fn report(&self, rows: &[Row], dir: &Path) -> Result<(), RunError> {
         if let Some(spec) = &self.first_opening {
             // The first openings replace the per-configuration tables (runs.csv holds each
@@ -458,17 +498,23 @@ impl<S: System> Convergence<S> {
         Some(swept.join(", "))
     }
 
-    /// convergence.png/.svg when the rows hold a rigid reference run (`method = rigid`): per
-    /// configuration (at most four panels), the first integrator's |q(κ) − q(rigid)| of every
-    /// quantity against κ, on log axes. Whether it was written.
+    /// convergence.png/.svg when a quantity has a rigid reference: the rows' rigid run
+    /// (`method = rigid`) or its rigid-limit column. Per configuration (at most four panels), the
+    /// first integrator's |q(κ) − q(rigid)| of every quantity against κ, on log axes. Whether it
+    /// was written.
     fn figure(&self, rows: &[Row], dir: &Path) -> Result<bool, RunError> {
         let Some(kind) = self.solver.integrators.first() else {
             return Ok(false);
         };
-        if !rows.iter().any(is_rigid) {
-            return Ok(false);
-        }
         let quantities = S::quantities(&self.params);
+        // A rigid run is the reference where the rows hold one, else the rigid-limit columns.
+        let reference = if rows.iter().any(is_rigid) {
+            "rigid reference"
+        } else {
+            "rigid limit"
+        };
+        // Quantities read at the run's end say so once, on the axis, rather than in each label.
+        let at_end = quantities.iter().all(|q| q.symbol.ends_with("(t_end)"));
         let configurations = self.configurations().unwrap_or_default();
         let configuration_of: Vec<usize> = self.points().iter().map(|p| p.configuration).collect();
         let mut panels = Vec::new();
@@ -479,13 +525,17 @@ impl<S: System> Convergence<S> {
                 .cloned()
                 .collect();
             let title = match self.configuration_label(config, configurations.len()) {
-                Some(label) => format!("{}: distance to the rigid reference", plot_text(&label)),
-                None => "Distance to the rigid reference".to_string(),
+                Some(label) => format!("{}: distance to the {reference}", plot_text(&label)),
+                None => format!("Distance to the {reference}"),
             };
             let mut panel = Panel {
                 title,
                 x_label: "compliance κ".into(),
-                y_label: "|q(κ) − q(rigid)| at the end time".into(),
+                y_label: if at_end {
+                    "|q(κ) − q(rigid)| at the end time".into()
+                } else {
+                    "|q(κ) − q(rigid)|".into()
+                },
                 log_x: true,
                 log_y: true,
                 legend_lower: true,
@@ -527,8 +577,8 @@ impl<S: System> Convergence<S> {
             size: (700 * columns as u32, 560 * rows_of_panels),
         };
         let caption = format!(
-            "{}: {kind}, rtol {:e}, atol {:e}",
-            self.name, self.solver.rtol, self.solver.atol
+            "Each quantity's distance to its {reference} against the compliance κ: {kind}, rtol {:e}, atol {:e}",
+            self.solver.rtol, self.solver.atol
         );
         save_captioned(&figure, &caption, dir, "convergence").map_err(|e| RunError::Io {
             path: dir.join("convergence.png").display().to_string(),

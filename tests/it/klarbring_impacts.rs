@@ -88,7 +88,17 @@ fn a_start_on_or_inside_the_wall_is_refused_naming_the_key() {
         .replace("U0 = [0.0, 0.1, 0.0]", "U0 = [-0.02, 0.1, 0.0]")
         .replace("V0 = [[1.0, 2.0, -1.0],", "V0 = [[1.0, 2.0],");
     let err = Convergence::<KlarbringImpacts>::parse(&text).unwrap_err();
-    assert!(err.to_string().contains("sweep.V0"), "{err}");
+    assert!(err.to_string().contains("invalid sweep.V0[0] = "), "{err}");
+    // The second listed velocity: the error names its entry.
+    let text = text.replace(
+        "V0 = [[1.0, 2.0], [1.0, 0.5, 0.4]]",
+        "V0 = [[1.0, 2.0, -1.0], [1.0, 0.5]]",
+    );
+    let err = Convergence::<KlarbringImpacts>::parse(&text).unwrap_err();
+    assert!(
+        err.to_string().contains("invalid sweep.V0[1] = [1, 0.5]"),
+        "{err}"
+    );
 }
 
 /// A compliant impact that sticks must slide again before it opens: in stick the force holding

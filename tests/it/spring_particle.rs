@@ -58,7 +58,7 @@ fn slip_onset_matches_its_closed_form_with_every_integrator() {
 }
 
 /// The experiment file runs through the registry like the rod's, and its report measures the
-/// rate of convergence of the onset to the rigid limit: κ¹.
+/// rate of convergence of the onset to the rigid limit, κ¹, and draws it.
 #[test]
 fn the_experiment_runs_through_the_harness_and_converges_at_rate_one() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/spring_particle.toml");
@@ -81,6 +81,9 @@ fn the_experiment_runs_through_the_harness_and_converges_at_rate_one() {
         .and_then(|s| s.parse().ok())
         .unwrap();
     assert!((exponent - 1.0).abs() < 0.01, "{radau}");
+    // No rigid run, but the onset's rigid-limit column: the figure of the distances to it.
+    assert!(dir.join("convergence.png").is_file());
+    assert!(md.contains("](convergence.png)"), "{md}");
     let header = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
     assert!(header.starts_with(
         "point_id,kappa,mu,stiffness,depth,load_amplitude,load_frequency,damping,t_end,integrator"
