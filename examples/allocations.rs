@@ -107,19 +107,17 @@ fn main() {
     use rigid_limit::experiment::runner::Plan;
     let points = spec.points();
     let n = 70.min(points.len());
-    let columns =
-        rigid_limit::experiment::model::SweepSpec::<rigid_limit::models::rod::Rod>::columns();
+    let columns = spec.columns();
     let options = |kind| {
         let s = &spec.solver;
         SimulationOptions::new(kind, s.rtol, s.atol).with_guards(s.t_max, s.max_steps, s.max_events)
     };
     let (_, simulate) = counted(|| {
         for p in &points[..n] {
-            let _ = RodImpact {
-                kappa: p.kappa,
-                ..p.config
-            }
-            .simulate(&options(p.integrator));
+            let _ = p
+                .config
+                .impact_at(p.method.kappa())
+                .simulate(&options(p.integrator));
         }
     });
     let (_, run) = counted(|| {

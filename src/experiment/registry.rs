@@ -12,9 +12,9 @@
 //!         Klarbring(klarbring::Klarbring), report = klarbring::report::write_report;
 //!         Described(described::Described), table = described::with_system_file,
 //!             work_precision = DescribedWorkPrecision;
+//!         Rod(rod::Rod), sweep = rod::sweep::RodSweep, report_run = rod::report::write_run_report;
 //!     }
 //!     models {
-//!         Rod(rod::Rod), report = rod::report::write_run_report;   // a `Model` (SweepSpec<M>)
 //!         RodModeTable(ModeTable<rod::Rod, 3>), analysis = "mode_table";   // a fast study
 //!     }
 //!     plans {
@@ -26,14 +26,18 @@
 //! - `systems`: a [`System`](crate::experiment::system::System) on the convergence study
 //!   (`Convergence<S>`), selected by `model = S::NAME` (and `analysis = S::ANALYSIS` when the
 //!   system has one: the planar system's oblique impact beside its fast-time models; `simulate`
-//!   then names it by that analysis); its report is the study's unless `report =
-//!   f` names `f(&Convergence<S>, &[Row], &Path)`; `table = f` reads the file's table through
+//!   then names it by that analysis); `sweep = G` reads its `[sweep]` as a `G` of its own
+//!   (`Convergence<S, G>`, `crate::study::convergence::Sweep`); its report is the study's unless
+//!   `report = f` names `f(&Convergence<S>, &[Row], &Path)`, or `report_run = f` names
+//!   `f(&Convergence<S>, &Path)`, which reads runs.csv itself (as a stream: a run too large to
+//!   hold its rows); `table = f` reads the file's table through
 //!   `f(table, dir) -> Result<Table, SpecError>` first (a described system's `system = "FILE"`);
 //!   `work_precision = Variant` adds the work–precision study (`study = "work_precision"`,
 //!   `WorkPrecision<S>`) as that variant; `simulate SYSTEM` runs it through the `simulate` function named at
 //!   the top (`f::<S>(args)`).
 //! - `models`: a [`Model`](crate::experiment::model::Model) on its sweep (`SweepSpec<M>`),
-//!   selected by `model = M::NAME` and, when given, `analysis = "…"`; the entry without
+//!   selected by `model = M::NAME` and, when given, `analysis = "…"` (such an entry is asked
+//!   before the systems: the rod's mode table beside the rod); the entry without
 //!   `analysis` takes the model's files with any other (its own parser refuses what it does not
 //!   know). Its report is [`report_sweep`](crate::experiment::model::report_sweep) unless
 //!   `report = f` names `f(&SweepSpec<M>, &Path)`.
@@ -53,9 +57,9 @@ macro_rules! registry {
     (
         simulate = $simulate:ident ( $args:ty );
         systems {
-            $( $(#[$sm:meta])* $sv:ident ( $st:ty )
-                $( , report = $sr:path )? $( , table = $stt:path )?
-                $( , work_precision = $swv:ident )? ; )*
+            $( $(#[$sm:meta])* $sv:ident ( $st:ty ) $( , sweep = $ssw:ty )?
+                $( , report = $sr:path )? $( , report_run = $srr:path )?
+                $( , table = $stt:path )? $( , work_precision = $swv:ident )? ; )*
         }
         models {
             $( $(#[$mm:meta])* $mv:ident ( $mt:ty )
@@ -69,7 +73,7 @@ macro_rules! registry {
         /// Any experiment file, by its system (and study).
         #[derive(Clone, Debug, PartialEq)]
         pub enum Experiment {
-            $( $(#[$sm])* $sv(Box<$crate::study::convergence::Convergence<$st>>), )*
+            $( $(#[$sm])* $sv(Box<$crate::study::convergence::Convergence<$st $(, $ssw)?>>), )*
             $( $(
                 #[doc = "The work–precision study (`study = \"work_precision\"`) of a system."]
                 $swv(Box<$crate::study::work_precision::WorkPrecision<$st>>),
@@ -155,6 +159,15 @@ macro_rules! registry {
                 let _ = &analysis;
                 let study = table.get("study").and_then(|s| s.as_str()).map(str::to_string);
                 let _ = &study;
+                // A model's analysis of a system's name (the rod's mode table) is the model's.
+                $( $( if name == <$mt as $crate::experiment::model::Model>::NAME
+                    && analysis.as_deref() == Some($ma)
+                {
+                    return Some(
+                        $crate::experiment::model::SweepSpec::parse(text)
+                            .map(|s| Experiment::$mv(Box::new(s))),
+                    );
+                } )? )*
                 $( if name == <$st as $crate::experiment::system::System>::NAME
                     && <$st as $crate::experiment::system::System>::ANALYSIS
                         .is_none_or(|a| analysis.as_deref() == Some(a))
@@ -171,18 +184,10 @@ macro_rules! registry {
                     let spec = $crate::experiment::registry::read_experiment(
                         text,
                         table,
-                        $crate::study::convergence::Convergence::<$st>::validate,
+                        $crate::study::convergence::Convergence::<$st $(, $ssw)?>::validate,
                     );
                     return Some(spec.map(|s| Experiment::$sv(Box::new(s))));
                 } )*
-                $( $( if name == <$mt as $crate::experiment::model::Model>::NAME
-                    && analysis.as_deref() == Some($ma)
-                {
-                    return Some(
-                        $crate::experiment::model::SweepSpec::parse(text)
-                            .map(|s| Experiment::$mv(Box::new(s))),
-                    );
-                } )? )*
                 $( $crate::registry!(@default_model name, text, $mv, $mt $(, $ma)?); )*
                 None
             }
@@ -246,11 +251,7 @@ macro_rules! registry {
             ) -> Result<(), $crate::experiment::runner::RunError> {
                 match self {
                     $( Experiment::$sv(spec) => {
-                        let rows = $crate::experiment::store::read_rows(
-                            &dir.join($crate::experiment::runner::RUNS_CSV),
-                            &spec.columns(),
-                        )?;
-                        $crate::registry!(@report_system spec, &rows, dir $(, $sr)?)
+                        $crate::registry!(@report_system spec, dir $(, rows $sr)? $(, run $srr)?)
                     } )*
                     $( $( Experiment::$swv(spec) => {
                         let rows = $crate::experiment::store::read_rows(
@@ -293,11 +294,20 @@ macro_rules! registry {
         }
     };
     (@default_model $name:ident, $text:ident, $v:ident, $t:ty, $analysis:literal) => {};
-    (@report_system $spec:ident, $rows:expr, $dir:ident) => {
-        $spec.report($rows, $dir)
+    (@rows $spec:ident, $dir:ident) => {
+        $crate::experiment::store::read_rows(
+            &$dir.join($crate::experiment::runner::RUNS_CSV),
+            &$spec.columns(),
+        )?
     };
-    (@report_system $spec:ident, $rows:expr, $dir:ident, $report:path) => {
-        $report($spec, $rows, $dir)
+    (@report_system $spec:ident, $dir:ident) => {
+        $spec.report(&$crate::registry!(@rows $spec, $dir), $dir)
+    };
+    (@report_system $spec:ident, $dir:ident, rows $report:path) => {
+        $report($spec, &$crate::registry!(@rows $spec, $dir), $dir)
+    };
+    (@report_system $spec:ident, $dir:ident, run $report:path) => {
+        $report($spec, $dir).map(|_| ())
     };
     (@report_model $spec:ident, $dir:ident) => {
         $crate::experiment::model::report_sweep($spec, $dir)

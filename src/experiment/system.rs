@@ -130,6 +130,10 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// (the planar system's oblique impact and chatter, beside its fast-time studies), or `None`
     /// when `model = NAME` alone selects it. `rigid-limit simulate` names such a system by it.
     const ANALYSIS: Option<&'static str> = None;
+    /// The values of `analysis` that choose among the kinds of the system's own report (the
+    /// same runs, another summary), when `model = NAME` alone selects it; the study refuses
+    /// others. Empty by default: `analysis` then names the study.
+    const ANALYSES: &'static [&'static str] = &[];
     /// What the system is, in a few words: a summary's title after the experiment's name.
     const TITLE: &'static str;
     /// What the system is, in a sentence or two: its line in `rigid-limit list`.

@@ -49,9 +49,11 @@ crate::registry! {
         /// A system described in the file (`model = "system"`).
         Described(described::Described), table = described::with_system_file,
             work_precision = DescribedWorkPrecision;
+        /// The Painlevé rod's κ sweep, atlas and extrapolation atlas (`model = "rod"`,
+        /// `analysis = "sweep"`, `"atlas"` or `"extrapolation"`) over its own grid.
+        Rod(rod::Rod), sweep = rod::sweep::RodSweep, report_run = rod::report::write_run_report;
     }
     models {
-        Rod(rod::Rod), report = rod::report::write_run_report;
         /// The rod's mode table (`model = "rod"`, `analysis = "mode_table"`): the fast studies
         /// are generic over `FastContact` (`crate::study::fast`), one line per system and study.
         RodModeTable(ModeTable<rod::Rod, 3>), analysis = "mode_table";
@@ -113,7 +115,7 @@ pub fn simulate_output(args: &rod::cli::SimulateArgs) -> Result<String, String> 
         let systems: Vec<&str> = SYSTEMS
             .iter()
             .copied()
-            .filter(|s| *s != described::Described::NAME)
+            .filter(|s| *s != described::Described::NAME && *s != <rod::Rod as System>::NAME)
             .collect();
         return Err(format!(
             "system {name} runs in experiment files only (rigid-limit run); simulate runs rod, {} and described systems (--system FILE)",

@@ -38,8 +38,10 @@ use crate::study::cycles::{write_cycles, CyclesSpec};
 use crate::study::first_opening::{
     reference_table, write_first_opening, FirstOpeningSpec, REFERENCE_KAPPA,
 };
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::fmt::Debug;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -59,10 +61,145 @@ pub struct KappaSweep {
     pub parameters: BTreeMap<String, ParameterAxis>,
 }
 
-/// A convergence experiment file of system `S`. Unknown keys are refused.
+/// The `[sweep]` table of a convergence study: its κ ladder and the configurations it makes of
+/// `[params]`. [`KappaSweep`] (any parameter swept by name) serves every system; a system whose
+/// grid those axes cannot express (an axis whose values depend on another parameter, explicit
+/// lists of states, a mask that skips some) reads a table of its own: `Convergence<S, ItsSweep>`,
+/// registered with `sweep = ItsSweep` (`crate::experiment::registry`).
+pub trait Sweep<S: System>:
+    Serialize + DeserializeOwned + Default + Clone + Debug + PartialEq + Send + Sync + 'static
+{
+    /// The ladder of the compliant runs; none when every configuration runs the rigid method
+    /// only.
+    fn kappa(&self) -> Option<&LogGrid>;
+    /// The swept keys, as written (a summary's labels, `[first_opening] start`, `[cycles]`).
+    fn swept(&self) -> Vec<&str>;
+    /// Check the table against `[params]` without building the grid (errors name the key): the
+    /// number of configurations, an upper bound checked against the solver's limit on points
+    /// before any is built.
+    fn check(&self, params: &S::Config) -> Result<u128, SimError>;
+    /// `[params]` with the swept keys set, in grid order (before [`System::configurations`]);
+    /// an error names the key that makes a configuration invalid.
+    fn grid(&self, params: &S::Config) -> Result<Vec<S::Config>, SimError>;
+    /// Checks of the whole file that need its configurations (the study's, after
+    /// [`System::configurations`]): none by default.
+    fn check_study(
+        _study: &Convergence<S, Self>,
+        _configurations: &[S::Config],
+    ) -> Result<(), SimError> {
+        Ok(())
+    }
+}
+
+impl KappaSweep {
+    /// Each entry of a swept list of vectors or tables (`V0 = [[…], […]]`, `contacts = [{…}]`)
+    /// set alone over `[params]` and validated: an error the system names by that key
+    /// (`sweep.V0`, `sweep.contacts.A`) then names the entry too (`sweep.V0[1]`,
+    /// `sweep.contacts[1].A`), which the system, seeing one configuration, cannot. Other errors
+    /// are left to the validation of the whole grid.
+    fn check_listed_entries<S: System>(&self, params: &S::Config) -> Result<(), SimError> {
+        for (key, axis) in &self.parameters {
+            let ParameterAxis::Values(entries) = axis else {
+                continue;
+            };
+            let prefix = format!("sweep.{key}");
+            for (i, entry) in entries.iter().enumerate() {
+                let mut config = params.clone();
+                if S::set_value(&mut config, key, entry).is_err() {
+                    continue;
+                }
+                let Err(SimError::InvalidInput {
+                    field,
+                    value,
+                    requirement,
+                }) = S::validate(&config, self.kappa.as_ref())
+                else {
+                    continue;
+                };
+                let Some(rest) = field.strip_prefix(&prefix) else {
+                    continue;
+                };
+                if rest.is_empty() || rest.starts_with(['.', '[']) {
+                    return Err(SimError::InvalidInput {
+                        field: format!("{prefix}[{i}]{rest}"),
+                        value,
+                        requirement,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<S: System> Sweep<S> for KappaSweep {
+    fn kappa(&self) -> Option<&LogGrid> {
+        self.kappa.as_ref()
+    }
+
+    fn swept(&self) -> Vec<&str> {
+        self.parameters.keys().map(String::as_str).collect()
+    }
+
+    /// Every axis valid, and none beside κ when the system's report covers one configuration.
+    fn check(&self, params: &S::Config) -> Result<u128, SimError> {
+        let mut configurations: u128 = 1;
+        for (key, axis) in &self.parameters {
+            if !S::SWEEPS_PARAMETERS {
+                return Err(SimError::invalid(
+                    &format!("sweep.{key}"),
+                    axis.written(),
+                    &format!(
+                        "system {}'s report covers one configuration; sweep only kappa and run one file per value",
+                        S::NAME
+                    ),
+                ));
+            }
+            axis.validate(&format!("sweep.{key}"))?;
+            configurations = configurations.saturating_mul(axis.len() as u128);
+        }
+        self.check_listed_entries::<S>(params)?;
+        Ok(configurations)
+    }
+
+    /// The product of the axes, nested in [`System::SWEEP_ORDER`], the last key varying fastest;
+    /// an error names a swept key the system does not have.
+    fn grid(&self, params: &S::Config) -> Result<Vec<S::Config>, SimError> {
+        let mut axes: Vec<(&String, &ParameterAxis)> = self.parameters.iter().collect();
+        // Stable: the keys the system does not order stay alphabetical, after those it does.
+        axes.sort_by_key(|(key, _)| {
+            S::SWEEP_ORDER
+                .iter()
+                .position(|k| *k == key.as_str())
+                .unwrap_or(S::SWEEP_ORDER.len())
+        });
+        let mut out = vec![params.clone()];
+        for (key, axis) in axes {
+            let mut next = Vec::with_capacity(out.len() * axis.len());
+            for config in &out {
+                for value in axis.values() {
+                    let mut c = config.clone();
+                    match &value {
+                        ParameterValue::Number(x) => S::set_parameter(&mut c, key, *x),
+                        ParameterValue::Value(v) => S::set_value(&mut c, key, v),
+                    }
+                    .map_err(|e| {
+                        SimError::invalid(&format!("sweep.{key}"), value.to_string(), &e)
+                    })?;
+                    next.push(c);
+                }
+            }
+            out = next;
+        }
+        Ok(out)
+    }
+}
+
+/// A convergence experiment file of system `S` whose `[sweep]` is a `G` ([`KappaSweep`] unless
+/// the system reads its own, [`Sweep`]). Unknown keys are refused.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, bound = "")]
-pub struct Convergence<S: System> {
+pub struct Convergence<S: System, G: Sweep<S> = KappaSweep> {
     /// Name; the default output directory is `results/NAME`.
     pub name: String,
     /// The system ([`System::NAME`]).
@@ -74,7 +211,7 @@ pub struct Convergence<S: System> {
     #[serde(alias = "system")]
     pub params: S::Config,
     #[serde(default)]
-    pub sweep: KappaSweep,
+    pub sweep: G,
     pub solver: SolverSpec,
     /// `[cycles] contact = "NAME"`: the cycles of a body rocking between its contacts, from
     /// landing to landing of contact NAME (analysis.json, cycles.png; `study::cycles`).
@@ -101,7 +238,7 @@ pub struct Point<C> {
     pub integrator: IntegratorKind,
 }
 
-impl<S: System> Convergence<S> {
+impl<S: System, G: Sweep<S>> Convergence<S, G> {
     /// Parse and validate TOML text.
     pub fn parse(text: &str) -> Result<Self, SpecError> {
         parse_validated(text, Self::validate)
@@ -127,6 +264,20 @@ impl<S: System> Convergence<S> {
                     ),
                 ))
             }
+            (None, Some(analysis))
+                if !S::ANALYSES.is_empty() && !S::ANALYSES.contains(&analysis) =>
+            {
+                return Err(SimError::invalid(
+                    "analysis",
+                    analysis,
+                    &format!(
+                        "system {}'s analyses are {}",
+                        S::NAME,
+                        S::ANALYSES.join(", ")
+                    ),
+                ))
+            }
+            (None, Some(_)) if !S::ANALYSES.is_empty() => {}
             (None, Some(study)) if study != NAME => {
                 return Err(SimError::invalid(
                     "study",
@@ -136,7 +287,7 @@ impl<S: System> Convergence<S> {
             }
             _ => {}
         }
-        if let Some(kappa) = &self.sweep.kappa {
+        if let Some(kappa) = self.sweep.kappa() {
             kappa.validate("sweep.kappa")?;
             // Every system's ladder: resolvable at its smallest κ, a penetration small against
             // the body at its largest.
@@ -146,24 +297,13 @@ impl<S: System> Convergence<S> {
                 kappa.max,
             )?;
         }
-        let mut configurations: u128 = 1;
-        for (key, axis) in &self.sweep.parameters {
-            if !S::SWEEPS_PARAMETERS {
-                return Err(SimError::invalid(
-                    &format!("sweep.{key}"),
-                    axis.written(),
-                    &format!(
-                        "system {}'s report covers one configuration; sweep only kappa and run one file per value",
-                        S::NAME
-                    ),
-                ));
-            }
-            axis.validate(&format!("sweep.{key}"))?;
-            configurations = configurations.saturating_mul(axis.len() as u128);
-        }
+        let configurations = self.sweep.check(&self.params)?;
+        let ladder = self.sweep.kappa().map_or(0, |k| k.len()) as u128;
+        self.solver
+            .validate(configurations.saturating_mul(ladder.max(1)))?;
         let configs = self.configurations()?;
         let compliant = configs.iter().any(|c| S::methods(c).compliant);
-        match (&self.sweep.kappa, compliant) {
+        match (self.sweep.kappa(), compliant) {
             (None, true) => {
                 return Err(SimError::invalid(
                     "sweep.kappa",
@@ -184,13 +324,10 @@ impl<S: System> Convergence<S> {
             }
             _ => {}
         }
-        let ladder = self.sweep.kappa.as_ref().map_or(0, |k| k.len()) as u128;
-        self.solver
-            .validate(configurations.saturating_mul(ladder.max(1)))?;
-        self.validate_listed_entries()?;
         for config in &configs {
-            S::validate(config, self.sweep.kappa.as_ref())?;
+            S::validate(config, self.sweep.kappa())?;
         }
+        G::check_study(self, &configs)?;
         if let Some(cycles) = &self.cycles {
             // A contact's name is known by its impulse column.
             let column = format!("impulse_normal_{}", cycles.contact);
@@ -213,45 +350,6 @@ impl<S: System> Convergence<S> {
         self.solver.refuse_unused_keys(S::NAME, &used)
     }
 
-    /// Each entry of a swept list of vectors or tables (`V0 = [[…], […]]`, `contacts = [{…}]`)
-    /// set alone over `[params]` and validated: an error the system names by that key
-    /// (`sweep.V0`, `sweep.contacts.A`) then names the entry too (`sweep.V0[1]`,
-    /// `sweep.contacts[1].A`), which the system, seeing one configuration, cannot. Other errors
-    /// are left to the validation of the whole grid.
-    fn validate_listed_entries(&self) -> Result<(), SimError> {
-        for (key, axis) in &self.sweep.parameters {
-            let ParameterAxis::Values(entries) = axis else {
-                continue;
-            };
-            let prefix = format!("sweep.{key}");
-            for (i, entry) in entries.iter().enumerate() {
-                let mut config = self.params.clone();
-                if S::set_value(&mut config, key, entry).is_err() {
-                    continue;
-                }
-                let Err(SimError::InvalidInput {
-                    field,
-                    value,
-                    requirement,
-                }) = S::validate(&config, self.sweep.kappa.as_ref())
-                else {
-                    continue;
-                };
-                let Some(rest) = field.strip_prefix(&prefix) else {
-                    continue;
-                };
-                if rest.is_empty() || rest.starts_with(['.', '[']) {
-                    return Err(SimError::InvalidInput {
-                        field: format!("{prefix}[{i}]{rest}"),
-                        value,
-                        requirement,
-                    });
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// `[first_opening]`: a swept start parameter, a fast window and no fixed end, no
     /// `[cycles]` (each writes analysis.json), and every configuration projecting onto the
     /// scale-free fast system at the ladder's smallest κ.
@@ -260,8 +358,8 @@ impl<S: System> Convergence<S> {
         spec: &FirstOpeningSpec,
         configs: &[S::Config],
     ) -> Result<(), SimError> {
-        if !self.sweep.parameters.contains_key(&spec.start) {
-            let swept: Vec<&str> = self.sweep.parameters.keys().map(String::as_str).collect();
+        let swept = self.sweep.swept();
+        if !swept.contains(&spec.start.as_str()) {
             return Err(SimError::invalid(
                 "first_opening.start",
                 &spec.start,
@@ -313,43 +411,14 @@ impl<S: System> Convergence<S> {
 
     /// The κ ladder from large to small (empty without one).
     pub fn ladder(&self) -> Vec<f64> {
-        self.sweep
-            .kappa
-            .as_ref()
-            .map_or_else(Vec::new, LogGrid::values)
+        self.sweep.kappa().map_or_else(Vec::new, LogGrid::values)
     }
 
-    /// Every configuration the study runs ([`System::configurations`] of the grid: `[params]`
-    /// with the swept parameters set, nested in [`System::SWEEP_ORDER`], the last key varying
-    /// fastest); an error names a swept key the system does not have.
+    /// Every configuration the study runs: [`System::configurations`] of the grid
+    /// ([`Sweep::grid`]: `[params]` with the swept parameters set); an error names the key that
+    /// makes one invalid.
     pub fn configurations(&self) -> Result<Vec<S::Config>, SimError> {
-        let mut axes: Vec<(&String, &ParameterAxis)> = self.sweep.parameters.iter().collect();
-        // Stable: the keys the system does not order stay alphabetical, after those it does.
-        axes.sort_by_key(|(key, _)| {
-            S::SWEEP_ORDER
-                .iter()
-                .position(|k| *k == key.as_str())
-                .unwrap_or(S::SWEEP_ORDER.len())
-        });
-        let mut out = vec![self.params.clone()];
-        for (key, axis) in axes {
-            let mut next = Vec::with_capacity(out.len() * axis.len());
-            for config in &out {
-                for value in axis.values() {
-                    let mut c = config.clone();
-                    match &value {
-                        ParameterValue::Number(x) => S::set_parameter(&mut c, key, *x),
-                        ParameterValue::Value(v) => S::set_value(&mut c, key, v),
-                    }
-                    .map_err(|e| {
-                        SimError::invalid(&format!("sweep.{key}"), value.to_string(), &e)
-                    })?;
-                    next.push(c);
-                }
-            }
-            out = next;
-        }
-        Ok(S::configurations(out))
+        Ok(S::configurations(self.sweep.grid(&self.params)?))
     }
 
     /// The configurations in grid order; for each, the rigid reference (when it runs) and then
@@ -461,7 +530,7 @@ impl<S: System> Convergence<S> {
         }
         let mut summary = self.summary(rows);
         if let Some(cycles) = &self.cycles {
-            let swept: Vec<String> = self.sweep.parameters.keys().cloned().collect();
+            let swept: Vec<String> = self.sweep.swept().into_iter().map(String::from).collect();
             summary.push('\n');
             summary.push_str(&write_cycles(cycles, &self.name, &swept, rows, dir)?);
         }
@@ -485,12 +554,12 @@ impl<S: System> Convergence<S> {
         }
         let swept: Vec<String> = self
             .sweep
-            .parameters
-            .keys()
+            .swept()
+            .into_iter()
             .map(|k| {
                 let value = S::inputs(config)
                     .ok()
-                    .and_then(|cells| cells.into_iter().find(|(c, _)| c == k))
+                    .and_then(|cells| cells.into_iter().find(|(c, _)| *c == k))
                     .map_or_else(|| "?".to_string(), |(_, v)| v);
                 format!("{k} = {value}")
             })
@@ -822,7 +891,7 @@ fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, row
     }
 }
 
-impl<S: System> Plan for Convergence<S> {
+impl<S: System, G: Sweep<S>> Plan for Convergence<S, G> {
     type Point = Point<S::Config>;
 
     fn name(&self) -> &str {

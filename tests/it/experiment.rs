@@ -4,10 +4,9 @@
 use rigid_limit::experiment::runner::{JOURNAL_CSV, RUNS_CSV};
 use rigid_limit::experiment::table::{header_line, parse_rows, Row};
 use rigid_limit::experiment::{merge_shards, run_experiment, RunOptions, Shard};
-use rigid_limit::models::rod::Rod;
 
 /// A rod κ sweep or atlas.
-type ExperimentSpec = rigid_limit::experiment::SweepSpec<Rod>;
+type ExperimentSpec = rigid_limit::models::rod::sweep::RodExperiment;
 use std::path::{Path, PathBuf};
 
 const SMALL: &str = r#"
@@ -25,6 +24,11 @@ rtol = 1e-8
 atol = 1e-10
 "#;
 
+/// The columns of a rod experiment's runs.csv.
+fn columns() -> Vec<&'static str> {
+    ExperimentSpec::parse(SMALL).unwrap().columns()
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("rigid-limit-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -41,10 +45,7 @@ fn options(dir: &Path, shard: Option<Shard>) -> RunOptions {
 
 /// The rows without the timing column (the only one that differs between identical runs).
 fn rows_without_timing(path: &Path) -> Vec<Row> {
-    let mut rows = parse_rows(
-        &std::fs::read_to_string(path).unwrap(),
-        &ExperimentSpec::columns(),
-    );
+    let mut rows = parse_rows(&std::fs::read_to_string(path).unwrap(), &columns());
     for r in &mut rows {
         r.fields.remove("wall_time_s");
     }
@@ -65,7 +66,7 @@ fn an_interrupted_run_resumes_and_skips_finished_points() {
     let torn = &lines[5][..lines[5].len() / 2];
     let journal = format!(
         "{}\n{}\n{torn}",
-        header_line(&ExperimentSpec::columns()),
+        header_line(&columns()),
         lines[1..5].join("\n")
     );
     std::fs::write(dir.join(JOURNAL_CSV), journal).unwrap();
@@ -177,7 +178,7 @@ fn merge_refuses_shards_of_other_settings_or_other_splits() {
     assert_eq!(
         parse_rows(
             &std::fs::read_to_string(dir.join(RUNS_CSV)).unwrap(),
-            &ExperimentSpec::columns()
+            &columns()
         )
         .len(),
         10
@@ -210,7 +211,7 @@ fn a_failing_point_becomes_a_row_and_the_sweep_goes_on() {
     let s = run_experiment(&spec, &options(&dir, None)).unwrap();
     let rows = parse_rows(
         &std::fs::read_to_string(dir.join(RUNS_CSV)).unwrap(),
-        &ExperimentSpec::columns(),
+        &columns(),
     );
     assert_eq!(rows.len(), 10);
     let failed: Vec<&Row> = rows
@@ -249,7 +250,7 @@ atol = 1e-12
 #[test]
 fn an_atlas_masks_the_grid_and_reports_every_state() {
     let spec = ExperimentSpec::parse(ATLAS).unwrap();
-    let grid = spec.configurations();
+    let grid = spec.initial_states();
     // θ̇0 = 1.2 makes B = 1.44 sin θ0 − 1: positive (indeterminate, skipped) for θ0 > 0.767.
     assert!(grid
         .kept

@@ -1,16 +1,26 @@
 //! The κ → 0 extrapolation (`analysis::extrapolate`) validated where the limit is known in
 //! closed form: the rod's tangential impact (docs/extrapolation.md, "Validation").
 
-use rigid_limit::experiment::model::SweepSpec;
 use rigid_limit::experiment::table::{parse_rows, Row};
 use rigid_limit::models::rod::convergence::{quantity_convergence, spread_accuracy, RodQuantity};
-use rigid_limit::models::rod::Rod;
+use rigid_limit::models::rod::sweep::RodExperiment;
 use std::path::Path;
+
+/// experiments/zhao_liu.toml.
+fn zhao_liu() -> RodExperiment {
+    RodExperiment::parse(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/zhao_liu.toml"),
+        )
+        .unwrap(),
+    )
+    .unwrap()
+}
 
 fn committed_rows(name: &str) -> Vec<Row> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(root.join("results").join(name).join("runs.csv")).unwrap();
-    let rows = parse_rows(&text, &SweepSpec::<Rod>::columns());
+    let rows = parse_rows(&text, &zhao_liu().columns());
     assert!(!rows.is_empty(), "{name}: no rows (header changed?)");
     rows
 }
@@ -24,13 +34,7 @@ fn committed_rows(name: &str) -> Vec<Row> {
 #[test]
 fn zhao_liu_ladder_extrapolates_to_the_closed_form() {
     let rows = committed_rows("zhao_liu");
-    let spec = SweepSpec::<Rod>::parse(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/zhao_liu.toml"),
-        )
-        .unwrap(),
-    )
-    .unwrap();
+    let spec = zhao_liu();
     let impact = spec.impact(1e-10);
     let integrators = ["bdf", "tr-bdf2", "esdirk34", "tsit45"];
     let ok = |name: &str| -> Vec<&Row> {
@@ -91,7 +95,7 @@ fn small_atlas_covers_the_closed_form() {
     use rayon::prelude::*;
     use rigid_limit::experiment::Plan;
     use rigid_limit::models::rod::extrapolation_atlas::analyze_extrapolation_atlas;
-    let spec = SweepSpec::<Rod>::parse(
+    let spec = RodExperiment::parse(
         r#"
 name = "small_extrapolation_atlas"
 model = "rod"

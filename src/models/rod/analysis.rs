@@ -2,9 +2,8 @@
 //! the form √κ (b ln(1/κ) + c) + …; docs/extrapolation.md), the stated bounds.
 
 use super::convergence::{quantity_convergence, spread_accuracy, QuantityConvergence, RodQuantity};
-use super::Rod;
+use super::sweep::RodExperiment;
 use crate::analysis::fit::{power_law, slide_law, LinearFit};
-use crate::experiment::model::SweepSpec;
 use crate::experiment::table::Row;
 use crate::models::rod::bounds::{stick_lower, stick_upper, SlideBoundConstants};
 use crate::models::rod::limit::RigidLimit;
@@ -266,7 +265,7 @@ pub const STICK_LOWER: &str = "stick lower (61)";
 pub const STICK_UPPER: &str = "stick upper (58)/(61)";
 
 /// Analyse the rows of one experiment.
-pub fn analyze(spec: &SweepSpec<Rod>, rows: &[Row]) -> SweepAnalysis {
+pub fn analyze(spec: &RodExperiment, rows: &[Row]) -> SweepAnalysis {
     let impact = spec.impact(spec.sweep.kappa.min);
     let limit = RigidLimit::of(&impact);
     let constants = SlideBoundConstants::choose(&impact);
@@ -359,11 +358,11 @@ atol = 1e-14
     /// Records with known laws: T_stick = 2√κ(1 + √κ), T_rev = 0.3 κ^0.9, T_slide =
     /// √κ(1.5 ln(1/√κ) − 2), v_out = v_lim (1 + 5 κ^0.25); one point breaks the stick bound.
     fn synthetic_rows(limit: &RigidLimit) -> Vec<Row> {
-        let spec = SweepSpec::<Rod>::parse(SPEC).unwrap();
+        let spec = RodExperiment::parse(SPEC).unwrap();
         spec.points()
             .iter()
             .map(|p| {
-                let k = p.kappa;
+                let k = p.method.kappa();
                 let sk = k.sqrt();
                 let stick = if p.id == 3 {
                     3.5 * sk
@@ -391,7 +390,7 @@ atol = 1e-14
 
     #[test]
     fn analysis_recovers_known_exponents_and_flags_the_broken_bound() {
-        let spec = SweepSpec::<Rod>::parse(SPEC).unwrap();
+        let spec = RodExperiment::parse(SPEC).unwrap();
         let limit = RigidLimit::of(&spec.impact(1e-8)).unwrap();
         let a = analyze(&spec, &synthetic_rows(&limit));
         let i = &a.integrators[0];

@@ -12,9 +12,8 @@ use super::analysis::{
     bound_checks, series, BoundCheck, SLIDE_LOWER, SLIDE_UPPER, STICK_LOWER, STICK_UPPER,
 };
 use super::convergence::{quantity_convergence, QuantityConvergence, RodQuantity};
-use super::Rod;
+use super::sweep::RodExperiment;
 use crate::analysis::fit::slide_law;
-use crate::experiment::model::SweepSpec;
 use crate::experiment::table::Row;
 use crate::models::rod::bounds::SlideBoundConstants;
 use crate::models::rod::limit::RigidLimit;
@@ -372,12 +371,12 @@ pub(crate) struct States<T> {
 /// at a time — the run's size does not set the memory. `analyze` runs in parallel over a
 /// batch; `keep` turns each result, in state order, into what is kept of the state.
 pub(crate) fn analyze_states<T: Send, K>(
-    spec: &SweepSpec<Rod>,
+    spec: &RodExperiment,
     rows: impl Iterator<Item = Row>,
     analyze: impl Fn(RodImpact, &[&Row]) -> T + Sync,
     mut keep: impl FnMut(T) -> K,
 ) -> States<K> {
-    let configurations = spec.configurations();
+    let configurations = spec.initial_states();
     let grid = configurations.kept;
     let per_state_points = spec.sweep.kappa.values().len() * spec.solver.integrators.len();
     let integrator = spec.solver.integrators[0].name();
@@ -419,7 +418,7 @@ pub(crate) fn analyze_states<T: Send, K>(
 /// Analyse the rows of an atlas experiment, read as a stream (`analyze_states`); returns the
 /// analysis and the number of rows read.
 pub fn analyze_atlas(
-    spec: &SweepSpec<Rod>,
+    spec: &RodExperiment,
     rows: impl Iterator<Item = Row>,
 ) -> (AtlasAnalysis, usize) {
     let rtol = spec.solver.rtol;

@@ -4,9 +4,8 @@ use super::atlas::{
     AtlasAnalysis, ExtrapolatedLimit, StateAnalysis, StateBound, REVERSE_RESOLVED,
     STANDARD_SEQUENCE,
 };
-use super::Rod;
+use super::sweep::RodExperiment;
 use crate::cells;
-use crate::experiment::model::SweepSpec;
 use crate::experiment::runner::RunError;
 use crate::report::table::{write_csv, Cell};
 use std::fmt::Write;
@@ -204,7 +203,7 @@ fn median_abs(states: &[&StateAnalysis], f: impl Fn(&StateAnalysis) -> Option<f6
 
 /// summary.md of an atlas.
 pub fn render_atlas_summary(
-    spec: &SweepSpec<Rod>,
+    spec: &RodExperiment,
     a: &AtlasAnalysis,
     n_rows: usize,
     run_time_s: Option<f64>,

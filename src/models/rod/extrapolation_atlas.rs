@@ -6,8 +6,7 @@
 
 use super::atlas::{analyze_states, STANDARD_SEQUENCE};
 use super::convergence::{quantity_convergence, QuantityConvergence, RodQuantity};
-use super::Rod;
-use crate::experiment::model::SweepSpec;
+use super::sweep::RodExperiment;
 use crate::experiment::table::Row;
 use crate::models::rod::scenario::RodImpact;
 use serde::Serialize;
@@ -190,7 +189,7 @@ fn analyze_state(impact: RodImpact, rows: &[&Row]) -> StateExtrapolation {
 /// Analyse an `analysis = "extrapolation"` experiment (the first integrator's runs), its rows
 /// read as a stream in point order (`analyze_states`).
 pub fn analyze_extrapolation_atlas(
-    spec: &SweepSpec<Rod>,
+    spec: &RodExperiment,
     rows: impl Iterator<Item = Row>,
 ) -> ExtrapolationAtlas {
     let states = analyze_states(spec, rows, analyze_state, |s| s);

@@ -4,9 +4,8 @@
 
 use super::convergence::{QuantityConvergence, RodQuantity};
 use super::extrapolation_atlas::{CoverageSummary, ExtrapolationAtlas, StateExtrapolation};
-use super::Rod;
+use super::sweep::RodExperiment;
 use crate::cells;
-use crate::experiment::model::SweepSpec;
 use crate::plot::{save, Figure, Mark, Panel, Series};
 use crate::report::table::Table;
 use std::fmt::Write;
@@ -115,7 +114,7 @@ fn nearest(a: &ExtrapolationAtlas, target: [f64; 4]) -> Option<&StateExtrapolati
 
 /// summary.md.
 pub fn render_extrapolation_summary(
-    spec: &SweepSpec<Rod>,
+    spec: &RodExperiment,
     a: &ExtrapolationAtlas,
     run_time_s: Option<f64>,
 ) -> String {

@@ -1,33 +1,21 @@
 //! The rod's `history.csv`: one representative impact sampled at every step, for the time-history
 //! figure.
 
-use super::{AnalysisKind, Rod};
+use super::scenario::RodImpact;
 use crate::cells;
 use crate::compliant::SimulationOptions;
-use crate::experiment::model::SweepSpec;
-use crate::experiment::runner::{write_atomically, RunError, HISTORY_CSV};
+use crate::experiment::system::RunSettings;
 use crate::report::table::Table;
-use std::path::Path;
 
-/// Simulate one representative impact with its trajectory and write `dir/history.csv`
-/// (columns: kappa, t, mode, penetration, normal_force, u, omega).
-pub fn write_history(spec: &SweepSpec<Rod>, dir: &Path) -> Result<(), RunError> {
-    if spec.analysis_kind() != AnalysisKind::Sweep {
-        return Ok(());
-    }
-    let kappas = spec.sweep.kappa.values();
-    let Some(&kappa) = kappas
+/// The impact of the state `state` at the κ of the ladder `kappas` nearest 1e-6, simulated with
+/// `settings` and its trajectory: the text of history.csv (columns kappa, t, mode, penetration,
+/// normal_force, u, omega; the header alone when the run fails), or `None` without a ladder.
+pub fn history_table(state: &RodImpact, kappas: &[f64], settings: &RunSettings) -> Option<String> {
+    let &kappa = kappas
         .iter()
-        .min_by(|a, b| (a.log10() + 6.0).abs().total_cmp(&(b.log10() + 6.0).abs()))
-    else {
-        return Ok(());
-    };
-    let s = &spec.solver;
-    let mut options = SimulationOptions::new(s.integrators[0], s.rtol, s.atol).with_guards(
-        s.t_max,
-        s.max_steps,
-        s.max_events,
-    );
+        .min_by(|a, b| (a.log10() + 6.0).abs().total_cmp(&(b.log10() + 6.0).abs()))?;
+    let mut options = SimulationOptions::new(settings.integrator, settings.rtol, settings.atol)
+        .with_guards(settings.t_max, settings.max_steps, settings.max_events);
     options.record_trajectory = true;
     let mut table = Table::new([
         "kappa",
@@ -38,7 +26,8 @@ pub fn write_history(spec: &SweepSpec<Rod>, dir: &Path) -> Result<(), RunError> 
         "u",
         "omega",
     ]);
-    if let Ok(record) = spec.impact(kappa).simulate(&options) {
+    let impact = RodImpact { kappa, ..*state };
+    if let Ok(record) = impact.simulate(&options) {
         for s in record.trajectory.unwrap_or_default() {
             table.push(cells![
                 kappa,
@@ -51,5 +40,5 @@ pub fn write_history(spec: &SweepSpec<Rod>, dir: &Path) -> Result<(), RunError> 
             ]);
         }
     }
-    write_atomically(&dir.join(HISTORY_CSV), &table.to_csv())
+    Some(table.to_csv())
 }

@@ -34,7 +34,8 @@ pub mod two_ends;
 
 use serde::{Deserialize, Serialize};
 
-/// The Painlevé rod of Zhao–Liu as a model of the harness (`model = "rod"`).
+/// The Painlevé rod of Zhao–Liu: a system on the convergence study over its own grid
+/// ([`sweep::RodExperiment`], `model = "rod"`) and a fast-time contact ([`fast`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rod;
 

@@ -7,8 +7,8 @@ use super::extrapolation_atlas::{analyze_extrapolation_atlas, ExtrapolationAtlas
 use super::extrapolation_report::{
     render_extrapolation_summary, render_states_csv, write_extrapolation_figures, STATES_CSV,
 };
-use super::{AnalysisKind, Rod};
-use crate::experiment::model::SweepSpec;
+use super::sweep::RodExperiment;
+use super::AnalysisKind;
 use crate::experiment::runner::{write_atomically, RunError, META_JSON, RUNS_CSV};
 use crate::experiment::store::{read_rows, stream_rows};
 use crate::experiment::table::Row;
@@ -37,9 +37,9 @@ fn run_time(dir: &Path) -> Option<f64> {
 
 /// The report of the run in `dir` from its runs.csv; an atlas reads it as a stream (its
 /// analysis keeps per-state results, not rows).
-pub fn write_run_report(spec: &SweepSpec<Rod>, dir: &Path) -> Result<Report, RunError> {
+pub fn write_run_report(spec: &RodExperiment, dir: &Path) -> Result<Report, RunError> {
     let path = dir.join(RUNS_CSV);
-    let columns = SweepSpec::<Rod>::columns();
+    let columns = spec.columns();
     match spec.analysis_kind() {
         AnalysisKind::Atlas => write_atlas_report(spec, stream_rows(&path, &columns)?, dir),
         AnalysisKind::Extrapolation => {
@@ -50,7 +50,7 @@ pub fn write_run_report(spec: &SweepSpec<Rod>, dir: &Path) -> Result<Report, Run
 }
 
 fn write_extrapolation_report(
-    spec: &SweepSpec<Rod>,
+    spec: &RodExperiment,
     rows: impl Iterator<Item = Row>,
     dir: &Path,
 ) -> Result<Report, RunError> {
@@ -67,7 +67,7 @@ fn write_extrapolation_report(
 }
 
 fn write_atlas_report(
-    spec: &SweepSpec<Rod>,
+    spec: &RodExperiment,
     rows: impl Iterator<Item = Row>,
     dir: &Path,
 ) -> Result<Report, RunError> {
@@ -86,7 +86,7 @@ fn write_atlas_report(
 
 /// Analyse the rows of a rod sweep (κ sweep or atlas, as the spec says); write `summary.md`,
 /// `analysis.json`, the figures, and for an atlas `points.csv`.
-pub fn write_report(spec: &SweepSpec<Rod>, rows: &[Row], dir: &Path) -> Result<Report, RunError> {
+pub fn write_report(spec: &RodExperiment, rows: &[Row], dir: &Path) -> Result<Report, RunError> {
     match spec.analysis_kind() {
         AnalysisKind::Atlas => return write_atlas_report(spec, rows.iter().cloned(), dir),
         AnalysisKind::Extrapolation => {
@@ -109,7 +109,7 @@ pub fn write_report(spec: &SweepSpec<Rod>, rows: &[Row], dir: &Path) -> Result<R
 }
 
 /// The Markdown summary.
-pub fn render_summary(spec: &SweepSpec<Rod>, a: &SweepAnalysis, n_rows: usize) -> String {
+pub fn render_summary(spec: &RodExperiment, a: &SweepAnalysis, n_rows: usize) -> String {
     let mut s = String::new();
     let p = spec.impact(spec.sweep.kappa.min);
     let _ = writeln!(

@@ -1,27 +1,26 @@
 //! The rod's experiment files: the `[params]` and `[sweep]` tables (any rod parameter fixed or
 //! swept, θ0 also over the Painlevé interval, explicit lists of states and of fast starts, an
 //! optional mask by slip case), their grid ([`RodGrid`], shared with the mode table of
-//! [`super::fast`]), and the rod's κ sweep and atlas as a [`Model`] of the harness.
+//! [`super::fast`]), and the rod as a [`System`] on the convergence study over that grid
+//! ([`RodExperiment`]: the κ sweep, the atlas and the extrapolation atlas).
 
 use super::columns::{RodMeasures, INPUT_COLUMNS, MEASURE_COLUMNS};
 use super::mechanics::{PainleveRod, SlipCase, UNIFORM_GYRATION_SQ};
 use super::scenario::RodImpact;
 use super::{AnalysisKind, Rod};
-use crate::compliant::normal::require_resolvable_kappa;
 use crate::compliant::SimulationOptions;
 use crate::error::SimError;
 use crate::experiment::grammar::{
     check_sources, grid_size, merged_states, Axis, LogGrid, Source, MAX_AXIS_VALUES,
 };
-use crate::experiment::model::{Cells, Model, SweepSpec};
-use crate::experiment::record;
-use crate::experiment::runner::RunError;
-use crate::experiment::table::Row;
-use crate::integrate::{IntegratorKind, SolverStats};
+use crate::experiment::model::Cells;
+use crate::experiment::runner::HISTORY_CSV;
+use crate::experiment::system::{Method, Quantity, RunSettings, System};
+use crate::integrate::SolverStats;
 use crate::model::iwc::FastStart;
+use crate::study::convergence::{Convergence, Sweep};
 use crate::study::fast::{check_starts, fast_starts};
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 /// Fixed parameters of the rod impact. Each parameter is given here or swept in [`RodSweep`],
 /// not both.
@@ -74,6 +73,31 @@ pub struct RodSweep {
     /// Keep only initial states of this case (`inconsistent`, `indeterminate`, `consistent`);
     /// the others are skipped and counted.
     pub case: Option<SlipCase>,
+}
+
+/// An absent `[sweep]`: a κ ladder of none, which its check refuses (naming `sweep.kappa`).
+impl Default for RodSweep {
+    fn default() -> Self {
+        RodSweep {
+            kappa: LogGrid {
+                min: 0.0,
+                max: 0.0,
+                per_decade: 0,
+            },
+            mu: None,
+            mu_s: None,
+            theta0: None,
+            omega0: None,
+            u0: None,
+            damping: None,
+            gyration_sq: None,
+            y0: None,
+            v0: None,
+            states: None,
+            starts: None,
+            case: None,
+        }
+    }
 }
 
 /// Values of one swept rod parameter.
@@ -317,30 +341,35 @@ impl<'a> RodGrid<'a> {
     }
 }
 
-impl SweepSpec<Rod> {
+/// A rod experiment file: the convergence study of the rod over its own grid ([`RodSweep`]),
+/// reported as a κ sweep, an atlas or an extrapolation atlas (`analysis`).
+pub type RodExperiment = Convergence<Rod, RodSweep>;
+
+impl RodExperiment {
     fn grid(&self) -> RodGrid<'_> {
         RodGrid::new(&self.params, &self.sweep)
     }
 
     /// The analysis to run: as given, else `sweep` for one configuration and `atlas` otherwise.
     pub fn analysis_kind(&self) -> AnalysisKind {
-        self.analysis.unwrap_or_else(|| {
-            if self.configurations().kept.len() > 1 {
-                AnalysisKind::Atlas
-            } else {
-                AnalysisKind::Sweep
-            }
-        })
+        match self.analysis.as_deref() {
+            Some("sweep") => AnalysisKind::Sweep,
+            Some("atlas") => AnalysisKind::Atlas,
+            Some("extrapolation") => AnalysisKind::Extrapolation,
+            _ if self.initial_states().kept.len() > 1 => AnalysisKind::Atlas,
+            _ => AnalysisKind::Sweep,
+        }
     }
 
-    /// Every initial state of the grid ([`RodGrid::configurations`]).
-    pub fn configurations(&self) -> Configurations {
+    /// Every initial state of the grid ([`RodGrid::configurations`]), with those the case mask
+    /// skipped counted.
+    pub fn initial_states(&self) -> Configurations {
         self.grid().configurations()
     }
 
     /// The one configuration of a κ sweep (the first of the grid).
     pub fn impact(&self, kappa: f64) -> RodImpact {
-        let c = self.configurations();
+        let c = self.initial_states();
         let first = c.kept.first().or(c.invalid.first().map(|(i, _)| i));
         RodImpact {
             kappa,
@@ -372,34 +401,86 @@ impl Configurations {
     }
 }
 
-impl Model for Rod {
-    const NAME: &'static str = "rod";
-    const ABOUT: &'static str =
-        "the Painlevé rod on a compliant contact (Zhao–Liu–Chen–Brogliato 2015); analyses \
-         mode_table and liftoff_iwc_basin (Champneys–Várkonyi 2016)";
-    const SOLVER_KEYS: &'static [&'static str] = &["t_max", "max_steps", "max_events"];
-    type Params = RodParams;
-    type Sweep = RodSweep;
-    type Analysis = AnalysisKind;
-    type Config = RodImpact;
-    const INPUT_COLUMNS: &'static [&'static str] = INPUT_COLUMNS;
-    const MEASURE_COLUMNS: &'static [&'static str] = MEASURE_COLUMNS;
+/// The rod's parameters at one state of the grid, every key set.
+impl From<&RodImpact> for RodParams {
+    fn from(c: &RodImpact) -> Self {
+        RodParams {
+            mu: Some(c.mu),
+            mu_s: Some(c.mu_s),
+            theta0: Some(c.theta0),
+            omega0: Some(c.omega0),
+            u0: Some(c.u0),
+            damping: Some(c.damping),
+            gyration_sq: Some(c.gyration_sq),
+            y0: Some(c.start.gap),
+            v0: Some(c.start.normal_velocity),
+        }
+    }
+}
 
-    fn kappa(sweep: &RodSweep) -> &LogGrid {
-        &sweep.kappa
+impl RodParams {
+    /// The impact of this state of the grid (every key set, [`RodSweep::grid`]) at compliance
+    /// `kappa`; the defaults of `[params]` for a key left out.
+    pub fn impact_at(&self, kappa: f64) -> RodImpact {
+        let mu = self.mu.unwrap_or(f64::NAN);
+        RodImpact {
+            kappa,
+            mu,
+            mu_s: self.mu_s.unwrap_or(mu),
+            theta0: self.theta0.unwrap_or(f64::NAN),
+            omega0: self.omega0.unwrap_or(0.0),
+            u0: self.u0.unwrap_or(f64::NAN),
+            damping: self.damping.unwrap_or(0.0),
+            gyration_sq: self.gyration_sq.unwrap_or(UNIFORM_GYRATION_SQ),
+            start: FastStart {
+                gap: self.y0.unwrap_or(0.0),
+                normal_velocity: self.v0.unwrap_or(0.0),
+            },
+        }
+    }
+}
+
+/// The rod's own `[sweep]`: its axes (θ0 also over the Painlevé interval at each μ), explicit
+/// states and starts, and the case mask ([`RodGrid`]).
+impl Sweep<Rod> for RodSweep {
+    fn kappa(&self) -> Option<&LogGrid> {
+        Some(&self.kappa)
     }
 
-    fn validate(spec: &SweepSpec<Rod>) -> Result<(), SimError> {
-        require_resolvable_kappa("sweep.kappa.min", spec.sweep.kappa.min)?;
-        crate::compliant::normal::require_penetrating_less_than_the_body(
-            "sweep.kappa.max",
-            spec.sweep.kappa.max,
-        )?;
+    fn swept(&self) -> Vec<&str> {
+        let params = RodParams::default();
+        let grid = RodGrid::new(&params, self);
+        grid.sources(&params)
+            .iter()
+            .filter(|s| s.axis.is_some())
+            .map(|s| s.name)
+            .collect()
+    }
+
+    fn check(&self, params: &RodParams) -> Result<u128, SimError> {
+        let grid = RodGrid::new(params, self);
+        grid.validate_sources()?;
+        Ok(grid.size())
+    }
+
+    /// The states kept by the case mask, each with every key set; the first invalid state is
+    /// the error, with the key that sets its parameter.
+    fn grid(&self, params: &RodParams) -> Result<Vec<RodParams>, SimError> {
+        let grid = RodGrid::new(params, self);
+        let states = grid.configurations();
+        grid.first_invalid(&states)?;
+        Ok(states.kept.iter().map(RodParams::from).collect())
+    }
+
+    /// What the κ-sweep and atlas reports assume: Zhao–Liu's start at δ = δ̇ = 0, a run to
+    /// separation, the uniform rod of their bounds, and one configuration for a κ sweep.
+    fn check_study(spec: &RodExperiment, configurations: &[RodParams]) -> Result<(), SimError> {
         let rod_grid = spec.grid();
-        rod_grid.validate_sources()?;
-        let grid = rod_grid.configurations();
-        rod_grid.first_invalid(&grid)?;
-        if let Some(c) = grid.kept.iter().find(|c| c.start != FastStart::REST) {
+        let kept: Vec<RodImpact> = configurations
+            .iter()
+            .map(|c| c.impact_at(spec.sweep.kappa.max))
+            .collect();
+        if let Some(c) = kept.iter().find(|c| c.start != FastStart::REST) {
             let key = if spec.sweep.starts.is_some() {
                 "sweep.starts"
             } else if c.start.gap != 0.0 {
@@ -426,11 +507,7 @@ impl Model for Rod {
                 "the κ-sweep and atlas run to separation (t_max); a fast-time window is the mode table's (analysis = \"mode_table\")",
             ));
         }
-        if let Some(c) = grid
-            .kept
-            .iter()
-            .find(|c| c.gyration_sq != UNIFORM_GYRATION_SQ)
-        {
+        if let Some(c) = kept.iter().find(|c| c.gyration_sq != UNIFORM_GYRATION_SQ) {
             let key = if spec.sweep.gyration_sq.is_some() {
                 "sweep.gyration_sq"
             } else {
@@ -442,61 +519,99 @@ impl Model for Rod {
                 "the κ-sweep and atlas reports compare with Zhao–Liu's bounds, stated for the uniform rod: use 1/3 (or leave it out)",
             ));
         }
-        if spec.analysis_kind() == AnalysisKind::Sweep && grid.kept.len() > 1 {
+        if spec.analysis.as_deref() == Some("sweep") && kept.len() > 1 {
             return Err(SimError::invalid(
                 "analysis",
                 "sweep",
-                &format!("a κ sweep analyses one configuration, the grid has {}; use analysis = \"atlas\"", grid.kept.len()),
+                &format!("a κ sweep analyses one configuration, the grid has {}; use analysis = \"atlas\"", kept.len()),
             ));
         }
         Ok(())
     }
+}
 
-    fn grid_size(spec: &SweepSpec<Rod>) -> u128 {
-        spec.grid().size()
-    }
+impl System for Rod {
+    const NAME: &'static str = "rod";
+    const ANALYSES: &'static [&'static str] = &["sweep", "atlas", "extrapolation"];
+    const TITLE: &'static str = "tangential impact of the Painlevé rod";
+    const ABOUT: &'static str =
+        "the Painlevé rod on a compliant contact (Zhao–Liu–Chen–Brogliato 2015); analyses \
+         mode_table and liftoff_iwc_basin (Champneys–Várkonyi 2016)";
+    const SOLVER_KEYS: &'static [&'static str] = &["t_max", "max_steps", "max_events"];
+    type Config = RodParams;
+    type Record = RodMeasures;
 
-    fn configurations(spec: &SweepSpec<Rod>) -> Vec<RodImpact> {
-        spec.configurations().kept
-    }
-
-    fn inputs(c: &RodImpact) -> Cells {
-        let mut cells = c.parameter_cells();
-        cells.push(("case", format!("{:?}", c.case()).to_lowercase()));
-        cells
+    /// Every state is checked where the grid is built ([`RodSweep::grid`]), with the key that
+    /// sets each parameter.
+    fn validate(_config: &RodParams, _kappa: Option<&LogGrid>) -> Result<(), SimError> {
+        Ok(())
     }
 
     fn run(
-        spec: &SweepSpec<Rod>,
-        config: &RodImpact,
-        kappa: f64,
-        integrator: IntegratorKind,
-    ) -> Result<(Cells, SolverStats), String> {
-        let s = &spec.solver;
-        let o = SimulationOptions::new(integrator, s.rtol, s.atol).with_guards(
-            s.t_max,
-            s.max_steps,
-            s.max_events,
-        );
-        let record = RodImpact { kappa, ..*config }
-            .simulate(&o)
-            .map_err(|e| e.to_string())?;
-        let cells = record::cells(&RodMeasures::from(&record)).map_err(|e| e.to_string())?;
-        Ok((cells, record.stats))
+        config: &RodParams,
+        method: Method,
+        settings: &RunSettings,
+    ) -> Result<(RodMeasures, SolverStats), SimError> {
+        let kappa = method.compliant_kappa(<Rod as System>::NAME)?;
+        let options = SimulationOptions::new(settings.integrator, settings.rtol, settings.atol)
+            .with_guards(settings.t_max, settings.max_steps, settings.max_events);
+        let record = config.impact_at(kappa).simulate(&options)?;
+        Ok((RodMeasures::from(&record), record.stats))
     }
 
-    fn after_run(spec: &SweepSpec<Rod>, dir: &Path) -> Result<(), RunError> {
-        super::history::write_history(spec, dir)
+    /// None for the study's summary: the rod's report compares with Zhao–Liu's bounds and its
+    /// rigid limit itself.
+    fn quantities(_config: &RodParams) -> Vec<Quantity> {
+        Vec::new()
     }
 
-    fn report(spec: &SweepSpec<Rod>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
-        super::report::write_report(spec, rows, dir).map(|_| ())
+    fn input_columns(_config: &RodParams) -> Vec<&'static str> {
+        INPUT_COLUMNS.to_vec()
+    }
+
+    /// The contact parameters, and the slip case, known before the run (its column stands first
+    /// among the measured ones).
+    fn inputs(config: &RodParams) -> Result<Cells, String> {
+        let c = config.impact_at(f64::NAN);
+        let mut cells = c.parameter_cells();
+        cells.push(("case", format!("{:?}", c.case()).to_lowercase()));
+        Ok(cells)
+    }
+
+    fn record_columns(_config: &RodParams) -> Vec<&'static str> {
+        MEASURE_COLUMNS.to_vec()
+    }
+
+    /// history.csv for a κ sweep (one configuration): its impact at the κ of the ladder nearest
+    /// 1e-6, sampled at every step (columns kappa, t, mode, penetration, normal_force, u, omega).
+    fn side_tables(
+        _config: &RodParams,
+        configurations: &[RodParams],
+        kappa: &[f64],
+        settings: &RunSettings,
+    ) -> Vec<(&'static str, String)> {
+        match configurations {
+            [config] => super::history::history_table(&config.impact_at(f64::NAN), kappa, settings)
+                .map(|text| (HISTORY_CSV, text))
+                .into_iter()
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn describe(config: &RodParams) -> String {
+        let c = config.impact_at(f64::NAN);
+        format!(
+            "μ = {}, μ_s = {}, θ0 = {}, θ̇0 = {}, u0 = {}, c_d = {}",
+            c.mu, c.mu_s, c.theta0, c.omega0, c.u0, c.damping
+        )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::integrate::IntegratorKind;
 
     /// The `case` mask keeps exactly the states inside eq. (18)'s interval with B < 0, computed
     /// here from the closed forms tan θ = (3μ ∓ √(9μ² − 16))/2 and B = θ̇² sin θ − 1.
@@ -518,8 +633,8 @@ integrators = ["bdf"]
 rtol = 1e-8
 atol = 1e-12
 "#;
-        let spec = SweepSpec::<Rod>::parse(text).unwrap();
-        let grid = spec.configurations();
+        let spec = RodExperiment::parse(text).unwrap();
+        let grid = spec.initial_states();
         let mut expected = 0;
         for mu in [1.4f64, 2.0, 5.0, 10.0] {
             let r = (9.0 * mu * mu - 16.0).sqrt();
@@ -537,7 +652,7 @@ atol = 1e-12
         assert_eq!(grid.kept.len() + grid.skipped, 4 * 300 * 2);
         assert!(grid.kept.iter().all(|c| c.case() == SlipCase::Inconsistent));
         // The Painlevé-interval axis puts every θ0 inside the interval: nothing is masked at θ̇0 = 0.
-        let cells = SweepSpec::<Rod>::parse(
+        let cells = RodExperiment::parse(
             &text
                 .replace(
                     "theta0 = { min = 0.02, max = 1.56, n = 300 }",
@@ -546,7 +661,7 @@ atol = 1e-12
                 .replace("omega0 = [0.0, 1.2]", "omega0 = [0.0]"),
         )
         .unwrap()
-        .configurations();
+        .initial_states();
         assert_eq!((cells.kept.len(), cells.skipped), (4 * 60, 0));
     }
 
@@ -570,7 +685,7 @@ atol = 1e-14
 
     #[test]
     fn the_documented_file_parses_into_45_kappas_by_4_integrators() {
-        let spec = SweepSpec::<Rod>::parse(ZHAO_LIU).unwrap();
+        let spec = RodExperiment::parse(ZHAO_LIU).unwrap();
         let kappas = spec.sweep.kappa.values();
         assert_eq!(kappas.len(), 45);
         assert!((kappas[0] - 1e-1).abs() < 1e-16 && (kappas[44] / 1e-12 - 1.0).abs() < 1e-12);
@@ -579,7 +694,7 @@ atol = 1e-14
     }
 
     fn error_of(text: &str) -> String {
-        SweepSpec::<Rod>::parse(text).unwrap_err().to_string()
+        RodExperiment::parse(text).unwrap_err().to_string()
     }
 
     #[test]
