@@ -1,7 +1,8 @@
 //! The mechanical systems, one folder each, and the registry: the only place that lists them.
 //!
-//! An experiment file names its system with `model = "…"` (a `System::NAME` or `Model::NAME`);
-//! an integrator study (`kind = "integrator_study"`) is the rod's. Adding a system: a folder
+//! An experiment file names its system with `model = "…"` (a `System::NAME`, a `Model::NAME`,
+//! or the name of a study that is a plan of its own: `two_contact`, `schmid_mielke`); an
+//! integrator study (`kind = "integrator_study"`) is the rod's. Adding a system: a folder
 //! implementing [`System`] and one line in `systems` below (README, "Adding a mechanical
 //! system"); the registry macro (`crate::experiment::registry`) makes the rest.
 
@@ -66,12 +67,14 @@ crate::registry! {
         PlanarStickBasin(StickBasin<planar::Planar, 2>), analysis = "stick_liftoff_basin";
         /// C–V's phase portraits (`analysis = "phase_portraits"`).
         PlanarPortraits(Portraits<planar::Planar, 2>), analysis = "phase_portraits";
-        /// C–V's fast dynamics of two slipping contacts (`model = "two_contact"`).
-        TwoContact(two_contact::TwoContact);
     }
     plans {
         /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
         RodStudy(rod::study::StudySpec), parse = rod_study, report = rod::study_report::write_study_report;
+        /// C–V's fast dynamics of two slipping contacts (`model = "two_contact"`).
+        TwoContact(two_contact::TwoContactStudy), parse = two_contact_plan,
+            report = two_contact::report::write_report,
+            list = two_contact::spec::NAME => two_contact::spec::ABOUT;
         SchmidMielke(schmid_mielke::spec::SmSpec), parse = schmid_mielke_plan,
             report = schmid_mielke::report::write_report,
             list = schmid_mielke::spec::NAME => schmid_mielke::spec::ABOUT;
@@ -85,13 +88,40 @@ fn rod_study(text: &str, table: &toml::Table) -> Option<Result<rod::study::Study
         .then(|| rod::study::StudySpec::parse(text))
 }
 
+/// A `model = "two_contact"` file: the two-contact study.
+fn two_contact_plan(
+    text: &str,
+    table: &toml::Table,
+) -> Option<Result<two_contact::TwoContactStudy, SpecError>> {
+    plan_of_model(
+        text,
+        table,
+        two_contact::spec::NAME,
+        two_contact::TwoContactStudy::parse,
+    )
+}
+
 /// A `model = "schmid_mielke"` file: its own plan (incremental or compliant).
 fn schmid_mielke_plan(
     text: &str,
     table: &toml::Table,
 ) -> Option<Result<schmid_mielke::spec::SmSpec, SpecError>> {
-    (table.get("model").and_then(|m| m.as_str()) == Some(schmid_mielke::spec::NAME))
-        .then(|| schmid_mielke::spec::SmSpec::parse(text))
+    plan_of_model(
+        text,
+        table,
+        schmid_mielke::spec::NAME,
+        schmid_mielke::spec::SmSpec::parse,
+    )
+}
+
+/// `parse(text)` when the file's `model` is `name`, else `None` (not this plan's file).
+fn plan_of_model<P>(
+    text: &str,
+    table: &toml::Table,
+    name: &str,
+    parse: fn(&str) -> Result<P, SpecError>,
+) -> Option<Result<P, SpecError>> {
+    (table.get("model").and_then(|m| m.as_str()) == Some(name)).then(|| parse(text))
 }
 
 /// `rigid-limit simulate`'s output: the rod with its flags (no SYSTEM, or `rod`), or one run of

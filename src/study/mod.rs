@@ -14,11 +14,17 @@ use crate::experiment::system::System;
 
 /// Check that `model` (an experiment file's `model = "…"`) names the system `S` it is read as.
 pub fn require_model<S: System>(model: &str) -> Result<(), SimError> {
-    if model != S::NAME {
+    require_model_named(model, S::NAME)
+}
+
+/// Check that `model` (an experiment file's `model = "…"`) is `name`, the model of the plan it
+/// is read as.
+pub fn require_model_named(model: &str, name: &str) -> Result<(), SimError> {
+    if model != name {
         return Err(SimError::invalid(
             "model",
             model,
-            &format!("this file is read as a {} experiment", S::NAME),
+            &format!("this file is read as a {name} experiment"),
         ));
     }
     Ok(())

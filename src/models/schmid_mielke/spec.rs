@@ -245,13 +245,7 @@ impl SmSpec {
 
     fn validate(&self) -> Result<(), SimError> {
         validate_name(&self.name)?;
-        if self.model != NAME {
-            return Err(SimError::invalid(
-                "model",
-                &self.model,
-                &format!("this file is read as a {NAME} experiment"),
-            ));
-        }
+        crate::study::require_model_named(&self.model, NAME)?;
         if self.params.method == MethodKind::Rigid {
             return Err(SimError::invalid(
                 "params.method",

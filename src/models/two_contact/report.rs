@@ -5,10 +5,10 @@
 
 use super::classification::{class_code, consistent_modes, tabulate, Classification, Shade, MODES};
 use super::linear::SlipSlip;
+use super::spec::TwoContactStudy;
+use super::study::circle_angle;
 use super::system::TwoContactSystem;
-use super::{circle_angle, TwoContact};
-use crate::experiment::model::SweepSpec;
-use crate::experiment::runner::{write_atomically, RunError};
+use crate::experiment::runner::{write_atomically, Plan, RunError, RUNS_CSV};
 use crate::experiment::table::Row;
 use crate::plot::{self, Figure, Mark, Panel, Series, REFERENCE};
 use crate::report::markdown::{fixed, optional};
@@ -302,11 +302,9 @@ fn key(r: &Row) -> (String, String, String) {
     )
 }
 
-pub fn write_report(
-    spec: &SweepSpec<TwoContact>,
-    rows: &[Row],
-    dir: &Path,
-) -> Result<(), RunError> {
+/// summary.md, analysis.json and the figures of the run in `dir`, from its runs.csv.
+pub fn write_report(spec: &TwoContactStudy, dir: &Path) -> Result<(), RunError> {
+    let rows = &crate::experiment::store::read_rows(&dir.join(RUNS_CSV), &spec.columns())?;
     let c = checks(rows);
     let json = crate::report::json::pretty(&c);
     write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
