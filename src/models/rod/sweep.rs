@@ -787,6 +787,10 @@ atol = 1e-14
                 ZHAO_LIU.replace("[solver]", "states = [{ mu = 3.0 }]\n[solver]"),
                 "sweep.states[0].mu",
             ),
+            (
+                ZHAO_LIU.replace("model = \"rod\"", "model = \"rod\"\nanalysis = \"atlass\""),
+                "analysis",
+            ),
         ];
         for (text, key) in cases {
             let e = error_of(&text);
