@@ -15,7 +15,10 @@
 //!         Rod(rod::Rod), sweep = rod::sweep::RodSweep, report_run = rod::report::write_run_report;
 //!     }
 //!     models {
-//!         RodModeTable(ModeTable<rod::Rod, 3>), analysis = "mode_table";   // a fast study
+//!     }
+//!     studies {
+//!         RodModeTable(FastPlan<ModeTable<rod::Rod, 3>, 3>), analysis = "mode_table";
+//!         PlanarModeTable(FastPlan<ModeTable<planar::Planar, 2>, 2>);   // the default
 //!     }
 //!     plans {
 //!         RodStudy(rod::study::StudySpec), parse = rod_study, report = rod_study_report;
@@ -41,11 +44,17 @@
 //!   `analysis` takes the model's files with any other (its own parser refuses what it does not
 //!   know). Its report is [`report_sweep`](crate::experiment::model::report_sweep) unless
 //!   `report = f` names `f(&SweepSpec<M>, &Path)`.
+//! - `studies`: a [`Study`]: a generic plan (a fast-time study of a system, `FastPlan<T, N>`),
+//!   selected by `model = Study::MODEL` and, when given, `analysis = "…"`; the entry without
+//!   `analysis` takes the system's files with any other (its own parser refuses what it does
+//!   not know). Entries with `analysis` are asked after the models' with `analysis` and before
+//!   the models' defaults; the defaults after the models'. Its report is [`Study::report`].
 //! - `plans`: any other [`Plan`](crate::experiment::runner::Plan) with a `name` field:
 //!   `parse = f` is `f(text, &table) -> Option<Result<Plan, SpecError>>` (`None`: not this plan's
 //!   file; plans are asked first) and `report = f` is `f(&Plan, &Path)`.
 //!
-//! `rigid-limit list` shows each system's `ABOUT`, each model's non-empty `ABOUT` once per name,
+//! `rigid-limit list` shows each system's `ABOUT`, each model's and study's non-empty `ABOUT`
+//! once per name,
 //! and a plan's `list = NAME => ABOUT` when given.
 
 use super::grammar::SpecError;
@@ -65,6 +74,9 @@ macro_rules! registry {
             $( $(#[$mm:meta])* $mv:ident ( $mt:ty )
                 $( , analysis = $ma:literal )? $( , report = $mr:path )? ; )*
         }
+        studies {
+            $( $(#[$fm:meta])* $fv:ident ( $ft:ty ) $( , analysis = $fa:literal )? ; )*
+        }
         plans {
             $( $(#[$pm:meta])* $pv:ident ( $pt:ty ) , parse = $pp:path , report = $pr:path
                 $( , list = $pn:expr => $pa:expr )? ; )*
@@ -79,6 +91,7 @@ macro_rules! registry {
                 $swv(Box<$crate::study::work_precision::WorkPrecision<$st>>),
             )? )*
             $( $(#[$mm])* $mv(Box<$crate::experiment::model::SweepSpec<$mt>>), )*
+            $( $(#[$fm])* $fv(Box<$ft>), )*
             $( $(#[$pm])* $pv(Box<$pt>), )*
         }
 
@@ -104,6 +117,10 @@ macro_rules! registry {
             $( add(
                 <$mt as $crate::experiment::model::Model>::NAME,
                 <$mt as $crate::experiment::model::Model>::ABOUT,
+            ); )*
+            $( add(
+                <$ft as $crate::experiment::registry::Study>::MODEL,
+                <$ft as $crate::experiment::registry::Study>::ABOUT,
             ); )*
             $( $( add($pn, $pa); )? )*
             listed
@@ -159,13 +176,21 @@ macro_rules! registry {
                 let _ = &analysis;
                 let study = table.get("study").and_then(|s| s.as_str()).map(str::to_string);
                 let _ = &study;
-                // A model's analysis of a system's name (the rod's mode table) is the model's.
+                // A model's or study's analysis of a system's name (the rod's mode table) is theirs.
                 $( $( if name == <$mt as $crate::experiment::model::Model>::NAME
                     && analysis.as_deref() == Some($ma)
                 {
                     return Some(
                         $crate::experiment::model::SweepSpec::parse(text)
                             .map(|s| Experiment::$mv(Box::new(s))),
+                    );
+                } )? )*
+                $( $( if name == <$ft as $crate::experiment::registry::Study>::MODEL
+                    && analysis.as_deref() == Some($fa)
+                {
+                    return Some(
+                        <$ft as $crate::experiment::registry::Study>::parse(text)
+                            .map(|s| Experiment::$fv(Box::new(s))),
                     );
                 } )? )*
                 $( if name == <$st as $crate::experiment::system::System>::NAME
@@ -189,6 +214,7 @@ macro_rules! registry {
                     return Some(spec.map(|s| Experiment::$sv(Box::new(s))));
                 } )*
                 $( $crate::registry!(@default_model name, text, $mv, $mt $(, $ma)?); )*
+                $( $crate::registry!(@default_study name, text, $fv, $ft $(, $fa)?); )*
                 None
             }
 
@@ -198,6 +224,7 @@ macro_rules! registry {
                     $( Experiment::$sv(p) => &p.name, )*
                     $( $( Experiment::$swv(p) => &p.name, )? )*
                     $( Experiment::$mv(p) => &p.name, )*
+                    $( Experiment::$fv(p) => $crate::experiment::runner::Plan::name(p.as_ref()), )*
                     $( Experiment::$pv(p) => &p.name, )*
                 }
             }
@@ -213,6 +240,7 @@ macro_rules! registry {
                     $( Experiment::$sv(p) => run_experiment(p.as_ref(), opts), )*
                     $( $( Experiment::$swv(p) => run_experiment(p.as_ref(), opts), )? )*
                     $( Experiment::$mv(p) => run_experiment(p.as_ref(), opts), )*
+                    $( Experiment::$fv(p) => run_experiment(p.as_ref(), opts), )*
                     $( Experiment::$pv(p) => run_experiment(p.as_ref(), opts), )*
                 }
             }
@@ -229,6 +257,7 @@ macro_rules! registry {
                     $( Experiment::$sv(p) => merge_shards(p.as_ref(), out_dir, command_line), )*
                     $( $( Experiment::$swv(p) => merge_shards(p.as_ref(), out_dir, command_line), )? )*
                     $( Experiment::$mv(p) => merge_shards(p.as_ref(), out_dir, command_line), )*
+                    $( Experiment::$fv(p) => merge_shards(p.as_ref(), out_dir, command_line), )*
                     $( Experiment::$pv(p) => merge_shards(p.as_ref(), out_dir, command_line), )*
                 }
             }
@@ -263,6 +292,9 @@ macro_rules! registry {
                     $( Experiment::$mv(spec) => {
                         $crate::registry!(@report_model spec, dir $(, $mr)?)
                     } )*
+                    $( Experiment::$fv(plan) => {
+                        $crate::experiment::registry::Study::report(plan.as_ref(), dir)
+                    } )*
                     $( Experiment::$pv(spec) => $pr(spec, dir).map(|_| ()), )*
                 }
             }
@@ -294,6 +326,15 @@ macro_rules! registry {
         }
     };
     (@default_model $name:ident, $text:ident, $v:ident, $t:ty, $analysis:literal) => {};
+    (@default_study $name:ident, $text:ident, $v:ident, $t:ty) => {
+        if $name == <$t as $crate::experiment::registry::Study>::MODEL {
+            return Some(
+                <$t as $crate::experiment::registry::Study>::parse($text)
+                    .map(|s| Experiment::$v(Box::new(s))),
+            );
+        }
+    };
+    (@default_study $name:ident, $text:ident, $v:ident, $t:ty, $analysis:literal) => {};
     (@rows $spec:ident, $dir:ident) => {
         $crate::experiment::store::read_rows(
             &$dir.join($crate::experiment::runner::RUNS_CSV),
@@ -318,6 +359,20 @@ macro_rules! registry {
 }
 
 pub use toml::Table;
+
+/// A plan the registry selects by `model` and `analysis` (its `studies` clause): a generic
+/// study of a system, such as the fast-time studies (`crate::study::fast::plan::FastPlan`).
+pub trait Study: super::runner::Plan + Sized {
+    /// `model = "…"` of its files.
+    const MODEL: &'static str;
+    /// The system in a sentence or two: its line in `rigid-limit list` (empty when another
+    /// entry lists the name).
+    const ABOUT: &'static str;
+    /// Parse and validate TOML text.
+    fn parse(text: &str) -> Result<Self, SpecError>;
+    /// summary.md, analysis.json and the figures of the run in `dir`, from its runs.csv.
+    fn report(&self, dir: &std::path::Path) -> Result<(), super::runner::RunError>;
+}
 
 /// The name `rigid-limit simulate` knows system `S` by: its `analysis` when that selects it
 /// among the studies of its model (`oblique_impact`), else its `model` name.

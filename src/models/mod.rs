@@ -20,6 +20,7 @@ use crate::experiment::grammar::SpecError;
 use crate::experiment::system::System;
 use crate::study::fast::basin::Basin;
 use crate::study::fast::mode_table::ModeTable;
+use crate::study::fast::plan::FastPlan;
 use crate::study::fast::portraits::Portraits;
 use crate::study::fast::stick_basin::StickBasin;
 
@@ -55,18 +56,21 @@ crate::registry! {
         Rod(rod::Rod), sweep = rod::sweep::RodSweep, report_run = rod::report::write_run_report;
     }
     models {
+    }
+    studies {
         /// The rod's mode table (`model = "rod"`, `analysis = "mode_table"`): the fast studies
         /// are generic over `FastContact` (`crate::study::fast`), one line per system and study.
-        RodModeTable(ModeTable<rod::Rod, 3>), analysis = "mode_table";
-        RodBasin(Basin<rod::Rod, 3>), analysis = "liftoff_iwc_basin";
+        RodModeTable(FastPlan<ModeTable<rod::Rod, 3>, 3>), analysis = "mode_table";
+        RodBasin(FastPlan<Basin<rod::Rod, 3>, 3>), analysis = "liftoff_iwc_basin";
         /// The planar mode table: `model = "planar"` without `analysis` too.
-        PlanarModeTable(ModeTable<planar::Planar, 2>);
+        PlanarModeTable(FastPlan<ModeTable<planar::Planar, 2>, 2>);
         /// The lift-off/IWC basins (`analysis = "liftoff_iwc_basin"`).
-        PlanarBasin(Basin<planar::Planar, 2>), analysis = "liftoff_iwc_basin";
+        PlanarBasin(FastPlan<Basin<planar::Planar, 2>, 2>), analysis = "liftoff_iwc_basin";
         /// The planar stick/lift-off basin (`analysis = "stick_liftoff_basin"`).
-        PlanarStickBasin(StickBasin<planar::Planar, 2>), analysis = "stick_liftoff_basin";
+        PlanarStickBasin(FastPlan<StickBasin<planar::Planar, 2>, 2>),
+            analysis = "stick_liftoff_basin";
         /// C–V's phase portraits (`analysis = "phase_portraits"`).
-        PlanarPortraits(Portraits<planar::Planar, 2>), analysis = "phase_portraits";
+        PlanarPortraits(FastPlan<Portraits<planar::Planar, 2>, 2>), analysis = "phase_portraits";
     }
     plans {
         /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.

@@ -18,13 +18,14 @@
 use rigid_limit::compliant::coulomb::Coulomb;
 use rigid_limit::error::SimError;
 use rigid_limit::experiment::grammar::LogGrid;
-use rigid_limit::experiment::model::{Cells, Model, SweepSpec};
+use rigid_limit::experiment::model::Cells;
 use rigid_limit::experiment::table::Row;
 use rigid_limit::experiment::Plan;
 use rigid_limit::model::iwc::FastStart;
 use rigid_limit::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
 use rigid_limit::study::fast::basin::Basin;
 use rigid_limit::study::fast::mode_table::ModeTable;
+use rigid_limit::study::fast::plan::FastPlan;
 use rigid_limit::study::fast::portraits::Portraits;
 use rigid_limit::study::fast::FastContact;
 use serde::{Deserialize, Serialize};
@@ -282,9 +283,9 @@ fn the_generic_mode_table_finds_table_3_for_a_third_system() {
     let starts = "starts = [{ Y0 = 0, V0 = 0 }, { Y0 = -2, V0 = 0 }, { Y0 = -8, V0 = 0 }, { Y0 = 0, V0 = -4 }]";
     let text = file("mode_table", &states, starts);
     let spec =
-        SweepSpec::<ModeTable<TiltedCart, 2>>::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        FastPlan::<ModeTable<TiltedCart, 2>, 2>::parse(&text).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
-        &SweepSpec::<ModeTable<TiltedCart, 2>>::columns()[2..8],
+        &FastPlan::<ModeTable<TiltedCart, 2>, 2>::columns()[2..8],
         &["f1", "f2", "u0", "Y0", "V0", "integrator"]
     );
     let rows = rows(&spec);
@@ -318,7 +319,7 @@ fn the_generic_mode_table_finds_table_3_for_a_third_system() {
 #[test]
 fn the_generic_basin_finds_the_saddle_depth_for_a_third_system() {
     let text = file("liftoff_iwc_basin", &[(1.0, 1.0)], "");
-    let spec = SweepSpec::<Basin<TiltedCart, 2>>::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+    let spec = FastPlan::<Basin<TiltedCart, 2>, 2>::parse(&text).unwrap_or_else(|e| panic!("{e}"));
     let [_, b, _, bb, cc] = scalars(1.0);
     let depth = b / (cc - MU * bb);
     let rows = rows(&spec);
@@ -340,24 +341,28 @@ fn the_generic_basin_finds_the_saddle_depth_for_a_third_system() {
         &[(1.0, 1.0)],
         "starts = [{ Y0 = 0, V0 = 0 }]",
     );
-    let e = SweepSpec::<Basin<TiltedCart, 2>>::parse(&given)
+    let e = FastPlan::<Basin<TiltedCart, 2>, 2>::parse(&given)
         .unwrap_err()
         .to_string();
     assert!(e.contains("sweep.starts"), "{e}");
     // A state whose slip is not a saddle (III(iii): p₋ > 0) is refused, naming its entry.
     let stable = file("liftoff_iwc_basin", &[(1.0, 1.0), (1.0, -1.0)], "");
-    let e = SweepSpec::<Basin<TiltedCart, 2>>::parse(&stable)
+    let e = FastPlan::<Basin<TiltedCart, 2>, 2>::parse(&stable)
         .unwrap_err()
         .to_string();
     assert!(e.contains("sweep.states[1]"), "{e}");
 }
 
-/// `Model` is what the registry needs of a study; the generic study carries the system's name.
+/// `Study` is what the registry needs of a study; the generic study carries the system's name.
 #[test]
 fn the_studies_are_named_by_the_system() {
-    assert_eq!(<ModeTable<TiltedCart, 2> as Model>::NAME, "tilted_cart");
+    use rigid_limit::experiment::registry::Study;
     assert_eq!(
-        <Basin<TiltedCart, 2> as Model>::INPUT_COLUMNS,
+        <FastPlan<ModeTable<TiltedCart, 2>, 2> as Study>::MODEL,
+        "tilted_cart"
+    );
+    assert_eq!(
+        &FastPlan::<Basin<TiltedCart, 2>, 2>::columns()[2..6],
         &["f1", "f2", "u0", "line"]
     );
 }
@@ -371,7 +376,7 @@ fn the_generic_portraits_draw_the_third_systems_fast_plane() {
     let starts = "starts = [{ Y0 = 0, V0 = 0 }, { Y0 = -2, V0 = 0 }, { Y0 = -8, V0 = 0 }, { Y0 = -2, V0 = 3 }]";
     let text = file("phase_portraits", &[(1.0, 1.0)], starts);
     let spec =
-        SweepSpec::<Portraits<TiltedCart, 2>>::parse(&text).unwrap_or_else(|e| panic!("{e}"));
+        FastPlan::<Portraits<TiltedCart, 2>, 2>::parse(&text).unwrap_or_else(|e| panic!("{e}"));
     let [_, b, _, bb, cc] = scalars(1.0);
     let rows = rows(&spec);
     assert_eq!(rows.len(), 4 * 3);

@@ -17,7 +17,7 @@ fn rows() -> Vec<Row> {
     match Experiment::parse(&text).unwrap_or_else(|e| panic!("{e}")) {
         Experiment::PlanarPortraits(spec) => {
             let plan = spec.as_ref();
-            plan.points().iter().map(|p| plan.run_point(p)).collect()
+            plan.points().map(|p| plan.run_point(&p)).collect()
         }
         _ => panic!("not the phase portraits"),
     }

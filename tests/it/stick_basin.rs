@@ -39,7 +39,7 @@ fn rows(text: &str) -> Vec<Row> {
     match Experiment::parse(text).unwrap_or_else(|e| panic!("{e}")) {
         Experiment::PlanarStickBasin(spec) => {
             let plan = spec.as_ref();
-            plan.points().iter().map(|p| plan.run_point(p)).collect()
+            plan.points().map(|p| plan.run_point(&p)).collect()
         }
         _ => panic!("not a stick basin"),
     }

@@ -370,6 +370,7 @@ mod registered {
             Landing(Toy);
         }
         models {}
+        studies {}
         plans {}
     }
 

@@ -476,9 +476,10 @@ impl FastContact<2> for Planar {
 mod tests {
 
     use super::*;
-    use crate::experiment::model::{Model, SweepSpec};
+    use crate::experiment::runner::Plan;
     use crate::integrate::IntegratorKind;
     use crate::study::fast::mode_table::ModeTable;
+    use crate::study::fast::plan::{FastPlan, FastStudy};
 
     type Table = ModeTable<Planar, 2>;
 
@@ -506,13 +507,13 @@ window_scaled = 200
 
     #[test]
     fn states_cross_the_starts_in_order() {
-        let spec = SweepSpec::<Table>::parse(FILE).unwrap();
-        let states = Table::configurations(&spec);
+        let spec = FastPlan::<Table, 2>::parse(FILE).unwrap();
+        let states = Table::points(&spec);
         assert_eq!(states.len(), 4);
         assert_eq!(states[1].start.gap, -2.0);
         assert_eq!(states[2].system.free_tangential_accel, 4.0);
-        assert_eq!(spec.points().len(), 4 * 3);
-        let cells = Table::inputs(&states[0]);
+        assert_eq!(Plan::points(&spec).count(), 4 * 3);
+        let cells = Table::derived(&states[0]);
         let get = |k: &str| cells.iter().find(|(c, _)| *c == k).unwrap().1.clone();
         assert_eq!(get("cell"), "I(iii)");
         assert_eq!(get("expected"), "F and IWC");
@@ -524,11 +525,12 @@ window_scaled = 200
         // Past validation (which refuses it), a start at Y0 = -1e200 (1e154 ... 1e300 alike):
         // the steps leave t = 0 where it is. Without the no-progress guard it spins to the step
         // limit (2,000,001 steps, about 1.7 s).
-        let spec = SweepSpec::<Table>::parse(FILE).unwrap();
-        let mut state = Table::configurations(&spec)[1];
+        let spec = FastPlan::<Table, 2>::parse(FILE).unwrap();
+        let mut state = Table::points(&spec)[1];
         state.start.gap = -1e200;
         let started = std::time::Instant::now();
-        let result = Table::run(&spec, &state, 1e-8, IntegratorKind::Tsit45);
+        let window = crate::study::fast::window(&spec.solver).unwrap();
+        let result = Table::run(&spec.solver, &state, window, 1e-8, IntegratorKind::Tsit45);
         let took = started.elapsed().as_secs_f64();
         let Err(error) = result else {
             panic!("a run from a start beyond the contact law");
@@ -562,7 +564,7 @@ window_scaled = 200
             (FILE.replace("A = 1.0", "Q = 1.0"), "Q"),
         ];
         for (text, key) in cases {
-            let e = SweepSpec::<Table>::parse(&text).unwrap_err().to_string();
+            let e = FastPlan::<Table, 2>::parse(&text).unwrap_err().to_string();
             assert!(e.contains(key), "error does not name {key}: {e}");
         }
     }

@@ -9,13 +9,12 @@
 //! move with its configuration (the rod, by O(√κ) per unit of fast time) it approaches the
 //! frozen state's manifold.
 
+use super::plan::{FastPlan, FastStudy};
 use super::run::FastRun;
-use super::{
-    fast_starts_given, projection, scalar_cells, window, Columns, FastContact, SCALAR_COLUMNS,
-};
+use super::{fast_starts_given, projection, window, FastContact};
 use crate::error::SimError;
-use crate::experiment::grammar::LogGrid;
-use crate::experiment::model::{Cells, Model, SweepSpec, FAST_TIME_SOLVER_KEYS};
+use crate::experiment::grammar::SolverSpec;
+use crate::experiment::model::Cells;
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
@@ -26,7 +25,8 @@ use serde::Serialize;
 use std::marker::PhantomData;
 use std::path::Path;
 
-/// The lift-off/IWC basin of system `S` (with `N` coordinates) as a model of the harness.
+/// The lift-off/IWC basin of system `S` (with `N` coordinates): a [`FastStudy`], run as
+/// `FastPlan<Basin<S, N>, N>`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Basin<S, const N: usize>(PhantomData<S>);
 
@@ -308,88 +308,68 @@ pub fn saddle<S: FastContact<N>, const N: usize>(state: &S::State) -> Result<Sli
     )
 }
 
-impl<S: FastContact<N>, const N: usize> Basin<S, N> {
-    const INPUTS: Columns = Columns::join(S::STATE_COLUMNS, &["line"]);
-    const SCALARS_AND_MEASURES: Columns = Columns::join(SCALAR_COLUMNS, MEASURES);
-}
-
-impl<S: FastContact<N>, const N: usize> Model for Basin<S, N> {
-    const NAME: &'static str = S::NAME;
-    const SOLVER_KEYS: &'static [&'static str] = FAST_TIME_SOLVER_KEYS;
-    type Params = S::Params;
-    type Sweep = S::Sweep;
+impl<S: FastContact<N>, const N: usize> FastStudy<N> for Basin<S, N> {
+    type System = S;
     type Analysis = BasinAnalysis;
-    type Config = BasinPoint<S::State>;
-    const INPUT_COLUMNS: &'static [&'static str] = Self::INPUTS.as_slice();
-    const MEASURE_COLUMNS: &'static [&'static str] = if S::SCALARS_ARE_INPUTS {
-        MEASURES
-    } else {
-        Self::SCALARS_AND_MEASURES.as_slice()
-    };
+    type Point = BasinPoint<S::State>;
+    const INPUTS: &'static [&'static str] = &["line"];
+    const MEASURES: &'static [&'static str] = MEASURES;
 
-    fn kappa(sweep: &S::Sweep) -> &LogGrid {
-        S::kappa(sweep)
-    }
-
-    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
-        S::validate(&spec.params, &spec.sweep)?;
-        refuse_starts(fast_starts_given(&spec.params, &spec.sweep))?;
-        window(&spec.solver)?;
-        S::check_solver(&spec.params, &spec.sweep, &spec.solver)?;
-        for (state, index) in S::states(&spec.params, &spec.sweep) {
-            require_saddle(&saddle::<S, N>(&state), &S::state_key(&spec.sweep, index))?;
+    fn validate(plan: &FastPlan<Self, N>) -> Result<(), SimError> {
+        S::validate(&plan.params, &plan.sweep)?;
+        refuse_starts(fast_starts_given(&plan.params, &plan.sweep))?;
+        window(&plan.solver)?;
+        S::check_solver(&plan.params, &plan.sweep, &plan.solver)?;
+        for (state, index) in S::states(&plan.params, &plan.sweep) {
+            require_saddle(&saddle::<S, N>(&state), &S::state_key(&plan.sweep, index))?;
         }
         Ok(())
     }
 
-    fn grid_size(spec: &SweepSpec<Self>) -> u128 {
-        S::grid_size(&spec.params, &spec.sweep) * BasinLine::ALL.len() as u128
+    fn grid_size(plan: &FastPlan<Self, N>) -> u128 {
+        S::grid_size(&plan.params, &plan.sweep) * BasinLine::ALL.len() as u128
     }
 
-    fn configurations(spec: &SweepSpec<Self>) -> Vec<BasinPoint<S::State>> {
-        S::states(&spec.params, &spec.sweep)
+    fn points(plan: &FastPlan<Self, N>) -> Vec<BasinPoint<S::State>> {
+        S::states(&plan.params, &plan.sweep)
             .into_iter()
             .flat_map(|(state, _)| BasinLine::ALL.map(|line| BasinPoint { state, line }))
             .collect()
     }
 
+    fn state(c: &BasinPoint<S::State>) -> &S::State {
+        &c.state
+    }
+
     fn inputs(c: &BasinPoint<S::State>) -> Cells {
-        let mut cells = S::state_cells(&c.state);
-        cells.push(("line", c.line.name().to_string()));
-        if !S::SCALARS_ARE_INPUTS {
-            cells.extend(scalar_cells(&projection::<S, N>(&c.state)));
-        }
-        cells.extend(derived_cells(&saddle::<S, N>(&c.state), c.line));
-        cells
+        vec![("line", c.line.name().to_string())]
+    }
+
+    fn derived(c: &BasinPoint<S::State>) -> Cells {
+        derived_cells(&saddle::<S, N>(&c.state), c.line)
     }
 
     fn run(
-        spec: &SweepSpec<Self>,
+        solver: &SolverSpec,
         c: &BasinPoint<S::State>,
+        window: f64,
         kappa: f64,
         integrator: IntegratorKind,
     ) -> Result<(Cells, SolverStats), String> {
-        let window_scaled = window(&spec.solver).map_err(|e| e.to_string())?;
         let saddle = saddle::<S, N>(&c.state)?;
         let b = bisect(&saddle, c.line, BISECTION_TOLERANCE, |start| {
             let state = S::with_start(&c.state, start);
             let (q0, qdot0) = S::initial_state(&state, kappa);
             let body = S::body(&state);
-            FastRun::at::<S, N>(&body, &state, window_scaled).side(
-                &q0,
-                &qdot0,
-                kappa,
-                integrator,
-                &spec.solver,
-            )
+            FastRun::at::<S, N>(&body, &state, window).side(&q0, &qdot0, kappa, integrator, solver)
         })?;
         let cells = boundary_cells(&b, c.line.closed_form(&saddle));
         Ok((cells, b.stats))
     }
 
-    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+    fn report(plan: &FastPlan<Self, N>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
         crate::report::basin::write_report(
-            &spec.name,
+            &plan.name,
             S::BASIN_TITLE,
             S::STATE_COLUMNS,
             BISECTION_TOLERANCE,

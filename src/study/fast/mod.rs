@@ -13,11 +13,13 @@
 //!
 //! The fast time is s = t/√κ, the fast state Y = y/κ, V = v/√κ (docs/champneys_varkonyi.md §3):
 //! a run starts from a fast start (Y0, V0) and lasts `[solver] window_scaled` in s ([`window`]).
-//! Each study is a [`Model`](crate::experiment::model::Model) generic over the system, so the
-//! κ sweep's plan (`SweepSpec`: parsing, points, rows, resume, shards) runs it unchanged.
+//! Each study is a [`plan::FastStudy`] generic over the system, and every study runs on the one
+//! plan [`plan::FastPlan`]: the file's parsing and checks, the grid of points × κ × integrators,
+//! the rows, the resume key and the report's input are written there once.
 
 pub mod basin;
 pub mod mode_table;
+pub mod plan;
 pub mod portraits;
 pub mod run;
 pub mod stick_basin;
@@ -34,8 +36,9 @@ use std::fmt::Debug;
 
 /// A system that offers its fast-time dynamics at a planar single contact: what the fast
 /// studies need of it. `N` is the number of generalised coordinates. The implementing type is
-/// a unit struct naming the system (`model = NAME`); the studies are `ModeTable<Self, N>` and
-/// `Basin<Self, N>`, one line each in the registry.
+/// a unit struct naming the system (`model = NAME`); the studies are `ModeTable<Self, N>`,
+/// `Basin<Self, N>`, …, run as `FastPlan<ModeTable<Self, N>, N>`, one line each in the
+/// registry.
 pub trait FastContact<const N: usize>: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// `model = "…"` in an experiment file.
     const NAME: &'static str;
@@ -169,13 +172,16 @@ pub fn states_of<S: FastContact<N>, const N: usize>(
         .collect()
 }
 
-/// The input cells of a run from `state`'s own fast start: the state's columns, then Y0, V0.
+/// The input columns of a run from its state's own fast start ([`start_cells`]).
+pub const START_COLUMNS: &[&str] = &["Y0", "V0"];
+
+/// The input cells of a run from `state`'s own fast start: Y0, V0.
 pub fn start_cells<S: FastContact<N>, const N: usize>(state: &S::State) -> Cells {
     let start = S::start(state);
-    let mut cells = S::state_cells(state);
-    cells.push(("Y0", start.gap.to_string()));
-    cells.push(("V0", start.normal_velocity.to_string()));
-    cells
+    vec![
+        ("Y0", start.gap.to_string()),
+        ("V0", start.normal_velocity.to_string()),
+    ]
 }
 
 /// The cells of C–V's projected scalars at `pd`.
@@ -204,42 +210,6 @@ pub fn fast_starts_given<P: Serialize, W: Serialize>(params: &P, sweep: &W) -> b
         .and_then(|s| s.as_array())
         .is_some_and(|states| states.iter().any(start_in));
     start_in(&params) || start_in(&sweep) || given(&sweep, "starts") || in_states
-}
-
-/// The most columns a fast study's inputs have ([`Columns::join`]).
-const MAX_COLUMNS: usize = 48;
-
-/// A list of column names joined at compile time: a study's input columns are the system's
-/// state columns followed by the study's own (`Y0`, `V0`; `line`), and its measured columns
-/// may follow C–V's scalars ([`SCALAR_COLUMNS`]).
-pub struct Columns {
-    names: [&'static str; MAX_COLUMNS],
-    len: usize,
-}
-
-impl Columns {
-    /// `first` then `then`; a list longer than `MAX_COLUMNS` fails to compile.
-    pub const fn join(first: &[&'static str], then: &[&'static str]) -> Columns {
-        let mut names = [""; MAX_COLUMNS];
-        let mut i = 0;
-        while i < first.len() {
-            names[i] = first[i];
-            i += 1;
-        }
-        let mut j = 0;
-        while j < then.len() {
-            names[i + j] = then[j];
-            j += 1;
-        }
-        Columns {
-            names,
-            len: first.len() + then.len(),
-        }
-    }
-
-    pub const fn as_slice(&self) -> &[&'static str] {
-        self.names.split_at(self.len).0
-    }
 }
 
 /// The fast starts of a grid: the explicit `starts` list, or every (Y0, V0) of the values given.

@@ -10,14 +10,11 @@
 //! its cell of Table 3, p±, k±, the stick forces, the IWC limit); what the run measures
 //! ([`FastRun::run`]).
 
+use super::plan::{FastPlan, FastStudy};
 use super::run::FastRun;
-use super::{
-    check_states_and_solver, projection, scalar_cells, start_cells, states_of, window, Columns,
-    FastContact, SCALAR_COLUMNS,
-};
-use crate::error::SimError;
-use crate::experiment::grammar::LogGrid;
-use crate::experiment::model::{Cells, Model, SweepSpec, FAST_TIME_SOLVER_KEYS};
+use super::{projection, start_cells, states_of, FastContact, START_COLUMNS};
+use crate::experiment::grammar::SolverSpec;
+use crate::experiment::model::Cells;
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
@@ -27,7 +24,8 @@ use serde::{Deserialize, Serialize};
 use std::marker::PhantomData;
 use std::path::Path;
 
-/// The mode table of system `S` (with `N` coordinates) as a model of the harness.
+/// The mode table of system `S` (with `N` coordinates): a [`FastStudy`], run as
+/// `FastPlan<ModeTable<S, N>, N>`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ModeTable<S, const N: usize>(PhantomData<S>);
 
@@ -114,72 +112,44 @@ pub fn derived_cells<S: FastContact<N>, const N: usize>(state: &S::State) -> Cel
     ]
 }
 
-impl<S: FastContact<N>, const N: usize> ModeTable<S, N> {
-    const INPUTS: Columns = Columns::join(S::STATE_COLUMNS, &["Y0", "V0"]);
-    const SCALARS_AND_MEASURES: Columns = Columns::join(SCALAR_COLUMNS, MEASURES);
-}
-
-impl<S: FastContact<N>, const N: usize> Model for ModeTable<S, N> {
-    const NAME: &'static str = S::NAME;
-    const ABOUT: &'static str = S::ABOUT;
-    const SOLVER_KEYS: &'static [&'static str] = FAST_TIME_SOLVER_KEYS;
-    type Params = S::Params;
-    type Sweep = S::Sweep;
+impl<S: FastContact<N>, const N: usize> FastStudy<N> for ModeTable<S, N> {
+    type System = S;
     type Analysis = ModeTableAnalysis;
-    type Config = S::State;
-    const INPUT_COLUMNS: &'static [&'static str] = Self::INPUTS.as_slice();
-    const MEASURE_COLUMNS: &'static [&'static str] = if S::SCALARS_ARE_INPUTS {
-        MEASURES
-    } else {
-        Self::SCALARS_AND_MEASURES.as_slice()
-    };
+    type Point = S::State;
+    const INPUTS: &'static [&'static str] = START_COLUMNS;
+    const MEASURES: &'static [&'static str] = MEASURES;
 
-    fn kappa(sweep: &S::Sweep) -> &LogGrid {
-        S::kappa(sweep)
+    fn points(plan: &FastPlan<Self, N>) -> Vec<S::State> {
+        states_of::<S, N>(&plan.params, &plan.sweep)
     }
 
-    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
-        check_states_and_solver::<S, N>(&spec.params, &spec.sweep, &spec.solver)
-    }
-
-    fn grid_size(spec: &SweepSpec<Self>) -> u128 {
-        S::grid_size(&spec.params, &spec.sweep)
-    }
-
-    fn configurations(spec: &SweepSpec<Self>) -> Vec<S::State> {
-        states_of::<S, N>(&spec.params, &spec.sweep)
+    fn state(state: &S::State) -> &S::State {
+        state
     }
 
     fn inputs(state: &S::State) -> Cells {
-        let mut cells = start_cells::<S, N>(state);
-        if !S::SCALARS_ARE_INPUTS {
-            cells.extend(scalar_cells(&projection::<S, N>(state)));
-        }
-        cells.extend(derived_cells::<S, N>(state));
-        cells
+        start_cells::<S, N>(state)
+    }
+
+    fn derived(state: &S::State) -> Cells {
+        derived_cells::<S, N>(state)
     }
 
     fn run(
-        spec: &SweepSpec<Self>,
+        solver: &SolverSpec,
         state: &S::State,
+        window: f64,
         kappa: f64,
         integrator: IntegratorKind,
     ) -> Result<(Cells, SolverStats), String> {
-        let window_scaled = window(&spec.solver).map_err(|e| e.to_string())?;
         let (q0, qdot0) = S::initial_state(state, kappa);
         let body = S::body(state);
-        FastRun::at::<S, N>(&body, state, window_scaled).run(
-            &q0,
-            &qdot0,
-            kappa,
-            integrator,
-            &spec.solver,
-        )
+        FastRun::at::<S, N>(&body, state, window).run(&q0, &qdot0, kappa, integrator, solver)
     }
 
-    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+    fn report(plan: &FastPlan<Self, N>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
         crate::report::mode_table::write_report(
-            &spec.name,
+            &plan.name,
             S::TITLE,
             S::DESCRIBE,
             S::STATE_COLUMNS,

@@ -10,15 +10,12 @@
 //! they are inputs; the state's cell of Table 3 and its fast plane ([`FastPlane`]); the run's
 //! outcome, mode sequence and sampled trajectory.
 
+use super::plan::{FastPlan, FastStudy};
 use super::run::FastRun;
-use super::{
-    check_states_and_solver, normal_state, projection, scalar_cells, start_cells, states_of,
-    window, Columns, FastContact, SCALAR_COLUMNS,
-};
+use super::{normal_state, projection, start_cells, states_of, FastContact, START_COLUMNS};
 use crate::compliant::record::Sample;
-use crate::error::SimError;
-use crate::experiment::grammar::LogGrid;
-use crate::experiment::model::{Cells, Model, SweepSpec, FAST_TIME_SOLVER_KEYS};
+use crate::experiment::grammar::SolverSpec;
+use crate::experiment::model::Cells;
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
@@ -28,7 +25,8 @@ use serde::{Deserialize, Serialize};
 use std::marker::PhantomData;
 use std::path::Path;
 
-/// The phase portraits of system `S` (with `N` coordinates) as a model of the harness.
+/// The phase portraits of system `S` (with `N` coordinates): a [`FastStudy`], run as
+/// `FastPlan<Portraits<S, N>, N>`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Portraits<S, const N: usize>(PhantomData<S>);
 
@@ -116,51 +114,31 @@ fn fast_sample<B: PlanarContactSystem<N>, const N: usize>(
     (x.t / sk, gap / kappa, v / sk)
 }
 
-impl<S: FastContact<N>, const N: usize> Portraits<S, N> {
-    const INPUTS: Columns = Columns::join(S::STATE_COLUMNS, &["Y0", "V0"]);
-    const SCALARS_AND_MEASURES: Columns = Columns::join(SCALAR_COLUMNS, MEASURES);
-}
-
-impl<S: FastContact<N>, const N: usize> Model for Portraits<S, N> {
-    const NAME: &'static str = S::NAME;
-    const SOLVER_KEYS: &'static [&'static str] = FAST_TIME_SOLVER_KEYS;
-    type Params = S::Params;
-    type Sweep = S::Sweep;
+impl<S: FastContact<N>, const N: usize> FastStudy<N> for Portraits<S, N> {
+    type System = S;
     type Analysis = PortraitAnalysis;
-    type Config = S::State;
-    const INPUT_COLUMNS: &'static [&'static str] = Self::INPUTS.as_slice();
-    const MEASURE_COLUMNS: &'static [&'static str] = if S::SCALARS_ARE_INPUTS {
-        MEASURES
-    } else {
-        Self::SCALARS_AND_MEASURES.as_slice()
-    };
+    type Point = S::State;
+    const INPUTS: &'static [&'static str] = START_COLUMNS;
+    const MEASURES: &'static [&'static str] = MEASURES;
 
-    fn kappa(sweep: &S::Sweep) -> &LogGrid {
-        S::kappa(sweep)
+    fn points(plan: &FastPlan<Self, N>) -> Vec<S::State> {
+        states_of::<S, N>(&plan.params, &plan.sweep)
     }
 
-    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
-        check_states_and_solver::<S, N>(&spec.params, &spec.sweep, &spec.solver)
-    }
-
-    fn grid_size(spec: &SweepSpec<Self>) -> u128 {
-        S::grid_size(&spec.params, &spec.sweep)
-    }
-
-    fn configurations(spec: &SweepSpec<Self>) -> Vec<S::State> {
-        states_of::<S, N>(&spec.params, &spec.sweep)
+    fn state(state: &S::State) -> &S::State {
+        state
     }
 
     fn inputs(state: &S::State) -> Cells {
-        let mut cells = start_cells::<S, N>(state);
+        start_cells::<S, N>(state)
+    }
+
+    fn derived(state: &S::State) -> Cells {
         let pd = projection::<S, N>(state);
-        if !S::SCALARS_ARE_INPUTS {
-            cells.extend(scalar_cells(&pd));
-        }
         let mu = S::friction(state).mu;
         let plane = FastPlane::of(&pd, mu, S::damping(state));
         let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();
-        cells.extend([
+        vec![
             (
                 "cell",
                 pd.table3_cell(mu, pd.u)
@@ -171,25 +149,24 @@ impl<S: FastContact<N>, const N: usize> Model for Portraits<S, N> {
             ("saddle_gap", opt(plane.saddle.map(|s| s.equilibrium_gap))),
             ("stable_rate", opt(plane.saddle.map(|s| s.stable_rate))),
             ("equilibrium_gap", opt(plane.equilibrium_gap)),
-        ]);
-        cells
+        ]
     }
 
     fn run(
-        spec: &SweepSpec<Self>,
+        solver: &SolverSpec,
         state: &S::State,
+        window: f64,
         kappa: f64,
         integrator: IntegratorKind,
     ) -> Result<(Cells, SolverStats), String> {
-        let window_scaled = window(&spec.solver).map_err(|e| e.to_string())?;
         let (q0, qdot0) = S::initial_state(state, kappa);
         let body = S::body(state);
-        let (outcome, r) = FastRun::at::<S, N>(&body, state, window_scaled).outcome_recorded(
+        let (outcome, r) = FastRun::at::<S, N>(&body, state, window).outcome_recorded(
             &q0,
             &qdot0,
             kappa,
             integrator,
-            &spec.solver,
+            solver,
             Some(OUTPUT_SPACING),
         )?;
         // (s, Y, V) of every accepted step and output, in time order, while inside the keep box.
@@ -229,8 +206,8 @@ impl<S: FastContact<N>, const N: usize> Model for Portraits<S, N> {
         Ok((cells, r.stats))
     }
 
-    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
-        crate::report::portraits::write_report(&spec.name, S::NOUN, S::STATE_COLUMNS, rows, dir)
+    fn report(plan: &FastPlan<Self, N>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+        crate::report::portraits::write_report(&plan.name, S::NOUN, S::STATE_COLUMNS, rows, dir)
     }
 }
 
@@ -280,8 +257,8 @@ rtol = 1e-10
 atol = 1e-12
 window_scaled = 50
 "#;
-        let spec = SweepSpec::<RodPortraits>::parse(text).unwrap_or_else(|e| panic!("{e}"));
-        let columns = SweepSpec::<RodPortraits>::columns();
+        let spec = FastPlan::<RodPortraits, 3>::parse(text).unwrap_or_else(|e| panic!("{e}"));
+        let columns = FastPlan::<RodPortraits, 3>::columns();
         let after = |c: &str| columns.iter().position(|x| *x == c).unwrap();
         assert!(after("V0") < after("a") && after("C") < after("cell"));
         let rows: Vec<Row> = Plan::points(&spec).map(|p| spec.run_point(&p)).collect();

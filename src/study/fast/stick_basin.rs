@@ -9,16 +9,14 @@
 //! §10).
 
 use super::basin::{scan_edges, BasinLine, Edge, BISECTION_TOLERANCE};
+use super::plan::{FastPlan, FastStudy};
 use super::run::FastRun;
-use super::{
-    fast_starts_given, normal_state, projection, scalar_cells, window, Columns, FastContact,
-    SCALAR_COLUMNS,
-};
+use super::{fast_starts_given, normal_state, projection, window, FastContact};
 use crate::compliant::coulomb::Mode;
 use crate::compliant::record::{ModeInterval, RunRecord};
 use crate::error::SimError;
-use crate::experiment::grammar::{Axis, LogGrid};
-use crate::experiment::model::{Cells, Model, SweepSpec, FAST_TIME_SOLVER_KEYS};
+use crate::experiment::grammar::{Axis, SolverSpec};
+use crate::experiment::model::Cells;
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
@@ -29,7 +27,8 @@ use serde::{Deserialize, Serialize};
 use std::marker::PhantomData;
 use std::path::Path;
 
-/// The stick/lift-off basin of system `S` (with `N` coordinates) as a model of the harness.
+/// The stick/lift-off basin of system `S` (with `N` coordinates): a [`FastStudy`], run as
+/// `FastPlan<StickBasin<S, N>, N>`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StickBasin<S, const N: usize>(PhantomData<S>);
 
@@ -164,35 +163,16 @@ fn scans<S: FastContact<N>, const N: usize>(sweep: &S::Sweep) -> Vec<(BasinLine,
 /// Scan points beyond which the runs of one row would take too long.
 const MAX_SCAN: usize = 5000;
 
-impl<S: FastContact<N>, const N: usize> StickBasin<S, N> {
-    const INPUTS: Columns = Columns::join(
-        S::STATE_COLUMNS,
-        &["line", "scan_min", "scan_max", "scan_n"],
-    );
-    const SCALARS_AND_MEASURES: Columns = Columns::join(SCALAR_COLUMNS, MEASURES);
-}
-
-impl<S: FastContact<N>, const N: usize> Model for StickBasin<S, N> {
-    const NAME: &'static str = S::NAME;
-    const SOLVER_KEYS: &'static [&'static str] = FAST_TIME_SOLVER_KEYS;
-    type Params = S::Params;
-    type Sweep = S::Sweep;
+impl<S: FastContact<N>, const N: usize> FastStudy<N> for StickBasin<S, N> {
+    type System = S;
     type Analysis = StickBasinAnalysis;
-    type Config = StickBasinPoint<S::State>;
-    const INPUT_COLUMNS: &'static [&'static str] = Self::INPUTS.as_slice();
-    const MEASURE_COLUMNS: &'static [&'static str] = if S::SCALARS_ARE_INPUTS {
-        MEASURES
-    } else {
-        Self::SCALARS_AND_MEASURES.as_slice()
-    };
+    type Point = StickBasinPoint<S::State>;
+    const INPUTS: &'static [&'static str] = &["line", "scan_min", "scan_max", "scan_n"];
+    const MEASURES: &'static [&'static str] = MEASURES;
 
-    fn kappa(sweep: &S::Sweep) -> &LogGrid {
-        S::kappa(sweep)
-    }
-
-    fn validate(spec: &SweepSpec<Self>) -> Result<(), SimError> {
-        let states = S::without_start_axes(&spec.sweep);
-        if fast_starts_given(&spec.params, &states) {
+    fn validate(plan: &FastPlan<Self, N>) -> Result<(), SimError> {
+        let states = S::without_start_axes(&plan.sweep);
+        if fast_starts_given(&plan.params, &states) {
             return Err(SimError::invalid(
                 "sweep.starts",
                 "given",
@@ -201,7 +181,7 @@ impl<S: FastContact<N>, const N: usize> Model for StickBasin<S, N> {
             ));
         }
         // The axes first: their values are built only once their length is known to be bounded.
-        let [y0, v0] = S::start_axes(&spec.sweep);
+        let [y0, v0] = S::start_axes(&plan.sweep);
         for (key, axis) in [("sweep.Y0", y0), ("sweep.V0", v0)] {
             match axis {
                 Some(a @ Axis::Range(_)) => a.validate(key)?,
@@ -215,7 +195,7 @@ impl<S: FastContact<N>, const N: usize> Model for StickBasin<S, N> {
                 None => {}
             }
         }
-        let lines = scans::<S, N>(&spec.sweep);
+        let lines = scans::<S, N>(&plan.sweep);
         if lines.is_empty() {
             return Err(SimError::invalid(
                 "sweep.Y0",
@@ -237,24 +217,24 @@ impl<S: FastContact<N>, const N: usize> Model for StickBasin<S, N> {
                 ));
             }
         }
-        S::validate(&spec.params, &states)?;
-        window(&spec.solver)?;
-        S::check_solver(&spec.params, &states, &spec.solver)?;
-        for (state, index) in S::states(&spec.params, &states) {
+        S::validate(&plan.params, &states)?;
+        window(&plan.solver)?;
+        S::check_solver(&plan.params, &states, &plan.solver)?;
+        for (state, index) in S::states(&plan.params, &states) {
             stick_plane::<S, N>(&state)
                 .map_err(|e| SimError::invalid(&S::state_key(&states, index), "this state", &e))?;
         }
         Ok(())
     }
 
-    fn grid_size(spec: &SweepSpec<Self>) -> u128 {
-        S::grid_size(&spec.params, &S::without_start_axes(&spec.sweep)) * 2
+    fn grid_size(plan: &FastPlan<Self, N>) -> u128 {
+        S::grid_size(&plan.params, &S::without_start_axes(&plan.sweep)) * 2
     }
 
-    fn configurations(spec: &SweepSpec<Self>) -> Vec<StickBasinPoint<S::State>> {
-        let states = S::without_start_axes(&spec.sweep);
-        let lines = scans::<S, N>(&spec.sweep);
-        S::states(&spec.params, &states)
+    fn points(plan: &FastPlan<Self, N>) -> Vec<StickBasinPoint<S::State>> {
+        let states = S::without_start_axes(&plan.sweep);
+        let lines = scans::<S, N>(&plan.sweep);
+        S::states(&plan.params, &states)
             .into_iter()
             .flat_map(|(state, _)| {
                 lines.iter().map(move |(line, scan)| StickBasinPoint {
@@ -266,17 +246,23 @@ impl<S: FastContact<N>, const N: usize> Model for StickBasin<S, N> {
             .collect()
     }
 
+    fn state(c: &StickBasinPoint<S::State>) -> &S::State {
+        &c.state
+    }
+
     fn inputs(c: &StickBasinPoint<S::State>) -> Cells {
-        let mut cells = S::state_cells(&c.state);
-        cells.push(("line", c.line.name().to_string()));
         let first = c.scan.first().copied().unwrap_or(f64::NAN);
         let last = c.scan.last().copied().unwrap_or(f64::NAN);
-        cells.push(("scan_min", first.to_string()));
-        cells.push(("scan_max", last.to_string()));
-        cells.push(("scan_n", c.scan.len().to_string()));
-        if !S::SCALARS_ARE_INPUTS {
-            cells.extend(scalar_cells(&projection::<S, N>(&c.state)));
-        }
+        vec![
+            ("line", c.line.name().to_string()),
+            ("scan_min", first.to_string()),
+            ("scan_max", last.to_string()),
+            ("scan_n", c.scan.len().to_string()),
+        ]
+    }
+
+    fn derived(c: &StickBasinPoint<S::State>) -> Cells {
+        let mut cells = Cells::new();
         if let Ok(plane) = stick_plane::<S, N>(&c.state) {
             cells.extend([
                 (
@@ -296,12 +282,12 @@ impl<S: FastContact<N>, const N: usize> Model for StickBasin<S, N> {
     }
 
     fn run(
-        spec: &SweepSpec<Self>,
+        solver: &SolverSpec,
         c: &StickBasinPoint<S::State>,
+        window: f64,
         kappa: f64,
         integrator: IntegratorKind,
     ) -> Result<(Cells, SolverStats), String> {
-        let window_scaled = window(&spec.solver).map_err(|e| e.to_string())?;
         let plane = stick_plane::<S, N>(&c.state)?;
         let mut stats = SolverStats::default();
         let mut runs = 0usize;
@@ -311,13 +297,8 @@ impl<S: FastContact<N>, const N: usize> Model for StickBasin<S, N> {
             let state = S::with_start(&c.state, c.line.start(&plane.saddle, t));
             let (q0, qdot0) = S::initial_state(&state, kappa);
             let body = S::body(&state);
-            let (outcome, r) = FastRun::at::<S, N>(&body, &state, window_scaled).outcome(
-                &q0,
-                &qdot0,
-                kappa,
-                integrator,
-                &spec.solver,
-            )?;
+            let (outcome, r) = FastRun::at::<S, N>(&body, &state, window)
+                .outcome(&q0, &qdot0, kappa, integrator, solver)?;
             stats.add(&r.stats);
             runs += 1;
             if outcome == Outcome::Stick {
@@ -408,9 +389,9 @@ impl<S: FastContact<N>, const N: usize> Model for StickBasin<S, N> {
         Ok((cells, stats))
     }
 
-    fn report(spec: &SweepSpec<Self>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+    fn report(plan: &FastPlan<Self, N>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
         crate::report::stick_basin::write_report(
-            &spec.name,
+            &plan.name,
             S::BASIN_TITLE,
             S::STATE_COLUMNS,
             BISECTION_TOLERANCE,
