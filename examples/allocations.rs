@@ -97,10 +97,10 @@ fn main() {
             kind.name()
         );
     }
-    let text = std::fs::read_to_string("experiments/painleve_atlas.toml")
-        .expect("run from the repository root");
+    // The file is part of the source: built in, so that the example runs from any directory.
+    let text = include_str!("../experiments/painleve_atlas.toml");
     let Ok(rigid_limit::models::Experiment::Rod(spec)) =
-        rigid_limit::models::Experiment::parse(&text)
+        rigid_limit::models::Experiment::parse(text)
     else {
         panic!("experiments/painleve_atlas.toml is not a rod experiment");
     };
