@@ -9,7 +9,7 @@
 //! Fields are scalars (`f64`, integers, `bool`, `String`, unit enum variants), `Option`s of them
 //! (`None` is an empty cell) or vectors of numbers. A nested struct is refused: a row is flat.
 
-use super::model::Cells;
+use super::rows::Cells;
 use super::table::Row;
 use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
 use serde::ser::{self, Impossible, Serialize};

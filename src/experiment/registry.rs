@@ -14,8 +14,6 @@
 //!             work_precision = DescribedWorkPrecision;
 //!         Rod(rod::Rod), sweep = rod::sweep::RodSweep, report_run = rod::report::write_run_report;
 //!     }
-//!     models {
-//!     }
 //!     studies {
 //!         RodModeTable(FastPlan<ModeTable<rod::Rod, 3>, 3>), analysis = "mode_table";
 //!         PlanarModeTable(FastPlan<ModeTable<planar::Planar, 2>, 2>);   // the default
@@ -38,22 +36,16 @@
 //!   `work_precision = Variant` adds the work–precision study (`study = "work_precision"`,
 //!   `WorkPrecision<S>`) as that variant; `simulate SYSTEM` runs it through the `simulate` function named at
 //!   the top (`f::<S>(args)`).
-//! - `models`: a [`Model`](crate::experiment::model::Model) on its sweep (`SweepSpec<M>`),
-//!   selected by `model = M::NAME` and, when given, `analysis = "…"` (such an entry is asked
-//!   before the systems: the rod's mode table beside the rod); the entry without
-//!   `analysis` takes the model's files with any other (its own parser refuses what it does not
-//!   know). Its report is [`report_sweep`](crate::experiment::model::report_sweep) unless
-//!   `report = f` names `f(&SweepSpec<M>, &Path)`.
 //! - `studies`: a [`Study`]: a generic plan (a fast-time study of a system, `FastPlan<T, N>`),
 //!   selected by `model = Study::MODEL` and, when given, `analysis = "…"`; the entry without
 //!   `analysis` takes the system's files with any other (its own parser refuses what it does
-//!   not know). Entries with `analysis` are asked after the models' with `analysis` and before
-//!   the models' defaults; the defaults after the models'. Its report is [`Study::report`].
+//!   not know). Entries with `analysis` are asked before the systems (the rod's mode table
+//!   beside the rod); the defaults after them. Its report is [`Study::report`].
 //! - `plans`: any other [`Plan`](crate::experiment::runner::Plan) with a `name` field:
 //!   `parse = f` is `f(text, &table) -> Option<Result<Plan, SpecError>>` (`None`: not this plan's
 //!   file; plans are asked first) and `report = f` is `f(&Plan, &Path)`.
 //!
-//! `rigid-limit list` shows each system's `ABOUT`, each model's and study's non-empty `ABOUT`
+//! `rigid-limit list` shows each system's `ABOUT`, each study's non-empty `ABOUT`
 //! once per name,
 //! and a plan's `list = NAME => ABOUT` when given.
 
@@ -69,10 +61,6 @@ macro_rules! registry {
             $( $(#[$sm:meta])* $sv:ident ( $st:ty ) $( , sweep = $ssw:ty )?
                 $( , report = $sr:path )? $( , report_run = $srr:path )?
                 $( , table = $stt:path )? $( , work_precision = $swv:ident )? ; )*
-        }
-        models {
-            $( $(#[$mm:meta])* $mv:ident ( $mt:ty )
-                $( , analysis = $ma:literal )? $( , report = $mr:path )? ; )*
         }
         studies {
             $( $(#[$fm:meta])* $fv:ident ( $ft:ty ) $( , analysis = $fa:literal )? ; )*
@@ -90,7 +78,6 @@ macro_rules! registry {
                 #[doc = "The work–precision study (`study = \"work_precision\"`) of a system."]
                 $swv(Box<$crate::study::work_precision::WorkPrecision<$st>>),
             )? )*
-            $( $(#[$mm])* $mv(Box<$crate::experiment::model::SweepSpec<$mt>>), )*
             $( $(#[$fm])* $fv(Box<$ft>), )*
             $( $(#[$pm])* $pv(Box<$pt>), )*
         }
@@ -113,10 +100,6 @@ macro_rules! registry {
             $( add(
                 <$st as $crate::experiment::system::System>::NAME,
                 <$st as $crate::experiment::system::System>::ABOUT,
-            ); )*
-            $( add(
-                <$mt as $crate::experiment::model::Model>::NAME,
-                <$mt as $crate::experiment::model::Model>::ABOUT,
             ); )*
             $( add(
                 <$ft as $crate::experiment::registry::Study>::MODEL,
@@ -176,15 +159,7 @@ macro_rules! registry {
                 let _ = &analysis;
                 let study = table.get("study").and_then(|s| s.as_str()).map(str::to_string);
                 let _ = &study;
-                // A model's or study's analysis of a system's name (the rod's mode table) is theirs.
-                $( $( if name == <$mt as $crate::experiment::model::Model>::NAME
-                    && analysis.as_deref() == Some($ma)
-                {
-                    return Some(
-                        $crate::experiment::model::SweepSpec::parse(text)
-                            .map(|s| Experiment::$mv(Box::new(s))),
-                    );
-                } )? )*
+                // A study's analysis of a system's name (the rod's mode table) is the study's.
                 $( $( if name == <$ft as $crate::experiment::registry::Study>::MODEL
                     && analysis.as_deref() == Some($fa)
                 {
@@ -213,7 +188,6 @@ macro_rules! registry {
                     );
                     return Some(spec.map(|s| Experiment::$sv(Box::new(s))));
                 } )*
-                $( $crate::registry!(@default_model name, text, $mv, $mt $(, $ma)?); )*
                 $( $crate::registry!(@default_study name, text, $fv, $ft $(, $fa)?); )*
                 None
             }
@@ -223,7 +197,6 @@ macro_rules! registry {
                 match self {
                     $( Experiment::$sv(p) => &p.name, )*
                     $( $( Experiment::$swv(p) => &p.name, )? )*
-                    $( Experiment::$mv(p) => &p.name, )*
                     $( Experiment::$fv(p) => $crate::experiment::runner::Plan::name(p.as_ref()), )*
                     $( Experiment::$pv(p) => &p.name, )*
                 }
@@ -239,7 +212,6 @@ macro_rules! registry {
                 match self {
                     $( Experiment::$sv(p) => run_experiment(p.as_ref(), opts), )*
                     $( $( Experiment::$swv(p) => run_experiment(p.as_ref(), opts), )? )*
-                    $( Experiment::$mv(p) => run_experiment(p.as_ref(), opts), )*
                     $( Experiment::$fv(p) => run_experiment(p.as_ref(), opts), )*
                     $( Experiment::$pv(p) => run_experiment(p.as_ref(), opts), )*
                 }
@@ -256,7 +228,6 @@ macro_rules! registry {
                 match self {
                     $( Experiment::$sv(p) => merge_shards(p.as_ref(), out_dir, command_line), )*
                     $( $( Experiment::$swv(p) => merge_shards(p.as_ref(), out_dir, command_line), )? )*
-                    $( Experiment::$mv(p) => merge_shards(p.as_ref(), out_dir, command_line), )*
                     $( Experiment::$fv(p) => merge_shards(p.as_ref(), out_dir, command_line), )*
                     $( Experiment::$pv(p) => merge_shards(p.as_ref(), out_dir, command_line), )*
                 }
@@ -289,9 +260,6 @@ macro_rules! registry {
                         )?;
                         $crate::report::work_precision::write_report(spec, &rows, dir).map(|_| ())
                     } )? )*
-                    $( Experiment::$mv(spec) => {
-                        $crate::registry!(@report_model spec, dir $(, $mr)?)
-                    } )*
                     $( Experiment::$fv(plan) => {
                         $crate::experiment::registry::Study::report(plan.as_ref(), dir)
                     } )*
@@ -317,15 +285,6 @@ macro_rules! registry {
     (@table $table:ident, $dir:ident, $transform:path) => {
         Some($transform($table, $dir))
     };
-    (@default_model $name:ident, $text:ident, $v:ident, $t:ty) => {
-        if $name == <$t as $crate::experiment::model::Model>::NAME {
-            return Some(
-                $crate::experiment::model::SweepSpec::parse($text)
-                    .map(|s| Experiment::$v(Box::new(s))),
-            );
-        }
-    };
-    (@default_model $name:ident, $text:ident, $v:ident, $t:ty, $analysis:literal) => {};
     (@default_study $name:ident, $text:ident, $v:ident, $t:ty) => {
         if $name == <$t as $crate::experiment::registry::Study>::MODEL {
             return Some(
@@ -348,12 +307,6 @@ macro_rules! registry {
         $report($spec, &$crate::registry!(@rows $spec, $dir), $dir)
     };
     (@report_system $spec:ident, $dir:ident, run $report:path) => {
-        $report($spec, $dir).map(|_| ())
-    };
-    (@report_model $spec:ident, $dir:ident) => {
-        $crate::experiment::model::report_sweep($spec, $dir)
-    };
-    (@report_model $spec:ident, $dir:ident, $report:path) => {
         $report($spec, $dir).map(|_| ())
     };
 }

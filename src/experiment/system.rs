@@ -7,8 +7,8 @@
 use crate::analysis::first_opening::ScaleFreeOpening;
 use crate::error::SimError;
 use crate::experiment::grammar::LogGrid;
-use crate::experiment::model::Cells;
 use crate::experiment::record;
+use crate::experiment::rows::Cells;
 use crate::integrate::{IntegratorKind, SolverStats};
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -1,6 +1,6 @@
 //! The mechanical systems, one folder each, and the registry: the only place that lists them.
 //!
-//! An experiment file names its system with `model = "…"` (a `System::NAME`, a `Model::NAME`,
+//! An experiment file names its system with `model = "…"` (a `System::NAME`, a study's `MODEL`,
 //! or the name of a study that is a plan of its own: `two_contact`, `schmid_mielke`); an
 //! integrator study (`kind = "integrator_study"`) is the rod's. Adding a system: a folder
 //! implementing [`System`] and one line in `systems` below (README, "Adding a mechanical
@@ -54,8 +54,6 @@ crate::registry! {
         /// The Painlevé rod's κ sweep, atlas and extrapolation atlas (`model = "rod"`,
         /// `analysis = "sweep"`, `"atlas"` or `"extrapolation"`) over its own grid.
         Rod(rod::Rod), sweep = rod::sweep::RodSweep, report_run = rod::report::write_run_report;
-    }
-    models {
     }
     studies {
         /// The rod's mode table (`model = "rod"`, `analysis = "mode_table"`): the fast studies

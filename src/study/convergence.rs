@@ -26,7 +26,7 @@ use crate::experiment::grammar::{
     from_table_validated, parse_validated, validate_name, LogGrid, ParameterAxis, ParameterValue,
     SolverSpec, SpecError,
 };
-use crate::experiment::model::{finish_sweep_row, sweep_columns, sweep_input_row};
+use crate::experiment::rows::{finish_sweep_row, sweep_columns, sweep_input_row};
 use crate::experiment::runner::{write_atomically, Plan, Points, RunError};
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::experiment::table::Row;

@@ -18,7 +18,7 @@
 use rigid_limit::compliant::coulomb::Coulomb;
 use rigid_limit::error::SimError;
 use rigid_limit::experiment::grammar::LogGrid;
-use rigid_limit::experiment::model::Cells;
+use rigid_limit::experiment::rows::Cells;
 use rigid_limit::experiment::table::Row;
 use rigid_limit::experiment::Plan;
 use rigid_limit::model::iwc::FastStart;

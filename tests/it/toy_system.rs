@@ -369,7 +369,6 @@ mod registered {
         systems {
             Landing(Toy);
         }
-        models {}
         studies {}
         plans {}
     }

@@ -39,8 +39,8 @@ pub mod truncation;
 
 use crate::error::SimError;
 use crate::experiment::grammar::{LogGrid, MethodKind};
-use crate::experiment::model::Cells;
 use crate::experiment::record;
+use crate::experiment::rows::Cells;
 use crate::experiment::system::{Method, Methods, Quantity, RunSettings, System};
 use crate::integrate::{IntegratorKind, SolverStats};
 use compliant::Start;

@@ -45,7 +45,7 @@ use crate::compliant::spatial_measured::MeasuredSpatialContact;
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::error::{number_text, SimError};
 use crate::experiment::grammar::{LogGrid, SpecError};
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::experiment::system::{Method, Methods, Quantity, RunSettings, System};
 use crate::experiment::table::column_name;
 use crate::hybrid::{Named, RunControl, Trace, Until};

@@ -36,7 +36,7 @@ use crate::compliant::normal::{restitution_unit_normal_mass, NormalCompliance};
 use crate::compliant::spatial::{simulate_spatial, SpatialContactProblem, SpatialEvent};
 use crate::error::{require_finite, SimError};
 use crate::experiment::grammar::{LogGrid, MethodKind};
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::hybrid::Named;
 use crate::integrate::{SolverStats, Tolerances};

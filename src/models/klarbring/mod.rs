@@ -37,7 +37,7 @@ pub mod run;
 
 use crate::error::SimError;
 use crate::experiment::grammar::{LogGrid, MethodKind};
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::experiment::system::{Method, Methods, Quantity, RunSettings, System};
 use crate::integrate::{SolverStats, Tolerances};
 use params::Params;

@@ -42,7 +42,7 @@ use crate::compliant::record::RunRecord;
 use crate::compliant::EndCondition;
 use crate::error::{require_finite, require_positive, SimError};
 use crate::experiment::grammar::LogGrid;
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::integrate::SolverStats;
 use crate::rigid::oblique_impact::{chatter_restitution, ImpactContact, RestitutionLaw};

@@ -54,7 +54,7 @@ use crate::error::{require_finite, require_positive, SimError};
 use crate::experiment::grammar::{
     check_sources, grid_size, merged_states, Axis, LogGrid, SolverSpec, Source,
 };
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::model::iwc::FastStart;
 use crate::study::fast::{self, FastContact};
 use mechanics::ConstantPlanar;

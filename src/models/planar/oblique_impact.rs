@@ -35,7 +35,7 @@ use crate::compliant::record::RunRecord;
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::error::{require_finite, SimError};
 use crate::experiment::grammar::LogGrid;
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::integrate::SolverStats;
 use crate::rigid::oblique_impact::{ImpactContact, ImpactOutcome, RestitutionLaw};
@@ -291,7 +291,7 @@ impl System for PlanarObliqueImpact {
     // Listed once under `planar` (the mode table's line names its analyses).
     const ABOUT: &'static str = "";
     const EXAMPLE: &'static str = include_str!("../../../experiments/oblique_impact_map.toml");
-    const SOLVER_KEYS: &'static [&'static str] = crate::experiment::model::FAST_TIME_SOLVER_KEYS;
+    const SOLVER_KEYS: &'static [&'static str] = crate::experiment::rows::FAST_TIME_SOLVER_KEYS;
     /// The grid's order: contacts, then laws, then the incidence fastest.
     const SWEEP_ORDER: &'static [&'static str] = &["contacts", "laws", "incidence"];
     type Config = ImpactConfig;

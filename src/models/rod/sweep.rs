@@ -13,7 +13,7 @@ use crate::error::SimError;
 use crate::experiment::grammar::{
     check_sources, grid_size, merged_states, Axis, LogGrid, Source, MAX_AXIS_VALUES,
 };
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::experiment::runner::HISTORY_CSV;
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::integrate::SolverStats;

@@ -13,7 +13,7 @@ use crate::compliant::normal::NormalCompliance;
 use crate::compliant::record::RunRecord;
 use crate::compliant::{simulate, ContactProblem, EndCondition, Event, SimulationOptions};
 use crate::error::SimError;
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::integrate::SolverStats;
 
 /// The dashpot of the penalty law, c_d in F_n = δ/κ + c_d δ̇/√κ: the normal oscillation's

@@ -8,7 +8,7 @@ use super::closed_form::ClosedForm;
 use super::examples::{crossing_level, Example};
 use super::quasistatic::uniform_partition;
 use super::spec::{Case, Key, Setting, SmPoint, SmSpec};
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::experiment::runner::{Plan, Points, RunError};
 use crate::experiment::table::{stat_fields, Row};
 use crate::integrate::SolverStats;

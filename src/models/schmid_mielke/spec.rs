@@ -4,9 +4,9 @@
 //! `integrator`, `rtol`). Several `[[sweep]]` tables give a union of grids (the two examples
 //! need different fixed keys). Unknown keys are rejected; errors name the key.
 //!
-//! The model's rows do not fit the κ-ladder × integrators contract of
-//! [`crate::experiment::model::Model`] (an incremental run has neither), so the spec is a
-//! [`crate::experiment::runner::Plan`] of its own, like the rod's integrator study.
+//! The model's rows do not fit the κ-ladder × integrators design of the convergence study (an
+//! incremental run has neither), so the spec is a [`crate::experiment::runner::Plan`] of its
+//! own, like the rod's integrator study.
 
 use super::examples::{Example, VaryingFriction, VaryingNormalForce};
 use crate::compliant::normal::{require_penetrating_less_than_the_body, require_resolvable_kappa};

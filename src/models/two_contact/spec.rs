@@ -90,7 +90,7 @@ pub enum Analysis {
 
 /// The optional `[solver]` keys of a fast-time run: each lasts `window_scaled`, so `t_max` has
 /// no role.
-const SOLVER_KEYS: &[&str] = crate::experiment::model::FAST_TIME_SOLVER_KEYS;
+const SOLVER_KEYS: &[&str] = crate::experiment::rows::FAST_TIME_SOLVER_KEYS;
 
 impl TwoContactStudy {
     /// Parse and validate TOML text.

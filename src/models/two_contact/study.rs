@@ -7,7 +7,7 @@ use super::linear::SlipSlip;
 use super::runs::{run_fast, FastRun, Outcome};
 use super::spec::TwoContactStudy;
 use super::system::{ContactLaw, FastTwoContact, TwoContactSystem};
-use crate::experiment::model::{finish_sweep_row, sweep_columns, sweep_input_row};
+use crate::experiment::rows::{finish_sweep_row, sweep_columns, sweep_input_row};
 use crate::experiment::runner::{Plan, Points};
 use crate::experiment::table::Row;
 use crate::hybrid::Named;

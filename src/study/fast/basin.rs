@@ -14,7 +14,7 @@ use super::run::FastRun;
 use super::{fast_starts_given, projection, window, FastContact};
 use crate::error::SimError;
 use crate::experiment::grammar::SolverSpec;
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};

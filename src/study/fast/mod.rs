@@ -27,7 +27,7 @@ pub mod stick_basin;
 use crate::compliant::coulomb::Coulomb;
 use crate::error::SimError;
 use crate::experiment::grammar::{Axis, LogGrid, SolverSpec};
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::model::iwc::FastStart;
 use crate::model::{dot, PlanarContactSystem, ProjectedDynamics};
 use serde::de::DeserializeOwned;

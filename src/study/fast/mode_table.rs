@@ -14,7 +14,7 @@ use super::plan::{FastPlan, FastStudy};
 use super::run::FastRun;
 use super::{projection, start_cells, states_of, FastContact, START_COLUMNS};
 use crate::experiment::grammar::SolverSpec;
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};

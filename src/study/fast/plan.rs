@@ -9,10 +9,10 @@ use super::{
 };
 use crate::error::SimError;
 use crate::experiment::grammar::{parse_validated, validate_name, SolverSpec, SpecError};
-use crate::experiment::model::{
+use crate::experiment::registry::Study;
+use crate::experiment::rows::{
     finish_sweep_row, sweep_columns, sweep_input_row, Cells, Point, FAST_TIME_SOLVER_KEYS,
 };
-use crate::experiment::registry::Study;
 use crate::experiment::runner::{Plan, Points, RunError, RUNS_CSV};
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};

@@ -15,7 +15,7 @@ use super::run::FastRun;
 use super::{normal_state, projection, start_cells, states_of, FastContact, START_COLUMNS};
 use crate::compliant::record::Sample;
 use crate::experiment::grammar::SolverSpec;
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};

@@ -11,7 +11,7 @@ use crate::compliant::outcome::{fast_outcome, first_exit, slip_stop_before_openi
 use crate::compliant::record::RunRecord;
 use crate::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use crate::experiment::grammar::SolverSpec;
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::integrate::{IntegratorKind, SolverStats};
 use crate::model::consistency::Outcome;
 use crate::model::iwc::{FastStart, IwcLimit};

@@ -16,7 +16,7 @@ use crate::compliant::coulomb::Mode;
 use crate::compliant::record::{ModeInterval, RunRecord};
 use crate::error::SimError;
 use crate::experiment::grammar::{Axis, SolverSpec};
-use crate::experiment::model::Cells;
+use crate::experiment::rows::Cells;
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
