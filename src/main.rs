@@ -45,6 +45,15 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Write the report (summary.md, figures) of a finished run again from its runs.csv, running
+    /// nothing; refused unless the directory holds every point's row under the file's settings.
+    Report {
+        /// The experiment file the run was made from.
+        experiment: PathBuf,
+        /// The run's directory (default: results/NAME).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// List the experiment files, the mechanical systems (`model = …`) and the integrators.
     List {
         /// Directory of the experiment files (*.toml).
@@ -104,6 +113,7 @@ fn main() -> ExitCode {
             fresh,
         } => run(&experiment, out, shard, fresh),
         Command::Merge { experiment, out } => merge(&experiment, out),
+        Command::Report { experiment, out } => report_again(&experiment, out),
         Command::Reproduce {
             experiments,
             results,
@@ -184,6 +194,19 @@ fn merge(path: &Path, out: Option<PathBuf>) -> Result<(), String> {
     experiment.report(&out_dir).map_err(|e| e.to_string())?;
     report(experiment.name(), &summary);
     Ok(())
+}
+
+fn report_again(path: &Path, out: Option<PathBuf>) -> Result<(), String> {
+    let experiment = Experiment::load(path).map_err(|e| e.to_string())?;
+    let out_dir = out.unwrap_or_else(|| Path::new("results").join(experiment.name()));
+    let rows = experiment
+        .report_finished(&out_dir)
+        .map_err(|e| e.to_string())?;
+    write_stdout(&format!(
+        "{}: report of {rows} rows written -> {}\n",
+        experiment.name(),
+        out_dir.display()
+    ))
 }
 
 /// The `*.toml` files of `dir`, sorted.

@@ -233,6 +233,26 @@ macro_rules! registry {
                 }
             }
 
+            /// Write the report of the finished run in `dir` again from its rows, running
+            /// nothing (`rigid-limit report`); refused, saying what to run instead, unless `dir`
+            /// holds every point's row computed under this file's settings
+            /// ([`check_finished`]($crate::experiment::runner::check_finished)). Returns the
+            /// number of rows.
+            pub fn report_finished(
+                &self,
+                dir: &::std::path::Path,
+            ) -> Result<usize, $crate::experiment::runner::RunError> {
+                use $crate::experiment::runner::check_finished;
+                let (rows, _lock) = match self {
+                    $( Experiment::$sv(p) => check_finished(p.as_ref(), dir), )*
+                    $( $( Experiment::$swv(p) => check_finished(p.as_ref(), dir), )? )*
+                    $( Experiment::$fv(p) => check_finished(p.as_ref(), dir), )*
+                    $( Experiment::$pv(p) => check_finished(p.as_ref(), dir), )*
+                }?;
+                self.report(dir)?;
+                Ok(rows)
+            }
+
             /// Write the report (summary.md, analysis.json, figures, beside the side tables of
             /// the run stage) of the run in `dir`; its files replace the previous report's
             /// together ([`replace_report`]($crate::experiment::store::replace_report)).

@@ -456,6 +456,69 @@ impl Ordered {
     }
 }
 
+/// Check that `dir` holds a finished run of `spec` whose report can be written again without
+/// running anything (`rigid-limit report`): its rows were computed under the experiment file's
+/// settings (by any build: the report is this build's, the rows are the stored ones), as the
+/// whole experiment rather than a shard, no sweep is pending, and runs.csv holds a row with the
+/// inputs of every point. Returns the number of rows and the directory's lock, to hold while the
+/// report is written; an error says what to run instead.
+pub fn check_finished<P: Plan>(spec: &P, dir: &Path) -> Result<(usize, DirLock), RunError> {
+    let refuse = |why: String| Err(RunError::NotFinished(format!("{}: {why}", dir.display())));
+    let Some(stored) = Provenance::read(dir) else {
+        let holds_shards = fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .any(|e| Shard::from_dir_name(&e.file_name().to_string_lossy()).is_some())
+        });
+        if holds_shards {
+            return refuse("it holds shards; merge them first (rigid-limit merge)".into());
+        }
+        return refuse(format!(
+            "no {PROVENANCE_JSON} here: no run of {} to report; run it first",
+            spec.name()
+        ));
+    };
+    let lock = DirLock::acquire(dir)?;
+    let now = Provenance::current(&spec.spec_json(), None);
+    if let Some(d) = super::store::first_difference(&stored.settings, &now.settings, "") {
+        return refuse(format!(
+            "the rows were computed under other settings ({d}); run the experiment to update them"
+        ));
+    }
+    if let Some(s) = &stored.shard {
+        return refuse(format!(
+            "this is shard {s}; merge the shards (rigid-limit merge) and report the whole"
+        ));
+    }
+    if dir.join(JOURNAL_CSV).exists() || dir.join(RESUME_CSV).exists() {
+        return refuse("the run was interrupted; run the experiment again to resume it".into());
+    }
+    let columns = spec.columns();
+    let runs = dir.join(RUNS_CSV);
+    if TableLines::open(&runs, &columns).is_none() {
+        return refuse(format!(
+            "no {RUNS_CSV} with this experiment's columns; run the experiment"
+        ));
+    }
+    let mut rows = MergedLines::open(std::slice::from_ref(&runs), &columns);
+    let mut n = 0;
+    for p in spec.points() {
+        let id = spec.point_id(&p);
+        let matches = rows
+            .row_of(id)
+            .and_then(|line| Row::from_csv_line(&line, &columns))
+            .is_some_and(|row| row_matches(&row, &spec.input_row(&p)));
+        if !matches {
+            return refuse(format!(
+                "{RUNS_CSV} holds no row with the inputs of point {id} ({}); run the experiment",
+                spec.describe(&p)
+            ));
+        }
+        n += 1;
+    }
+    Ok((n, lock))
+}
+
 /// Join the shards in `out_dir/shard-*-of-*` into `out_dir/runs.csv`.
 ///
 /// Refused, naming the shard and the reason, when shards of different counts lie side by side,

@@ -361,6 +361,9 @@ pub enum RunError {
     /// The sweep stopped before its end (see `RunOptions::stop_after_rows`).
     #[error("{0}")]
     Interrupted(String),
+    /// A directory holds no finished run whose report can be written (`rigid-limit report`).
+    #[error("{0}")]
+    NotFinished(String),
 }
 
 impl RunError {

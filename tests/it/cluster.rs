@@ -77,3 +77,97 @@ fn four_shards_run_at_once_merge_into_one_run() {
     assert!(sharded.join("summary.md").exists());
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// `report` writes a finished run's report again from its rows, byte for byte, running
+/// nothing; it refuses a directory whose rows are not those of the file (other settings, a
+/// shard, a missing row), naming what differs.
+#[test]
+fn report_rewrites_a_finished_run_and_refuses_other_rows() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("experiments/spring_particle.toml")).unwrap();
+    let base = std::env::temp_dir().join(format!("rigid-limit-report-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let file = base.join("spring.toml");
+    std::fs::write(&file, &text).unwrap();
+    let (file, out) = (file.to_str().unwrap(), base.join("out"));
+    let out_arg = out.to_str().unwrap();
+    let ran = rigid_limit(&["run", file, "--out", out_arg])
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    std::fs::remove_file(out.join("summary.md")).unwrap();
+    let again = rigid_limit(&["report", file, "--out", out_arg])
+        .output()
+        .unwrap();
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let n_rows = runs.lines().count() - 1;
+    assert!(
+        String::from_utf8_lossy(&again.stdout).contains(&format!("report of {n_rows} rows")),
+        "{}",
+        String::from_utf8_lossy(&again.stdout)
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("summary.md")).unwrap(),
+        summary
+    );
+    assert_eq!(std::fs::read_to_string(out.join("runs.csv")).unwrap(), runs);
+
+    let refused = |args: &[&str], needle: &str| {
+        let o = rigid_limit(args).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert!(
+            !o.status.success() && err.contains(needle),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    };
+    // Other settings: the key and both values are named.
+    let other = base.join("other.toml");
+    std::fs::write(&other, text.replace("mu = 0.5", "mu = 0.4")).unwrap();
+    refused(
+        &["report", other.to_str().unwrap(), "--out", out_arg],
+        "params.mu",
+    );
+    // A row missing from runs.csv.
+    let cut: Vec<&str> = runs.lines().collect();
+    std::fs::write(out.join("runs.csv"), cut[..cut.len() - 1].join("\n") + "\n").unwrap();
+    refused(
+        &["report", file, "--out", out_arg],
+        "no row with the inputs of point",
+    );
+    // A shard is merged, not reported.
+    let sharded = base.join("sharded");
+    let shard = rigid_limit(&[
+        "run",
+        file,
+        "--out",
+        sharded.to_str().unwrap(),
+        "--shard",
+        "0/2",
+    ])
+    .output()
+    .unwrap();
+    assert!(shard.status.success());
+    let shard_dir = sharded.join("shard-0-of-2");
+    refused(
+        &["report", file, "--out", shard_dir.to_str().unwrap()],
+        "merge the shards",
+    );
+    // Nothing run there.
+    refused(
+        &["report", file, "--out", base.join("none").to_str().unwrap()],
+        "no provenance.json",
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}

@@ -68,7 +68,7 @@ fn too_many_coordinates(n: usize) -> SimError {
     SimError::invalid(
         "system.coordinates",
         format!("{n} coordinates"),
-        &format!("a described system has at most {MAX_COORDINATES} coordinates for now"),
+        &format!("a described system has at most {MAX_COORDINATES} coordinates; write a larger one as a model folder (README, \"Adding a mechanical system\")"),
     )
 }
 

@@ -7,7 +7,7 @@ use super::linear::SlipSlip;
 use super::runs::{run_fast, FastRun, Outcome};
 use super::spec::TwoContactStudy;
 use super::system::{ContactLaw, FastTwoContact, TwoContactSystem};
-use crate::experiment::rows::{finish_sweep_row, sweep_columns, sweep_input_row};
+use crate::experiment::rows::{finish_sweep_row, sweep_columns, sweep_input_row, Cells};
 use crate::experiment::runner::{Plan, Points};
 use crate::experiment::table::Row;
 use crate::hybrid::Named;
@@ -115,9 +115,6 @@ const MEASURES: &[&str] = &[
     "side_above",
     "n_runs",
 ];
-
-/// Cells of a row: (column, text).
-type Cells = Vec<(&'static str, String)>;
 
 impl TwoContactStudy {
     /// Every point, in output order: states, laws, starts (the circle's points, its two
