@@ -131,7 +131,7 @@ pub fn number_text(x: f64) -> String {
 }
 
 /// [`number_text`] appended to `out` (a table's line is written without a string per cell).
-pub fn write_number(out: &mut String, x: f64) {
+pub(crate) fn write_number(out: &mut String, x: f64) {
     use std::fmt::Write;
     let a = x.abs();
     let _ = if a == 0.0 || !a.is_finite() || (1e-4..1e6).contains(&a) {
@@ -143,7 +143,7 @@ pub fn write_number(out: &mut String, x: f64) {
 
 /// A time in a message: seven significant digits, written like [`number_text`] (`1.227728`,
 /// `0.002660739`, `3.4e-9`, not `1.227728e0`).
-pub fn time_text(t: f64) -> String {
+pub(crate) fn time_text(t: f64) -> String {
     format!("{t:.6e}")
         .parse()
         .map(number_text)
@@ -152,7 +152,7 @@ pub fn time_text(t: f64) -> String {
 
 /// `x` to `digits` significant digits, written like [`number_text`] (`1.4092675144`, not
 /// `1.4092675144e0`).
-pub fn significant_text(x: f64, digits: usize) -> String {
+pub(crate) fn significant_text(x: f64, digits: usize) -> String {
     let decimals = digits.saturating_sub(1);
     format!("{x:.decimals$e}")
         .parse()
@@ -193,17 +193,17 @@ pub fn require_positive(field: &str, value: f64) -> Result<f64, SimError> {
 }
 
 /// The largest relative tolerance accepted (docs/tolerances.md, "Resolution limits").
-pub const LARGEST_RTOL: f64 = 0.1;
+pub(crate) const LARGEST_RTOL: f64 = 0.1;
 
 /// The smallest relative tolerance accepted: about 45 machine epsilons. Below it the local
 /// error estimate is a difference of stage sums at the level of their rounding, so no step-size
 /// control can meet it: RADAU5 refuses rtol ≤ 1e-15 outright and the explicit methods control
 /// only atol (docs/tolerances.md, "Resolution limits").
-pub const SMALLEST_RTOL: f64 = 1e-14;
+pub(crate) const SMALLEST_RTOL: f64 = 1e-14;
 
 /// Checks a relative tolerance is finite and in [[`SMALLEST_RTOL`], [`LARGEST_RTOL`]): the one
 /// check behind `--rtol`, `solver.rtol` and the integrator study's ladder.
-pub fn require_rtol(field: &str, value: f64) -> Result<f64, SimError> {
+pub(crate) fn require_rtol(field: &str, value: f64) -> Result<f64, SimError> {
     require_positive(field, value)?;
     if value < SMALLEST_RTOL {
         return Err(SimError::invalid(
@@ -226,10 +226,10 @@ pub fn require_rtol(field: &str, value: f64) -> Result<f64, SimError> {
 /// (angles and tangential velocities as they are, the gap in units of κ, the normal velocity in
 /// units of √κ; docs/tolerances.md, "Tolerances in short"), whose components are O(1), so an
 /// atol of 0.1 already allows errors of 10 % of the state's size.
-pub const LARGEST_ATOL: f64 = 0.1;
+pub(crate) const LARGEST_ATOL: f64 = 0.1;
 
 /// Checks an absolute tolerance is finite, > 0 and < [`LARGEST_ATOL`].
-pub fn require_atol(field: &str, value: f64) -> Result<f64, SimError> {
+pub(crate) fn require_atol(field: &str, value: f64) -> Result<f64, SimError> {
     require_positive(field, value)?;
     if value >= LARGEST_ATOL {
         return Err(SimError::invalid(
@@ -242,7 +242,7 @@ pub fn require_atol(field: &str, value: f64) -> Result<f64, SimError> {
 }
 
 /// Checks an optional run guard (a step or event limit) is at least 1.
-pub fn require_guard(field: &str, value: Option<usize>) -> Result<(), SimError> {
+pub(crate) fn require_guard(field: &str, value: Option<usize>) -> Result<(), SimError> {
     match value {
         Some(0) => Err(SimError::invalid(field, 0, "must be >= 1")),
         _ => Ok(()),
@@ -250,7 +250,7 @@ pub fn require_guard(field: &str, value: Option<usize>) -> Result<(), SimError> 
 }
 
 /// Checks a parameter is finite and ≥ 0.
-pub fn require_non_negative(field: &str, value: f64) -> Result<f64, SimError> {
+pub(crate) fn require_non_negative(field: &str, value: f64) -> Result<f64, SimError> {
     if value.is_finite() && value >= 0.0 {
         Ok(value)
     } else {
@@ -272,7 +272,7 @@ pub fn require_non_negative(field: &str, value: f64) -> Result<f64, SimError> {
 pub const LARGEST_INPUT: f64 = 1e150;
 
 /// Checks a parameter is finite and at most [`LARGEST_INPUT`] in size.
-pub fn require_representable(field: &str, value: f64) -> Result<f64, SimError> {
+pub(crate) fn require_representable(field: &str, value: f64) -> Result<f64, SimError> {
     require_finite(field, value)?;
     if value.abs() > LARGEST_INPUT {
         return Err(SimError::invalid(
@@ -287,7 +287,7 @@ pub fn require_representable(field: &str, value: f64) -> Result<f64, SimError> {
 }
 
 /// Checks a parameter is finite.
-pub fn require_finite(field: &str, value: f64) -> Result<f64, SimError> {
+pub(crate) fn require_finite(field: &str, value: f64) -> Result<f64, SimError> {
     if value.is_finite() {
         Ok(value)
     } else {

@@ -98,7 +98,7 @@ pub enum ErrorModel {
 }
 
 /// Every candidate, each family in increasing order.
-pub const MODELS: [ErrorModel; 6] = [
+pub(crate) const MODELS: [ErrorModel; 6] = [
     ErrorModel::PowerLaw,
     ErrorModel::PowerLawTwoTerms,
     ErrorModel::SqrtLog,
@@ -269,7 +269,7 @@ pub struct Extrapolation {
 
 impl Extrapolation {
     /// The fitted correction y(κ) − y₀.
-    pub fn correction(&self, kappa: f64) -> f64 {
+    pub(crate) fn correction(&self, kappa: f64) -> f64 {
         self.terms
             .iter()
             .map(|t| t.coefficient * t.term.value(kappa))
@@ -640,7 +640,7 @@ fn fit_candidate(
 
 /// The fewest κ values an extrapolation with `opts` accepts: the smallest model's parameters
 /// and its degrees of freedom.
-pub fn points_needed(opts: &ExtrapolationOptions) -> usize {
+pub(crate) fn points_needed(opts: &ExtrapolationOptions) -> usize {
     MODELS
         .iter()
         .map(|m| {

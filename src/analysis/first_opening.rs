@@ -32,7 +32,7 @@ pub fn first_opening<'a>(
 
 /// C–V's label of the outcome that starts with contact `opening` opening, the contacts in
 /// their order: F for it, I for each other contact (whose force then grows).
-pub fn outcome_label(contacts: &[String], opening: &str) -> String {
+pub(crate) fn outcome_label(contacts: &[String], opening: &str) -> String {
     contacts
         .iter()
         .map(|c| if c == opening { 'F' } else { 'I' })
@@ -62,7 +62,7 @@ pub struct ScaleFreeOpening {
 
 /// One compliant run's first opening against the scale-free system's from its start.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct StartOpening {
+pub(crate) struct StartOpening {
     pub start: f64,
     pub contact: Option<String>,
     /// s = t/√κ of the first opening.
@@ -75,7 +75,7 @@ pub struct StartOpening {
 
 /// The runs of one integrator at one κ.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Level {
+pub(crate) struct Level {
     pub kappa: f64,
     pub starts: usize,
     /// Starts whose first opening is the scale-free system's.
@@ -94,7 +94,7 @@ pub struct Level {
 
 /// One integrator's levels, from large κ to small.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct IntegratorOpenings {
+pub(crate) struct IntegratorOpenings {
     pub integrator: String,
     pub levels: Vec<Level>,
     pub smallest_kappa: f64,
@@ -106,7 +106,7 @@ pub struct IntegratorOpenings {
 
 /// Everything the report of first openings holds (analysis.json).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FirstOpenings {
+pub(crate) struct FirstOpenings {
     /// The swept parameter that places each start.
     pub start: String,
     pub contacts: Vec<String>,
@@ -214,7 +214,7 @@ fn level<R: RowCells>(
 /// parameter `start`, `status` and the event columns) against the scale-free `reference`, the
 /// system's `contacts` in their order. Levels are grouped by integrator and κ in the rows'
 /// order.
-pub fn first_openings<R: RowCells>(
+pub(crate) fn first_openings<R: RowCells>(
     start: &str,
     contacts: &[String],
     reference: Vec<ScaleFreeOpening>,

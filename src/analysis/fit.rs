@@ -6,7 +6,7 @@ use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The two-sided 95 % quantile of Student's t with `dof` degrees of freedom.
-pub fn student_t95(dof: f64) -> Option<f64> {
+pub(crate) fn student_t95(dof: f64) -> Option<f64> {
     Some(StudentsT::new(0.0, 1.0, dof).ok()?.inverse_cdf(0.975))
 }
 
@@ -25,7 +25,7 @@ pub struct LinearFit {
 }
 
 /// Fit `y = a + b x`; `None` with fewer than 3 points or no spread in x.
-pub fn least_squares(x: &[f64], y: &[f64]) -> Option<LinearFit> {
+pub(crate) fn least_squares(x: &[f64], y: &[f64]) -> Option<LinearFit> {
     let n = x.len();
     if n < 3 || y.len() != n {
         return None;
@@ -74,18 +74,18 @@ pub struct MultipleFit {
 
 impl MultipleFit {
     /// Degrees of freedom n − p.
-    pub fn dof(&self) -> usize {
+    pub(crate) fn dof(&self) -> usize {
         self.residuals.len() - self.coefficients.len()
     }
 
     /// Residual variance s² = Σ r² / (n − p) (`None` without degrees of freedom).
-    pub fn residual_variance(&self) -> Option<f64> {
+    pub(crate) fn residual_variance(&self) -> Option<f64> {
         let dof = self.dof();
         (dof > 0).then(|| self.residuals.iter().map(|r| r * r).sum::<f64>() / dof as f64)
     }
 
     /// Standard error of coefficient `j`, √(s² (XᵀX)⁻¹_jj).
-    pub fn standard_error(&self, j: usize) -> Option<f64> {
+    pub(crate) fn standard_error(&self, j: usize) -> Option<f64> {
         Some((self.residual_variance()? * self.unscaled_covariance[(j, j)]).sqrt())
     }
 
@@ -152,7 +152,7 @@ pub fn power_law(kappa: &[f64], value: &[f64]) -> Option<LinearFit> {
 }
 
 /// The slide's two-term law T = √κ (a ln(1/√κ) + b): `slope` is a, `intercept` is b.
-pub fn slide_law(kappa: &[f64], duration: &[f64]) -> Option<LinearFit> {
+pub(crate) fn slide_law(kappa: &[f64], duration: &[f64]) -> Option<LinearFit> {
     let x: Vec<f64> = kappa.iter().map(|k| (1.0 / k.sqrt()).ln()).collect();
     let y: Vec<f64> = kappa
         .iter()

@@ -4,7 +4,7 @@
 /// The distances between two trajectories: sup of ‖ΔU‖ and ∫‖ΔV‖ dt over the whole run and over its
 /// contact phase [0, t_contact].
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct TrajectoryDistances {
+pub(crate) struct TrajectoryDistances {
     /// max_t ‖U^κ − U⁰‖ over every sample.
     pub sup_position: f64,
     /// The same over the samples in [0, t_contact].
@@ -26,7 +26,7 @@ fn norm_of_difference(a: &[f64], b: &[f64]) -> f64 {
 /// The distances between the trajectories sampled at increasing `times`: `positions_*[i]` and
 /// `velocities_*[i]` at `times[i]`. The velocity integral is exact to the trapezoidal rule's
 /// error, so the sampling must resolve the jumps (rigid impacts) and the fast phases.
-pub fn trajectory_distances(
+pub(crate) fn trajectory_distances(
     times: &[f64],
     positions_a: &[Vec<f64>],
     positions_b: &[Vec<f64>],

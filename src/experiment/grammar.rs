@@ -118,13 +118,14 @@ pub struct LinearRange {
 
 /// The largest number of values one axis or κ ladder may have (a grid is the product of its
 /// axes; see [`MAX_POINTS`]).
-pub const MAX_AXIS_VALUES: usize = 100_000;
+pub(crate) const MAX_AXIS_VALUES: usize = 100_000;
 /// The largest number of points an experiment runs unless `[solver] max_points` raises it:
 /// counted before anything is allocated.
 pub const MAX_POINTS: u128 = 1_000_000;
 
 /// What an axis may be, for messages.
-pub const AXIS_FORMS: &str = "a list of numbers [a, b, …] or a range { min = …, max = …, n = … }";
+pub(crate) const AXIS_FORMS: &str =
+    "a list of numbers [a, b, …] or a range { min = …, max = …, n = … }";
 
 impl<'de> Deserialize<'de> for Axis {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -135,7 +136,7 @@ impl<'de> Deserialize<'de> for Axis {
 
 impl Axis {
     /// Read an axis from the value of its key, with a message that says what is wrong.
-    pub fn from_value(value: &serde_json::Value) -> Result<Self, String> {
+    pub(crate) fn from_value(value: &serde_json::Value) -> Result<Self, String> {
         use serde_json::Value;
         match value {
             Value::Array(items) => items
@@ -330,7 +331,7 @@ impl SolverSpec {
 
     /// A key that the runs of `model` would ignore (not among `used`, of `t_max`,
     /// `window_scaled`, `max_steps`, `max_events` and `t_end`) is an error, not a silent no-op.
-    pub fn refuse_unused_keys(&self, model: &str, used: &[&str]) -> Result<(), SimError> {
+    pub(crate) fn refuse_unused_keys(&self, model: &str, used: &[&str]) -> Result<(), SimError> {
         let set = [
             ("t_max", self.t_max.map(crate::error::number_text)),
             (
@@ -360,7 +361,7 @@ impl SolverSpec {
 
     /// Refuse duplicate integrators, and a grid of `points` points above the limit, before
     /// anything is allocated.
-    pub fn check_work(&self, points: u128) -> Result<(), SimError> {
+    pub(crate) fn check_work(&self, points: u128) -> Result<(), SimError> {
         for (i, a) in self.integrators.iter().enumerate() {
             if self.integrators[..i].contains(a) {
                 return Err(SimError::invalid(
@@ -446,7 +447,7 @@ pub fn grid_size<A, S, T>(
 
 /// Check that every parameter has one source and the required ones are given, and validate
 /// the axes (`validate_axis(axis, "sweep.NAME")`).
-pub fn check_sources<A>(
+pub(crate) fn check_sources<A>(
     sources: &[Source<'_, A>],
     validate_axis: impl Fn(&A, &str) -> Result<(), SimError>,
 ) -> Result<(), SimError> {
@@ -480,7 +481,7 @@ pub fn check_sources<A>(
 
 /// `[params]` merged with each entry of `[sweep] states` ([`merge_state`]); just `[params]`
 /// without a list.
-pub fn merged_states<P: Clone + Serialize + serde::de::DeserializeOwned>(
+pub(crate) fn merged_states<P: Clone + Serialize + serde::de::DeserializeOwned>(
     params: &P,
     states: Option<&[P]>,
 ) -> Result<Vec<P>, SimError> {
@@ -502,7 +503,7 @@ pub fn merged_states<P: Clone + Serialize + serde::de::DeserializeOwned>(
 /// One entry of a list of explicit states (`[sweep] states = [{ … }, …]`): a partial table of a
 /// model's parameters (every field optional) merged over `[params]`. Each key has one source: a
 /// key given in both is an error naming `{list_key}[{index}].{key}`.
-pub fn merge_state<P: Serialize + serde::de::DeserializeOwned>(
+pub(crate) fn merge_state<P: Serialize + serde::de::DeserializeOwned>(
     params: &P,
     state: &P,
     list_key: &str,
@@ -589,7 +590,7 @@ pub fn from_table_validated<T: serde::de::DeserializeOwned>(
 }
 
 /// An experiment's name names its output directory.
-pub fn validate_name(name: &str) -> Result<(), SimError> {
+pub(crate) fn validate_name(name: &str) -> Result<(), SimError> {
     if name.is_empty()
         || !name
             .chars()

@@ -11,7 +11,7 @@ pub type Cells = Vec<(&'static str, String)>;
 
 /// The optional `[solver]` keys of a fast-time run (the mode table and its relatives): each run
 /// lasts `window_scaled`·√κ, so `t_max` has no role.
-pub const FAST_TIME_SOLVER_KEYS: &[&str] = &["window_scaled", "max_steps", "max_events"];
+pub(crate) const FAST_TIME_SOLVER_KEYS: &[&str] = &["window_scaled", "max_steps", "max_events"];
 
 /// One run of a sweep: a configuration at one κ by one integrator.
 #[derive(Clone, Debug, PartialEq)]
@@ -25,7 +25,7 @@ pub struct Point<C> {
 
 /// The cells a κ-sweep row holds before its run: point, κ, the inputs, the integrator and the
 /// tolerances (compared on resume).
-pub fn sweep_input_row(
+pub(crate) fn sweep_input_row(
     point_id: usize,
     kappa: f64,
     inputs: Cells,
@@ -55,7 +55,7 @@ const SWEEP_ROW_CELLS: usize = 64;
 
 /// A κ-sweep row completed by its run's result: the status, the error or the measured cells
 /// and work counters, and the wall time of the whole point since `start`.
-pub fn finish_sweep_row(
+pub(crate) fn finish_sweep_row(
     mut row: Row,
     result: Result<(Cells, SolverStats), String>,
     start: std::time::Instant,
@@ -85,7 +85,10 @@ pub fn finish_sweep_row(
 
 /// The columns of a κ sweep's runs.csv: point, κ, the inputs, the run's settings and status, the
 /// measures, the work counters, the wall time.
-pub fn sweep_columns(inputs: &[&'static str], measures: &[&'static str]) -> Vec<&'static str> {
+pub(crate) fn sweep_columns(
+    inputs: &[&'static str],
+    measures: &[&'static str],
+) -> Vec<&'static str> {
     let mut c = vec!["point_id", "kappa"];
     c.extend_from_slice(inputs);
     c.extend_from_slice(&["integrator", "rtol", "atol", "status", "error"]);

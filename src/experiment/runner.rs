@@ -18,9 +18,9 @@ use std::time::Instant;
 pub const RUNS_CSV: &str = "runs.csv";
 /// Rows appended (and flushed) as points finish; what an interrupted run resumes from.
 pub const JOURNAL_CSV: &str = "runs.journal.csv";
-pub const META_JSON: &str = "meta.json";
+pub(crate) const META_JSON: &str = "meta.json";
 /// One impact's sampled time history (the κ of the grid nearest 1e-6, first integrator).
-pub const HISTORY_CSV: &str = "history.csv";
+pub(crate) const HISTORY_CSV: &str = "history.csv";
 
 /// What the runner needs of an experiment: its points, the columns of its table, the cells a
 /// point fixes before it runs (which stored row is its result), and how to run it into a row.
@@ -55,7 +55,7 @@ pub trait Plan: Sync {
 }
 
 /// Whether `row` is the result of the point whose known cells are `inputs`.
-pub fn row_matches(row: &Row, inputs: &Row) -> bool {
+pub(crate) fn row_matches(row: &Row, inputs: &Row) -> bool {
     row.point_id == inputs.point_id && inputs.fields.iter().all(|(k, v)| row.cell_is(k, v))
 }
 
@@ -83,12 +83,12 @@ impl std::str::FromStr for Shard {
 }
 
 impl Shard {
-    pub fn dir_name(&self) -> String {
+    pub(crate) fn dir_name(&self) -> String {
         format!("shard-{}-of-{}", self.index, self.count)
     }
 
     /// The shard of a directory named `shard-I-of-N`.
-    pub fn from_dir_name(name: &str) -> Option<Shard> {
+    pub(crate) fn from_dir_name(name: &str) -> Option<Shard> {
         let (i, n) = name.strip_prefix("shard-")?.split_once("-of-")?;
         format!("{i}/{n}").parse().ok()
     }
@@ -157,7 +157,7 @@ pub struct NotReused {
 
 /// Rows an interrupted run resumes from, in point order: runs.csv and the journal, compacted
 /// into one file when a run starts, removed when it ends.
-pub const RESUME_CSV: &str = "runs.resume.csv";
+pub(crate) const RESUME_CSV: &str = "runs.resume.csv";
 /// Rows held at most while they wait for an earlier point to finish: rows are written in point
 /// order as soon as they can be, so the run is never held in memory.
 const REORDER_LIMIT: usize = 4096;

@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 /// Which settings and which build produced the rows of a directory (`provenance.json`).
 pub const PROVENANCE_JSON: &str = "provenance.json";
 /// The advisory lock of an output directory (held while a run or a merge writes into it).
-pub const LOCK_FILE: &str = ".rigid-limit.lock";
+pub(crate) const LOCK_FILE: &str = ".rigid-limit.lock";
 
 pub(crate) fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
     move |source| RunError::Io {
@@ -32,13 +32,13 @@ pub fn write_atomically(path: &Path, contents: &str) -> Result<(), RunError> {
 }
 
 /// [`write_atomically`] for bytes.
-pub fn write_bytes_atomically(path: &Path, contents: &[u8]) -> Result<(), RunError> {
+pub(crate) fn write_bytes_atomically(path: &Path, contents: &[u8]) -> Result<(), RunError> {
     write_atomically_with(path, |w| w.write_all(contents))
 }
 
 /// [`write_atomically`] for contents written a piece at a time by `write` (a table too large to
 /// hold as one text).
-pub fn write_atomically_with(
+pub(crate) fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<(), RunError> {
@@ -59,7 +59,7 @@ pub fn write_atomically_with(
 }
 
 /// `dir/.name.tmp` beside `path` (hidden, and never mistaken for an output).
-pub fn temporary_path(path: &Path) -> std::path::PathBuf {
+pub(crate) fn temporary_path(path: &Path) -> std::path::PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -103,7 +103,7 @@ pub fn discard_report(dir: &Path) -> Result<(), RunError> {
 
 /// The report's staging directory, made empty: the run stage writes its side tables there
 /// ([`super::runner::Plan::after_run`]), the report stage the rest ([`replace_report`]).
-pub fn fresh_staging(dir: &Path) -> Result<std::path::PathBuf, RunError> {
+pub(crate) fn fresh_staging(dir: &Path) -> Result<std::path::PathBuf, RunError> {
     let staging = dir.join(STAGING_DIR);
     if staging.exists() {
         fs::remove_dir_all(&staging).map_err(io_err(&staging))?;
@@ -179,7 +179,7 @@ pub fn replace_report(
 
 /// Remove a table's rows from `dir` (runs.csv and the journal): rows that may not be reused
 /// must not survive an interruption of the run that replaces them.
-pub fn discard_rows(dir: &Path, files: &[&str]) -> Result<(), RunError> {
+pub(crate) fn discard_rows(dir: &Path, files: &[&str]) -> Result<(), RunError> {
     files
         .iter()
         .try_for_each(|name| remove_if_present(&dir.join(name)))
@@ -188,7 +188,7 @@ pub fn discard_rows(dir: &Path, files: &[&str]) -> Result<(), RunError> {
 /// The rows of a table file in file order, as (point id, line), read as a stream: whole lines
 /// only, so a torn last line (a run killed while writing) or a damaged byte costs that line; a
 /// file with another header (another table, or a damaged header) yields nothing.
-pub struct TableLines {
+pub(crate) struct TableLines {
     reader: BufReader<File>,
     buf: Vec<u8>,
 }
@@ -241,7 +241,7 @@ pub fn read_rows(path: &Path, columns: &[&'static str]) -> Result<Vec<Row>, RunE
 
 /// The rows of the table at `path` in file order, one at a time: a report that keeps only
 /// aggregates holds one row, not the run.
-pub fn stream_rows(
+pub(crate) fn stream_rows(
     path: &Path,
     columns: &[&'static str],
 ) -> Result<impl Iterator<Item = Row>, RunError> {
@@ -255,7 +255,7 @@ pub fn stream_rows(
 
 /// The rows of several tables sorted by point id, merged in id order; where several hold an id,
 /// the row of the last table wins (the newest: a journal over the rows it resumed).
-pub struct MergedLines {
+pub(crate) struct MergedLines {
     sources: Vec<std::iter::Peekable<TableLines>>,
 }
 
@@ -272,7 +272,7 @@ impl MergedLines {
 
     /// The row of point `id`, skipping rows of smaller ids (points no longer in the grid);
     /// `None` when no table holds it.
-    pub fn row_of(&mut self, id: usize) -> Option<String> {
+    pub(crate) fn row_of(&mut self, id: usize) -> Option<String> {
         let mut found = None;
         for source in &mut self.sources {
             while source.peek().is_some_and(|(i, _)| *i < id) {
@@ -299,7 +299,7 @@ impl Iterator for MergedLines {
 }
 
 /// Writes a table line by line: the header at once, each row as it comes.
-pub struct TableWriter {
+pub(crate) struct TableWriter {
     path: std::path::PathBuf,
     file: BufWriter<File>,
 }
@@ -320,14 +320,14 @@ impl TableWriter {
     }
 
     /// Flush what is buffered to the file (so that an interruption loses no written row).
-    pub fn flush(&mut self) -> Result<(), RunError> {
+    pub(crate) fn flush(&mut self) -> Result<(), RunError> {
         self.file.flush().map_err(io_err(&self.path))
     }
 }
 
 /// Merge the sorted tables `from` into `to` (through a temporary file and a rename), then remove
 /// `from`: the rows a run resumes, in one file. Returns the number of rows.
-pub fn compact(from: &[&Path], to: &Path, columns: &[&str]) -> Result<usize, RunError> {
+pub(crate) fn compact(from: &[&Path], to: &Path, columns: &[&str]) -> Result<usize, RunError> {
     let paths: Vec<std::path::PathBuf> = from.iter().map(|p| p.to_path_buf()).collect();
     let tmp = temporary_path(to);
     let mut out = TableWriter::create(&tmp, columns)?;
@@ -368,7 +368,7 @@ pub enum RunError {
 
 impl RunError {
     /// The underlying I/O error (a message for the others).
-    pub fn into_io(self) -> std::io::Error {
+    pub(crate) fn into_io(self) -> std::io::Error {
         match self {
             RunError::Io { source, .. } => source,
             other => std::io::Error::other(other.to_string()),
@@ -378,7 +378,7 @@ impl RunError {
 
 /// What determines the rows of a directory.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Provenance {
+pub(crate) struct Provenance {
     /// Every setting of the experiment file except its name (which only names the directory).
     pub settings: serde_json::Value,
     /// The build that computed the rows: the crate version and a hash of the executable.
@@ -389,7 +389,7 @@ pub struct Provenance {
 
 impl Provenance {
     /// The provenance of rows computed now by this build from an experiment given as JSON.
-    pub fn current(spec_json: &serde_json::Value, shard: Option<String>) -> Self {
+    pub(crate) fn current(spec_json: &serde_json::Value, shard: Option<String>) -> Self {
         let mut settings = spec_json.clone();
         if let Some(map) = settings.as_object_mut() {
             map.remove("name");
@@ -436,7 +436,7 @@ impl Provenance {
 }
 
 /// The first key whose value differs, as "key: stored X, now Y" (keys joined by '.').
-pub fn first_difference(
+pub(crate) fn first_difference(
     stored: &serde_json::Value,
     now: &serde_json::Value,
     prefix: &str,
@@ -481,7 +481,7 @@ fn show(v: Option<&serde_json::Value>) -> String {
 
 /// The build of this program: the crate version and an FNV-1a hash of the executable, so that
 /// rows computed by a different build (another commit, another change) are never reused.
-pub fn build_id() -> &'static str {
+pub(crate) fn build_id() -> &'static str {
     static ID: OnceLock<String> = OnceLock::new();
     ID.get_or_init(|| {
         let hash = std::env::current_exe()

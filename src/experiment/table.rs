@@ -79,7 +79,7 @@ impl Fields {
 
     /// Set the cell of `key` to `value` as `Display` writes it (written in place: no string
     /// for the cell), returning the text it held.
-    pub fn insert_display(
+    pub(crate) fn insert_display(
         &mut self,
         key: &'static str,
         value: &dyn std::fmt::Display,
@@ -204,7 +204,7 @@ impl Row {
 
     /// [`Row::to_csv_line`] appended to `out`: each cell written in place, its number in
     /// canonical form and quoted where it needs it, without a string per cell.
-    pub fn write_csv_line(&self, columns: &[&str], out: &mut String) {
+    pub(crate) fn write_csv_line(&self, columns: &[&str], out: &mut String) {
         for (i, c) in columns.iter().enumerate() {
             if i > 0 {
                 out.push(',');
@@ -226,12 +226,12 @@ impl Row {
 
     /// Parse a CSV line written by [`Row::to_csv_line`] with the same `columns` (the first is the
     /// point id); `None` for a torn or foreign line.
-    pub fn from_csv_line(line: &str, columns: &[&'static str]) -> Option<Row> {
+    pub(crate) fn from_csv_line(line: &str, columns: &[&'static str]) -> Option<Row> {
         Self::from_line_of(line, &Arc::from(columns))
     }
 
     /// [`Row::from_csv_line`] for the rows of one table, which share its column list.
-    pub fn from_line_of(line: &str, columns: &Arc<[&'static str]>) -> Option<Row> {
+    pub(crate) fn from_line_of(line: &str, columns: &Arc<[&'static str]>) -> Option<Row> {
         let fields = if line.contains('"') {
             let cells = split_csv_line(line)?;
             if cells.len() != columns.len() {
@@ -295,12 +295,12 @@ fn canonical_number(cell: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// The work counters of a run as (column, text), in column order.
-pub fn stat_fields(s: &SolverStats) -> [(&'static str, String); 7] {
+pub(crate) fn stat_fields(s: &SolverStats) -> [(&'static str, String); 7] {
     stat_counts(s).map(|(k, v)| (k, v.to_string()))
 }
 
 /// The work counters of a run as (column, count), in column order.
-pub fn stat_counts(s: &SolverStats) -> [(&'static str, usize); 7] {
+pub(crate) fn stat_counts(s: &SolverStats) -> [(&'static str, usize); 7] {
     [
         ("steps", s.steps),
         ("rejected_steps", s.rejected_steps),
@@ -318,7 +318,7 @@ pub fn header_line(columns: &[&str]) -> String {
 }
 
 /// Quote a cell when it holds a comma, a quote or a line break (RFC 4180).
-pub fn quote(cell: &str) -> String {
+pub(crate) fn quote(cell: &str) -> String {
     if cell.contains([',', '"', '\n', '\r']) {
         format!(
             "\"{}\"",
@@ -331,13 +331,13 @@ pub fn quote(cell: &str) -> String {
 
 /// `name` as a column name that lives as long as the program: the columns of a described system
 /// are known only when its description is read. Each distinct name is stored once.
-pub fn column_name(name: &str) -> &'static str {
+pub(crate) fn column_name(name: &str) -> &'static str {
     crate::hybrid::interned(name)
 }
 
 /// The point id that leads a line of runs.csv (its first cell, never quoted), without splitting
 /// the rest: the journal and the shards are streamed a line at a time.
-pub fn leading_point_id(line: &str) -> Option<usize> {
+pub(crate) fn leading_point_id(line: &str) -> Option<usize> {
     line.split_once(',').map_or(line, |(id, _)| id).parse().ok()
 }
 

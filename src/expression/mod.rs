@@ -48,7 +48,7 @@ pub enum Func {
 
 impl Func {
     /// The names `parse` accepts.
-    pub const NAMES: [(&'static str, Func); 7] = [
+    pub(crate) const NAMES: [(&'static str, Func); 7] = [
         ("sin", Func::Sin),
         ("cos", Func::Cos),
         ("tan", Func::Tan),
@@ -114,7 +114,7 @@ impl Expr {
     }
 
     /// Whether a variable for which `var` holds occurs in the expression.
-    pub fn depends_on(&self, var: impl Fn(Var) -> bool + Copy) -> bool {
+    pub(crate) fn depends_on(&self, var: impl Fn(Var) -> bool + Copy) -> bool {
         match self {
             Expr::Num(_) => false,
             Expr::Var(v) => var(*v),

@@ -29,7 +29,7 @@ impl<DB: DrawingBackend> Canvas<'_, DB>
 where
     DB::ErrorType: 'static,
 {
-    pub fn px(&self, v: f64) -> i32 {
+    pub(crate) fn px(&self, v: f64) -> i32 {
         (v * self.scale).round() as i32
     }
 
@@ -42,7 +42,7 @@ where
     }
 
     /// Width and height of `text` at `size`, in figure pixels.
-    pub fn text_size(&self, text: &str, size: f64) -> (f64, f64) {
+    pub(crate) fn text_size(&self, text: &str, size: f64) -> (f64, f64) {
         let stripped: String = text.chars().filter(|&c| c != DOT_ABOVE).collect();
         let (w, h) = self
             .area
@@ -162,7 +162,7 @@ where
     }
 
     /// A marker centred at `at` (figure pixels).
-    pub fn marker(
+    pub(crate) fn marker(
         &self,
         shape: Shape,
         at: (f64, f64),
@@ -196,7 +196,7 @@ where
     }
 
     /// A filled rectangle between two corners (figure pixels).
-    pub fn rect(&self, a: (f64, f64), b: (f64, f64), style: ShapeStyle) -> DrawResult {
+    pub(crate) fn rect(&self, a: (f64, f64), b: (f64, f64), style: ShapeStyle) -> DrawResult {
         let style = ShapeStyle {
             stroke_width: (f64::from(style.stroke_width) * self.scale).round() as u32,
             ..style

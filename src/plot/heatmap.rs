@@ -16,7 +16,7 @@ use std::path::Path;
 
 /// How cell values become colours.
 #[derive(Clone, Debug)]
-pub enum ColorScale {
+pub(crate) enum ColorScale {
     /// A continuous colour map over the values' robust range; the colour bar says `label`.
     Continuous { label: String },
     /// Like `Continuous`, over log10 of the (positive) values; the bar's ticks read 10ⁿ.
@@ -36,7 +36,7 @@ pub struct Cell {
 }
 
 #[derive(Clone, Debug)]
-pub struct HeatPanel {
+pub(crate) struct HeatPanel {
     pub title: String,
     pub cells: Vec<Cell>,
     /// Curves drawn over the cells, with one legend label for all of them.
@@ -48,7 +48,7 @@ pub struct HeatPanel {
 }
 
 #[derive(Clone, Debug)]
-pub struct HeatMap {
+pub(crate) struct HeatMap {
     pub panels: Vec<HeatPanel>,
     pub columns: usize,
     pub x_label: String,
@@ -83,13 +83,8 @@ fn viridis(t: f64) -> RGBColor {
 
 const NO_DATA: RGBColor = RGBColor(200, 200, 200);
 
-/// Write `dir/stem.svg` and `dir/stem.png`.
-pub fn save_heatmap(map: &HeatMap, dir: &Path, stem: &str) -> Result<(), String> {
-    save_heatmap_captioned(map, "", dir, stem)
-}
-
 /// Write `dir/stem.svg` and `dir/stem.png` with a caption line under the panels.
-pub fn save_heatmap_captioned(
+pub(crate) fn save_heatmap_captioned(
     map: &HeatMap,
     caption: &str,
     dir: &Path,

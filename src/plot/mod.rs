@@ -51,7 +51,7 @@ pub struct Series {
 
 /// A guide y ∝ x^`power` on log–log axes through (`x0`, `y0`), drawn to `x1`: a dashed black
 /// reference line labelled e.g. "κ^(−1/3)".
-pub fn power_guide(label: &str, (x0, y0): (f64, f64), x1: f64, power: f64) -> Series {
+pub(crate) fn power_guide(label: &str, (x0, y0): (f64, f64), x1: f64, power: f64) -> Series {
     Series {
         label: label.into(),
         points: vec![(x0, y0), (x1, y0 * (x1 / x0).powf(power))],

@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 /// One axis in its drawing space (log10 of the value on a log axis).
-pub(crate) struct Axis {
+pub struct Axis {
     pub log: bool,
     pub lo: f64,
     pub hi: f64,

@@ -77,13 +77,13 @@ pub(crate) fn shape_vertices(shape: Shape, r: f64) -> Option<Vec<(f64, f64)>> {
 /// Sizes in figure pixels.
 pub(crate) mod size {
     pub const TITLE: f64 = 17.0;
-    pub const AXIS_LABEL: f64 = 15.0;
-    pub const TICK: f64 = 13.0;
-    pub const LEGEND: f64 = 13.0;
-    pub const CAPTION: f64 = 13.0;
-    pub const LINE: f64 = 2.0;
-    pub const MARKER: f64 = 3.6;
-    pub const TICK_LENGTH: f64 = 5.0;
+    pub(crate) const AXIS_LABEL: f64 = 15.0;
+    pub(crate) const TICK: f64 = 13.0;
+    pub(crate) const LEGEND: f64 = 13.0;
+    pub(crate) const CAPTION: f64 = 13.0;
+    pub(crate) const LINE: f64 = 2.0;
+    pub(crate) const MARKER: f64 = 3.6;
+    pub(crate) const TICK_LENGTH: f64 = 5.0;
 }
 
 /// Dash pattern (on, off, … in figure pixels) of a line style; empty: solid.
@@ -100,7 +100,7 @@ pub(crate) fn dash_pattern(mark: super::Mark) -> &'static [f64] {
 const SUPERSCRIPT_DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
 
 /// `n` in superscript digits, with a superscript minus: −6 → "⁻⁶".
-pub fn superscript(n: i64) -> String {
+pub(crate) fn superscript(n: i64) -> String {
     let mut s = String::new();
     if n < 0 {
         s.push('⁻');
@@ -113,7 +113,7 @@ pub fn superscript(n: i64) -> String {
 
 /// A number for a tick or a legend: plain between 10⁻³ and 10⁴, `m×10ⁿ` outside, with a true
 /// minus sign; `decimals` digits after the point (plain form) or in the mantissa.
-pub fn format_number(v: f64, decimals: usize) -> String {
+pub(crate) fn format_number(v: f64, decimals: usize) -> String {
     let a = v.abs();
     if v == 0.0 || (1e-3..1e4).contains(&a) {
         return format!("{v:.decimals$}").replacen('-', "−", 1);
@@ -125,7 +125,7 @@ pub fn format_number(v: f64, decimals: usize) -> String {
 /// whatever its size: a power of ten as 10ⁿ, any other value as m×10ⁿ with one decimal in the
 /// mantissa (10⁻², 3.5×10⁻², 3.2×10⁻³ for 0.0031623), so that κ = 0.01 and κ = 10⁻⁴ in one
 /// figure read alike.
-pub fn format_small_parameter(v: f64) -> String {
+pub(crate) fn format_small_parameter(v: f64) -> String {
     if v == 0.0 || !v.is_finite() {
         return format!("{v}");
     }
@@ -159,7 +159,7 @@ fn format_power_of_ten(v: f64, decimals: usize) -> String {
 
 /// A parameter value as a person writes it, with its shortest digits: 2, 1.3, −1, 10⁻⁶,
 /// 3.2×10⁻⁴. A small parameter (κ, ε, a tolerance) goes through [`format_small_parameter`].
-pub fn format_value(v: f64) -> String {
+pub(crate) fn format_value(v: f64) -> String {
     let a = v.abs();
     if v == 0.0 || !v.is_finite() || (1e-3..1e4).contains(&a) {
         return format!("{v}").replacen('-', "−", 1);
@@ -244,7 +244,7 @@ pub(crate) fn linear_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
 /// `text` (a quantity's symbol or a configuration's label, written with the system's names) for
 /// a figure: a Greek name as its letter (`theta` → θ, `mu` → μ), a `_dot` suffix as the dot
 /// above (`theta_dot` → θ̇) and a trailing index as a subscript.
-pub fn plot_text(text: &str) -> String {
+pub(crate) fn plot_text(text: &str) -> String {
     const GREEK: [(&str, &str); 20] = [
         ("alpha", "α"),
         ("beta", "β"),

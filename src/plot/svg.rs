@@ -45,7 +45,7 @@ pub(crate) struct CompactSvg {
 }
 
 impl CompactSvg {
-    pub(crate) fn new(path: &Path, size: (u32, u32)) -> Self {
+    pub fn new(path: &Path, size: (u32, u32)) -> Self {
         Self {
             path: path.to_path_buf(),
             size,

@@ -788,7 +788,7 @@ fn command(claim: &Claim) -> String {
 }
 
 /// The number of claims per verdict of each paper, in the inventory's order.
-pub type Counts = Vec<(String, BTreeMap<Verdict, usize>)>;
+pub(crate) type Counts = Vec<(String, BTreeMap<Verdict, usize>)>;
 
 /// The number of claims per paper and verdict.
 pub fn counts(inventory: &Inventory, judged: &[Judged]) -> Counts {

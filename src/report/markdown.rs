@@ -10,7 +10,7 @@ pub const MISSING: &str = "—";
 
 /// A Markdown document built block by block; blocks are separated by one blank line.
 #[derive(Clone, Debug, Default)]
-pub struct Markdown {
+pub(crate) struct Markdown {
     text: String,
     /// Whether the last block is a list, which further items extend.
     in_list: bool,
@@ -38,7 +38,7 @@ impl Markdown {
     }
 
     /// A paragraph.
-    pub fn paragraph(&mut self, text: impl Display) -> &mut Markdown {
+    pub(crate) fn paragraph(&mut self, text: impl Display) -> &mut Markdown {
         self.block();
         self.text.push_str(&format!("{text}\n\n"));
         self
@@ -46,7 +46,7 @@ impl Markdown {
 
     /// The line that says which command regenerates the summary of experiment `name`, followed
     /// by `more` in the same paragraph (empty for none).
-    pub fn generated_by(&mut self, name: &str, more: impl Display) -> &mut Markdown {
+    pub(crate) fn generated_by(&mut self, name: &str, more: impl Display) -> &mut Markdown {
         let more = more.to_string();
         let sep = if more.is_empty() { "" } else { " " };
         self.paragraph(format!(
@@ -62,7 +62,7 @@ impl Markdown {
     }
 
     /// A line that continues the last list item (indented under it).
-    pub fn item_continued(&mut self, text: impl Display) -> &mut Markdown {
+    pub(crate) fn item_continued(&mut self, text: impl Display) -> &mut Markdown {
         self.text.push_str(&format!("  {text}\n"));
         self
     }
@@ -85,7 +85,7 @@ impl Markdown {
 
 /// A Markdown table: a header and rows of already formatted cells.
 #[derive(Clone, Debug, Default)]
-pub struct MarkdownTable {
+pub(crate) struct MarkdownTable {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
 }
@@ -104,10 +104,6 @@ impl MarkdownTable {
         row.resize(row.len().max(self.header.len()), String::new());
         self.rows.push(row);
         self
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
     }
 
     fn render(&self) -> String {
@@ -133,13 +129,13 @@ pub fn fixed(v: f64, digits: usize) -> String {
 }
 
 /// `v` in exponent form with `digits` digits after the point: `sci(0.000123, 2)` is `1.23e-4`.
-pub fn sci(v: f64, digits: usize) -> String {
+pub(crate) fn sci(v: f64, digits: usize) -> String {
     format!("{v:.digits$e}")
 }
 
 /// `v` with six significant digits, trailing zeros dropped; exponent form outside [1e-3, 1e5):
 /// `significant(0.50039624523)` is `0.500396`, `significant(1.77367e-11)` is `1.77367e-11`.
-pub fn significant(v: f64) -> String {
+pub(crate) fn significant(v: f64) -> String {
     let a = v.abs();
     if a == 0.0 || !a.is_finite() {
         return v.to_string();
@@ -161,7 +157,7 @@ pub fn significant(v: f64) -> String {
 }
 
 /// An optional value formatted by `format`, [`MISSING`] when absent.
-pub fn optional(v: Option<f64>, format: impl Fn(f64) -> String) -> String {
+pub(crate) fn optional(v: Option<f64>, format: impl Fn(f64) -> String) -> String {
     v.map_or_else(|| MISSING.to_string(), format)
 }
 
@@ -174,7 +170,7 @@ pub fn slope(fit: &Option<LinearFit>, digits: usize) -> String {
 }
 
 /// [`slope`] with the number of points: `0.502 ± 0.004 (n = 5)`.
-pub fn slope_n(fit: &Option<LinearFit>, digits: usize) -> String {
+pub(crate) fn slope_n(fit: &Option<LinearFit>, digits: usize) -> String {
     fit.as_ref().map_or_else(
         || MISSING.to_string(),
         |f| format!("{} (n = {})", slope(fit, digits), f.n),

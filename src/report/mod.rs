@@ -20,7 +20,7 @@ use crate::experiment::table::Row;
 use std::path::Path;
 
 /// The error of a figure of `dir` that could not be drawn, as a run's error.
-pub fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
+pub(crate) fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
     move |e| RunError::Io {
         path: dir.display().to_string(),
         source: std::io::Error::other(format!("drawing figures: {e}")),

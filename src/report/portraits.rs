@@ -47,7 +47,12 @@ fn inside_window(path: Vec<(f64, f64)>) -> Vec<Vec<(f64, f64)>> {
 }
 
 /// The part of the line V = m Y + c inside the box [y0, y1] × [v0, v1] (None: misses it).
-pub fn clipped_line(m: f64, c: f64, (y0, y1): (f64, f64), (v0, v1): (f64, f64)) -> Option<Series> {
+pub(crate) fn clipped_line(
+    m: f64,
+    c: f64,
+    (y0, y1): (f64, f64),
+    (v0, v1): (f64, f64),
+) -> Option<Series> {
     let (mut lo, mut hi) = (y0, y1);
     if m != 0.0 {
         let (a, b) = ((v0 - c) / m, (v1 - c) / m);

@@ -9,12 +9,12 @@ use serde::Serialize;
 pub const FIT_RANGE: (f64, f64) = (1e-8, 1e-4);
 
 /// Whether `kappa` lies in [`FIT_RANGE`] (to a relative 1e-3, the ladder's rounding).
-pub fn in_fit_range(kappa: f64) -> bool {
+pub(crate) fn in_fit_range(kappa: f64) -> bool {
     in_range(kappa, FIT_RANGE)
 }
 
 /// Whether `kappa` lies in `[smallest, largest]` to a relative 1e-3 (the ladder's rounding).
-pub fn in_range(kappa: f64, (smallest, largest): (f64, f64)) -> bool {
+pub(crate) fn in_range(kappa: f64, (smallest, largest): (f64, f64)) -> bool {
     kappa >= smallest * 0.999 && kappa <= largest * 1.001
 }
 
@@ -24,7 +24,7 @@ pub fn rate(rows: &[&Row], column: &str) -> Option<LinearFit> {
 }
 
 /// Fit `value` ∝ κ^p over the κ in `range` (positive values only).
-pub fn rate_in(
+pub(crate) fn rate_in(
     rows: &[&Row],
     range: (f64, f64),
     value: impl Fn(&Row) -> Option<f64>,
@@ -39,7 +39,7 @@ pub fn rate_in(
 
 /// A fitted exponent as analysis.json holds it: the slope, its 95 % half-width, the points.
 #[derive(Clone, Debug, Serialize)]
-pub struct Exponent {
+pub(crate) struct Exponent {
     pub slope: f64,
     pub slope_ci95: f64,
     pub n: usize,
@@ -56,7 +56,7 @@ impl From<LinearFit> for Exponent {
 }
 
 /// An exponent in a summary: `slope ± ci (n κ)`, or — when none was fitted.
-pub fn exponent_text(e: &Option<Exponent>) -> String {
+pub(crate) fn exponent_text(e: &Option<Exponent>) -> String {
     e.as_ref().map_or("—".to_string(), |e| {
         format!("{:.3} ± {:.3} ({} κ)", e.slope, e.slope_ci95, e.n)
     })
@@ -64,7 +64,7 @@ pub fn exponent_text(e: &Option<Exponent>) -> String {
 
 /// The compliant rows that ran (`status = ok`, `method = compliant`) with dashpot `damping`,
 /// κ ascending: one compliant law's ladder.
-pub fn law_rows(rows: &[Row], damping: f64) -> Vec<&Row> {
+pub(crate) fn law_rows(rows: &[Row], damping: f64) -> Vec<&Row> {
     let mut own: Vec<&Row> = rows
         .iter()
         .filter(|r| r.text("status") == "ok" && r.text("method") == "compliant")
@@ -79,7 +79,7 @@ pub fn law_rows(rows: &[Row], damping: f64) -> Vec<&Row> {
 }
 
 /// The dashpots of a run's rows, ascending: one compliant law each.
-pub fn dampings(rows: &[&Row]) -> Vec<f64> {
+pub(crate) fn dampings(rows: &[&Row]) -> Vec<f64> {
     let mut dampings: Vec<f64> = rows.iter().filter_map(|r| r.number("damping")).collect();
     dampings.sort_by(f64::total_cmp);
     dampings.dedup();
@@ -90,7 +90,7 @@ pub fn dampings(rows: &[&Row]) -> Vec<f64> {
 /// mode sequence starts with `stopped_prefix`, e.g. `slide_left>stick`), how many ended open,
 /// and the distinct mode sequences.
 #[derive(Clone, Debug, Serialize)]
-pub struct SlipTally {
+pub(crate) struct SlipTally {
     /// Compliant runs that ran.
     pub runs: usize,
     pub slip_stopped: usize,

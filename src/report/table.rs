@@ -26,7 +26,7 @@ pub enum Cell {
 impl Cell {
     /// `x` rounded to `decimals` digits after the point (a table that need not carry more),
     /// then written in shortest form: `rounded(0.5, 8)` is `0.5`, not `0.50000000`.
-    pub fn rounded(x: f64, decimals: usize) -> Cell {
+    pub(crate) fn rounded(x: f64, decimals: usize) -> Cell {
         Cell::Number(format!("{x:.decimals$}").parse().unwrap_or(x))
     }
 
@@ -138,14 +138,8 @@ impl Table {
         self.rows.push(row);
     }
 
-    /// Append the rows of `other`, whose columns must be the same.
-    pub fn append(&mut self, other: Table) {
-        assert_eq!(self.columns, other.columns, "tables with other columns");
-        self.rows.extend(other.rows);
-    }
-
     /// The CSV text: the header line, then one line per row, each ending in a newline.
-    pub fn to_csv(&self) -> String {
+    pub(crate) fn to_csv(&self) -> String {
         let columns: Vec<&str> = self.columns.iter().map(String::as_str).collect();
         let mut out = header_line(&columns);
         out.push('\n');
@@ -184,7 +178,7 @@ fn push_row_line<'a>(out: &mut String, cells: impl Iterator<Item = &'a Cell>) {
 
 /// Write a side table to `path` a row at a time (atomically), as [`Table::to_csv`] would write
 /// it, without holding it: for tables of one row per state of an atlas.
-pub fn write_csv<R: IntoIterator<Item = Cell>>(
+pub(crate) fn write_csv<R: IntoIterator<Item = Cell>>(
     path: &Path,
     columns: &[String],
     rows: impl IntoIterator<Item = R>,
@@ -206,7 +200,7 @@ pub fn write_csv<R: IntoIterator<Item = Cell>>(
 
 /// A side table read back: its header and its rows, every cell parsed as a number (a text or
 /// empty cell as NaN).
-pub fn read_numbers(path: &Path) -> Result<(Vec<String>, Vec<Vec<f64>>), RunError> {
+pub(crate) fn read_numbers(path: &Path) -> Result<(Vec<String>, Vec<Vec<f64>>), RunError> {
     let text = std::fs::read_to_string(path).map_err(|source| RunError::Io {
         path: path.display().to_string(),
         source,
@@ -228,7 +222,7 @@ pub fn read_numbers(path: &Path) -> Result<(Vec<String>, Vec<Vec<f64>>), RunErro
 /// A side table read back as text: its header and its rows, cells unquoted (RFC 4180), looked up
 /// by column name.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct TextTable {
+pub(crate) struct TextTable {
     pub header: Vec<String>,
     pub rows: Vec<Vec<String>>,
 }
@@ -252,13 +246,13 @@ impl TextTable {
 }
 
 /// The cell `i` of `row` as a number (`None` when absent, empty or not a number).
-pub fn number_at(row: &[String], i: usize) -> Option<f64> {
+pub(crate) fn number_at(row: &[String], i: usize) -> Option<f64> {
     row.get(i)?.parse().ok()
 }
 
 /// The side table at `path` as text; `Ok(None)` when there is no such file (a report drawn
 /// before its side table exists draws nothing from it).
-pub fn read_text(path: &Path) -> Result<Option<TextTable>, RunError> {
+pub(crate) fn read_text(path: &Path) -> Result<Option<TextTable>, RunError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),

@@ -781,7 +781,7 @@ fn values_table<S: System>(quantities: &[Quantity], rows: &[Row]) -> MarkdownTab
 }
 
 /// The value of quantity `q` in row `r` (a component of a list column, or a number).
-pub fn quantity_value(r: &Row, q: &Quantity) -> Option<f64> {
+pub(crate) fn quantity_value(r: &Row, q: &Quantity) -> Option<f64> {
     match q.component {
         None => r.number(q.column),
         Some(k) => r.text(q.column).split(' ').nth(k)?.parse().ok(),

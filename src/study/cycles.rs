@@ -26,7 +26,7 @@ pub struct CyclesSpec {
 
 /// One run's cycles as analysis.json holds them.
 #[derive(Clone, Debug, Serialize)]
-pub struct RunCycles {
+pub(crate) struct RunCycles {
     pub point_id: usize,
     pub method: String,
     pub kappa: f64,
@@ -55,7 +55,7 @@ pub struct RunCycles {
 }
 
 /// The cycles of every row (`swept`: the swept parameters' names, their columns).
-pub fn run_cycles(spec: &CyclesSpec, swept: &[String], rows: &[Row]) -> Vec<RunCycles> {
+pub(crate) fn run_cycles(spec: &CyclesSpec, swept: &[String], rows: &[Row]) -> Vec<RunCycles> {
     rows.iter()
         .map(|r| {
             let ok = r.text("status") == "ok";
@@ -111,7 +111,7 @@ pub fn run_cycles(spec: &CyclesSpec, swept: &[String], rows: &[Row]) -> Vec<RunC
 }
 
 /// analysis.json, cycles.png and the summary's section; the section is returned.
-pub fn write_cycles(
+pub(crate) fn write_cycles(
     spec: &CyclesSpec,
     name: &str,
     swept: &[String],

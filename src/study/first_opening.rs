@@ -39,14 +39,14 @@ pub struct FirstOpeningSpec {
 pub const REFERENCE_KAPPA: f64 = 1e-30;
 
 /// The run stage's table of the scale-free fast system's first openings.
-pub const REFERENCE_TABLE: &str = "scale_free_openings.csv";
+pub(crate) const REFERENCE_TABLE: &str = "scale_free_openings.csv";
 
 const REFERENCE_COLUMNS: [&str; 12] = [
     "start", "contact", "s", "outcome", "class", "P11", "P12", "P21", "P22", "b1", "b2", "error",
 ];
 
 /// The value of the swept parameter `start` in `config`.
-pub fn start_value<S: System>(config: &S::Config, start: &str) -> f64 {
+pub(crate) fn start_value<S: System>(config: &S::Config, start: &str) -> f64 {
     S::inputs(config)
         .ok()
         .and_then(|cells| cells.into_iter().find(|(c, _)| *c == start))
@@ -57,7 +57,7 @@ pub fn start_value<S: System>(config: &S::Config, start: &str) -> f64 {
 /// scale_free_openings.csv: for each configuration, the first opening of the scale-free fast
 /// system projected at its start as κ → 0 ([`REFERENCE_KAPPA`]) and run for `window_scaled`
 /// (an error is a row with its message).
-pub fn reference_table<S: System>(
+pub(crate) fn reference_table<S: System>(
     spec: &FirstOpeningSpec,
     configurations: &[S::Config],
     settings: &RunSettings,
@@ -136,7 +136,7 @@ fn read_reference(dir: &Path) -> Result<Option<Vec<ScaleFreeOpening>>, RunError>
 /// analysis.json, first_opening.png and the summary's section from the compliant `rows`, the
 /// system's `contacts` in their order and the run stage's reference table in `dir`; the
 /// section is returned.
-pub fn write_first_opening(
+pub(crate) fn write_first_opening(
     spec: &FirstOpeningSpec,
     name: &str,
     window_scaled: f64,

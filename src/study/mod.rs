@@ -13,13 +13,13 @@ use crate::error::SimError;
 use crate::experiment::system::System;
 
 /// Check that `model` (an experiment file's `model = "…"`) names the system `S` it is read as.
-pub fn require_model<S: System>(model: &str) -> Result<(), SimError> {
+pub(crate) fn require_model<S: System>(model: &str) -> Result<(), SimError> {
     require_model_named(model, S::NAME)
 }
 
 /// Check that `model` (an experiment file's `model = "…"`) is `name`, the model of the plan it
 /// is read as.
-pub fn require_model_named(model: &str, name: &str) -> Result<(), SimError> {
+pub(crate) fn require_model_named(model: &str, name: &str) -> Result<(), SimError> {
     if model != name {
         return Err(SimError::invalid(
             "model",

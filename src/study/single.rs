@@ -52,7 +52,7 @@ pub fn params_table(experiment: &str, label: &str) -> Result<toml::Table, SimErr
 }
 
 /// `KEY=VALUE` as the key and its TOML value (a string when VALUE is no TOML value).
-pub fn parse_set(set: &str) -> Result<(String, toml::Value), SimError> {
+pub(crate) fn parse_set(set: &str) -> Result<(String, toml::Value), SimError> {
     let Some((key, value)) = set.split_once('=') else {
         return Err(SimError::invalid(
             "--set",

@@ -37,13 +37,13 @@ impl Start {
 
 /// The sign map between Dance's convention and BB's (docs/dance.md, "Sign map"):
 /// U_N = −u^n, U_T = u^t, F_N = −F^n, F_T = F^t; the penetration is δ = U_N = −u^n.
-pub const NORMAL_SIGN: f64 = -1.0;
+pub(crate) const NORMAL_SIGN: f64 = -1.0;
 
 /// Dance's normal force F^n (his convention: pressing toward u^n < 0).
-pub const DANCE_NORMAL_FORCE: f64 = -1.0;
+pub(crate) const DANCE_NORMAL_FORCE: f64 = -1.0;
 
 /// Dance's load F = (F^n, F^t) = (−1, 1, t) in BB's convention: (F_N, F_T) = (1, 1, t).
-pub fn dance_particle() -> Result<KlarbringParticle<3>, SimError> {
+pub(crate) fn dance_particle() -> Result<KlarbringParticle<3>, SimError> {
     let normal = LoadComponent {
         constant: NORMAL_SIGN * DANCE_NORMAL_FORCE,
         ..Default::default()
@@ -64,15 +64,15 @@ pub const COMPARE_UNTIL: f64 = 2.0;
 /// The first log-spaced sample.
 pub const FIRST_SAMPLE: f64 = 1e-9;
 /// Log-spaced samples per decade from [`FIRST_SAMPLE`] to [`COMPARE_UNTIL`].
-pub const SAMPLES_PER_DECADE: usize = 40;
+pub(crate) const SAMPLES_PER_DECADE: usize = 40;
 /// Uniform samples on (0, [`COMPARE_UNTIL`]].
-pub const UNIFORM_SAMPLES: usize = 4_000;
+pub(crate) const UNIFORM_SAMPLES: usize = 4_000;
 
 /// Samples per unit of the fast time s = t/√κ on (0, [`TRANSIENT_SPAN`]].
-pub const TRANSIENT_SAMPLES_PER_UNIT: usize = 50;
+pub(crate) const TRANSIENT_SAMPLES_PER_UNIT: usize = 50;
 /// The span in s = t/√κ of the transient grid: the normal transient decays as e^(−s/2) or
 /// faster (c_d ≥ 1), to 5e-5 by s = 20.
-pub const TRANSIENT_SPAN: f64 = 20.0;
+pub(crate) const TRANSIENT_SPAN: f64 = 20.0;
 
 /// Log-spaced times from [`FIRST_SAMPLE`] up to (not including) [`COMPARE_UNTIL`].
 pub fn log_times() -> Vec<f64> {
@@ -111,7 +111,7 @@ pub fn sample_times(kappa: f64) -> Vec<f64> {
 
 /// The times of the velocity figure: thinned [`log_times`] and [`transient_times`], and
 /// [`COMPARE_UNTIL`].
-pub fn figure_times(kappa: f64) -> Vec<f64> {
+pub(crate) fn figure_times(kappa: f64) -> Vec<f64> {
     // Every other log sample and every fifth transient one: enough for a line, a fifth of
     // the table.
     let mut t: Vec<f64> = log_times().into_iter().step_by(2).collect();
@@ -293,7 +293,7 @@ impl NormalTransient {
     }
 
     /// max_s x'(s): e^(−ζ s_m) at ω s_m = atan2(ω, ζ) (1/e at ζ = 1).
-    pub fn peak_x_dot(&self) -> f64 {
+    pub(crate) fn peak_x_dot(&self) -> f64 {
         if self.critical() {
             (-1.0f64).exp()
         } else {
@@ -303,7 +303,7 @@ impl NormalTransient {
     }
 
     /// sup_s x(s): 1 + e^(−ζπ/ω) (the first overshoot) or 1 at ζ = 1 (reached as s → ∞).
-    pub fn peak_x(&self) -> f64 {
+    pub(crate) fn peak_x(&self) -> f64 {
         if self.critical() {
             1.0
         } else {
@@ -325,14 +325,14 @@ impl NormalTransient {
 
     /// μ = 1, ζ < 1: the velocity that slip keeps after the stick, −x'(s₁)·√κ = e^(−ζ s₁)·√κ
     /// (D17), in units of √κ.
-    pub fn residual_velocity(&self) -> Option<f64> {
+    pub(crate) fn residual_velocity(&self) -> Option<f64> {
         self.stick_end().map(|s| -self.x_dot(s))
     }
 }
 
 /// The predicted κ → 0 constants of one compliant case from rest (docs/dance.md, (D13)–(D17)):
 /// sup‖v^κ − v‖/√κ → μ max x', and, when the slip never stops, sup‖u^κ − u‖/κ → μ sup x.
-pub fn predicted_constants(mu: f64, damping: f64) -> Option<(f64, Option<f64>)> {
+pub(crate) fn predicted_constants(mu: f64, damping: f64) -> Option<(f64, Option<f64>)> {
     let n = NormalTransient::new(damping)?;
     let stops = mu == 1.0 && n.stop().is_some();
     Some((mu * n.peak_x_dot(), (!stops).then(|| mu * n.peak_x())))

@@ -16,7 +16,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// v^κ and the rigid v near t = 0 (written by the run stage).
-pub const VELOCITY_CSV: &str = "compliant_velocity.csv";
+pub(crate) const VELOCITY_CSV: &str = "compliant_velocity.csv";
 
 /// The velocity figure starts here: below, v^κ ≈ t and the rigid t³/6 (μ = 1) only stretch
 /// the axis.
@@ -102,7 +102,7 @@ fn scaled_events(r: &Row, kind: &str) -> Vec<f64> {
 }
 
 /// The compliant section of summary.md.
-pub fn write_section(s: &mut String, spec: &Convergence<Dance>, rows: &[&Row]) {
+pub(crate) fn write_section(s: &mut String, spec: &Convergence<Dance>, rows: &[&Row]) {
     let integrator = compliant_integrator(spec);
     let _ = writeln!(
         s,
@@ -265,7 +265,11 @@ fn write_stop_table(s: &mut String, rows: &[&Row]) {
 }
 
 /// compliant_velocity.png and compliant_distances.png.
-pub fn write_figures(spec: &Convergence<Dance>, rows: &[&Row], dir: &Path) -> Result<(), String> {
+pub(crate) fn write_figures(
+    spec: &Convergence<Dance>,
+    rows: &[&Row],
+    dir: &Path,
+) -> Result<(), String> {
     let caption = format!(
         "{} · {}, rtol {}, atol {} · F_n = δ/κ + c_d δ̇/√κ",
         spec.name,

@@ -17,7 +17,7 @@ fn invalid(source: SimError) -> SpecError {
 }
 
 /// `params.method = "incremental"`, refused.
-pub fn incremental_refused() -> SimError {
+pub(crate) fn incremental_refused() -> SimError {
     SimError::invalid(
         "params.method",
         "incremental",

@@ -202,7 +202,7 @@ pub struct Record {
 pub const REPORTED_TIMES: [f64; 3] = [0.5, 1.0, 2.0];
 
 /// The degree of the partial sum compared with the numerics at t = .5.
-pub const PARTIAL_SUM_DEGREE: usize = 41;
+pub(crate) const PARTIAL_SUM_DEGREE: usize = 41;
 
 impl System for Dance {
     const NAME: &'static str = "dance";

@@ -13,10 +13,10 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// The tables of the figures, by name.
-pub const COEFFICIENTS_CSV: &str = "coefficients.csv";
-pub const TRUNCATION_CSV: &str = "truncation.csv";
-pub const PARTIAL_SUMS_CSV: &str = "partial_sums.csv";
-pub const TRAJECTORY_CSV: &str = "trajectory.csv";
+pub(crate) const COEFFICIENTS_CSV: &str = "coefficients.csv";
+pub(crate) const TRUNCATION_CSV: &str = "truncation.csv";
+pub(crate) const PARTIAL_SUMS_CSV: &str = "partial_sums.csv";
+pub(crate) const TRAJECTORY_CSV: &str = "trajectory.csv";
 
 fn failed(message: String) -> RunError {
     RunError::Io {

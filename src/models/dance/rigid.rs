@@ -18,7 +18,7 @@ const DIM: usize = 5;
 
 /// The rigid slide's one mode.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum RigidMode {
+pub(crate) enum RigidMode {
     #[default]
     Slide,
 }
@@ -42,7 +42,7 @@ impl Named for RigidEvent {
 
 /// The slide field with friction coefficient μ.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct RigidSlide {
+pub(crate) struct RigidSlide {
     pub mu: f64,
 }
 
@@ -203,10 +203,10 @@ pub fn integrate_slide(
 
 /// The largest smallest-term at t₀ accepted as a starting state: far below the integration
 /// tolerances used (rtol ≥ 1e-13 on v = O(t³)).
-pub const START_TOLERANCE: f64 = 1e-16;
+pub(crate) const START_TOLERANCE: f64 = 1e-16;
 
 /// The rigid slide of one μ from the series' state at t₀ to the given times.
-pub fn rigid_from_series(
+pub(crate) fn rigid_from_series(
     mu: f64,
     logs: &SeriesLogs,
     t_series: f64,

@@ -28,7 +28,7 @@ pub struct FormalSeries<S> {
 
 /// Checks that Prop. 3.4 applies: ‖f^t(t)‖ = √(1 + t²) > μ|f^n| = μ near t = 0 needs μ ≤ 1, and
 /// its hypothesis on the leading coefficient of μ f^n needs μ > 0.
-pub fn require_sliding_mu(field: &str, mu: f64) -> Result<f64, SimError> {
+pub(crate) fn require_sliding_mu(field: &str, mu: f64) -> Result<f64, SimError> {
     if mu.is_finite() && mu > 0.0 && mu <= 1.0 {
         Ok(mu)
     } else {

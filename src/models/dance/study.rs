@@ -25,13 +25,13 @@ pub type Working = BigFloat<256>;
 pub type Check = BigFloat<352>;
 
 /// The times at which the optimal truncation is compared with the numerics ([.35, .6]).
-pub fn truncation_times() -> Vec<f64> {
+pub(crate) fn truncation_times() -> Vec<f64> {
     (0..=25).map(|i| 0.35 + 0.01 * f64::from(i)).collect()
 }
 
 /// What the coefficients of v^∥ = v₁ say (docs/dance.md, "Growth", "Radius").
 #[derive(Clone, Debug)]
-pub struct SeriesFacts {
+pub(crate) struct SeriesFacts {
     pub logs: SeriesLogs,
     /// −log₁₀ of the largest relative difference between the two precisions, over every
     /// coefficient of v₁ and v₂.
@@ -82,7 +82,7 @@ impl SeriesFacts {
 
 /// The partial sums of v₁ at t against a reference value: (degree, |S_degree(t) − reference|)
 /// at the odd degrees up to `max_degree`.
-pub fn partial_sum_gaps(
+pub(crate) fn partial_sum_gaps(
     logs: &SeriesLogs,
     t: f64,
     reference: f64,
@@ -107,7 +107,10 @@ fn tolerances(settings: &RunSettings) -> Tolerances {
 }
 
 /// One rigid run: the series' facts, the slide at the solver's tolerances and at rtol/10.
-pub fn run_rigid(p: &Params, settings: &RunSettings) -> Result<(Record, SolverStats), SimError> {
+pub(crate) fn run_rigid(
+    p: &Params,
+    settings: &RunSettings,
+) -> Result<(Record, SolverStats), SimError> {
     let facts = SeriesFacts::compute(p.mu, p.series_degree)?;
     let mut times: Vec<f64> = truncation_times();
     times.extend(REPORTED_TIMES.iter().filter(|&&t| t > 0.6));
@@ -240,13 +243,13 @@ pub fn run_compliant(
 }
 
 /// The κ of the velocity figure: those of the ladder at 1e-4, 1e-6, 1e-8.
-pub const FIGURE_KAPPAS: [f64; 3] = [1e-4, 1e-6, 1e-8];
+pub(crate) const FIGURE_KAPPAS: [f64; 3] = [1e-4, 1e-6, 1e-8];
 
 /// The tables of the figures, by the run stage ([`crate::experiment::system::System::side_tables`]):
 /// coefficients.csv, truncation.csv, partial_sums.csv and trajectory.csv for the μ of every
 /// rigid configuration (by `settings`' integrator), and with a ladder compliant_velocity.csv. A
 /// table that cannot be made is left out (the report then names it).
-pub fn side_tables(
+pub(crate) fn side_tables(
     p: &Params,
     configurations: &[Params],
     kappa: &[f64],

@@ -46,7 +46,7 @@ pub struct OptimalTruncation {
 
 /// The optimal truncation of the series at t > 0: the smallest nonzero term |c_k t^k| over
 /// the computed coefficients (the first, if several tie), and the sum of the terms before it.
-pub fn optimal_truncation(c: &LogCoefficients, t: f64) -> OptimalTruncation {
+pub(crate) fn optimal_truncation(c: &LogCoefficients, t: f64) -> OptimalTruncation {
     let ln_t = t.ln();
     let nonzero: Vec<usize> = (0..c.ln_abs.len())
         .filter(|&k| c.ln_abs[k] > f64::NEG_INFINITY)

@@ -142,7 +142,7 @@ pub struct Compiled {
 impl Compiled {
     /// Whether the system's contacts are spatial (two tangents each; the compilation makes
     /// them all planar or all spatial).
-    pub fn is_spatial(&self) -> bool {
+    pub(crate) fn is_spatial(&self) -> bool {
         self.contacts.iter().any(|c| c.second_tangent.is_some())
     }
 }

@@ -49,7 +49,7 @@ impl<'a, const N: usize> DescribedMechanics<'a, N> {
     }
 
     /// The key and text of the first expression that evaluated to a non-finite number.
-    pub fn non_finite_source(&self) -> Option<&(String, String)> {
+    pub(crate) fn non_finite_source(&self) -> Option<&(String, String)> {
         let i = self.first_non_finite.load(Ordering::Relaxed);
         self.compiled
             .dynamics_sources

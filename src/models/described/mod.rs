@@ -61,7 +61,7 @@ pub struct Described;
 /// The most coordinates a described system may have: each count is a compiled instance of the
 /// engine (a build-time cost), and these cover the systems of the papers and the usual
 /// textbook ones (a double pendulum with a free base has four).
-pub const MAX_COORDINATES: usize = 4;
+pub(crate) const MAX_COORDINATES: usize = 4;
 
 /// The error of a description with `n` > [`MAX_COORDINATES`] coordinates.
 fn too_many_coordinates(n: usize) -> SimError {
@@ -455,7 +455,7 @@ fn check_spatial_frame_n<const N: usize>(
 
 /// One phase of a [`HybridRun`].
 #[derive(Clone, Debug, Serialize)]
-pub struct PhaseRow {
+pub(crate) struct PhaseRow {
     /// The mode's name (each contact's, `,`-joined, for several).
     pub mode: &'static str,
     pub t_start: f64,
@@ -465,7 +465,7 @@ pub struct PhaseRow {
 
 /// One event of a [`HybridRun`].
 #[derive(Clone, Debug, Serialize)]
-pub struct EventRow {
+pub(crate) struct EventRow {
     pub t: f64,
     pub event: &'static str,
     pub contact: String,
@@ -476,7 +476,7 @@ pub struct EventRow {
 /// One run of a described system on a formulation of the hybrid engine (several contacts, or a
 /// spatial contact): its record (runs.csv's row) and what `simulate --system` prints besides.
 #[derive(Clone, Debug)]
-pub struct HybridRun {
+pub(crate) struct HybridRun {
     pub record: Record,
     pub stats: SolverStats,
     pub phases: Vec<PhaseRow>,
@@ -561,7 +561,7 @@ fn hybrid_run<M: Named, E: Named + Copy>(
 /// contacts ([`crate::compliant::multi`]) or the spatial one ([`crate::compliant::spatial`],
 /// measured by [`crate::compliant::spatial_measured`]); rigid on the rigid reference of several
 /// contacts ([`crate::rigid::multi`]; docs/multi_contact.md).
-pub fn run_hybrid_engine(
+pub(crate) fn run_hybrid_engine(
     d: &Description,
     method: Method,
     settings: &RunSettings,
@@ -717,7 +717,7 @@ fn run_contacts_n<const N: usize>(
 
 /// Compile `d` (one planar contact) and run it once at compliance `kappa` (with its sampled
 /// trajectory when `trajectory`): the compiled description and the engine's record.
-pub fn run_record(
+pub(crate) fn run_record(
     d: &Description,
     kappa: f64,
     settings: &RunSettings,

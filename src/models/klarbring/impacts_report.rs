@@ -77,7 +77,7 @@ fn in_fit_range(k: f64) -> bool {
 
 /// e^κ = e₀ + a√κ + bκ fitted over [`FIT_RANGE`] (the measured restitution's expansion,
 /// docs/klarbring.md "One impact"): e₀ and its standard error.
-pub fn restitution_limit(rows: &[&Row]) -> Option<(f64, f64)> {
+pub(crate) fn restitution_limit(rows: &[&Row]) -> Option<(f64, f64)> {
     let (k, e): (Vec<f64>, Vec<f64>) = rows
         .iter()
         .filter_map(|r| Some((r.number("kappa")?, r.number("restitution_measured")?)))

@@ -167,7 +167,7 @@ pub use impacts::KlarbringImpacts;
 /// The rate at which ‖V^κ − V⁺‖ at the first opening vanishes (docs/klarbring.md, "One
 /// impact"): 1 for an undamped impact that sticks (the O(√κ) change of the exit speed cancels by
 /// energy, and the stick breaks only O(κ) before the opening), else 1/2.
-pub fn predicted_rate(damping: f64, sticks: bool) -> f64 {
+pub(crate) fn predicted_rate(damping: f64, sticks: bool) -> f64 {
     if damping == 0.0 && sticks {
         1.0
     } else {

@@ -52,7 +52,7 @@ pub enum Particle {
 
 impl Params {
     /// The dimension n: the number of rows of `stiffness`.
-    pub fn dimension(&self) -> usize {
+    pub(crate) fn dimension(&self) -> usize {
         self.stiffness.len()
     }
 
@@ -80,7 +80,7 @@ impl Params {
     }
 
     /// The particle of dimension N, checked.
-    pub fn particle_of<const N: usize>(&self) -> Result<KlarbringParticle<N>, SimError> {
+    pub(crate) fn particle_of<const N: usize>(&self) -> Result<KlarbringParticle<N>, SimError> {
         let rows: Vec<[f64; N]> = self
             .stiffness
             .iter()
@@ -170,7 +170,7 @@ impl Params {
     /// Frobenius norm bounding K's largest eigenvalue) and the penetration the load presses in,
     /// about κ·|F|, must be small against the unit length (κ|F| < 1): otherwise the compliant
     /// model is no contact and has no rigid limit to converge to.
-    pub fn check_scales(&self, kappa_max: Option<f64>) -> Result<(), SimError> {
+    pub(crate) fn check_scales(&self, kappa_max: Option<f64>) -> Result<(), SimError> {
         let terms = self.load_terms();
         let load: f64 = terms.iter().map(|t| t.2).sum();
         // The key that contributes most is the one to fix.

@@ -36,7 +36,7 @@ impl LoadComponent {
 
 /// The quasi-static rate problem at a contact state on the cone's edge.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct QuasiStaticRate {
+pub(crate) struct QuasiStaticRate {
     pub t: f64,
     /// σ = ±1: the side of the cone the friction holds (the slip direction).
     pub slip_direction: f64,
@@ -54,7 +54,7 @@ pub struct QuasiStaticRate {
 /// The quasi-static rate problem of the planar particle at time `t`, on the cone's edge on the
 /// side `slip_direction` (the rates do not depend on U_T: the edge's state enters only through
 /// σ).
-pub fn rate_solutions(
+pub(crate) fn rate_solutions(
     particle: &KlarbringParticle<2>,
     mu: f64,
     t: f64,
@@ -81,7 +81,7 @@ pub fn rate_solutions(
 /// The rate problem at every stick → slip onset of a run (`modes` in time order, `kinds` and
 /// `times` its events, event i leading from mode i to mode i + 1): each onset leaves a stick at
 /// rest on the cone's edge — a quasi-static equilibrium — into `slide+` or `slide-`.
-pub fn at_slip_onsets(
+pub(crate) fn at_slip_onsets(
     particle: &KlarbringParticle<2>,
     mu: f64,
     modes: &[&str],

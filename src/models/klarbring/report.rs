@@ -20,7 +20,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// The distances with their predicted rates.
-pub const DISTANCES: [(&str, &str, f64); 4] = [
+pub(crate) const DISTANCES: [(&str, &str, f64); 4] = [
     ("d_U_contact", "d_U,c = sup‖ΔU‖ on [0, t_L]", 1.0),
     ("d_V_contact", "d_V,c = ∫‖ΔV‖ on [0, t_L]", 1.0),
     ("d_U", "d_U = sup‖ΔU‖ on [0, T]", 0.5),
@@ -317,7 +317,7 @@ fn energy_section(s: &mut String, rows: &[&Row]) {
 
 /// The number of rigid events up to and including the first impact: the contact-phase
 /// events and the first impact, whose compliant times differ by O(κ).
-pub fn contact_event_count(kinds: &str) -> usize {
+pub(crate) fn contact_event_count(kinds: &str) -> usize {
     let k: Vec<&str> = kinds.split_whitespace().collect();
     k.iter()
         .position(|&e| e == "impact")
@@ -374,7 +374,7 @@ fn event_time_section(s: &mut String, rows: &[&Row], rigid_kinds: &str) {
 
 /// Measured points (markers, the fitted rate in the label) and their power-law fit over
 /// [`FIT_RANGE`] (a line of the same colour).
-pub fn fitted_series(
+pub(crate) fn fitted_series(
     label: &str,
     points: Vec<(f64, f64)>,
     fit: Option<LinearFit>,

@@ -20,10 +20,10 @@ use crate::rigid::{RigidEvent, RigidProblem};
 use serde::{Deserialize, Serialize};
 
 /// The times at which the state is written into the row (those before `t_end`, and `t_end`).
-pub const CHECKPOINTS: [f64; 4] = [2.0, 5.0, 8.0, 11.0];
+pub(crate) const CHECKPOINTS: [f64; 4] = [2.0, 5.0, 8.0, 11.0];
 
 /// The checkpoints of a run to `t_end`.
-pub fn checkpoint_times(t_end: f64) -> Vec<f64> {
+pub(crate) fn checkpoint_times(t_end: f64) -> Vec<f64> {
     let mut t: Vec<f64> = CHECKPOINTS.iter().copied().filter(|&c| c < t_end).collect();
     t.push(t_end);
     t
@@ -39,7 +39,7 @@ pub fn joined(values: &[f64]) -> String {
 }
 
 /// The mode of each phase, a one-tangent slide named by its direction (`slide+`, `slide-`).
-pub fn mode_names<E>(run: &SpatialRun<E>, n: usize, d: usize) -> Vec<String> {
+pub(crate) fn mode_names<E>(run: &SpatialRun<E>, n: usize, d: usize) -> Vec<String> {
     run.trace
         .phases
         .iter()
@@ -70,7 +70,7 @@ where
 
 /// The rigid run of the particle, at `settings`, ended at the first transition `from → to`
 /// with `stop(from, to)` (at the latest at `settings.t_end`).
-pub fn rigid_run_until<const N: usize, const D: usize>(
+pub(crate) fn rigid_run_until<const N: usize, const D: usize>(
     particle: &KlarbringParticle<N>,
     p: &Params,
     settings: &RunSettings,
@@ -165,7 +165,7 @@ where
 }
 
 /// The record every run fills: modes, events, the end state and the checkpoints.
-pub fn trajectory_record<E: Named + Copy>(
+pub(crate) fn trajectory_record<E: Named + Copy>(
     run: &SpatialRun<E>,
     n: usize,
     d: usize,
@@ -201,7 +201,7 @@ pub fn trajectory_record<E: Named + Copy>(
 }
 
 /// Run the rigid reference of `p` with `integrator`: its record and work counters.
-pub fn run_rigid_point(
+pub(crate) fn run_rigid_point(
     p: &Params,
     integrator: IntegratorKind,
     tolerances: Tolerances,
@@ -229,11 +229,11 @@ pub fn run_rigid_point(
 }
 
 /// Uniform samples of the distances (at least 10⁴ over [0, t_end], docs/klarbring.md).
-pub const UNIFORM_SAMPLES: usize = 10_000;
+pub(crate) const UNIFORM_SAMPLES: usize = 10_000;
 /// Samples across each rigid impact, spread over ±[`IMPACT_WINDOW`]·√κ: the compliant impact
 /// lasts about π√κ and the velocity jumps there, so the L¹ distance needs it resolved.
-pub const IMPACT_SAMPLES: usize = 2_000;
-pub const IMPACT_WINDOW: f64 = 40.0;
+pub(crate) const IMPACT_SAMPLES: usize = 2_000;
+pub(crate) const IMPACT_WINDOW: f64 = 40.0;
 /// Samples closer than this to a rigid impact are dropped, so that every sample lies on a
 /// definite side of the jump (the located impact time is exact to far less).
 const JUMP_MARGIN: f64 = 1e-10;
@@ -428,7 +428,7 @@ pub fn run_compliant_point(
 }
 
 /// Samples of paths.csv per run.
-pub const PATH_SAMPLES: usize = 2_000;
+pub(crate) const PATH_SAMPLES: usize = 2_000;
 
 /// The sampled path of a run: one row per output, `key,t,mode,U…`.
 fn path_lines<E>(key: &str, run: &SpatialRun<E>, n: usize, d: usize) -> Vec<Vec<Cell>> {
@@ -483,7 +483,7 @@ where
 
 /// paths.csv: the rigid path and, for a compliant experiment, the path at `kappa`, sampled
 /// at [`PATH_SAMPLES`] uniform times, for the figure of the paths by mode.
-pub fn paths_csv(
+pub(crate) fn paths_csv(
     p: &Params,
     kappa: Option<f64>,
     integrator: IntegratorKind,

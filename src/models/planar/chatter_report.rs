@@ -15,7 +15,7 @@ use std::path::Path;
 
 /// One state under one law.
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct ChatterRun {
+pub(crate) struct ChatterRun {
     pub a: f64,
     pub law: String,
     pub damping: f64,
@@ -44,7 +44,7 @@ pub struct ChatterRun {
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct ChatterAnalysis {
+pub(crate) struct ChatterAnalysis {
     pub runs: Vec<ChatterRun>,
     /// States (a) whose outcome at the smallest κ differs between laws, and the count of states.
     pub law_dependent_states: Vec<f64>,
@@ -80,7 +80,7 @@ fn max_opt(it: impl Iterator<Item = f64>) -> Option<f64> {
 }
 
 /// The analysis of the rows.
-pub fn analyse(rows: &[Row]) -> ChatterAnalysis {
+pub(crate) fn analyse(rows: &[Row]) -> ChatterAnalysis {
     let mut groups: Vec<(RunKey, Vec<&Row>)> = Vec::new();
     for r in rows.iter().filter(|r| r.text("status") == "ok") {
         match groups.iter_mut().find(|(k, _)| *k == key(r)) {

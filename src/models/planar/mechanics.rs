@@ -28,7 +28,7 @@ pub struct ConstantPlanar {
 
 impl ConstantPlanar {
     /// AC − B²: positive iff M is positive definite (with A > 0).
-    pub fn mobility_determinant(&self) -> f64 {
+    pub(crate) fn mobility_determinant(&self) -> f64 {
         self.tangential_mobility * self.normal_mobility - self.cross_mobility * self.cross_mobility
     }
 

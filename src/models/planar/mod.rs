@@ -134,7 +134,7 @@ pub struct PlanarState {
 }
 
 /// The default damping: C–V's k = q = −1 (their law while the contact is closed).
-pub const DEFAULT_DAMPING: f64 = 1.0;
+pub(crate) const DEFAULT_DAMPING: f64 = 1.0;
 
 impl PlanarState {
     fn friction(&self) -> Coulomb {
@@ -190,7 +190,7 @@ impl PlanarState {
 
 /// The grid of states that `[params]` and `[sweep]` define (the fast-time studies).
 #[derive(Clone, Copy, Debug)]
-pub struct PlanarGrid<'a> {
+pub(crate) struct PlanarGrid<'a> {
     pub params: &'a Params,
     pub sweep: &'a Sweep,
 }
@@ -263,7 +263,7 @@ impl<'a> PlanarGrid<'a> {
 
     /// Checks every state's closed contact against the explicit integrators' step budget
     /// ([`fast::check_explicit_steps`]); the key named is C's.
-    pub fn check_explicit_steps(&self, solver: &SolverSpec) -> Result<(), SimError> {
+    pub(crate) fn check_explicit_steps(&self, solver: &SolverSpec) -> Result<(), SimError> {
         let window = fast::window(solver)?;
         let mut worst: Option<(f64, PlanarState, usize)> = None;
         for (state, index) in self.states() {

@@ -112,7 +112,7 @@ impl LawData {
 
 /// `[sweep] laws = [{ law, damping }, …]`: one table sets the normal law and its damping (the
 /// only list of tables of a `[sweep]` besides the oblique impact's contacts).
-pub fn set_law(
+pub(crate) fn set_law(
     law: &mut NormalLaw,
     damping: &mut f64,
     key: &str,
@@ -131,7 +131,10 @@ pub fn set_law(
 /// Checks a κ ladder (resolvable at its smallest κ, a penetration small against the body at its
 /// largest; `None`: no compliant run) and a normal law (its damping resolvable); errors name the
 /// key.
-pub fn validate_ladder_and_law(kappa: Option<&LogGrid>, law: &LawData) -> Result<(), SimError> {
+pub(crate) fn validate_ladder_and_law(
+    kappa: Option<&LogGrid>,
+    law: &LawData,
+) -> Result<(), SimError> {
     if let Some(kappa) = kappa {
         crate::compliant::normal::require_penetrating_less_than_the_body(
             "sweep.kappa.max",
@@ -230,7 +233,7 @@ impl ImpactConfig {
     }
 
     /// u⁻ = incidence·|v⁻|.
-    pub fn u_minus(&self) -> f64 {
+    pub(crate) fn u_minus(&self) -> f64 {
         self.incidence * -self.v_minus
     }
 

@@ -17,11 +17,11 @@ use std::path::Path;
 
 /// A rigid law is selected when the compliant outcome lies within this distance of it (per
 /// |v⁻|) at the smallest κ over the whole incidence grid.
-pub const SELECTION_TOLERANCE: f64 = 1e-3;
+pub(crate) const SELECTION_TOLERANCE: f64 = 1e-3;
 
 /// One contact under one normal law.
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct LawVerdict {
+pub(crate) struct LawVerdict {
     /// `A=…, B=…, C=…, mu=…`.
     pub contact: String,
     pub law: String,
@@ -45,7 +45,7 @@ pub struct LawVerdict {
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct ImpactAnalysis {
+pub(crate) struct ImpactAnalysis {
     pub verdicts: Vec<LawVerdict>,
     /// The largest distance to the energetic law at the smallest κ over the elastic laws
     /// (restitution 1), and to the Poisson law over the damped ones (where Poisson and
@@ -113,7 +113,7 @@ fn max_at(rows: &[&Row], kappa: f64, column: &str) -> f64 {
 }
 
 /// The analysis of the rows.
-pub fn analyse(rows: &[Row]) -> ImpactAnalysis {
+pub(crate) fn analyse(rows: &[Row]) -> ImpactAnalysis {
     let mut verdicts = Vec::new();
     for ((contact, (law, damping)), group) in groups(rows) {
         let ladder = kappas(&group);

@@ -10,7 +10,7 @@ use crate::models::rod::limit::RigidLimit;
 use serde::Serialize;
 
 /// Points with κ at or below this are the asymptotic range of the fits.
-pub const ASYMPTOTIC_KAPPA_MAX: f64 = 1e-6;
+pub(crate) const ASYMPTOTIC_KAPPA_MAX: f64 = 1e-6;
 
 /// One point against one bound.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -259,13 +259,13 @@ pub(crate) fn bound_checks(
     checks
 }
 
-pub const SLIDE_LOWER: &str = "slide lower (33)";
-pub const SLIDE_UPPER: &str = "slide upper (31)";
-pub const STICK_LOWER: &str = "stick lower (61)";
-pub const STICK_UPPER: &str = "stick upper (58)/(61)";
+pub(crate) const SLIDE_LOWER: &str = "slide lower (33)";
+pub(crate) const SLIDE_UPPER: &str = "slide upper (31)";
+pub(crate) const STICK_LOWER: &str = "stick lower (61)";
+pub(crate) const STICK_UPPER: &str = "stick upper (58)/(61)";
 
 /// Analyse the rows of one experiment.
-pub fn analyze(spec: &RodExperiment, rows: &[Row]) -> SweepAnalysis {
+pub(crate) fn analyze(spec: &RodExperiment, rows: &[Row]) -> SweepAnalysis {
     let impact = spec.impact(spec.sweep.kappa.min);
     let limit = RigidLimit::of(&impact);
     let constants = SlideBoundConstants::choose(&impact);

@@ -24,7 +24,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// The sequence of a standard tangential impact (the runs end at lift-off).
-pub const STANDARD_SEQUENCE: &str = "slide_left>stick>slide_right";
+pub(crate) const STANDARD_SEQUENCE: &str = "slide_left>stick>slide_right";
 
 /// The bounds a state can be checked against, in the order `analysis::bound_checks` lists
 /// them: the slot of each in [`StateAnalysis::bounds`].
@@ -38,7 +38,7 @@ pub struct OptF64(f64);
 
 impl OptF64 {
     const NONE_BITS: u64 = 0x7ff4_a7a5_0000_0001;
-    pub const NONE: OptF64 = OptF64(f64::from_bits(Self::NONE_BITS));
+    pub(crate) const NONE: OptF64 = OptF64(f64::from_bits(Self::NONE_BITS));
 
     pub fn get(self) -> Option<f64> {
         (self.0.to_bits() != Self::NONE_BITS).then_some(self.0)
@@ -108,7 +108,7 @@ pub struct StateAnalysis {
 
 impl StateAnalysis {
     /// Whether T_rev/κ at the smallest κ is resolved by f64 event times.
-    pub fn reverse_resolved(&self) -> bool {
+    pub(crate) fn reverse_resolved(&self) -> bool {
         self.reverse_rounding()
             .is_some_and(|r| r <= REVERSE_RESOLVED)
     }
@@ -119,33 +119,33 @@ impl StateAnalysis {
     }
 
     /// Position of θ0 in the eq. (18) interval at this μ, 0 … 1.
-    pub fn theta_fraction(&self) -> f64 {
+    pub(crate) fn theta_fraction(&self) -> f64 {
         painleve_theta_interval(self.impact.mu)
             .map_or(f64::NAN, |(lo, hi)| (self.impact.theta0 - lo) / (hi - lo))
     }
 
     /// A and B of Zhao–Liu eq. (11) at the initial state.
-    pub fn a0_b0(&self) -> (f64, f64) {
+    pub(crate) fn a0_b0(&self) -> (f64, f64) {
         let k = self.impact.slide_coefficients();
         (k.a, k.b)
     }
 
-    pub fn err_stick_scaled(&self) -> Option<f64> {
+    pub(crate) fn err_stick_scaled(&self) -> Option<f64> {
         self.err_stick_scaled.get()
     }
-    pub fn err_reverse_scaled(&self) -> Option<f64> {
+    pub(crate) fn err_reverse_scaled(&self) -> Option<f64> {
         self.err_reverse_scaled.get()
     }
-    pub fn reverse_rounding(&self) -> Option<f64> {
+    pub(crate) fn reverse_rounding(&self) -> Option<f64> {
         self.reverse_rounding.get()
     }
-    pub fn err_v_out(&self) -> Option<f64> {
+    pub(crate) fn err_v_out(&self) -> Option<f64> {
         self.err_v_out.get()
     }
-    pub fn err_omega_out(&self) -> Option<f64> {
+    pub(crate) fn err_omega_out(&self) -> Option<f64> {
         self.err_omega_out.get()
     }
-    pub fn slide_log_coefficient(&self) -> Option<f64> {
+    pub(crate) fn slide_log_coefficient(&self) -> Option<f64> {
         self.slide_log_coefficient.get()
     }
 
@@ -187,7 +187,7 @@ impl ExtrapolatedLimit {
     pub fn covers_closed_form(&self) -> Option<bool> {
         self.covers_closed_form
     }
-    pub fn relative_half_width(&self) -> Option<f64> {
+    pub(crate) fn relative_half_width(&self) -> Option<f64> {
         self.relative_half_width.get()
     }
     /// (extrapolated − closed form)/|closed form|.
@@ -234,7 +234,7 @@ pub struct AtlasAnalysis {
 
 impl AtlasAnalysis {
     /// The distinct (θ̇0, c_d) of the states, ascending: one table block or panel each.
-    pub fn groups(&self) -> Vec<(f64, f64)> {
+    pub(crate) fn groups(&self) -> Vec<(f64, f64)> {
         let mut groups: Vec<(f64, f64)> = Vec::new();
         for s in &self.per_state {
             let g = (s.impact.omega0, s.impact.damping);
@@ -247,12 +247,12 @@ impl AtlasAnalysis {
     }
 
     /// The sequence of a state (as `AtlasAnalysis::sequences` names it).
-    pub fn sequence_of(&self, s: &StateAnalysis) -> &str {
+    pub(crate) fn sequence_of(&self, s: &StateAnalysis) -> &str {
         &self.sequence_names[s.sequence as usize]
     }
 
     /// Whether a state runs the standard sequence at every κ.
-    pub fn is_standard(&self, s: &StateAnalysis) -> bool {
+    pub(crate) fn is_standard(&self, s: &StateAnalysis) -> bool {
         self.sequence_of(s) == STANDARD_SEQUENCE
     }
 }
@@ -417,7 +417,7 @@ pub(crate) fn analyze_states<T: Send, K>(
 
 /// Analyse the rows of an atlas experiment, read as a stream (`analyze_states`); returns the
 /// analysis and the number of rows read.
-pub fn analyze_atlas(
+pub(crate) fn analyze_atlas(
     spec: &RodExperiment,
     rows: impl Iterator<Item = Row>,
 ) -> (AtlasAnalysis, usize) {

@@ -101,7 +101,7 @@ fn log_continuous(label: &str) -> ColorScale {
 }
 
 /// Write the atlas heatmaps (SVG + PNG) into `dir`.
-pub fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), String> {
+pub(crate) fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), String> {
     if a.per_state.is_empty() {
         return Ok(());
     }

@@ -10,7 +10,7 @@ use crate::experiment::runner::RunError;
 use crate::report::table::{write_csv, Cell};
 use std::fmt::Write;
 
-pub const POINTS_CSV: &str = "points.csv";
+pub(crate) const POINTS_CSV: &str = "points.csv";
 
 /// A bound's name as a CSV column prefix: "slide lower (33)" → "slide_lower_33".
 fn slug(name: &str) -> String {
@@ -36,7 +36,7 @@ fn half_width(c: &Option<ExtrapolatedLimit>) -> Option<f64> {
 /// points.csv: one row per initial state, written a row at a time. The bound columns are those
 /// of every bound checked at some state, in the order first met; a state where a bound does not
 /// apply has them empty.
-pub fn write_points_csv(a: &AtlasAnalysis, path: &std::path::Path) -> Result<(), RunError> {
+pub(crate) fn write_points_csv(a: &AtlasAnalysis, path: &std::path::Path) -> Result<(), RunError> {
     let mut columns: Vec<String> = [
         "mu",
         "mu_s",
@@ -202,7 +202,7 @@ fn median_abs(states: &[&StateAnalysis], f: impl Fn(&StateAnalysis) -> Option<f6
 }
 
 /// summary.md of an atlas.
-pub fn render_atlas_summary(
+pub(crate) fn render_atlas_summary(
     spec: &RodExperiment,
     a: &AtlasAnalysis,
     n_rows: usize,

@@ -25,7 +25,7 @@ use std::f64::consts::PI;
 
 /// The margin of the constants inside the ranges that eq. (19) allows: M1 = f·min(−A),
 /// η1 = f·min(−B) over the slide, M2 = max(−A)/f, η2 = 1/f.
-pub const CONSTANT_MARGIN: f64 = 0.9;
+pub(crate) const CONSTANT_MARGIN: f64 = 0.9;
 
 /// The constants of eqs. (19)–(20) for one initial state, and the rule that made them.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq)]
@@ -57,7 +57,7 @@ impl SlideBoundConstants {
     ///
     /// `None` unless the start is inconsistent (A < 0, B < 0, u0 < 0) and B stays negative
     /// through the slide.
-    pub fn choose(imp: &RodImpact) -> Option<Self> {
+    pub(crate) fn choose(imp: &RodImpact) -> Option<Self> {
         let body = imp.body();
         let k = body.slide_coefficients(imp.mu, imp.theta0, imp.omega0);
         let limit = RigidLimit::of(imp)?;
@@ -93,13 +93,13 @@ impl SlideBoundConstants {
 
     /// Eq. (33): the lower bound on the slide duration at `kappa` (≤ 0, i.e. vacuous, when the
     /// logarithm's argument is below 1).
-    pub fn slide_lower(&self, kappa: f64) -> f64 {
+    pub(crate) fn slide_lower(&self, kappa: f64) -> f64 {
         let w = (self.m2 / kappa).sqrt();
         (2.0 * self.m2 * w * self.u0_abs / (self.c_upper * self.eta2)).ln() / w
     }
 
     /// Eq. (31): the upper bound on the slide duration at `kappa`.
-    pub fn slide_upper(&self, kappa: f64) -> f64 {
+    pub(crate) fn slide_upper(&self, kappa: f64) -> f64 {
         let w = (self.m1 / kappa).sqrt();
         1.0 / w
             + (4.0 * self.m1 * self.u0_abs / (self.c_lower * self.eta1 * w) + 1.0 / (w * w)).sqrt()
@@ -108,7 +108,7 @@ impl SlideBoundConstants {
     /// Whether the state (θ, θ̇) at the end of a measured slide lies inside the domains of
     /// eq. (19) that the bounds assume. θ and θ̇ grow monotonically over the slide (θ̈ = P F_n > 0)
     /// and {A ≤ −M1} is an interval, so the end of the slide is where the hypotheses bind.
-    pub fn hypotheses_hold_at(&self, mu: f64, theta: f64, omega: f64) -> bool {
+    pub(crate) fn hypotheses_hold_at(&self, mu: f64, theta: f64, omega: f64) -> bool {
         let k = self.body.slide_coefficients(mu, theta, omega);
         (-self.m2..=-self.m1).contains(&k.a)
             && (-self.eta2..=-self.eta1).contains(&k.b)
@@ -119,7 +119,11 @@ impl SlideBoundConstants {
 /// The θ interval on which A(θ, μ) ≤ `level` (< 0) for a rod with k = 1/ρ: A = 1 + kc² −
 /// kμsc = (2 + k + k cos2θ − kμ sin2θ)/2, so A ≤ level ⇔ k√(1+μ²) cos(2θ + φ) ≤
 /// 2·level − (2 + k) with tan φ = μ (Zhao–Liu's 3√(1+μ²) cos(2θ + φ) ≤ 2·level − 5 at k = 3).
-pub fn theta_interval_where_a_below(body: &PainleveRod, mu: f64, level: f64) -> Option<(f64, f64)> {
+pub(crate) fn theta_interval_where_a_below(
+    body: &PainleveRod,
+    mu: f64,
+    level: f64,
+) -> Option<(f64, f64)> {
     let k = body.inverse_gyration_sq();
     let r = k * (1.0 + mu * mu).sqrt();
     let x = (2.0 * level - (2.0 + k)) / r;

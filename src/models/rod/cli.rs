@@ -113,7 +113,7 @@ pub struct SimulateArgs {
 }
 
 /// The columns of `simulate --csv`.
-pub const TRAJECTORY_CSV_COLUMNS: [&str; 10] = [
+pub(crate) const TRAJECTORY_CSV_COLUMNS: [&str; 10] = [
     "t",
     "mode",
     "x_A",

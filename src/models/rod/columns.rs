@@ -6,11 +6,11 @@ use crate::compliant::record::RunRecord;
 use serde::{Deserialize, Serialize};
 
 /// Input columns (between `kappa` and `integrator`).
-pub const INPUT_COLUMNS: &[&str] = &["mu", "mu_s", "theta0", "omega0", "u0", "damping"];
+pub(crate) const INPUT_COLUMNS: &[&str] = &["mu", "mu_s", "theta0", "omega0", "u0", "damping"];
 
 /// Measured columns (between `error` and the work counters): `case`, known before the run, then
 /// the fields of [`RodMeasures`] (a test holds the two lists together).
-pub const MEASURE_COLUMNS: &[&str] = &[
+pub(crate) const MEASURE_COLUMNS: &[&str] = &[
     "case",
     "mode_sequence",
     "n_events",

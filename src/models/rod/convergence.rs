@@ -55,7 +55,7 @@ impl RodQuantity {
 
     /// Label in figures: the symbol where it is one, words where the table's symbol is a CSV
     /// column name.
-    pub fn axis_label(&self) -> &'static str {
+    pub(crate) fn axis_label(&self) -> &'static str {
         match self {
             RodQuantity::VOut => "post-impact v",
             RodQuantity::OmegaOut => "post-impact θ̇",
@@ -97,7 +97,7 @@ impl RodQuantity {
         }
     }
 
-    pub fn predicted_log_coefficient(&self, b: &LogCoefficients) -> f64 {
+    pub(crate) fn predicted_log_coefficient(&self, b: &LogCoefficients) -> f64 {
         match self {
             RodQuantity::StickScaled => b.stick_scaled,
             RodQuantity::ReverseScaled => b.reverse_scaled,
@@ -147,7 +147,7 @@ impl QuantityConvergence {
     }
 
     /// Half-width of the interval relative to |closed form| (or to the limit).
-    pub fn relative_half_width(&self) -> Option<f64> {
+    pub(crate) fn relative_half_width(&self) -> Option<f64> {
         let e = self.extrapolation.as_ref()?;
         Some(e.half_width / self.closed_form.unwrap_or(e.limit).abs())
     }
@@ -158,12 +158,12 @@ impl QuantityConvergence {
     }
 
     /// The fitted b (coefficient of √κ L).
-    pub fn fitted_log_coefficient(&self) -> Option<f64> {
+    pub(crate) fn fitted_log_coefficient(&self) -> Option<f64> {
         self.extrapolation.as_ref()?.coefficient(Term::SqrtLog)
     }
 
     /// The fitted c (coefficient of √κ).
-    pub fn fitted_sqrt_coefficient(&self) -> Option<f64> {
+    pub(crate) fn fitted_sqrt_coefficient(&self) -> Option<f64> {
         self.extrapolation.as_ref()?.coefficient(Term::Sqrt)
     }
 }

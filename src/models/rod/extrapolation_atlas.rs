@@ -24,7 +24,7 @@ pub struct StateExtrapolation {
 
 impl StateExtrapolation {
     /// Whether every run succeeded with the standard sequence (the ladder is one smooth family).
-    pub fn is_standard(&self) -> bool {
+    pub(crate) fn is_standard(&self) -> bool {
         self.failed == 0 && self.sequence == STANDARD_SEQUENCE
     }
 }
@@ -92,7 +92,7 @@ fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
 }
 
 /// The coverage summary of `quantity` over the standard states with `damping` (or all).
-pub fn coverage_of(
+pub(crate) fn coverage_of(
     states: &[StateExtrapolation],
     quantity: RodQuantity,
     damping: Option<f64>,

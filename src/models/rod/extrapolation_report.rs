@@ -11,10 +11,10 @@ use crate::report::table::Table;
 use std::fmt::Write;
 use std::path::Path;
 
-pub const STATES_CSV: &str = "states.csv";
+pub(crate) const STATES_CSV: &str = "states.csv";
 
 /// states.csv: one row per (state, quantity).
-pub fn render_states_csv(a: &ExtrapolationAtlas) -> String {
+pub(crate) fn render_states_csv(a: &ExtrapolationAtlas) -> String {
     let mut table = Table::new([
         "mu",
         "mu_s",
@@ -113,7 +113,7 @@ fn nearest(a: &ExtrapolationAtlas, target: [f64; 4]) -> Option<&StateExtrapolati
 }
 
 /// summary.md.
-pub fn render_extrapolation_summary(
+pub(crate) fn render_extrapolation_summary(
     spec: &RodExperiment,
     a: &ExtrapolationAtlas,
     run_time_s: Option<f64>,
@@ -291,7 +291,10 @@ pub fn render_extrapolation_summary(
 }
 
 /// The two figures.
-pub fn write_extrapolation_figures(a: &ExtrapolationAtlas, dir: &Path) -> Result<(), String> {
+pub(crate) fn write_extrapolation_figures(
+    a: &ExtrapolationAtlas,
+    dir: &Path,
+) -> Result<(), String> {
     // Per quantity: (c_d, convergence) of every standard state with an extrapolation.
     type ByDamping<'a> = Vec<(f64, &'a QuantityConvergence)>;
     let qs: Vec<(RodQuantity, ByDamping)> = RodQuantity::ALL

@@ -117,7 +117,11 @@ fn slide_lower_curve(c: &SlideBoundConstants, lo: f64, hi: f64) -> (Vec<(f64, f6
 }
 
 /// Write durations, normalised_durations and post_impact figures (SVG + PNG) into `dir`.
-pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Result<(), String> {
+pub(crate) fn write_sweep_figures(
+    rows: &[Row],
+    a: &SweepAnalysis,
+    dir: &Path,
+) -> Result<(), String> {
     let Some(first) = a.integrators.first() else {
         return Ok(());
     };
@@ -397,7 +401,11 @@ pub fn write_sweep_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Resul
 /// convergence.png: for each post-impact quantity, |relative error| against κ on log–log axes
 /// — measured, the fitted error model, the interval's half-width and the extrapolated limit's
 /// own error against the closed form (relative to the extrapolated limit where there is none).
-pub fn write_convergence_figure(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Result<(), String> {
+pub(crate) fn write_convergence_figure(
+    rows: &[Row],
+    a: &SweepAnalysis,
+    dir: &Path,
+) -> Result<(), String> {
     let Some(first) = a.integrators.first() else {
         return Ok(());
     };
@@ -507,7 +515,7 @@ fn format_value_1(v: f64) -> String {
 }
 
 /// Figure (4): one impact's time history from `dir/history.csv`, phases shaded.
-pub fn write_history_figure(experiment: &str, dir: &Path) -> Result<(), String> {
+pub(crate) fn write_history_figure(experiment: &str, dir: &Path) -> Result<(), String> {
     let Ok(Some(table)) =
         crate::report::table::read_text(&dir.join(crate::experiment::runner::HISTORY_CSV))
     else {

@@ -38,13 +38,13 @@ use serde::Serialize;
 
 /// A state (θ, θ̇) of the rod where p = b = 0 in leftward slip.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct GspotState {
+pub(crate) struct GspotState {
     pub theta: f64,
     pub omega: f64,
 }
 
 /// C–V's α₁, α₂, α₃ of the rod's leftward slip at (θ, θ̇) (module doc).
-pub fn gspot_rates(rod: &PainleveRod, mu: f64, theta: f64, omega: f64) -> GspotRates {
+pub(crate) fn gspot_rates(rod: &PainleveRod, mu: f64, theta: f64, omega: f64) -> GspotRates {
     let k = rod.inverse_gyration_sq();
     let (s, c) = theta.sin_cos();
     GspotRates {
@@ -57,7 +57,7 @@ pub fn gspot_rates(rod: &PainleveRod, mu: f64, theta: f64, omega: f64) -> GspotR
 /// The G-spot that leftward slip can approach: θ₁, the lower end of the Painlevé interval, with
 /// θ̇ = 1/√(sin θ₁) > 0 (the module doc: at the upper end, or with θ̇ < 0, α₁ or α₃ is
 /// positive). `None` when μ allows no Painlevé paradox.
-pub fn approachable_gspot(rod: &PainleveRod, mu: f64) -> Option<GspotState> {
+pub(crate) fn approachable_gspot(rod: &PainleveRod, mu: f64) -> Option<GspotState> {
     let (theta, _) = rod.painleve_theta_interval(mu)?;
     Some(GspotState {
         theta,
@@ -67,7 +67,7 @@ pub fn approachable_gspot(rod: &PainleveRod, mu: f64) -> Option<GspotState> {
 
 /// Génot–Brogliato's threshold μ_c = 4√(ρ(1 + ρ)/3): above it the G-spot attracts an open set
 /// of slipping states (C–V case G1), below it slip lifts off before p reaches 0.
-pub fn jam_threshold_mu(rod: &PainleveRod) -> f64 {
+pub(crate) fn jam_threshold_mu(rod: &PainleveRod) -> f64 {
     let rho = rod.gyration_sq;
     4.0 * (rho * (1.0 + rho) / 3.0).sqrt()
 }
@@ -75,7 +75,7 @@ pub fn jam_threshold_mu(rod: &PainleveRod) -> f64 {
 /// How the rigid leftward slip ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SlipEnd {
+pub(crate) enum SlipEnd {
     /// p and |b| fell below the tolerance: the G-spot (dynamic jam).
     Gspot,
     /// b reached 0 with p > 0: the contact opens.
@@ -88,7 +88,7 @@ pub enum SlipEnd {
 
 /// Where the rigid slip ends.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct RigidSlip {
+pub(crate) struct RigidSlip {
     pub end: SlipEnd,
     /// Physical time of the end.
     pub t: f64,
@@ -117,7 +117,7 @@ pub struct SlipStop {
 }
 
 /// [`SlipStop`] at the end of `slip`.
-pub fn slip_stop(rod: &PainleveRod, mu: f64, slip: &RigidSlip) -> SlipStop {
+pub(crate) fn slip_stop(rod: &PainleveRod, mu: f64, slip: &RigidSlip) -> SlipStop {
     let (q, qdot) = ([0.0, 0.0, slip.theta], [slip.u, 0.0, slip.omega]);
     let pd = ProjectedDynamics::at(rod, &q, &qdot);
     let after = velocity_after_slip_stop(&pd, &qdot, mu);
@@ -139,7 +139,7 @@ const GSPOT_TOLERANCE: f64 = 1e-12;
 /// the G-spot, so its time t* is resolved to rounding. State (θ, θ̇, u, t, ∫F_n dt); ends at
 /// p, |b| < 1e-12 (G-spot), b = 0 (lift-off), u = 0 (stick, both interpolated linearly within
 /// the last step) or s = 200.
-pub fn rigid_slip(
+pub(crate) fn rigid_slip(
     rod: &PainleveRod,
     mu: f64,
     theta0: f64,

@@ -19,11 +19,11 @@ use std::path::Path;
 
 /// The κ range of the fitted exponents: the inner layer t* − t ~ κ^{1/3} must be small against
 /// the slip's O(1) time scale, which the ladder's smaller half satisfies.
-pub const FIT_KAPPA: (f64, f64) = (1e-11, 1e-6);
+pub(crate) const FIT_KAPPA: (f64, f64) = (1e-11, 1e-6);
 
 /// The threshold μ_c against the paper's number.
 #[derive(Clone, Debug, Serialize)]
-pub struct Threshold {
+pub(crate) struct Threshold {
     /// 4√(ρ(1 + ρ)/3) at ρ = 1/3.
     pub mu_c: f64,
     /// The least μ of a Painlevé paradox, 2√(ρ(1 + ρ)) (C–V's μ_P,min = 4/3).
@@ -32,7 +32,7 @@ pub struct Threshold {
 
 /// The G-spot the slip can reach and C–V's coefficients there.
 #[derive(Clone, Debug, Serialize)]
-pub struct GspotSummary {
+pub(crate) struct GspotSummary {
     pub theta: f64,
     pub omega: f64,
     pub alpha1: f64,
@@ -45,7 +45,7 @@ pub struct GspotSummary {
 
 /// One compliant law (a value of c_d) over the κ ladder.
 #[derive(Clone, Debug, Serialize)]
-pub struct LawSummary {
+pub(crate) struct LawSummary {
     pub damping: f64,
     /// The slip's outcomes over the ladder: stopped when the sequence starts
     /// `slide_left>stick`, otherwise lift-off or continued slip.
@@ -67,7 +67,7 @@ pub struct LawSummary {
 
 /// analysis.json.
 #[derive(Clone, Debug, Serialize)]
-pub struct GspotAnalysis {
+pub(crate) struct GspotAnalysis {
     pub mu: f64,
     pub threshold: Threshold,
     pub gspot: Option<GspotSummary>,
@@ -103,7 +103,7 @@ fn gspot_summary(mu: f64) -> Option<(GspotState, GspotRates)> {
 }
 
 /// The analysis of the rows (pure).
-pub fn analyse(mu: f64, rows: &[Row]) -> GspotAnalysis {
+pub(crate) fn analyse(mu: f64, rows: &[Row]) -> GspotAnalysis {
     let rod = PainleveRod::UNIFORM;
     let ok: Vec<&Row> = rows.iter().filter(|r| r.text("status") == "ok").collect();
     let rigid = ok.iter().find(|r| r.text("method") == "rigid");

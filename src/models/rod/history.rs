@@ -10,7 +10,11 @@ use crate::report::table::Table;
 /// The impact of the state `state` at the κ of the ladder `kappas` nearest 1e-6, simulated with
 /// `settings` and its trajectory: the text of history.csv (columns kappa, t, mode, penetration,
 /// normal_force, u, omega; the header alone when the run fails), or `None` without a ladder.
-pub fn history_table(state: &RodImpact, kappas: &[f64], settings: &RunSettings) -> Option<String> {
+pub(crate) fn history_table(
+    state: &RodImpact,
+    kappas: &[f64],
+    settings: &RunSettings,
+) -> Option<String> {
     let &kappa = kappas
         .iter()
         .min_by(|a, b| (a.log10() + 6.0).abs().total_cmp(&(b.log10() + 6.0).abs()))?;

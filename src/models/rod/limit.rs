@@ -122,7 +122,7 @@ impl RigidLimit {
     }
 
     /// Predicted T_slide at `kappa` (leading terms).
-    pub fn slide_duration(&self, kappa: f64) -> f64 {
+    pub(crate) fn slide_duration(&self, kappa: f64) -> f64 {
         let sk = kappa.sqrt();
         sk / self.slide_rate * ((1.0 / sk).ln() + self.slide_log_offset)
     }

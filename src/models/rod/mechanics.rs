@@ -34,7 +34,7 @@ use crate::model::{
 use serde::{Deserialize, Serialize};
 
 /// The squared radius of gyration ρ = r²/l² of the uniform rod (J = m l²/3): Zhao–Liu's rod.
-pub const UNIFORM_GYRATION_SQ: f64 = 1.0 / 3.0;
+pub(crate) const UNIFORM_GYRATION_SQ: f64 = 1.0 / 3.0;
 
 /// The rod in nondimensional units: its one body parameter is ρ = r²/l² (μ, μ_s and κ belong to
 /// the contact, not to the body).
@@ -70,7 +70,7 @@ impl PainleveRod {
     /// ⇔ t² − kμ t + (k + 1) < 0 for t = tan θ (divide by c²/k), so
     /// t = (kμ ∓ √(k²μ² − 4(k + 1)))/2 — eq. (18) at k = 3. `None` when μ ≤ 2√(k + 1)/k
     /// (4/3 for the uniform rod): no Painlevé paradox.
-    pub fn painleve_theta_interval(&self, mu: f64) -> Option<(f64, f64)> {
+    pub(crate) fn painleve_theta_interval(&self, mu: f64) -> Option<(f64, f64)> {
         let k = self.inverse_gyration_sq();
         let disc = k * k * mu * mu - 4.0 * (k + 1.0);
         if mu <= 2.0 * (k + 1.0).sqrt() / k || disc <= 0.0 {
@@ -105,7 +105,7 @@ impl PainleveRod {
 
     /// The smallest A(θ, μ) over θ (Zhao–Liu eq. (17) at k = 3): A = 1 + k(1 + cos 2θ −
     /// μ sin 2θ)/2 ≥ 1 + k(1 − √(1 + μ²))/2.
-    pub fn slide_compliance_min(&self, mu: f64) -> f64 {
+    pub(crate) fn slide_compliance_min(&self, mu: f64) -> f64 {
         let k = self.inverse_gyration_sq();
         (2.0 + k - k * (1.0 + mu * mu).sqrt()) / 2.0
     }
@@ -344,7 +344,7 @@ impl SlipCase {
 
 /// Zhao–Liu eq. (18): the θ interval on which A(θ, μ) < 0 for the uniform rod, as
 /// (θ_min, θ_max); `None` when μ ≤ 4/3 (no Painlevé paradox).
-pub fn painleve_theta_interval(mu: f64) -> Option<(f64, f64)> {
+pub(crate) fn painleve_theta_interval(mu: f64) -> Option<(f64, f64)> {
     PainleveRod::UNIFORM.painleve_theta_interval(mu)
 }
 

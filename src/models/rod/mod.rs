@@ -43,7 +43,7 @@ pub struct Rod;
 /// validation of the κ → 0 extrapolation over many (docs/extrapolation.md §3).
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
-pub enum AnalysisKind {
+pub(crate) enum AnalysisKind {
     Sweep,
     Atlas,
     Extrapolation,

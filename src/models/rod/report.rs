@@ -17,8 +17,8 @@ use crate::report::markdown::slope_n;
 use std::fmt::Write;
 use std::path::Path;
 
-pub const SUMMARY_MD: &str = "summary.md";
-pub const ANALYSIS_JSON: &str = "analysis.json";
+pub(crate) const SUMMARY_MD: &str = "summary.md";
+pub(crate) const ANALYSIS_JSON: &str = "analysis.json";
 
 /// The analysis a rod experiment asked for.
 pub enum Report {
@@ -109,7 +109,7 @@ pub fn write_report(spec: &RodExperiment, rows: &[Row], dir: &Path) -> Result<Re
 }
 
 /// The Markdown summary.
-pub fn render_summary(spec: &RodExperiment, a: &SweepAnalysis, n_rows: usize) -> String {
+pub(crate) fn render_summary(spec: &RodExperiment, a: &SweepAnalysis, n_rows: usize) -> String {
     let mut s = String::new();
     let p = spec.impact(spec.sweep.kappa.min);
     let _ = writeln!(

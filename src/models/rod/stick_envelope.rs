@@ -195,7 +195,7 @@ impl StickPhase {
     }
 
     /// θ̇_m: the largest |θ̇| at t_s, at the samples and at ε₃.
-    pub fn omega_max(&self, omega_s: f64) -> f64 {
+    pub(crate) fn omega_max(&self, omega_s: f64) -> f64 {
         self.samples
             .iter()
             .map(|s| s.2.abs())
@@ -206,7 +206,7 @@ impl StickPhase {
 /// The comparison of one stick with the linear systems (56) (pure: closed forms on the measured
 /// stick).
 #[derive(Clone, Debug, PartialEq)]
-pub struct EnvelopeComparison {
+pub(crate) struct EnvelopeComparison {
     pub left: LinearOscillator,
     pub right: LinearOscillator,
     pub eps_l: Option<f64>,

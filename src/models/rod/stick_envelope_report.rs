@@ -17,7 +17,7 @@ use std::path::Path;
 
 /// One run's numbers as the summary shows them.
 #[derive(Clone, Debug, Serialize)]
-pub struct RunLine {
+pub(crate) struct RunLine {
     pub kappa: f64,
     pub stick_over_lower: f64,
     pub eps_l_over_lower: Option<f64>,
@@ -37,7 +37,7 @@ pub struct RunLine {
 
 /// One state over the κ ladder.
 #[derive(Clone, Debug, Serialize)]
-pub struct StateSummary {
+pub(crate) struct StateSummary {
     pub mu: f64,
     pub theta0: f64,
     pub omega0: f64,
@@ -47,7 +47,7 @@ pub struct StateSummary {
 
 /// analysis.json: per state, and the counts over every run the claims are judged by.
 #[derive(Clone, Debug, Serialize)]
-pub struct EnvelopeAnalysis {
+pub(crate) struct EnvelopeAnalysis {
     pub envelope_tolerance: f64,
     /// Runs with a slide → stick (the others: `failed`).
     pub runs: usize,
@@ -108,7 +108,7 @@ fn line(r: &Row) -> Option<RunLine> {
 }
 
 /// The analysis of the rows (pure).
-pub fn analyse(rows: &[Row]) -> EnvelopeAnalysis {
+pub(crate) fn analyse(rows: &[Row]) -> EnvelopeAnalysis {
     let mut states: Vec<StateSummary> = Vec::new();
     for r in rows {
         let Ok(s) = record::from_row::<State>(r) else {

@@ -251,7 +251,7 @@ impl<'a> RodGrid<'a> {
     }
 
     /// Whether a parameter is swept (for error messages that name the key).
-    pub fn is_swept(&self, name: &str) -> bool {
+    pub(crate) fn is_swept(&self, name: &str) -> bool {
         self.sources(self.params)
             .iter()
             .any(|s| s.name == name && s.axis.is_some())
@@ -321,7 +321,7 @@ impl<'a> RodGrid<'a> {
 
     /// The grid's first invalid state, as the error its parameters give with the keys that
     /// set them.
-    pub fn first_invalid(&self, grid: &Configurations) -> Result<(), SimError> {
+    pub(crate) fn first_invalid(&self, grid: &Configurations) -> Result<(), SimError> {
         if let Some((bad, _)) = grid.invalid.first() {
             return bad.validate(|name| match name {
                 "kappa" => "sweep.kappa".to_string(),
@@ -351,7 +351,7 @@ impl RodExperiment {
     }
 
     /// The analysis to run: as given, else `sweep` for one configuration and `atlas` otherwise.
-    pub fn analysis_kind(&self) -> AnalysisKind {
+    pub(crate) fn analysis_kind(&self) -> AnalysisKind {
         match self.analysis.as_deref() {
             Some("sweep") => AnalysisKind::Sweep,
             Some("atlas") => AnalysisKind::Atlas,
@@ -665,7 +665,7 @@ atol = 1e-12
         assert_eq!((cells.kept.len(), cells.skipped), (4 * 60, 0));
     }
 
-    pub const ZHAO_LIU: &str = r#"
+    pub(crate) const ZHAO_LIU: &str = r#"
 name = "zhao_liu"
 model = "rod"
 [params]

@@ -21,7 +21,7 @@ use serde::Serialize;
 /// How the rigid slip ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SlipEnd {
+pub(crate) enum SlipEnd {
     /// p crossed 0 with b < 0: λ_N → ∞ at a finite time, the dynamic jam.
     Jam,
     /// b reached 0 with p > 0: the contact opens.
@@ -34,7 +34,7 @@ pub enum SlipEnd {
 
 /// One state of the rigid slip.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct SlipState {
+pub(crate) struct SlipState {
     pub t: f64,
     pub theta: f64,
     pub psi: f64,
@@ -49,7 +49,7 @@ pub struct SlipState {
 
 /// The rigid slip: how it ends, its last state and the states along it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct RigidSlip {
+pub(crate) struct RigidSlip {
     pub end: SlipEnd,
     pub last: SlipState,
     /// dp/ds over the last step (at a jam: the crossing rate, [`super::painleve::crossing_rate`]).
@@ -61,7 +61,7 @@ pub struct RigidSlip {
 /// The rescaled step, window and path stride of [`rigid_slip`].
 const RESCALED_STEP: f64 = 1e-5;
 const RESCALED_WINDOW: f64 = 20.0;
-pub const PATH_STRIDE: usize = 2;
+pub(crate) const PATH_STRIDE: usize = 2;
 /// A slip speed below this (relative to the unit velocity √(gl)) is rest.
 const SPEED_FLOOR: f64 = 1e-12;
 
@@ -152,7 +152,7 @@ fn check_start(rod: &SpatialRod, mu: f64, y: &[f64]) -> Result<Slip, SimError> {
 }
 
 /// `check_start` of (q0, q̇0).
-pub fn check_slip_start(
+pub(crate) fn check_slip_start(
     rod: &SpatialRod,
     mu: f64,
     q0: &[f64; 5],
@@ -168,7 +168,7 @@ pub fn check_slip_start(
 /// s ≤ 20 and t ≤ `t_max`: ends at p = 0 (jam) or b = 0 (lift-off), located within the last
 /// step by secant iteration on the step's length, or at a reversal of the slip direction within
 /// a step (stick).
-pub fn rigid_slip(
+pub(crate) fn rigid_slip(
     rod: &SpatialRod,
     mu: f64,
     q0: &[f64; 5],

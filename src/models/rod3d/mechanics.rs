@@ -25,7 +25,7 @@ pub const X1: usize = 0;
 pub const X2: usize = 1;
 pub const Y: usize = 2;
 pub const THETA: usize = 3;
-pub const PSI: usize = 4;
+pub(crate) const PSI: usize = 4;
 
 /// The rod in 3D with its squared radius of gyration ρ = r_g²/l².
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -39,15 +39,10 @@ const MARGINS: [ValidityMargin; 1] = [ValidityMargin {
 }];
 
 impl SpatialRod {
-    /// k = l²/r_g² = 1/ρ, the paper's 3 for a uniform rod.
-    pub fn inverse_gyration_sq(&self) -> f64 {
-        1.0 / self.gyration_sq
-    }
-
     /// The configuration and velocities of a rod whose contact end A is at the origin at
     /// penetration δ (A at height −δ), at angle θ and azimuth ψ, with spin rates (θ̇, ψ̇) and
     /// the contact point's horizontal velocity u and normal velocity v.
-    pub fn state_with_contact_point(
+    pub(crate) fn state_with_contact_point(
         &self,
         delta: f64,
         angles: (f64, f64),

@@ -73,7 +73,7 @@ pub fn projection(
 
 /// p(φ) = 1 + k cos²θ − μk sin θ cos θ cos(φ − ψ) of slip at angle `slip_angle` = φ − ψ to the
 /// rod's vertical plane (eq. (p-3D)).
-pub fn painleve_parameter(gyration_sq: f64, mu: f64, theta: f64, slip_angle: f64) -> f64 {
+pub(crate) fn painleve_parameter(gyration_sq: f64, mu: f64, theta: f64, slip_angle: f64) -> f64 {
     let k = 1.0 / gyration_sq;
     let (s, c) = theta.sin_cos();
     1.0 + k * c * c - mu * k * s * c * slip_angle.cos()
@@ -81,7 +81,7 @@ pub fn painleve_parameter(gyration_sq: f64, mu: f64, theta: f64, slip_angle: f64
 
 /// μ_P(θ) = (1 + k cos²θ)/(k sin θ cos θ): p(φ) < 0 iff μ cos(φ − ψ) > μ_P(θ)
 /// (eq. (painleveness-3D)).
-pub fn painleve_mu(gyration_sq: f64, theta: f64) -> f64 {
+pub(crate) fn painleve_mu(gyration_sq: f64, theta: f64) -> f64 {
     let k = 1.0 / gyration_sq;
     let (s, c) = theta.sin_cos();
     (1.0 + k * c * c) / (k * s * c)
@@ -89,14 +89,14 @@ pub fn painleve_mu(gyration_sq: f64, theta: f64) -> f64 {
 
 /// φ_max: p(φ) < 0 for |φ − ψ| < φ_max = arccos(μ_P(θ)/μ); `None` when μ ≤ μ_P(θ) (no slip
 /// direction is Painlevé). φ_max → 0 as μ ↓ μ_P and → π/2 as μ → ∞.
-pub fn painleve_half_width(gyration_sq: f64, mu: f64, theta: f64) -> Option<f64> {
+pub(crate) fn painleve_half_width(gyration_sq: f64, mu: f64, theta: f64) -> Option<f64> {
     let ratio = painleve_mu(gyration_sq, theta) / mu;
     (ratio < 1.0).then(|| ratio.acos())
 }
 
 /// dp/ds at p = 0 in C–V's rescaled time dt = p ds (module doc), for slip speed |u| at angle
 /// Δ = φ − ψ, free normal acceleration b.
-pub fn crossing_rate(
+pub(crate) fn crossing_rate(
     gyration_sq: f64,
     mu: f64,
     theta: f64,

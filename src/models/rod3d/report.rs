@@ -20,11 +20,11 @@ use serde::Serialize;
 use std::path::Path;
 
 /// The κ range of the fitted exponents.
-pub const FIT_KAPPA: (f64, f64) = (1e-10, 1e-7);
+pub(crate) const FIT_KAPPA: (f64, f64) = (1e-10, 1e-7);
 
 /// The closed forms at the start's angle θ0.
 #[derive(Clone, Debug, Serialize)]
-pub struct ClosedForms {
+pub(crate) struct ClosedForms {
     /// k = 1/ρ (the paper's printed coefficients have k = 3).
     pub k: f64,
     /// μ_P(θ0) = (1 + k cos²θ0)/(k sin θ0 cos θ0).
@@ -37,7 +37,7 @@ pub struct ClosedForms {
 
 /// The rigid slip's end.
 #[derive(Clone, Debug, Serialize)]
-pub struct RigidJam {
+pub(crate) struct RigidJam {
     /// `jam`, `free`, `stick` or `slide`.
     pub end: String,
     pub t_star: f64,
@@ -63,7 +63,7 @@ pub struct RigidJam {
 
 /// One compliant law (a value of c_d) over the κ ladder.
 #[derive(Clone, Debug, Serialize)]
-pub struct LawSummary {
+pub(crate) struct LawSummary {
     pub damping: f64,
     /// The slip's outcomes over the ladder: stopped when the sequence starts `slide>stick`.
     #[serde(flatten)]
@@ -87,7 +87,7 @@ pub struct LawSummary {
 
 /// analysis.json.
 #[derive(Clone, Debug, Serialize)]
-pub struct Rod3dAnalysis {
+pub(crate) struct Rod3dAnalysis {
     pub mu: f64,
     pub gyration_sq: f64,
     pub closed_forms: ClosedForms,
@@ -120,7 +120,7 @@ fn slip_end_offset(r: &Row) -> Option<f64> {
 }
 
 /// rigid_paths.csv as (start, t, θ, Δ, |u|, p, b, ∫λ_N) rows.
-pub type PathTable = Vec<Vec<f64>>;
+pub(crate) type PathTable = Vec<Vec<f64>>;
 
 /// The fitted λ_N = −b/p ∝ (t* − t)^p on start 0's path near its end (p < p₀/20).
 fn force_exponent(paths: &PathTable, t_star: f64) -> Option<Exponent> {
@@ -135,7 +135,7 @@ fn force_exponent(paths: &PathTable, t_star: f64) -> Option<Exponent> {
 }
 
 /// The analysis of the rows and the rigid paths (pure).
-pub fn analyse(
+pub(crate) fn analyse(
     mu: f64,
     gyration_sq: f64,
     theta0: f64,

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 /// Around a jump the closed form is two-valued and any approximation is far from it: the sup
 /// error leaves out |t − t_jump| ≤ this (critical and supercritical cases).
-pub const JUMP_WINDOW: f64 = 0.05;
+pub(crate) const JUMP_WINDOW: f64 = 0.05;
 
 /// sup over the samples of ‖z(t) − z_exact(t)‖, leaving out the window around a jump.
 pub fn sup_error(cf: &ClosedForm, times: &[f64], positions: &[[f64; 2]]) -> f64 {
@@ -23,13 +23,13 @@ pub fn sup_error(cf: &ClosedForm, times: &[f64], positions: &[[f64; 2]]) -> f64 
 
 /// §4.2's sliding branch as the paper prints it, z₁(t) = −a f₂(t)/(H₁₁ − μ*H₁₂) with
 /// f₂ = f* + at: a misprint for (SM6), −μ* f₂/(H₁₁ − μ*H₁₂) (docs/schmid_mielke.md, "Typo").
-pub fn printed_sliding_branch(p: &VaryingNormalForce, t: f64) -> f64 {
+pub(crate) fn printed_sliding_branch(p: &VaryingNormalForce, t: f64) -> f64 {
     -p.load_rate * (p.f_star + p.load_rate * t) / (p.h11 - p.mu_star * p.h12)
 }
 
 /// A path's slide of §4.2 against the printed branch and against (SM6).
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SlidingBranchErrors {
+pub(crate) struct SlidingBranchErrors {
     /// The slide t₁ ≤ t ≤ t₂ of (SM5)–(SM6).
     pub t1: f64,
     pub t2: f64,
@@ -44,7 +44,7 @@ pub struct SlidingBranchErrors {
 
 /// The sliding branch of a sub-critical §4.2 case against a sampled path `(t, z₁)`; `None`
 /// when the case does not slide (critical or supercritical) or no sample lies in the slide.
-pub fn sliding_branch_errors(
+pub(crate) fn sliding_branch_errors(
     p: &VaryingNormalForce,
     regime: Regime,
     path: &[(f64, f64)],
@@ -80,7 +80,7 @@ pub fn sliding_branch_errors(
 
 /// The first sample time whose z₁ lies past the middle of the transition (the fast stretch or
 /// the jump of the closed form).
-pub fn first_time_past_midpoint(
+pub(crate) fn first_time_past_midpoint(
     cf: &ClosedForm,
     times: &[f64],
     positions: &[[f64; 2]],
@@ -93,7 +93,7 @@ pub fn first_time_past_midpoint(
 }
 
 /// How many samples lie inside 5–95 % of the transition.
-pub fn nodes_in_transition(cf: &ClosedForm, positions: &[[f64; 2]]) -> usize {
+pub(crate) fn nodes_in_transition(cf: &ClosedForm, positions: &[[f64; 2]]) -> usize {
     positions
         .iter()
         .filter(|z| cf.transition.is_past(z[0], 0.05) && !cf.transition.is_past(z[0], 0.95))

@@ -11,6 +11,6 @@ pub fn cell(v: f64) -> String {
 }
 
 /// An optional number: empty when absent.
-pub fn opt(v: Option<f64>) -> String {
+pub(crate) fn opt(v: Option<f64>) -> String {
     v.map(cell).unwrap_or_default()
 }

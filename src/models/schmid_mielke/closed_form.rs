@@ -44,7 +44,7 @@ impl Transition {
         self.z1_from + x * (self.z1_to - self.z1_from)
     }
     /// Whether `z1` lies strictly beyond the fraction `x` of the way.
-    pub fn is_past(&self, z1: f64, x: f64) -> bool {
+    pub(crate) fn is_past(&self, z1: f64, x: f64) -> bool {
         (z1 - self.level(x)) * (self.z1_to - self.z1_from) > 0.0
     }
 }
@@ -96,7 +96,7 @@ impl ClosedForm {
 
     /// The time of the transition's midpoint: the jump time, or when z₁ crosses the middle of
     /// the fast stretch.
-    pub fn transition_midpoint_time(&self) -> Option<f64> {
+    pub(crate) fn transition_midpoint_time(&self) -> Option<f64> {
         match self.jump {
             Some(j) => Some(j.time),
             None => self.crossing_time(self.transition.level(0.5)),
@@ -123,7 +123,7 @@ fn pieces(parts: &[(f64, [f64; 2], [f64; 2])]) -> Vec<Piece> {
 /// z₁ = 3 at t₃ = (2H₁₁ + σ*μ₁)/a, then ż₁ = a/H₁₁ again. When H₁₁ ≤ σ*Δμ the ramp has no
 /// stable point: z₁ jumps at t₂ from 2 to the first stable point z₁* = 2 + σ*Δμ/H₁₁ and
 /// follows the μ₁ branch z₁ = 1 + (at − σ*μ₁)/H₁₁ (docs/schmid_mielke.md, eqs. (SM1)–(SM4)).
-pub fn varying_friction(p: &VaryingFriction, regime: Regime) -> ClosedForm {
+pub(crate) fn varying_friction(p: &VaryingFriction, regime: Regime) -> ClosedForm {
     let a = p.load_rate;
     let delta_mu = p.mu0 - p.mu1;
     let t1 = p.sigma_star * p.mu0 / a;
@@ -175,7 +175,7 @@ pub fn varying_friction(p: &VaryingFriction, regime: Regime) -> ClosedForm {
 /// z₁ = −μ* f₂(t)/(H₁₁ − μ*H₁₂) (the paper prints −a f₂; docs/schmid_mielke.md, "Typo") until
 /// f₂ = 0 at t₂ = −f*/a; then free, z = H⁻¹f(t). When H₁₁ ≤ μ*H₁₂ there is no slide: z jumps at
 /// t₁ from z̃ to H⁻¹f(t₁) (eqs. (SM5)–(SM7)).
-pub fn varying_normal_force(p: &VaryingNormalForce, regime: Regime) -> ClosedForm {
+pub(crate) fn varying_normal_force(p: &VaryingNormalForce, regime: Regime) -> ClosedForm {
     let a = p.load_rate;
     let det = p.h11 * p.h22 - p.h12 * p.h12;
     let t1 = (p.h12 - p.h11 / p.mu_star - p.f_star) / a;
@@ -224,7 +224,7 @@ pub fn varying_normal_force(p: &VaryingNormalForce, regime: Regime) -> ClosedFor
 
 /// The energy account of a jump at frozen load (docs/schmid_mielke.md, "The defect of (E)").
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct JumpEnergy {
+pub(crate) struct JumpEnergy {
     /// E(t_j, z⁻) − E(t_j, z⁺).
     pub released: f64,
     /// ∫σ₊μ(z₁)|dz₁| along the contact path: on z₂ = 0 from z⁻ while σ(t_j, ·) > 0, then off
@@ -236,7 +236,7 @@ pub struct JumpEnergy {
 
 impl Example {
     /// The energy account of the closed form's jump, if it jumps.
-    pub fn jump_energy(&self) -> Option<JumpEnergy> {
+    pub(crate) fn jump_energy(&self) -> Option<JumpEnergy> {
         let jump = self.closed_form().jump?;
         let problem = self.problem();
         let released = problem.energy(jump.time, jump.from) - problem.energy(jump.time, jump.to);

@@ -18,7 +18,7 @@ use crate::integrate::SolverStats;
 
 /// The dashpot of the penalty law, c_d in F_n = δ/κ + c_d δ̇/√κ: the normal oscillation's
 /// damping ratio is c_d/2 at any κ.
-pub const CONTACT_DAMPING: f64 = 1.0;
+pub(crate) const CONTACT_DAMPING: f64 = 1.0;
 
 /// The particle of a case.
 pub fn particle(case: &Case, setting: &CompliantSetting) -> SlowlyLoadedParticle {
@@ -31,7 +31,7 @@ pub fn particle(case: &Case, setting: &CompliantSetting) -> SlowlyLoadedParticle
 }
 
 /// Simulate a case from rest at z̃ with the quasistatic penetration, to slow time T.
-pub fn simulate_case(
+pub(crate) fn simulate_case(
     case: &Case,
     setting: &CompliantSetting,
     record_trajectory: bool,
@@ -56,17 +56,17 @@ pub fn simulate_case(
 }
 
 /// The uniform output grid of a run: this many points in (0, T].
-pub const OUTPUT_POINTS: usize = 3000;
+pub(crate) const OUTPUT_POINTS: usize = 3000;
 
 /// A run's samples in slow time, in time order (the step ends and the output grid merged):
 /// s = εt, z, and dz₁/ds = ż₁/ε.
-pub struct SlowSamples {
+pub(crate) struct SlowSamples {
     pub s: Vec<f64>,
     pub z: Vec<[f64; 2]>,
     pub z1_rate: Vec<f64>,
 }
 
-pub fn slow_samples(record: &RunRecord, epsilon: f64) -> SlowSamples {
+pub(crate) fn slow_samples(record: &RunRecord, epsilon: f64) -> SlowSamples {
     let mut samples: Vec<&crate::compliant::record::Sample> = record
         .trajectory
         .iter()
@@ -82,7 +82,7 @@ pub fn slow_samples(record: &RunRecord, epsilon: f64) -> SlowSamples {
 }
 
 /// The μ₁ branch of §4.1, 1 + (as − σ*μ₁)/H₁₁: where the particle slides after the ramp.
-pub fn mu1_branch(example: &Example, s: f64) -> Option<f64> {
+pub(crate) fn mu1_branch(example: &Example, s: f64) -> Option<f64> {
     match example {
         Example::VaryingFriction(p) => Some(1.0 + (p.load_rate * s - p.sigma_star * p.mu1) / p.h11),
         Example::VaryingNormalForce(_) => None,

@@ -27,7 +27,7 @@ fn distinct(values: impl Iterator<Item = f64>) -> Vec<f64> {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct CompliantAnalysis {
+pub(crate) struct CompliantAnalysis {
     /// max |energy balance error| / |load work| over all compliant runs.
     pub max_relative_balance_error: f64,
     pub fits: Vec<CompliantFits>,

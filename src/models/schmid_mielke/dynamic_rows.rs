@@ -9,13 +9,13 @@ use crate::experiment::table::Row;
 use serde::Serialize;
 
 /// The order of the sup error in ε is fitted over ε ≤ this.
-pub const FIT_MAX_EPSILON: f64 = 0.01;
+pub(crate) const FIT_MAX_EPSILON: f64 = 0.01;
 
 /// The ε at which the κ-dependence is quoted.
-pub const KAPPA_CHECK_EPSILON: f64 = 1e-3;
+pub(crate) const KAPPA_CHECK_EPSILON: f64 = 1e-3;
 
 /// The successful compliant rows of a case.
-pub(crate) fn compliant<'a>(c: &CaseRows<'a>) -> Vec<(CompliantSetting, &'a Row)> {
+pub fn compliant<'a>(c: &CaseRows<'a>) -> Vec<(CompliantSetting, &'a Row)> {
     c.rows
         .iter()
         .filter(|(_, r)| r.text("status") == "ok")
@@ -47,7 +47,7 @@ pub(crate) fn num(r: &Row, k: &str) -> f64 {
 
 /// What the compliant runs of one case measured.
 #[derive(Clone, Debug, Serialize)]
-pub struct CompliantFits {
+pub(crate) struct CompliantFits {
     pub case: String,
     pub regime: &'static str,
     pub kappa: f64,
@@ -60,7 +60,7 @@ pub struct CompliantFits {
 
 /// The frozen-load jump next to the compliant runs of §4.1's supercritical case.
 #[derive(Clone, Debug, Serialize)]
-pub struct JumpComparison {
+pub(crate) struct JumpComparison {
     pub case: String,
     /// t₂ of the closed form: the jump time.
     pub t_jump: f64,

@@ -40,7 +40,7 @@ pub enum Example {
 
 /// Schmid–Mielke's constants α*, q*, c* (Prop. 3.4, (3.3)–(3.4), (G2)).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
-pub struct LipschitzConstants {
+pub(crate) struct LipschitzConstants {
     pub alpha: f64,
     pub q: f64,
     pub c: f64,
@@ -49,7 +49,7 @@ pub struct LipschitzConstants {
 impl LipschitzConstants {
     /// The a-priori bound (3.5) on ‖z_k − z_{k−1}‖ per unit of the largest time step,
     /// c*/(α* − q*), when (G5*) q* < α* holds.
-    pub fn increment_bound(&self) -> Option<f64> {
+    pub(crate) fn increment_bound(&self) -> Option<f64> {
         (self.q < self.alpha).then(|| self.c / (self.alpha - self.q))
     }
 }
@@ -74,17 +74,17 @@ impl Regime {
     }
 
     /// Whether the closed form jumps.
-    pub fn jumps(self) -> bool {
+    pub(crate) fn jumps(self) -> bool {
         self != Regime::Subcritical
     }
 }
 
 /// H₁₁ within this relative distance of the threshold is critical: the printed critical cases
 /// are floating-point ties (0.6 − 0.2 = 0.39999999999999997 ≠ 0.4).
-pub const CRITICAL_TOLERANCE: f64 = 1e-9;
+pub(crate) const CRITICAL_TOLERANCE: f64 = 1e-9;
 
 /// The z₁ where §4.1's coefficient starts and ends its ramp.
-pub const RAMP: (f64, f64) = (2.0, 3.0);
+pub(crate) const RAMP: (f64, f64) = (2.0, 3.0);
 
 impl Example {
     /// The energy, load and friction of the example.
@@ -111,7 +111,7 @@ impl Example {
     }
 
     /// z̃ = (1, 0).
-    pub fn initial_position(&self) -> [f64; 2] {
+    pub(crate) fn initial_position(&self) -> [f64; 2] {
         [1.0, 0.0]
     }
 
@@ -145,7 +145,7 @@ impl Example {
 
     /// (G5) at z̃, with α = λ_min(H) and q of (2.4) (for §4.1 at a point of the ramp, where
     /// q = σ*|Dμ|): whether the paper's sufficient condition holds.
-    pub fn g5_holds(&self) -> bool {
+    pub(crate) fn g5_holds(&self) -> bool {
         let l = self.lipschitz_constants();
         l.q < l.alpha
     }
@@ -154,7 +154,7 @@ impl Example {
     /// α* = λ_min(H) (G2); q* = ‖DM‖σ₊ + ‖M‖‖(H_N1, …)‖ (3.4) with M = μ × the tangential
     /// projection, i.e. σ*|μ₀ − μ₁| over the unit ramp (§4.1, no coupling) or μ*|H₁₂| (§4.2,
     /// μ constant); c* = (1 + ‖M‖)‖∂_t DE‖ = (1 + max μ)·a (3.3), the load being affine.
-    pub fn lipschitz_constants(&self) -> LipschitzConstants {
+    pub(crate) fn lipschitz_constants(&self) -> LipschitzConstants {
         let h = self.problem().stiffness;
         let (tr, det) = (h[0][0] + h[1][1], h[0][0] * h[1][1] - h[0][1] * h[1][0]);
         let alpha = 0.5 * (tr - (tr * tr - 4.0 * det).max(0.0).sqrt());

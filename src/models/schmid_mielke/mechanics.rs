@@ -25,13 +25,13 @@ pub struct SlowlyLoadedParticle {
 
 impl SlowlyLoadedParticle {
     /// ν = 2ζ√H₁₁: damping ratio ζ for the tangential spring.
-    pub fn viscosity_for(problem: &QuasistaticProblem, zeta: f64) -> f64 {
+    pub(crate) fn viscosity_for(problem: &QuasistaticProblem, zeta: f64) -> f64 {
         2.0 * zeta * problem.stiffness[0][0].sqrt()
     }
 
     /// At rest in contact at z₁: the quasistatic penetration of the linear spring of
     /// compliance κ, σ(0, z) = −z₂/κ, i.e. z₂ = (f₂(0) − H₂₁z₁)/(H₂₂ + 1/κ).
-    pub fn rest_position(&self, z1: f64, kappa: f64) -> [f64; 2] {
+    pub(crate) fn rest_position(&self, z1: f64, kappa: f64) -> [f64; 2] {
         let h = &self.problem.stiffness;
         let f = self.problem.load(0.0);
         [z1, (f[1] - h[1][0] * z1) / (h[1][1] + 1.0 / kappa)]

@@ -9,13 +9,13 @@ use crate::experiment::runner::{write_atomically, RunError};
 use crate::report::table::{Cell, Table};
 use std::path::Path;
 
-pub const PATHS_CSV: &str = "paths.csv";
+pub(crate) const PATHS_CSV: &str = "paths.csv";
 
 /// The incremental paths drawn per case: these N when the grid has them.
-pub const DRAWN_STEPS: [usize; 3] = [16, 64, 256];
+pub(crate) const DRAWN_STEPS: [usize; 3] = [16, 64, 256];
 
 /// A short label of a case's example and parameters (without the method's settings).
-pub fn case_label(example: &Example) -> String {
+pub(crate) fn case_label(example: &Example) -> String {
     match example {
         Example::VaryingFriction(p) => format!("ex1 H11={}", p.h11),
         Example::VaryingNormalForce(p) => format!("ex2 H11={}", p.h11),
@@ -23,7 +23,7 @@ pub fn case_label(example: &Example) -> String {
 }
 
 /// The same for a figure's title or legend: H₁₁ as the paper writes it.
-pub fn case_title(example: &Example) -> String {
+pub(crate) fn case_title(example: &Example) -> String {
     match example {
         Example::VaryingFriction(p) => format!("ex1 H₁₁ = {}", p.h11),
         Example::VaryingNormalForce(p) => format!("ex2 H₁₁ = {}", p.h11),
@@ -31,7 +31,7 @@ pub fn case_title(example: &Example) -> String {
 }
 
 /// The distinct (example, T) of the spec's points, in grid order.
-pub fn distinct_examples(spec: &SmSpec) -> Vec<(Example, f64)> {
+pub(crate) fn distinct_examples(spec: &SmSpec) -> Vec<(Example, f64)> {
     let mut out: Vec<(Example, f64)> = Vec::new();
     for p in spec.points() {
         let key = (p.case.example, p.case.t_end);
@@ -43,19 +43,19 @@ pub fn distinct_examples(spec: &SmSpec) -> Vec<(Example, f64)> {
 }
 
 /// The columns of paths.csv.
-pub const PATHS_COLUMNS: [&str; 5] = ["case", "series", "t", "z1", "z2"];
+pub(crate) const PATHS_COLUMNS: [&str; 5] = ["case", "series", "t", "z1", "z2"];
 
 /// Decimals of a path's time and position: the figures need no more.
 const PATH_DECIMALS: usize = 8;
 
 /// One sample of a path: (t, z₁, z₂) rounded to `PATH_DECIMALS`.
-pub fn push_sample(table: &mut Table, case: &str, series: &str, t: f64, z: [f64; 2]) {
+pub(crate) fn push_sample(table: &mut Table, case: &str, series: &str, t: f64, z: [f64; 2]) {
     let r = |x: f64| Cell::rounded(x, PATH_DECIMALS);
     table.push([case.into(), series.into(), r(t), r(z[0]), r(z[1])]);
 }
 
 /// Write `dir/paths.csv`.
-pub fn write_paths(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
+pub(crate) fn write_paths(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
     let mut table = Table::new(PATHS_COLUMNS);
     let points = spec.points();
     for (example, t_end) in distinct_examples(spec) {
@@ -119,7 +119,7 @@ const FAST_WINDOW: f64 = 150.0;
 /// Append to paths.csv the trajectories of the compliant cases drawn in the figures: at the
 /// smallest κ, the ε of the first ζ of the grid that are powers of ten ("compliant ε=…"), and
 /// the smallest ε of every other ζ ("compliant ζ=… ε=…").
-pub fn push_trajectories(table: &mut Table, label: &str, cases: &[Case]) {
+pub(crate) fn push_trajectories(table: &mut Table, label: &str, cases: &[Case]) {
     let compliant: Vec<(Case, CompliantSetting)> = cases
         .iter()
         .filter_map(|c| match c.setting {

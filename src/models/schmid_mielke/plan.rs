@@ -38,7 +38,7 @@ pub fn columns() -> Vec<&'static str> {
 }
 
 /// The measured columns (docs/schmid_mielke.md, "Measures").
-pub const MEASURE_COLUMNS: [&str; 21] = [
+pub(crate) const MEASURE_COLUMNS: [&str; 21] = [
     "sup_error",
     "jump_node_time",
     "crossing_time",
@@ -139,7 +139,7 @@ fn input_cells(point: &SmPoint) -> Cells {
 }
 
 /// Solve (IP) on t_k = kT/N and measure the path.
-pub fn run_incremental(case: &Case, steps: usize) -> Result<Cells, String> {
+pub(crate) fn run_incremental(case: &Case, steps: usize) -> Result<Cells, String> {
     let problem = case.example.problem();
     let times = uniform_partition(case.t_end, steps);
     let path = problem

@@ -78,7 +78,7 @@ pub struct QuasistaticProblem {
 /// multiplier λ ≥ 0, or y₂ > 0 with λ = 0) and the tangential case (stick y₁ = z_{k−1,1}, or
 /// slip in the direction `slip_sign`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KktCase {
+pub(crate) struct KktCase {
     pub contact: bool,
     /// −1, 0 (stick) or +1: the sign of y₁ − z_{k−1,1}.
     pub slip_sign: i8,
@@ -128,7 +128,7 @@ impl KktCase {
 
 /// One solved increment.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Increment {
+pub(crate) struct Increment {
     pub z: [f64; 2],
     pub case: KktCase,
     /// The normal multiplier λ = σ(t_k, z_k) of a contact case (0 otherwise).
@@ -139,7 +139,7 @@ pub struct Increment {
 
 /// Why an increment could not be solved.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum IncrementError {
+pub(crate) enum IncrementError {
     #[error("the stiffness H = {stiffness:?} is not symmetric positive definite: the increment has no unique minimiser (Lemma 3.2 needs (G2))")]
     NotPositiveDefinite { stiffness: [[f64; 2]; 2] },
     #[error("incremental step {step} (t = {time}): no KKT case holds (friction weight {weight}): a rounding beyond the KKT tolerance")]
@@ -156,7 +156,7 @@ pub enum IncrementError {
 
 /// The checks of one (IP) step (docs/schmid_mielke.md, "Checks per step").
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StepChecks {
+pub(crate) struct StepChecks {
     /// (3.31): E(t_k, z_{k−1}) − E(t_k, z_k) − Ψ̃(t_{k−1}, z_{k−1}, z_k − z_{k−1}) ≥ 0.
     pub energy_slack: f64,
     /// Lemma 3.3(2): |z_{k,2} σ(t_k, z_k)| = 0.
@@ -168,7 +168,7 @@ pub struct StepChecks {
 
 /// The (IP) solution on a partition.
 #[derive(Clone, Debug, PartialEq)]
-pub struct IncrementalPath {
+pub(crate) struct IncrementalPath {
     pub times: Vec<f64>,
     /// z_0 … z_N.
     pub positions: Vec<[f64; 2]>,
@@ -179,35 +179,35 @@ pub struct IncrementalPath {
 
 impl IncrementalPath {
     /// Σ_k of the slack of (3.31).
-    pub fn energy_slack_sum(&self) -> f64 {
+    pub(crate) fn energy_slack_sum(&self) -> f64 {
         self.checks.iter().map(|c| c.energy_slack).sum()
     }
-    pub fn min_energy_slack(&self) -> f64 {
+    pub(crate) fn min_energy_slack(&self) -> f64 {
         self.checks
             .iter()
             .map(|c| c.energy_slack)
             .fold(f64::INFINITY, f64::min)
     }
-    pub fn max_complementarity(&self) -> f64 {
+    pub(crate) fn max_complementarity(&self) -> f64 {
         self.checks
             .iter()
             .map(|c| c.complementarity)
             .fold(0.0, f64::max)
     }
-    pub fn max_stability_violation(&self) -> f64 {
+    pub(crate) fn max_stability_violation(&self) -> f64 {
         self.checks
             .iter()
             .map(|c| c.stability_violation)
             .fold(0.0, f64::max)
     }
     /// max_k ‖z_k − z_{k−1}‖.
-    pub fn max_increment(&self) -> f64 {
+    pub(crate) fn max_increment(&self) -> f64 {
         self.positions
             .windows(2)
             .map(|w| distance(w[0], w[1]))
             .fold(0.0, f64::max)
     }
-    pub fn ties(&self) -> usize {
+    pub(crate) fn ties(&self) -> usize {
         self.increments.iter().filter(|i| i.tie).count()
     }
 }
@@ -246,7 +246,7 @@ impl QuasistaticProblem {
     }
 
     /// DE(t, z) = Hz − f(t).
-    pub fn energy_gradient(&self, t: f64, z: [f64; 2]) -> [f64; 2] {
+    pub(crate) fn energy_gradient(&self, t: f64, z: [f64; 2]) -> [f64; 2] {
         let (hz, f) = (self.h_times(z), self.load(t));
         [hz[0] - f[0], hz[1] - f[1]]
     }
@@ -262,13 +262,13 @@ impl QuasistaticProblem {
     }
 
     /// The friction weight μ(z₁) σ(t, z)₊ of Ψ̃ (3.1): Ψ̃(t, z, v) = weight·|v₁|.
-    pub fn friction_weight(&self, t: f64, z: [f64; 2]) -> f64 {
+    pub(crate) fn friction_weight(&self, t: f64, z: [f64; 2]) -> f64 {
         self.friction.at(z[0]) * self.normal_force(t, z).max(0.0)
     }
 
     /// E(t, y) − E(t, z) without cancellation: DE(t, z)·(y − z) + ½(y − z)ᵀH(y − z) (exact for
     /// a quadratic E).
-    pub fn energy_difference(&self, t: f64, y: [f64; 2], z: [f64; 2]) -> f64 {
+    pub(crate) fn energy_difference(&self, t: f64, y: [f64; 2], z: [f64; 2]) -> f64 {
         let d = [y[0] - z[0], y[1] - z[1]];
         let g = self.energy_gradient(t, z);
         let hd = self.h_times(d);
@@ -281,7 +281,7 @@ impl QuasistaticProblem {
     /// signs: y₂ > 0, y₁ ≠ p) and the multipliers are admissible (|s| ≤ 1, λ ≥ 0, to rounding).
     /// The minimiser is unique (Lemma 3.2), so exactly one case holds; at a case boundary the
     /// rounding may let a second one hold, which is accepted only if it names the same point.
-    pub fn increment(
+    pub(crate) fn increment(
         &self,
         step: usize,
         t: f64,
@@ -364,7 +364,7 @@ impl QuasistaticProblem {
     }
 
     /// The checks of step k (docs/schmid_mielke.md, "Checks per step").
-    pub fn step_checks(
+    pub(crate) fn step_checks(
         &self,
         t_previous: f64,
         z_previous: [f64; 2],
@@ -384,7 +384,7 @@ impl QuasistaticProblem {
     }
 
     /// Solve (IP) from `z0` on the partition `times` (t_0 < … < t_N).
-    pub fn solve_incremental(
+    pub(crate) fn solve_incremental(
         &self,
         z0: [f64; 2],
         times: &[f64],
@@ -410,7 +410,7 @@ impl QuasistaticProblem {
 }
 
 /// The uniform partition t_k = kT/N, k = 0 … N.
-pub fn uniform_partition(t_end: f64, steps: usize) -> Vec<f64> {
+pub(crate) fn uniform_partition(t_end: f64, steps: usize) -> Vec<f64> {
     (0..=steps)
         .map(|k| t_end * k as f64 / steps as f64)
         .collect()

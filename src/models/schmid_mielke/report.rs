@@ -19,9 +19,9 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// The order fits of the incremental problem use N ≥ this.
-pub const FIT_MIN_STEPS: usize = 256;
+pub(crate) const FIT_MIN_STEPS: usize = 256;
 /// An error at or below this is exact to rounding.
-pub const EXACT: f64 = 1e-12;
+pub(crate) const EXACT: f64 = 1e-12;
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> RunError + '_ {
     move |source| RunError::Io {
@@ -47,7 +47,7 @@ fn incremental<'a>(c: &CaseRows<'a>) -> Vec<(usize, &'a Row)> {
 
 /// The measured convergence of one case's incremental problem.
 #[derive(Clone, Debug, Serialize)]
-pub struct IncrementalFits {
+pub(crate) struct IncrementalFits {
     pub case: String,
     pub regime: &'static str,
     /// sup error ∝ N^(−order), fitted over N ≥ [`FIT_MIN_STEPS`] (sub-critical cases).

@@ -133,9 +133,9 @@ impl Key {
 }
 
 /// The default relative tolerance of a compliant run.
-pub const DEFAULT_RTOL: f64 = 1e-10;
+pub(crate) const DEFAULT_RTOL: f64 = 1e-10;
 /// The default integrator of a compliant run.
-pub const DEFAULT_INTEGRATOR: IntegratorKind = IntegratorKind::Radau5;
+pub(crate) const DEFAULT_INTEGRATOR: IntegratorKind = IntegratorKind::Radau5;
 
 /// `[params]`: `method`, `integrator` and any numeric key.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -149,7 +149,7 @@ pub struct Params {
 }
 
 /// One `[sweep]` (or `[[sweep]]`) table: numeric keys and their values.
-pub type SweepTable = BTreeMap<Key, Axis>;
+pub(crate) type SweepTable = BTreeMap<Key, Axis>;
 
 /// An experiment file of this model.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -225,7 +225,7 @@ pub struct SmPoint {
 /// path is kept (about 93 bytes each: `steps = [3000000]` peaks at 272,588 kB, `/usr/bin/time -f
 /// %M`), so 1e7 steps hold about 0.9 GB; the path's jump node time converges at order 1, to
 /// about T/N, which is 1e-7 T at this bound.
-pub const LARGEST_IP_STEPS: usize = 10_000_000;
+pub(crate) const LARGEST_IP_STEPS: usize = 10_000_000;
 
 impl SmSpec {
     /// Parse and validate TOML text.

@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::f64::consts::{FRAC_PI_2, PI, TAU};
 
 /// The four modes of two slipping contacts, in the Table's column order.
-pub const MODES: [&str; 4] = ["FF", "S+S+", "S+F", "FS+"];
+pub(crate) const MODES: [&str; 4] = ["FF", "S+S+", "S+F", "FS+"];
 
 /// The directions' angle in [0, 2π).
 fn angle(v: [f64; 2]) -> f64 {
@@ -47,7 +47,7 @@ fn interval(x: f64, inner: &[f64]) -> Option<u8> {
 
 /// C–V's class s₁s₂s₃ of columns `p1`, `p2` and `b` (module doc); `None` when a direction lies
 /// on a boundary.
-pub fn class_code(p1: [f64; 2], p2: [f64; 2], b: [f64; 2]) -> Option<[u8; 3]> {
+pub(crate) fn class_code(p1: [f64; 2], p2: [f64; 2], b: [f64; 2]) -> Option<[u8; 3]> {
     let [s1, s2] = class_pair(p1, p2)?;
     let s3 = interval(angle([-b[0], -b[1]]), &[angle(p1), angle(p2)])?;
     Some([s1, s2, s3])
@@ -55,7 +55,7 @@ pub fn class_code(p1: [f64; 2], p2: [f64; 2], b: [f64; 2]) -> Option<[u8; 3]> {
 
 /// The class s₁s₂ of columns `p1`, `p2` (Ivanov's coarser classification); `None` on a
 /// boundary.
-pub fn class_pair(p1: [f64; 2], p2: [f64; 2]) -> Option<[u8; 2]> {
+pub(crate) fn class_pair(p1: [f64; 2], p2: [f64; 2]) -> Option<[u8; 2]> {
     let (g1, g2) = (angle(p1), angle(p2));
     let s1 = interval(g1, &[])?;
     let s2 = interval(g2, &[g1, (g1 + PI).rem_euclid(TAU)])?;
@@ -87,7 +87,7 @@ fn cone_meets_quadrant(p1: [f64; 2], p2: [f64; 2], signs: [f64; 2]) -> bool {
 /// ground, P λ < 0 for some λ > 0 — the cone of p₁, p₂ meets the open third quadrant. C–V's
 /// text says "fourth quadrant"; that reading contradicts the Table's own (x) marks
 /// ([`Classification::ii_fourth_quadrant_mismatch_count`]).
-pub fn impacts_possible(p1: [f64; 2], p2: [f64; 2]) -> [bool; 3] {
+pub(crate) fn impacts_possible(p1: [f64; 2], p2: [f64; 2]) -> [bool; 3] {
     [
         p1[0] < 0.0 && p1[1] > 0.0,
         p2[1] < 0.0 && p2[0] > 0.0,
@@ -113,7 +113,7 @@ pub const SHADED_MODES: [&str; 3] = ["S+S+", "S+F", "FS+"];
 /// law f_j = k_j Y_j + q_j V_j (k_j, q_j < 0). S+F: contact 1 alone, Y₁'' = b₁ + p₁₁(k₁Y₁ +
 /// q₁V₁), stable iff −p₁₁q₁ > 0 and −p₁₁k₁ > 0 (Hurwitz, degree 2), i.e. p₁₁ > 0 (C–V §6.2
 /// by §4); FS+ likewise with p₂₂; S+S+: the 4 × 4 Jacobian of (TC2) ([`slip_slip_stable`]).
-pub fn modes_stable(p1: [f64; 2], p2: [f64; 2], k: [f64; 2], q: [f64; 2]) -> [bool; 3] {
+pub(crate) fn modes_stable(p1: [f64; 2], p2: [f64; 2], k: [f64; 2], q: [f64; 2]) -> [bool; 3] {
     let s = TwoContactSystem {
         free_accel: [-1.0, -1.0],
         response: [[p1[0], p2[0]], [p1[1], p2[1]]],
@@ -130,7 +130,7 @@ pub fn modes_stable(p1: [f64; 2], p2: [f64; 2], k: [f64; 2], q: [f64; 2]) -> [bo
 
 /// The printed Table's last columns: per class, the shading of [`SHADED_MODES`] and the marks
 /// of [`IMPACTS`] (II's "(x)": its necessary condition holds).
-pub const PAPER_SHADING_AND_IMPACTS: [(u8, [Shade; 3], [bool; 3]); 16] = {
+pub(crate) const PAPER_SHADING_AND_IMPACTS: [(u8, [Shade; 3], [bool; 3]); 16] = {
     use Shade::{Either as Y, Stable as S, Unstable as G};
     const N: bool = false;
     const X: bool = true;
@@ -160,7 +160,7 @@ const MAGNITUDE_DRAWS: usize = 4;
 const LAW_DRAWS: usize = 8;
 
 /// Which of [`MODES`] are consistent (strict inequalities: generic configurations).
-pub fn consistent_modes(p1: [f64; 2], p2: [f64; 2], b: [f64; 2]) -> [bool; 4] {
+pub(crate) fn consistent_modes(p1: [f64; 2], p2: [f64; 2], b: [f64; 2]) -> [bool; 4] {
     let det = p1[0] * p2[1] - p2[0] * p1[1];
     // −b = λ₁p₁ + λ₂p₂ by Cramer's rule.
     let l1 = (-b[0] * p2[1] + p2[0] * b[1]) / det;
@@ -176,7 +176,7 @@ pub fn consistent_modes(p1: [f64; 2], p2: [f64; 2], b: [f64; 2]) -> [bool; 4] {
 }
 
 /// The subclasses s₃ of one class s₁s₂ in which each mode is consistent (a row of the Table).
-pub type ClassRow = [Vec<u8>; 4];
+pub(crate) type ClassRow = [Vec<u8>; 4];
 
 /// C–V's printed Table tab:classification: class s₁s₂, its dual, and per mode (FF, S+S+, S+F,
 /// FS+) the s₃ where it is consistent.

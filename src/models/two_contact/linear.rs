@@ -16,7 +16,7 @@ use nalgebra::{Matrix2, Matrix4, Vector2, Vector4};
 use std::f64::consts::{FRAC_PI_2, TAU};
 
 /// C = P·diag(k) and A = P·diag(q) of (TC2).
-pub fn force_blocks(s: &TwoContactSystem) -> (Matrix2<f64>, Matrix2<f64>) {
+pub(crate) fn force_blocks(s: &TwoContactSystem) -> (Matrix2<f64>, Matrix2<f64>) {
     let p = Matrix2::new(
         s.response[0][0],
         s.response[0][1],
@@ -29,7 +29,7 @@ pub fn force_blocks(s: &TwoContactSystem) -> (Matrix2<f64>, Matrix2<f64>) {
 }
 
 /// J of (TC2) in the state order (Y1, Y2, V1, V2).
-pub fn jacobian(s: &TwoContactSystem) -> Matrix4<f64> {
+pub(crate) fn jacobian(s: &TwoContactSystem) -> Matrix4<f64> {
     let (c, a) = force_blocks(s);
     let mut j = Matrix4::zeros();
     j[(0, 2)] = 1.0;
@@ -41,7 +41,7 @@ pub fn jacobian(s: &TwoContactSystem) -> Matrix4<f64> {
 
 /// (c₀, c₁, c₂, c₃) of det(λ²I − λA − C) = λ⁴ + c₃λ³ + c₂λ² + c₁λ + c₀ (TC3), expanded by hand
 /// (docs/two_contact.md (TC3)): an independent check of the eigenvalues.
-pub fn characteristic_coefficients(s: &TwoContactSystem) -> [f64; 4] {
+pub(crate) fn characteristic_coefficients(s: &TwoContactSystem) -> [f64; 4] {
     let (c, a) = force_blocks(s);
     [
         c.determinant(),
@@ -57,7 +57,7 @@ pub fn characteristic_coefficients(s: &TwoContactSystem) -> [f64; 4] {
 /// Hurwitz conditions of a monic quartic λ⁴ + c₃λ³ + c₂λ² + c₁λ + c₀ (all cᵢ > 0,
 /// c₃c₂ > c₁, c₃c₂c₁ > c₁² + c₃²c₀). Scaling k by 1/ε and q by 1/√ε scales every root by
 /// 1/√ε, so the verdict holds as ε → 0 (C–V §6.2).
-pub fn slip_slip_stable(s: &TwoContactSystem) -> bool {
+pub(crate) fn slip_slip_stable(s: &TwoContactSystem) -> bool {
     let [c0, c1, c2, c3] = characteristic_coefficients(s);
     [c0, c1, c2, c3].iter().all(|&c| c > 0.0)
         && c3 * c2 > c1
@@ -175,7 +175,7 @@ impl SlipSlip {
     /// [0, `duration`], sampled every `step`, with the unstable component removed at every
     /// sample (a start on the manifold: rounding would otherwise grow like e^{λ_u s}). Both
     /// positive: the trajectory stays in the S+S+ region, where (TC2) is the exact dynamics.
-    pub fn smallest_forces_on_manifold(
+    pub(crate) fn smallest_forces_on_manifold(
         &self,
         s: &TwoContactSystem,
         start: &[f64; 4],

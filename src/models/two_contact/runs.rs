@@ -16,7 +16,7 @@ pub const DIVERGED_FORCE: f64 = 1e6;
 
 /// A contact that opens at least this many times in the window's second half is cycling: the
 /// period is measured on its last five intervals.
-pub const CYCLE_OPENINGS: usize = 6;
+pub(crate) const CYCLE_OPENINGS: usize = 6;
 
 /// The outcome rule at the end of the window (C–V §6.3's IWC labels).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -57,7 +57,7 @@ pub struct FastRun {
 }
 
 /// Run `sys` from `x0` to s = `window` with `integrator` at `solver`'s tolerances and guards.
-pub fn run_fast(
+pub(crate) fn run_fast(
     sys: &FastTwoContact,
     x0: &[f64; 4],
     window: f64,
@@ -89,7 +89,7 @@ pub fn run_fast(
 
 impl FastRun {
     /// The force of each contact at the end (0 when open).
-    pub fn end_forces(&self, sys: &FastTwoContact) -> [f64; 2] {
+    pub(crate) fn end_forces(&self, sys: &FastTwoContact) -> [f64; 2] {
         let carrying = self.trace.mode_end.flags();
         [0, 1].map(|j| {
             if carrying[j] {
@@ -121,7 +121,7 @@ impl FastRun {
 
     /// The contact that opens most often in the window's second half, if it opens at least
     /// [`CYCLE_OPENINGS`] times there.
-    pub fn cycling_contact(&self) -> Option<usize> {
+    pub(crate) fn cycling_contact(&self) -> Option<usize> {
         let late = |j: usize| {
             self.openings(j)
                 .iter()
@@ -147,7 +147,7 @@ impl FastRun {
     }
 
     /// The fraction of s ∈ [window/2, window] that contact `j` spends open.
-    pub fn open_fraction(&self, j: usize) -> f64 {
+    pub(crate) fn open_fraction(&self, j: usize) -> f64 {
         let from = 0.5 * self.window;
         let mut open_since = (!self.initial_mode.flags()[j]).then_some(0.0);
         let mut open = 0.0;

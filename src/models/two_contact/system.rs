@@ -53,7 +53,7 @@ impl ContactLaw {
 }
 
 /// The state `[Y1, Y2, V1, V2]`.
-pub const DIM: usize = 4;
+pub(crate) const DIM: usize = 4;
 
 impl TwoContactSystem {
     /// The law's value k_j Y_j + q_j V_j before the max(·, 0) (the force of a carrying contact).
@@ -85,7 +85,7 @@ impl TwoContactSystem {
     }
 
     /// β: the angle of −b from (1, 0), in [0, 2π) (the caption's α).
-    pub fn load_angle(&self) -> f64 {
+    pub(crate) fn load_angle(&self) -> f64 {
         (-self.free_accel[1])
             .atan2(-self.free_accel[0])
             .rem_euclid(std::f64::consts::TAU)

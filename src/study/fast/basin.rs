@@ -46,7 +46,7 @@ pub enum BasinAnalysis {
 
 /// A basin experiment takes no fast starts: the bisection chooses them. `y0_v0_given` says
 /// whether Y0, V0 or `starts` appear anywhere.
-pub fn refuse_starts(y0_v0_given: bool) -> Result<(), SimError> {
+pub(crate) fn refuse_starts(y0_v0_given: bool) -> Result<(), SimError> {
     if y0_v0_given {
         return Err(SimError::invalid(
             "sweep.starts",
@@ -110,7 +110,7 @@ impl BasinLine {
 }
 
 /// The saddle of the slip in the direction of `pd.u` with damping `c_d`, or why there is none.
-pub fn saddle_of<const N: usize>(
+pub(crate) fn saddle_of<const N: usize>(
     pd: &ProjectedDynamics<f64, N>,
     mu: f64,
     damping: f64,
@@ -167,7 +167,7 @@ pub struct Boundary {
 /// Bisect the F/IWC boundary on `line` to a bracket of width `tolerance`, starting from the
 /// closed form ± 1 (widened up to ± 64 until the two ends lie on different sides). `side`
 /// runs one start.
-pub fn bisect(
+pub(crate) fn bisect(
     saddle: &SlipSaddle,
     line: BasinLine,
     tolerance: f64,
@@ -289,10 +289,13 @@ pub fn boundary_cells(b: &Boundary, closed_form: f64) -> Cells {
 
 /// The bisection tolerance: far below the 1e-8 at which the planar boundary is compared with
 /// the closed form, above the integration error of a start's side (rtol 1e-10).
-pub const BISECTION_TOLERANCE: f64 = 1e-10;
+pub(crate) const BISECTION_TOLERANCE: f64 = 1e-10;
 
 /// The error of a state without a saddle, for validation.
-pub fn require_saddle(saddle: &Result<SlipSaddle, String>, key: &str) -> Result<(), SimError> {
+pub(crate) fn require_saddle(
+    saddle: &Result<SlipSaddle, String>,
+    key: &str,
+) -> Result<(), SimError> {
     match saddle {
         Ok(_) => Ok(()),
         Err(e) => Err(SimError::invalid(key, "this state", e)),

@@ -123,7 +123,7 @@ pub trait FastContact<const N: usize>: Sized + Sync + Clone + Debug + PartialEq 
 }
 
 /// The columns of C–V's projected scalars ([`scalar_cells`]).
-pub const SCALAR_COLUMNS: &[&str] = &["a", "b", "A", "B", "C"];
+pub(crate) const SCALAR_COLUMNS: &[&str] = &["a", "b", "A", "B", "C"];
 
 /// C–V's projected scalars at the contact of `state`.
 pub fn projection<S: FastContact<N>, const N: usize>(
@@ -135,7 +135,7 @@ pub fn projection<S: FastContact<N>, const N: usize>(
 
 /// The gap and the normal velocity v = dᵀq̇ of `body`'s contact at (q, q̇), given as slices of
 /// N numbers (a record's states).
-pub fn normal_state<B: PlanarContactSystem<N>, const N: usize>(
+pub(crate) fn normal_state<B: PlanarContactSystem<N>, const N: usize>(
     body: &B,
     q: &[f64],
     qdot: &[f64],
@@ -162,7 +162,7 @@ pub fn check_states_and_solver<S: FastContact<N>, const N: usize>(
 }
 
 /// The file's states, in output order.
-pub fn states_of<S: FastContact<N>, const N: usize>(
+pub(crate) fn states_of<S: FastContact<N>, const N: usize>(
     params: &S::Params,
     sweep: &S::Sweep,
 ) -> Vec<S::State> {
@@ -173,10 +173,10 @@ pub fn states_of<S: FastContact<N>, const N: usize>(
 }
 
 /// The input columns of a run from its state's own fast start ([`start_cells`]).
-pub const START_COLUMNS: &[&str] = &["Y0", "V0"];
+pub(crate) const START_COLUMNS: &[&str] = &["Y0", "V0"];
 
 /// The input cells of a run from `state`'s own fast start: Y0, V0.
-pub fn start_cells<S: FastContact<N>, const N: usize>(state: &S::State) -> Cells {
+pub(crate) fn start_cells<S: FastContact<N>, const N: usize>(state: &S::State) -> Cells {
     let start = S::start(state);
     vec![
         ("Y0", start.gap.to_string()),
@@ -185,7 +185,7 @@ pub fn start_cells<S: FastContact<N>, const N: usize>(state: &S::State) -> Cells
 }
 
 /// The cells of C–V's projected scalars at `pd`.
-pub fn scalar_cells<const N: usize>(pd: &ProjectedDynamics<f64, N>) -> Cells {
+pub(crate) fn scalar_cells<const N: usize>(pd: &ProjectedDynamics<f64, N>) -> Cells {
     vec![
         ("a", pd.free_tangential_accel.to_string()),
         ("b", pd.free_normal_accel.to_string()),
@@ -198,7 +198,7 @@ pub fn scalar_cells<const N: usize>(pd: &ProjectedDynamics<f64, N>) -> Cells {
 /// Whether an experiment file gives a fast start anywhere: `Y0` or `V0` in `[params]`, in
 /// `[sweep]` (an axis) or in an entry of `sweep.states`, or `sweep.starts`. Read through the
 /// tables' serde form, whose keys are the file's.
-pub fn fast_starts_given<P: Serialize, W: Serialize>(params: &P, sweep: &W) -> bool {
+pub(crate) fn fast_starts_given<P: Serialize, W: Serialize>(params: &P, sweep: &W) -> bool {
     let given = |v: &serde_json::Value, key: &str| v.get(key).is_some_and(|x| !x.is_null());
     let start_in = |v: &serde_json::Value| given(v, "Y0") || given(v, "V0");
     let (Ok(params), Ok(sweep)) = (serde_json::to_value(params), serde_json::to_value(sweep))
@@ -213,7 +213,7 @@ pub fn fast_starts_given<P: Serialize, W: Serialize>(params: &P, sweep: &W) -> b
 }
 
 /// The fast starts of a grid: the explicit `starts` list, or every (Y0, V0) of the values given.
-pub fn fast_starts(list: Option<&[FastStart]>, y0: &[f64], v0: &[f64]) -> Vec<FastStart> {
+pub(crate) fn fast_starts(list: Option<&[FastStart]>, y0: &[f64], v0: &[f64]) -> Vec<FastStart> {
     match list {
         Some(l) => l.to_vec(),
         None => y0
@@ -231,7 +231,7 @@ pub fn fast_starts(list: Option<&[FastStart]>, y0: &[f64], v0: &[f64]) -> Vec<Fa
 /// `sweep.starts` excludes Y0 and V0 elsewhere (`y0_v0_elsewhere`), is not empty and finite.
 /// `kappa_max` is the largest κ of the ladder: a start is bounded by it
 /// ([`require_representable_start`](crate::compliant::normal::require_representable_start)).
-pub fn check_starts(
+pub(crate) fn check_starts(
     list: Option<&[FastStart]>,
     y0_v0_elsewhere: bool,
     kappa_max: f64,
@@ -308,7 +308,7 @@ const EXPLICIT_STABLE_STEP: f64 = 6.0;
 /// The fastest rate of a closed contact in fast units: the roots of λ² + C·c_d·λ + C = 0 of the
 /// scaled normal law (normal mobility `c`, dashpot `damping`), √C when underdamped and
 /// (C c_d + √((C c_d)² − 4C))/2 when overdamped.
-pub fn closed_contact_rate(c: f64, damping: f64) -> f64 {
+pub(crate) fn closed_contact_rate(c: f64, damping: f64) -> f64 {
     let trace = c * damping;
     let discriminant = trace * trace - 4.0 * c;
     if discriminant >= 0.0 {
@@ -323,7 +323,7 @@ pub fn closed_contact_rate(c: f64, damping: f64) -> f64 {
 /// step is at most `EXPLICIT_STABLE_STEP`/rate, so a contact closed for the window takes at
 /// least window·rate/6 steps. Beyond the step limit the run would end at the step guard after
 /// minutes; refused before running, with the implicit integrators as the remedy.
-pub fn check_explicit_steps(
+pub(crate) fn check_explicit_steps(
     solver: &SolverSpec,
     window: f64,
     rate: f64,

@@ -156,7 +156,7 @@ impl<Sys> FastRun<'_, Sys> {
     }
 
     /// [`Self::outcome`], with the trajectory ([`Self::record`]) when `trajectory` is set.
-    pub fn outcome_recorded<const N: usize>(
+    pub(crate) fn outcome_recorded<const N: usize>(
         &self,
         q0: &[f64; N],
         qdot0: &[f64; N],

@@ -52,7 +52,7 @@ pub struct StickBasinPoint<State> {
 /// What the rigid data say about the fast (Y, V) plane of a state at rest in II(ii)/II(iii)
 /// inside the cone (docs/champneys_varkonyi.md §10).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StickPlane {
+pub(crate) struct StickPlane {
     /// σ = sign(a): the slip a stick breaks into where the cone is left.
     pub slip_sign: f64,
     /// F* = |a|/k_σ: the stick holds iff λ_N > F* (the switching line −Y − c_d V = F*).
@@ -98,7 +98,7 @@ impl StickPlane {
     /// The outcome the saddle's stable manifold predicts for `start`: F on the side α > 0
     /// (up, towards lift-off), T on the side α < 0 (C–V §4: "the stable manifold of the saddle
     /// separates trajectories that are attracted to mode T from those which lift-off").
-    pub fn manifold_prediction(&self, start: FastStart) -> Outcome {
+    pub(crate) fn manifold_prediction(&self, start: FastStart) -> Outcome {
         if self.saddle.unstable_amplitude(start) > 0.0 {
             Outcome::LiftOff
         } else {
@@ -108,7 +108,7 @@ impl StickPlane {
 }
 
 /// The stick plane of `state` at its contact.
-pub fn stick_plane<S: FastContact<N>, const N: usize>(
+pub(crate) fn stick_plane<S: FastContact<N>, const N: usize>(
     state: &S::State,
 ) -> Result<StickPlane, String> {
     StickPlane::of(
