@@ -8,6 +8,7 @@
 //! docs/figures.md is the gallery.
 
 mod canvas;
+pub(crate) mod cell_chart;
 pub mod heatmap;
 mod panel;
 pub mod style;

@@ -6,6 +6,7 @@ use crate::analysis::mode_table::{checks, ModeTableChecks};
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::model::consistency::{outcome_set_text, Outcome};
+use crate::plot::cell_chart::{save_cell_chart, CellChart, ChartCell, ChartEntry};
 use crate::plot::heatmap::{save_heatmap_captioned, Cell, ColorScale, HeatMap, HeatPanel};
 use crate::plot::style::{format_small_parameter, plot_text};
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,6 +31,10 @@ pub fn write_report(
         save_heatmap_captioned(map, caption, dir, "outcomes")
             .map_err(crate::report::figure_error(dir))?;
     }
+    let chart = table3_chart(state_columns, rows);
+    if let Some((chart, caption)) = &chart {
+        save_cell_chart(chart, caption, dir, "table3").map_err(crate::report::figure_error(dir))?;
+    }
     write_atomically(
         &dir.join("summary.md"),
         &render(
@@ -39,9 +44,166 @@ pub fn write_report(
             state_columns,
             rows,
             &c,
-            map.is_some(),
+            Figures {
+                map: map.is_some(),
+                chart: chart.is_some(),
+            },
         ),
     )
+}
+
+/// Table 3's rows and columns as C–V print them (docs/champneys_varkonyi.md §2).
+const TABLE3_ROWS: [(&str, &str); 6] = [
+    ("i", "(i) b > 0, p₊ > 0, p₋ > 0"),
+    ("ii", "(ii) b > 0, p₊ > 0 > p₋"),
+    ("iii", "(iii) b > 0, p₋ > 0 > p₊"),
+    ("iv", "(iv) b < 0, p₊ > 0, p₋ > 0"),
+    ("v", "(v) b < 0, p₊ > 0 > p₋"),
+    ("vi", "(vi) b < 0, p₋ > 0 > p₊"),
+];
+const TABLE3_COLUMNS: [(&str, &str); 3] = [
+    ("I", "I: u > 0"),
+    ("II", "II: u = 0"),
+    ("III", "III: u < 0"),
+];
+/// C–V's projected scalars of a state (docs/champneys_varkonyi.md §1), columns of every mode
+/// table's rows.
+const PROJECTED: [&str; 5] = ["a", "b", "A", "B", "C"];
+
+/// `v` to three decimals, trailing zeros dropped, with a true minus sign: −1.216, 4.
+fn short(v: f64) -> String {
+    let text = format!("{v:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    match text {
+        "-0" => "0".to_string(),
+        t => t.replace('-', "−"),
+    }
+}
+
+/// A cell with more states than this is drawn by the (a, b) map only.
+const MOST_STATES_PER_CELL: usize = 4;
+
+/// Table 3 redrawn with the computed outcomes: one cell per Table 3 cell the states visit, one
+/// entry per state in it, coloured by the state's outcome set over its fast starts at the
+/// smallest κ (first integrator), framed when that set is not Table 3's entry with its "or"
+/// resolved. `None` when a cell holds more than [`MOST_STATES_PER_CELL`] states.
+fn table3_chart(state_columns: &[&str], rows: &[Row]) -> Option<(CellChart, String)> {
+    let ok: Vec<&Row> = rows.iter().filter(|r| r.text("status") == "ok").collect();
+    let kappa = ok
+        .iter()
+        .filter_map(|r| r.number("kappa"))
+        .fold(f64::INFINITY, f64::min);
+    let integrator = ok.first()?.text("integrator").to_string();
+    // Per cell, per state (its input cells): Table 3's entry, the expected set, the outcomes.
+    type States<'a> = BTreeMap<Vec<&'a str>, (&'a str, [f64; 5], BTreeSet<Outcome>)>;
+    let mut cells: BTreeMap<(usize, usize), (&str, States)> = BTreeMap::new();
+    for r in ok
+        .iter()
+        .filter(|r| r.number("kappa") == Some(kappa) && r.text("integrator") == integrator)
+    {
+        let (column, row) = r.text("cell").split_once('(')?;
+        let row = row.trim_end_matches(')');
+        let at = (
+            TABLE3_ROWS.iter().position(|(n, _)| *n == row)?,
+            TABLE3_COLUMNS.iter().position(|(n, _)| *n == column)?,
+        );
+        let state: Vec<&str> = state_columns.iter().map(|c| r.text(c)).collect();
+        let (_, states) = cells
+            .entry(at)
+            .or_insert((r.text("table3"), BTreeMap::new()));
+        let projected = PROJECTED.map(|c| r.number(c).unwrap_or(f64::NAN));
+        let (_, _, outcomes) =
+            states
+                .entry(state)
+                .or_insert((r.text("expected"), projected, BTreeSet::new()));
+        outcomes.extend(Outcome::from_symbol(r.text("outcome")));
+    }
+    if cells.values().any(|(_, s)| s.len() > MOST_STATES_PER_CELL) {
+        return None;
+    }
+    let set_text = |o: &BTreeSet<Outcome>| outcome_set_text(&o.iter().copied().collect::<Vec<_>>());
+    let mut names: Vec<String> = cells
+        .values()
+        .flat_map(|(_, s)| s.values().map(|(_, _, o)| set_text(o)))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    names.sort_by_key(|n| {
+        (
+            n.matches(" and ").count(),
+            Outcome::ALL
+                .iter()
+                .position(|o| n.starts_with(o.symbol()))
+                .unwrap_or(Outcome::ALL.len()),
+            n.clone(),
+        )
+    });
+    let mut framed = 0;
+    let chart_cells: Vec<ChartCell> = cells
+        .iter()
+        .map(|(&(row, column), (table3, states))| {
+            // The fewest of C–V's projected scalars (one, else two) whose values tell the cell's
+            // states apart, one line each; all five when no two do.
+            let separates = |ks: &[usize]| {
+                let v: BTreeSet<Vec<String>> = states
+                    .values()
+                    .map(|(_, p, _)| ks.iter().map(|&k| short(p[k])).collect())
+                    .collect();
+                v.len() == states.len()
+            };
+            let n = PROJECTED.len();
+            let shown: Vec<usize> = (0..n)
+                .map(|k| vec![k])
+                .chain((0..n).flat_map(|j| (j + 1..n).map(move |k| vec![j, k])))
+                .find(|ks| separates(ks))
+                .unwrap_or_else(|| (0..n).collect());
+            let label = |p: [f64; 5]| -> Vec<String> {
+                shown
+                    .iter()
+                    .map(|&k| format!("{} = {}", PROJECTED[k], short(p[k])))
+                    .collect()
+            };
+            let entries = states
+                .values()
+                .map(|(expected, projected, outcomes)| {
+                    let observed = set_text(outcomes);
+                    let expected: BTreeSet<&str> = expected.split(" and ").map(str::trim).collect();
+                    let flagged = observed.split(" and ").collect::<BTreeSet<_>>() != expected;
+                    framed += usize::from(flagged);
+                    let mut lines = vec![observed.replace('-', "−")];
+                    if states.len() > 1 {
+                        lines.extend(label(*projected));
+                    }
+                    ChartEntry {
+                        category: names.iter().position(|n| *n == observed),
+                        lines,
+                        flagged,
+                    }
+                })
+                .collect();
+            ChartCell {
+                row,
+                column,
+                note: format!("Table 3: {}", table3.replace('-', "−")),
+                entries,
+            }
+        })
+        .collect();
+    let chart = CellChart {
+        title: String::new(),
+        row_labels: TABLE3_ROWS.iter().map(|(_, l)| l.to_string()).collect(),
+        column_labels: TABLE3_COLUMNS.iter().map(|(_, l)| l.to_string()).collect(),
+        cells: chart_cells,
+        categories: names.iter().map(|n| outcome_name(n)).collect(),
+        flag_label: "outcome set other than Table 3's".into(),
+        size: (1100, 760),
+    };
+    let caption = format!(
+        "C–V's Table 3 computed: each state's outcome set over its fast starts at κ = {} \
+         ({integrator}); grey: Table 3's entry; {framed} sets differ from it",
+        format_small_parameter(kappa)
+    );
+    Some((chart, caption))
 }
 
 /// The plane of C–V's Fig. consistency: a state's free accelerations (a, b).
@@ -247,6 +409,12 @@ fn outcome_name(set: &str) -> String {
     parts.join(" or ")
 }
 
+/// Which figures the report drew: outcomes.png (the (a, b) map), table3.png.
+struct Figures {
+    map: bool,
+    chart: bool,
+}
+
 fn render(
     name: &str,
     title: &str,
@@ -254,7 +422,7 @@ fn render(
     state_columns: &[&str],
     rows: &[Row],
     c: &ModeTableChecks,
-    with_map: bool,
+    figures: Figures,
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# {name}: {title} — Table 3 by compliant simulation\n");
@@ -275,7 +443,16 @@ fn render(
          (analysis.json `outcomes_outside`: the others).\n",
         c.sets_matching, c.sets_total, c.outcomes_in_expected, c.outcomes_total
     );
-    if with_map {
+    if figures.chart {
+        let _ = writeln!(
+            s,
+            "table3.png: Table 3's cells (rows (i)–(vi) by the signs of b and the Painlevé \
+             parameters p±, columns I–III by the sign of the slip velocity u), each state \
+             coloured by its outcome set over its fast starts at the smallest κ, Table 3's entry \
+             in grey at the top of the cell, a set other than Table 3's framed.\n"
+        );
+    }
+    if figures.map {
         let _ = writeln!(
             s,
             "outcomes.png: each state's outcome over the (a, b) plane at the smallest κ, one \
