@@ -698,7 +698,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     /// closed one's forces into `out` and added to `g` = f + Σ forces, a sticking one's row
     /// into `stick`.
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
+    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
     fn add_contact_forces<S: Real, const M: usize, const C: usize>(
         &self,
         k: usize,
