@@ -46,7 +46,7 @@ use crate::hybrid::{
     Trace,
 };
 use crate::integrate::{IntegratorKind, Tolerances};
-use crate::model::{dot, ContactKinematics, MassFactor, Mechanics, Real, ValidityMargin};
+use crate::model::{dot, ContactKinematics, Dual, MassFactor, Mechanics, Real, ValidityMargin};
 use std::borrow::Cow;
 
 /// The most contacts one system may have: the sticking contacts' Delassus block is solved on
@@ -249,6 +249,19 @@ pub struct MultiContactProblem<'a, Sys, const N: usize> {
 /// otherwise zero arrays mostly unused (docs/performance.md, "Several contacts").
 pub const FEW_CONTACTS: usize = 2;
 
+/// The sticking contacts of one state in order, room for `M`: their indices, tangential rows
+/// (c_kᵀ), drifts (ċ_kᵀq̇) and normal forces.
+struct StickRows<S, const N: usize, const M: usize> {
+    index: [usize; M],
+    rows: [[S; N]; M],
+    drifts: [S; M],
+    normals: [S; M],
+    len: usize,
+}
+
+// The vector field writes out the contacts of a system with at most FEW_CONTACTS of them.
+const _: () = assert!(FEW_CONTACTS == 2);
+
 /// What the contacts do at one state in one mode, for at most `C` contacts.
 #[derive(Clone, Copy, Debug)]
 pub struct ContactForces<S, const N: usize, const C: usize = MAX_CONTACTS> {
@@ -425,9 +438,11 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         SINGULAR_PIVOT.max(self.stiffest.kappa)
     }
 
-    /// K.
+    /// K, as the system gives it (one law per contact, checked when the problem is built): a
+    /// constant of a hand-written system such as the two-ended rod, so that the loops over the
+    /// contacts in the vector field unroll and each contact's kinematics inline on their own.
     pub fn contact_count(&self) -> usize {
-        self.laws.len()
+        self.system.contact_count()
     }
 
     /// The system.
@@ -556,13 +571,35 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         qdot: &[S; N],
         free_kinematics: bool,
     ) -> ContactForces<S, N, C> {
-        // The stick block's arrays hold the sticking contacts: one row when at most one
-        // sticks (the phases of most runs), MAX_CONTACTS otherwise; the same arithmetic.
-        if modes.iter().filter(|&m| m == Mode::Stick).nth(1).is_none() {
+        if self.at_most_one_sticks(modes) {
             self.forces_with_stick_rows::<S, 1, C>(modes, t, q, qdot, free_kinematics)
         } else {
-            self.forces_with_stick_rows::<S, MAX_CONTACTS, C>(modes, t, q, qdot, free_kinematics)
+            self.forces_with_several_sticking::<S, C>(modes, t, q, qdot, free_kinematics)
         }
+    }
+
+    /// Whether at most one contact of `modes` sticks: the stick block's arrays then hold one
+    /// row (the phases of most runs), else [`MAX_CONTACTS`], out of line; the same arithmetic.
+    #[inline(always)]
+    fn at_most_one_sticks(&self, modes: Modes) -> bool {
+        (0..self.contact_count())
+            .filter(|&k| modes.get(k) == Mode::Stick)
+            .nth(1)
+            .is_none()
+    }
+
+    /// [`Self::forces_at`] of two or more sticking contacts: rare, and kept out of the vector
+    /// field's code.
+    #[inline(never)]
+    fn forces_with_several_sticking<S: Real, const C: usize>(
+        &self,
+        modes: Modes,
+        t: S,
+        q: &[S; N],
+        qdot: &[S; N],
+        free_kinematics: bool,
+    ) -> ContactForces<S, N, C> {
+        self.forces_with_stick_rows::<S, MAX_CONTACTS, C>(modes, t, q, qdot, free_kinematics)
     }
 
     /// [`Self::forces_at`] with room for `M` sticking contacts.
@@ -594,43 +631,41 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
                 *gi = *gi + li;
             }
         }
-        // The sticking contacts in order: their indices, tangential rows and drifts.
-        let mut stick = [0usize; M];
-        let mut rows = [[zero; N]; M];
-        let mut drifts = [zero; M];
-        let mut s = 0;
-        for k in 0..count {
-            let mode = modes.get(k);
-            if !mode.is_contact() && !free_kinematics {
-                continue;
+        let mut stick = StickRows {
+            index: [0; M],
+            rows: [[zero; N]; M],
+            drifts: [zero; M],
+            normals: [zero; M],
+            len: 0,
+        };
+        if count <= FEW_CONTACTS {
+            // Written out: with K a constant of the system (the two-ended rod), each contact's
+            // kinematics inline with their index known, and its numbers stay in registers.
+            let (out, g, stick) = (&mut out, &mut g, &mut stick);
+            self.add_contact_forces(0, modes, q, qdot, free_kinematics, out, g, stick);
+            if count == FEW_CONTACTS {
+                self.add_contact_forces(1, modes, q, qdot, free_kinematics, out, g, stick);
             }
-            let kin = self.system.contact(k, q, qdot);
-            out.penetration[k] = -kin.gap;
-            out.penetration_rate[k] = -dot(&kin.normal, qdot);
-            out.slip[k] = dot(&kin.tangential, qdot);
-            if !mode.is_contact() {
-                continue;
-            }
-            if mode == Mode::Stick {
-                (stick[s], rows[s], drifts[s]) = (k, kin.tangential, kin.tangential_drift);
-                s += 1;
-            }
-            let law = self.laws[k];
-            let normal = law
-                .compliance
-                .closed_contact_force(out.penetration[k], out.penetration_rate[k]);
-            out.normal[k] = normal;
-            out.tangential[k] = law.friction.slip_force(mode, normal);
-            for i in 0..N {
-                g[i] = g[i] + normal * kin.normal[i] + out.tangential[k] * kin.tangential[i];
+        } else {
+            for k in 0..count {
+                let (out, g, stick) = (&mut out, &mut g, &mut stick);
+                self.add_contact_forces(k, modes, q, qdot, free_kinematics, out, g, stick);
             }
         }
         let free = mass.solve(&g);
         out.accel = free;
+        let s = stick.len;
         if s == 0 {
             return out;
         }
         // The sticking contacts' joint tangential forces.
+        let StickRows {
+            index,
+            rows,
+            drifts,
+            normals,
+            ..
+        } = stick;
         let (mobility, w) = delassus_block(&mass, &rows, s);
         let mut rhs = [zero; M];
         for a in 0..s {
@@ -639,15 +674,72 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         let lambda;
         (lambda, out.pivot_ratio, out.split_residual) =
             joint_stick_forces(w, rhs, s, self.singular_pivot(), |a| {
-                out.normal[stick[a]].scale(self.laws[stick[a]].friction.mu_s)
+                normals[a].scale(self.laws[index[a]].friction.mu_s)
             });
         for a in 0..s {
-            out.tangential[stick[a]] = lambda[a];
             for i in 0..N {
                 out.accel[i] = out.accel[i] + lambda[a] * mobility[a][i];
             }
         }
+        // Each stick force into its contact's place, by constant indices: the arrays of the
+        // vector field then stay in registers.
+        for k in 0..C {
+            for a in 0..s {
+                if index[a] == k {
+                    out.tangential[k] = lambda[a];
+                }
+            }
+        }
         out
+    }
+
+    /// Contact `k`'s part of [`Self::forces_with_stick_rows`] in its mode of `modes`: its
+    /// penetration, rate and slip into `out` (a free contact's only when `free_kinematics`), a
+    /// closed one's forces into `out` and added to `g` = f + Σ forces, a sticking one's row
+    /// into `stick`.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments, clippy::needless_range_loop)]
+    fn add_contact_forces<S: Real, const M: usize, const C: usize>(
+        &self,
+        k: usize,
+        modes: Modes,
+        q: &[S; N],
+        qdot: &[S; N],
+        free_kinematics: bool,
+        out: &mut ContactForces<S, N, C>,
+        g: &mut [S; N],
+        stick: &mut StickRows<S, N, M>,
+    ) {
+        let mode = modes.get(k);
+        if !mode.is_contact() && !free_kinematics {
+            return;
+        }
+        let kin = self.system.contact(k, q, qdot);
+        out.penetration[k] = -kin.gap;
+        out.penetration_rate[k] = -dot(&kin.normal, qdot);
+        out.slip[k] = dot(&kin.tangential, qdot);
+        if !mode.is_contact() {
+            return;
+        }
+        let law = self.laws[k];
+        let normal = law
+            .compliance
+            .closed_contact_force(out.penetration[k], out.penetration_rate[k]);
+        if mode == Mode::Stick {
+            let s = stick.len;
+            (
+                stick.index[s],
+                stick.rows[s],
+                stick.drifts[s],
+                stick.normals[s],
+            ) = (k, kin.tangential, kin.tangential_drift, normal);
+            stick.len += 1;
+        }
+        out.normal[k] = normal;
+        out.tangential[k] = law.friction.slip_force(mode, normal);
+        for i in 0..N {
+            g[i] = g[i] + normal * kin.normal[i] + out.tangential[k] * kin.tangential[i];
+        }
     }
 
     /// The vector field of `modes`: `dy = F(y)`.
@@ -660,15 +752,35 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     }
 
     /// [`Self::vector_field`] with the forces in arrays of `C` ≥ K contacts: the same numbers
-    /// for every `C`.
+    /// for every `C`. The forces of at most one sticking contact stay in registers (not
+    /// returned through the memory of an out-of-line call for several).
     #[inline(always)]
     fn vector_field_in<S: Real, const C: usize>(&self, modes: Modes, y: &[S], dy: &mut [S]) {
         let (q, qdot) = Self::split(y);
         let t = self.time(y);
-        let f = self.forces_at::<S, C>(modes, t, &q, &qdot, false);
+        if self.at_most_one_sticks(modes) {
+            let f = self.forces_with_stick_rows::<S, 1, C>(modes, t, &q, &qdot, false);
+            self.field_of_forces(modes, t, &q, &qdot, &f, dy)
+        } else {
+            let f = self.forces_with_several_sticking::<S, C>(modes, t, &q, &qdot, false);
+            self.field_of_forces(modes, t, &q, &qdot, &f, dy)
+        }
+    }
+
+    /// The vector field of `modes` at global time `t` and `(q, q̇)` from the forces `f` there.
+    #[inline(always)]
+    fn field_of_forces<S: Real, const C: usize>(
+        &self,
+        modes: Modes,
+        t: S,
+        q: &[S; N],
+        qdot: &[S; N],
+        f: &ContactForces<S, N, C>,
+        dy: &mut [S],
+    ) {
         let layout = self.layout();
         let dy = &mut dy[..layout.len()];
-        dy[..N].copy_from_slice(&qdot);
+        dy[..N].copy_from_slice(qdot);
         dy[N..2 * N].copy_from_slice(&f.accel);
         let mut friction = S::zero();
         let mut damping = S::zero();
@@ -687,23 +799,42 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         dy[layout.contact_work()] = damping;
         if let (Some(ti), Some(wi)) = (layout.time(), layout.load_work()) {
             dy[ti] = S::cst(1.0);
-            dy[wi] = dot(&self.system.external_load(t), &qdot);
+            dy[wi] = dot(&self.system.external_load(t), qdot);
         }
         if let Some(i) = layout.viscous_work() {
-            dy[i] = self.system.dissipation_power(&q, &qdot);
+            dy[i] = self.system.dissipation_power(q, qdot);
         }
     }
 
     /// The value of `event`'s function at `y` in `modes`.
     fn event_value_of<S: Real>(&self, modes: Modes, event: ContactEvent, y: &[S]) -> S {
-        let k = event.contact;
         let (q, qdot) = Self::split(y);
+        self.event_value_at(modes, event, self.time(y), &q, &qdot)
+    }
+
+    /// The value of `event`'s function at global time `t` and `(q, q̇)` in `modes` (the forces
+    /// of a stick-break function in arrays of [`FEW_CONTACTS`] when they hold K).
+    fn event_value_at<S: Real>(
+        &self,
+        modes: Modes,
+        event: ContactEvent,
+        t: S,
+        q: &[S; N],
+        qdot: &[S; N],
+    ) -> S {
+        let k = event.contact;
         match event.event {
             Event::StickBreaksRight | Event::StickBreaksLeft => {
-                let f: ContactForces<S, N> = self.forces_at(modes, self.time(y), &q, &qdot, false);
-                self.stick_break_value(event, &f)
+                if self.contact_count() <= FEW_CONTACTS {
+                    let f: ContactForces<S, N, FEW_CONTACTS> =
+                        self.forces_at(modes, t, q, qdot, false);
+                    self.stick_break_value(event, &f)
+                } else {
+                    let f: ContactForces<S, N> = self.forces_at(modes, t, q, qdot, false);
+                    self.stick_break_value(event, &f)
+                }
             }
-            _ => self.kinematic_event_value(event, &self.system.contact(k, &q, &qdot), &qdot),
+            _ => self.kinematic_event_value(event, &self.system.contact(k, q, qdot), qdot),
         }
     }
 
@@ -1325,6 +1456,18 @@ impl<Sys: PlanarContacts<N>, const N: usize> HybridSystem for MultiContactProble
         true
     }
 
+    /// dg/dt along `flow`, as the default: `event`'s function in dual numbers `y + ε flow`,
+    /// built here for the components the event functions read (τ of a non-autonomous system,
+    /// q and q̇) rather than for the whole state. The same arithmetic on the same duals, so the
+    /// same number bit for bit (`tests::event_rates_equal_the_generic_ones_bit_for_bit`).
+    fn event_rate(&self, mode: Modes, event: ContactEvent, y: &[f64], flow: &[f64]) -> f64 {
+        let dual = |i: usize| Dual::new(y[i], flow[i]);
+        let t = self.time_index().map_or(Dual::zero(), dual);
+        let q = std::array::from_fn(dual);
+        let qdot = std::array::from_fn(|i| dual(N + i));
+        self.event_value_at(mode, event, t, &q, &qdot).eps
+    }
+
     fn transition(&self, mode: Modes, event: ContactEvent, y: &mut [f64]) -> Modes {
         self.next_modes(mode, event, y)
     }
@@ -1564,6 +1707,38 @@ mod tests {
                     problem.event_values_in::<MAX_CONTACTS>(m, &events, &y, &mut max);
                     assert_eq!(few.map_bits(), max.map_bits(), "{}", m.name());
                     compared += events.len();
+                }
+            }
+        }
+        assert!(compared > 0);
+    }
+
+    /// The event rates built on the duals of (q, q̇) alone equal the default's, built on the
+    /// whole state's (`with_duals`), bit for bit, in every pair of modes.
+    #[test]
+    fn event_rates_equal_the_generic_ones_bit_for_bit() {
+        let law = ContactLaw {
+            compliance: NormalCompliance::spring_dashpot(1e-6, 0.3),
+            friction: Coulomb { mu: 0.4, mu_s: 0.5 },
+        };
+        let problem = MultiContactProblem::new(&Bar, vec![law, law]).unwrap();
+        let modes = [Mode::Free, Mode::SlideLeft, Mode::SlideRight, Mode::Stick];
+        let len = problem.layout().len();
+        let y: Vec<f64> = (0..len)
+            .map(|i| [0.1, -2e-6, 0.01, 0.2, -0.3, 0.5][i % 6])
+            .collect();
+        let flow: Vec<f64> = (0..len).map(|i| 0.7 - 0.3 * i as f64).collect();
+        let mut compared = 0;
+        for a in modes {
+            for b in modes {
+                let m = Modes::free(2).with(0, a).with(1, b);
+                for &(event, _) in problem.watched(m).iter() {
+                    let generic = crate::hybrid::with_duals(&y, &flow, |yd| {
+                        problem.event_value(m, event, yd).eps
+                    });
+                    let rate = problem.event_rate(m, event, &y, &flow);
+                    assert_eq!(rate.to_bits(), generic.to_bits(), "{} {event:?}", m.name());
+                    compared += 1;
                 }
             }
         }
