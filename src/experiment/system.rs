@@ -121,6 +121,31 @@ pub struct Quantity {
     pub exponent: Option<f64>,
 }
 
+/// How the work–precision study (`crate::study::work_precision`) lays out a system's runs.csv
+/// and repeats its runs: [`WorkPrecisionLayout::DEFAULT`] for every system but those whose table
+/// keeps another layout ([`System::WORK_PRECISION_LAYOUT`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkPrecisionLayout {
+    /// Input columns written right after `scenario`, before `role` and `kappa` (the rod
+    /// scenarios' `kind`), instead of among the other inputs.
+    pub leading_inputs: &'static [&'static str],
+    /// Whether `wall_time_max_s` (the slowest repeat) follows `wall_time_min_s`.
+    pub wall_time_max: bool,
+    /// Whether a reference run is repeated like a ladder run (its `repeats` and median wall
+    /// time), rather than run once.
+    pub repeat_reference: bool,
+}
+
+impl WorkPrecisionLayout {
+    /// `point_id, scenario, role, kappa`, the inputs, …, `wall_time_s, wall_time_min_s,
+    /// wall_time_max_s`; each reference run once.
+    pub const DEFAULT: WorkPrecisionLayout = WorkPrecisionLayout {
+        leading_inputs: &[],
+        wall_time_max: true,
+        repeat_reference: false,
+    };
+}
+
 /// A mechanical system: its physics, nothing of the harness. The implementing type is a unit
 /// struct (`#[derive(Clone, Copy, Debug, PartialEq)]`) that names the system.
 pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
@@ -161,6 +186,8 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// the system's rows); keys not listed follow in alphabetical order, the last varying
     /// fastest (the default for every key).
     const SWEEP_ORDER: &'static [&'static str] = &[];
+    /// The layout of its work–precision study's runs.csv.
+    const WORK_PRECISION_LAYOUT: WorkPrecisionLayout = WorkPrecisionLayout::DEFAULT;
     /// One configuration: the `[params]` table (unknown keys refused). Its fields are the input
     /// columns of runs.csv, in field order.
     type Config: Serialize + DeserializeOwned + Default + Clone + Debug + PartialEq + Send + Sync;

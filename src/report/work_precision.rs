@@ -16,7 +16,7 @@ use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series, REFERENCE};
 use crate::report::figure_error;
 use crate::report::markdown::{sci, Markdown, MarkdownTable, MISSING};
-use crate::study::work_precision::{WorkPrecision, REPEAT_BUDGET_S};
+use crate::study::work_precision::{Values, WorkPrecision, REPEAT_BUDGET_S};
 use serde::Serialize;
 use std::path::Path;
 
@@ -128,10 +128,13 @@ fn scenarios_text<S: System>(spec: &WorkPrecision<S>) -> String {
                 .iter()
                 .map(|t| format!("t_end = {}", number_text(*t)))
                 .collect();
+            if let Some(kappa) = &s.kappa {
+                set.push(format!("κ = {}", kappa_text(kappa)));
+            }
             set.extend(
                 s.parameters
                     .iter()
-                    .map(|(k, v)| format!("{k} = {}", number_text(*v))),
+                    .map(|(k, v)| format!("{k} = {}", v.text())),
             );
             if set.is_empty() {
                 s.name.clone()
@@ -143,6 +146,16 @@ fn scenarios_text<S: System>(spec: &WorkPrecision<S>) -> String {
     list.join("; ")
 }
 
+/// Compliances as written: `1e-3, 1e-4`.
+fn kappa_text(kappa: &Values) -> String {
+    kappa
+        .values()
+        .iter()
+        .map(|k| number_text(*k))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// summary.md.
 pub fn summary<S: System>(spec: &WorkPrecision<S>, a: &WorkPrecisionAnalysis) -> String {
     let s = &spec.solver;
@@ -150,14 +163,13 @@ pub fn summary<S: System>(spec: &WorkPrecision<S>, a: &WorkPrecisionAnalysis) ->
     md.heading(1, format!("{}: work–precision of {}", spec.name, S::TITLE))
         .generated_by(&spec.name, format!("{} runs, {} failed.", a.n_runs, a.n_failed))
         .paragraph(format!(
-            "{}. Scenarios: {}. κ = {}.",
+            "{}. Scenarios: {}.{}",
             S::describe(&spec.params),
             scenarios_text(spec),
             spec.kappa
-                .iter()
-                .map(|k| number_text(*k))
-                .collect::<Vec<_>>()
-                .join(", ")
+                .as_ref()
+                .map(|k| format!(" κ = {}.", kappa_text(k)))
+                .unwrap_or_default()
         ))
         .paragraph(format!(
             "Ladder rtol {} … {} ({} per decade), atol = {} × rtol (on the contact-scaled state, \

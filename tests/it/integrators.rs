@@ -357,7 +357,7 @@ fn study_file_errors_name_the_key() {
 /// ladder, the cost fit exists for the 3-κ scenario.
 #[test]
 fn a_small_study_runs_and_reports() {
-    let Experiment::RodStudy(spec) = Experiment::parse(TINY_STUDY).unwrap() else {
+    let Experiment::RodScenarioWorkPrecision(spec) = Experiment::parse(TINY_STUDY).unwrap() else {
         panic!("not a study")
     };
     let dir = std::env::temp_dir().join(format!("rigid-limit-study-{}", std::process::id()));
@@ -400,13 +400,16 @@ fn a_small_study_runs_and_reports() {
 #[test]
 fn recommendations_survive_disturbed_wall_times() {
     use rigid_limit::experiment::table::parse_rows;
-    use rigid_limit::models::rod::study::{StudySpec, STUDY_COLUMNS};
     use rigid_limit::models::rod::study_analysis::{analyze_study, StudyAnalysis};
 
-    let spec = StudySpec::parse(include_str!("../../experiments/integrators.toml")).unwrap();
+    let Experiment::RodScenarioWorkPrecision(spec) =
+        Experiment::parse(include_str!("../../experiments/integrators.toml")).unwrap()
+    else {
+        panic!("integrators.toml is the rod scenarios' work–precision study")
+    };
     let rows = parse_rows(
         &std::fs::read_to_string("results/integrators/runs.csv").unwrap(),
-        STUDY_COLUMNS,
+        &spec.columns(),
     );
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut disturbed = rows.clone();

@@ -4,7 +4,11 @@
 use crate::analysis::fit::{power_law, LinearFit};
 use crate::analysis::work_precision::{cheapest, Offer};
 use crate::experiment::table::Row;
-use crate::models::rod::study::{StudySpec, STATE_COLUMNS};
+use crate::models::rod::scenario_system::{RodScenario, STATE_COLUMNS};
+use crate::study::work_precision::WorkPrecision;
+
+/// The rod scenarios' work–precision study.
+type StudySpec = WorkPrecision<RodScenario>;
 use serde::Serialize;
 
 /// Accuracy targets of the recommendation table (the largest error over the measured
@@ -211,8 +215,9 @@ fn same(a: f64, b: Option<f64>) -> bool {
 /// Analyse the rows of a study.
 pub fn analyze_study(spec: &StudySpec, rows: &[Row]) -> StudyAnalysis {
     let mut configs = Vec::new();
-    for (index, scenario) in spec.configurations() {
-        let name = &spec.scenarios[index].name;
+    for c in spec.configurations().unwrap_or_default() {
+        let name = &spec.scenarios[c.scenario].name;
+        let scenario = c.config.at(c.kappa);
         let rod = scenario.rod();
         let mine: Vec<&Row> = rows
             .iter()
@@ -307,7 +312,7 @@ pub fn analyze_study(spec: &StudySpec, rows: &[Row]) -> StudyAnalysis {
         .iter()
         .flat_map(|c| TARGETS.iter().map(|&t| recommend(c, t, &cost_model)))
         .collect();
-    let ladder = spec.rtol.values();
+    let ladder = spec.solver.rtol.values();
     let cost_rtol = ladder
         .iter()
         .copied()
@@ -449,7 +454,7 @@ fn cost_exponents(spec: &StudySpec, configs: &[ConfigAnalysis], rtol: f64) -> Ve
         if members.len() < 3 {
             continue;
         }
-        for integrator in &spec.integrators {
+        for integrator in &spec.solver.integrators {
             for measure in COST_MEASURES {
                 let mut points = Vec::new();
                 let mut failed_kappas = Vec::new();

@@ -6,7 +6,11 @@ use super::study_analysis::{analyze_study, Recommendation, StudyAnalysis, TARGET
 use crate::cells;
 use crate::experiment::runner::{write_atomically, RunError, RUNS_CSV};
 use crate::experiment::table::parse_rows;
-use crate::models::rod::study::{StudySpec, STUDY_COLUMNS};
+use crate::models::rod::scenario_system::RodScenario;
+use crate::study::work_precision::WorkPrecision;
+
+/// The rod scenarios' work–precision study.
+type StudySpec = WorkPrecision<RodScenario>;
 use crate::report::figure_error;
 use crate::report::markdown::{optional, sci};
 use crate::report::table::Table;
@@ -22,7 +26,7 @@ pub fn write_study_report(spec: &StudySpec, dir: &Path) -> Result<StudyAnalysis,
         path: path.display().to_string(),
         source,
     })?;
-    let rows = parse_rows(&text, STUDY_COLUMNS);
+    let rows = parse_rows(&text, &spec.columns());
     let analysis = analyze_study(spec, &rows);
     write_atomically(&dir.join(ERRORS_CSV), &render_errors_csv(&analysis))?;
     write_atomically(
@@ -94,10 +98,10 @@ pub fn render_study_summary(spec: &StudySpec, a: &StudyAnalysis) -> String {
         spec.name,
         a.n_runs,
         a.n_failed,
-        spec.rtol.max,
-        spec.rtol.min,
-        spec.atol_per_rtol,
-        spec.repeats,
+        spec.solver.rtol.max,
+        spec.solver.rtol.min,
+        spec.solver.atol_per_rtol,
+        spec.solver.repeats,
         spec.reference.integrators[0],
         spec.reference.rtol,
         spec.reference.integrators[1],
@@ -273,7 +277,7 @@ pub fn render_study_summary(spec: &StudySpec, a: &StudyAnalysis) -> String {
     );
     let _ = writeln!(s, "| integrator | same sequence | failed | first failure |");
     let _ = writeln!(s, "|---|---|---|---|");
-    for i in &spec.integrators {
+    for i in &spec.solver.integrators {
         let runs: Vec<_> = a
             .configs
             .iter()
@@ -303,7 +307,7 @@ pub fn render_study_summary(spec: &StudySpec, a: &StudyAnalysis) -> String {
             "\nDrop: contacts found per run (reference in brackets), loosest → tightest rtol:\n"
         );
         for c in drop {
-            for i in &spec.integrators {
+            for i in &spec.solver.integrators {
                 let counts: Vec<String> = c
                     .runs
                     .iter()
