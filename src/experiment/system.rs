@@ -5,6 +5,7 @@
 //! resume key and the report, once for every system.
 
 use crate::analysis::first_opening::ScaleFreeOpening;
+pub use crate::analysis::work_precision::ErrorScale;
 use crate::error::SimError;
 use crate::experiment::grammar::LogGrid;
 use crate::experiment::record;
@@ -146,6 +147,16 @@ impl WorkPrecisionLayout {
     };
 }
 
+/// An error the work–precision study measures against its reference: the largest, over some of
+/// the system's quantities, of their errors on one scale.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ErrorMeasure {
+    /// Its name in the summary and errors.csv (`t_stick`, `q(t_k)`).
+    pub name: String,
+    pub quantities: Vec<Quantity>,
+    pub scale: ErrorScale,
+}
+
 /// A mechanical system: its physics, nothing of the harness. The implementing type is a unit
 /// struct (`#[derive(Clone, Copy, Debug, PartialEq)]`) that names the system.
 pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
@@ -205,6 +216,18 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     ) -> Result<(Self::Record, SolverStats), SimError>;
     /// The quantities whose limit κ → 0 a convergence study reports.
     fn quantities(config: &Self::Config) -> Vec<Quantity>;
+    /// The errors a work–precision study measures against its reference: by default each
+    /// quantity on its own, relative above one and absolute below.
+    fn error_measures(config: &Self::Config) -> Vec<ErrorMeasure> {
+        Self::quantities(config)
+            .into_iter()
+            .map(|q| ErrorMeasure {
+                name: q.symbol.to_string(),
+                quantities: vec![q],
+                scale: ErrorScale::RelativeAboveOne,
+            })
+            .collect()
+    }
     /// The methods `config` runs: the compliant ladder, and the rigid reference when the
     /// system has one.
     fn methods(_config: &Self::Config) -> Methods {

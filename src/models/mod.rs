@@ -78,7 +78,7 @@ crate::registry! {
         /// is read as one).
         RodScenarioWorkPrecision(WorkPrecision<rod::scenario_system::RodScenario>),
             parse = rod::scenario_system::parse,
-            report = rod::study_report::write_study_report,
+            report = crate::report::work_precision::write_run_report::<rod::scenario_system::RodScenario>,
             list = rod::scenario_system::NAME => rod::scenario_system::ABOUT;
         /// C–V's fast dynamics of two slipping contacts (`model = "two_contact"`).
         TwoContact(two_contact::TwoContactStudy), parse = two_contact_plan,

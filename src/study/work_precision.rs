@@ -1,23 +1,31 @@
 //! The work–precision study of any [`System`]: which integrator reaches a given accuracy
-//! cheapest. Scenarios (named overrides of the system's parameters and end) × κ × integrators ×
-//! a ladder of tolerances, each ladder run repeated for a stable median wall time. The reference
-//! of a configuration is the same system at the same κ (not the rigid limit: the error measured
-//! is the integrator's, at fixed κ) run at a tolerance tighter than the ladder's by two different
-//! integrators, the first the value, the second its check. A run's error is the largest distance
-//! of the system's quantities ([`System::quantities`]) to the reference's
-//! ([`crate::analysis::work_precision::distance`]); its work the median wall time, with its steps
-//! and function evaluations. The report is [`crate::report::work_precision`].
+//! cheapest. Scenarios (named overrides of the system's parameters and end, a parameter given
+//! as several values making a configuration of each) × κ × integrators × a ladder of
+//! tolerances, each ladder run repeated for a stable median wall time. The reference of a
+//! configuration is the same system at the same κ (not the rigid limit: the error measured is
+//! the integrator's, at fixed κ) run at a tolerance tighter than the ladder's by two different
+//! integrators, the first the value, the second its check. A run's errors are the system's error
+//! measures ([`System::error_measures`]: its quantities, each on a relative or absolute scale)
+//! against the reference's; its work the counts of RHS evaluations, Jacobian–vector products and
+//! LU factorisations, costed by each integrator's time per work unit (`time_per_work_ns`, else
+//! the run's own measurement), with the median wall time beside them. The analysis is
+//! [`crate::analysis::work_precision`], the report [`crate::report::work_precision`]; a system
+//! whose runs.csv keeps another layout says so in [`System::WORK_PRECISION_LAYOUT`] (the rod
+//! scenarios', `crate::models::rod::scenario_system`, whose integrator study file is read as
+//! this study).
 //!
 //! ```toml
 //! name = "work_precision_box"
 //! model = "system"                  # the system
 //! study = "work_precision"
 //! system = "systems/box.toml"       # its configuration ([params] for a hand-coded system)
-//! kappa = [1e-4]                    # each κ a configuration of every scenario
+//! kappa = [1e-4]                    # each κ a configuration of every scenario without its own
 //! [[scenario]]
 //! name = "slide"
 //! t_end = 2.0                       # the run's end, for a system that runs to a fixed time
 //! mu = 0.4                          # any numeric parameter of the system, overridden
+//! # kappa = { min = 1e-8, max = 1e-4, per_decade = 1 }   # the scenario's own κ (or a list)
+//! # h = [0.3, 0.8]                  # several values: a configuration each, κ innermost
 //! [solver]
 //! integrators = ["dop853", "radau5"]
 //! rtol = { min = 1e-9, max = 1e-3, per_decade = 1 }   # the ladder
@@ -27,6 +35,9 @@
 //! integrators = ["dop853", "tsit5"] # the value, then its check
 //! rtol = 1e-12                      # ≤ the ladder's tightest
 //! ```
+//!
+//! A top-level `time_per_work_ns = { dop853 = 98, radau5 = 307 }` (before the tables) calibrates
+//! the recommendation's cost model: ns per work unit of each integrator of the ladder.
 
 use crate::error::{number_text, require_positive, require_rtol, SimError};
 use crate::experiment::grammar::{validate_name, LogGrid};
@@ -337,7 +348,7 @@ impl<S: System> WorkPrecision<S> {
         }
         self.reference.validate("reference", s.rtol.min)?;
         self.validate_calibration()?;
-        if S::quantities(&self.params).is_empty() {
+        if S::error_measures(&self.params).is_empty() {
             return Err(SimError::invalid(
                 "model",
                 S::NAME,
@@ -662,8 +673,9 @@ impl<S: System> WorkPrecision<S> {
         }
     }
 
-    /// The rows of runs.csv as each configuration's runs for the analysis: the values of the
-    /// system's quantities and the work of each run.
+    /// The rows of runs.csv as each configuration's runs for the analysis: per error measure of
+    /// the system ([`System::error_measures`]) the values of its quantities, the mode sequence
+    /// (for a system that records one) and the work of each run.
     pub fn configuration_runs(
         &self,
         rows: &[Row],
@@ -671,12 +683,19 @@ impl<S: System> WorkPrecision<S> {
         use crate::analysis::work_precision::{ConfigurationRuns, RunSample, Work};
         let configurations = self.configurations().unwrap_or_default();
         let points = self.points();
+        let measures: Vec<_> = configurations
+            .iter()
+            .map(|c| S::error_measures(&c.config))
+            .collect();
         let mut out: Vec<ConfigurationRuns> = configurations
             .iter()
-            .map(|c| ConfigurationRuns {
+            .zip(&measures)
+            .map(|(c, measures)| ConfigurationRuns {
                 label: self.label(c),
                 scenario: self.scenarios[c.scenario].name.clone(),
                 kappa: c.kappa,
+                varied: c.varied.clone(),
+                measures: measures.iter().map(|m| (m.name.clone(), m.scale)).collect(),
                 // Until its row is read: a reference that did not run.
                 reference: [0, 1].map(|k| {
                     RunSample::missing(
@@ -687,35 +706,36 @@ impl<S: System> WorkPrecision<S> {
                 ladder: Vec::new(),
             })
             .collect();
-        let quantities: Vec<_> = configurations
-            .iter()
-            .map(|c| S::quantities(&c.config))
-            .collect();
         for row in rows {
             let Some(p) = points.get(row.point_id) else {
                 continue;
             };
             let values = if row.text("status") == "ok" {
-                quantities[p.configuration]
+                Ok(measures[p.configuration]
                     .iter()
-                    .map(|q| quantity_value(row, q))
-                    .collect::<Option<Vec<f64>>>()
-                    .ok_or_else(|| "a quantity is missing from the row".to_string())
+                    .map(|m| {
+                        m.quantities
+                            .iter()
+                            .map(|q| quantity_value(row, q))
+                            .collect::<Option<Vec<f64>>>()
+                    })
+                    .collect())
             } else {
                 Err(row.text("error").to_string())
             };
-            let number = |column: &str| row.number(column).unwrap_or(f64::NAN);
+            let sequence = row.text("mode_sequence");
             let sample = RunSample {
                 integrator: p.integrator.to_string(),
                 rtol: p.rtol,
                 values,
+                mode_sequence: (!sequence.is_empty()).then(|| sequence.to_string()),
                 work: Work {
-                    wall_time_s: number("wall_time_s"),
-                    wall_time_min_s: number("wall_time_min_s"),
-                    wall_time_max_s: number("wall_time_max_s"),
-                    steps: number("steps"),
-                    rhs_evals: number("rhs_evals"),
-                    lu_factorisations: number("lu_factorisations"),
+                    wall_time_s: row.number("wall_time_s"),
+                    wall_time_min_s: row.number("wall_time_min_s"),
+                    steps: row.number("steps"),
+                    rhs_evals: row.number("rhs_evals"),
+                    jvp_evals: row.number("jvp_evals"),
+                    lu_factorisations: row.number("lu_factorisations"),
                 },
             };
             let runs = &mut out[p.configuration];

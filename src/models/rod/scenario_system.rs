@@ -14,7 +14,9 @@ use crate::error::{number_text, require_finite, SimError};
 use crate::experiment::grammar::{LogGrid, SpecError};
 use crate::experiment::registry::Table;
 use crate::experiment::rows::Cells;
-use crate::experiment::system::{Method, Quantity, RunSettings, System, WorkPrecisionLayout};
+use crate::experiment::system::{
+    ErrorMeasure, ErrorScale, Method, Quantity, RunSettings, System, WorkPrecisionLayout,
+};
 use crate::integrate::SolverStats;
 use crate::models::rod::mechanics::THETA;
 use crate::models::rod::scenario::{RodImpact, Scenario};
@@ -322,6 +324,42 @@ impl System for RodScenario {
                 })
                 .collect(),
         }
+    }
+
+    /// An impact's phase durations (relative) and post-impact velocities (absolute), each on
+    /// its own; otherwise the largest absolute error of q = (x_A, y_A, θ) and of q̇ over the
+    /// output times.
+    fn error_measures(config: &ScenarioConfig) -> Vec<ErrorMeasure> {
+        let quantities = Self::quantities(config);
+        if config.kind == ScenarioKind::Impact {
+            return quantities
+                .into_iter()
+                .map(|q| ErrorMeasure {
+                    name: q.column.to_string(),
+                    scale: if q.column.starts_with("t_") {
+                        ErrorScale::Relative
+                    } else {
+                        ErrorScale::Absolute
+                    },
+                    quantities: vec![q],
+                })
+                .collect();
+        }
+        let (positions, velocities): (Vec<Quantity>, Vec<Quantity>) = quantities
+            .into_iter()
+            .partition(|q| q.component.is_some_and(|j| j <= 3));
+        vec![
+            ErrorMeasure {
+                name: "q(t_k)".into(),
+                quantities: positions,
+                scale: ErrorScale::Absolute,
+            },
+            ErrorMeasure {
+                name: "qdot(t_k)".into(),
+                quantities: velocities,
+                scale: ErrorScale::Absolute,
+            },
+        ]
     }
 
     fn set_parameter(config: &mut ScenarioConfig, key: &str, value: f64) -> Result<(), String> {
