@@ -19,7 +19,8 @@
 //!         PlanarModeTable(FastPlan<ModeTable<planar::Planar, 2>, 2>);   // the default
 //!     }
 //!     plans {
-//!         RodStudy(rod::study::StudySpec), parse = rod_study, report = rod_study_report;
+//!         TwoContact(two_contact::TwoContactStudy), parse = two_contact_plan,
+//!             report = two_contact::report::write_report;
 //!     }
 //! }
 //! ```
@@ -274,11 +275,8 @@ macro_rules! registry {
                         $crate::registry!(@report_system spec, dir $(, rows $sr)? $(, run $srr)?)
                     } )*
                     $( $( Experiment::$swv(spec) => {
-                        let rows = $crate::experiment::store::read_rows(
-                            &dir.join($crate::experiment::runner::RUNS_CSV),
-                            &spec.columns(),
-                        )?;
-                        $crate::report::work_precision::write_report(spec, &rows, dir).map(|_| ())
+                        $crate::report::work_precision::write_run_report(spec.as_ref(), dir)
+                            .map(|_| ())
                     } )? )*
                     $( Experiment::$fv(plan) => {
                         $crate::experiment::registry::Study::report(plan.as_ref(), dir)

@@ -5,6 +5,7 @@
 //! resume key and the report, once for every system.
 
 use crate::analysis::first_opening::ScaleFreeOpening;
+pub use crate::analysis::work_precision::ErrorScale;
 use crate::error::SimError;
 use crate::experiment::grammar::LogGrid;
 use crate::experiment::record;
@@ -121,6 +122,41 @@ pub struct Quantity {
     pub exponent: Option<f64>,
 }
 
+/// How the work–precision study (`crate::study::work_precision`) lays out a system's runs.csv
+/// and repeats its runs: [`WorkPrecisionLayout::DEFAULT`] for every system but those whose table
+/// keeps another layout ([`System::WORK_PRECISION_LAYOUT`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkPrecisionLayout {
+    /// Input columns written right after `scenario`, before `role` and `kappa` (the rod
+    /// scenarios' `kind`), instead of among the other inputs.
+    pub leading_inputs: &'static [&'static str],
+    /// Whether `wall_time_max_s` (the slowest repeat) follows `wall_time_min_s`.
+    pub wall_time_max: bool,
+    /// Whether a reference run is repeated like a ladder run (its `repeats` and median wall
+    /// time), rather than run once.
+    pub repeat_reference: bool,
+}
+
+impl WorkPrecisionLayout {
+    /// `point_id, scenario, role, kappa`, the inputs, …, `wall_time_s, wall_time_min_s,
+    /// wall_time_max_s`; each reference run once.
+    pub const DEFAULT: WorkPrecisionLayout = WorkPrecisionLayout {
+        leading_inputs: &[],
+        wall_time_max: true,
+        repeat_reference: false,
+    };
+}
+
+/// An error the work–precision study measures against its reference: the largest, over some of
+/// the system's quantities, of their errors on one scale.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ErrorMeasure {
+    /// Its name in the summary and errors.csv (`t_stick`, `q(t_k)`).
+    pub name: String,
+    pub quantities: Vec<Quantity>,
+    pub scale: ErrorScale,
+}
+
 /// A mechanical system: its physics, nothing of the harness. The implementing type is a unit
 /// struct (`#[derive(Clone, Copy, Debug, PartialEq)]`) that names the system.
 pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
@@ -161,6 +197,8 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// the system's rows); keys not listed follow in alphabetical order, the last varying
     /// fastest (the default for every key).
     const SWEEP_ORDER: &'static [&'static str] = &[];
+    /// The layout of its work–precision study's runs.csv.
+    const WORK_PRECISION_LAYOUT: WorkPrecisionLayout = WorkPrecisionLayout::DEFAULT;
     /// One configuration: the `[params]` table (unknown keys refused). Its fields are the input
     /// columns of runs.csv, in field order.
     type Config: Serialize + DeserializeOwned + Default + Clone + Debug + PartialEq + Send + Sync;
@@ -178,6 +216,18 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     ) -> Result<(Self::Record, SolverStats), SimError>;
     /// The quantities whose limit κ → 0 a convergence study reports.
     fn quantities(config: &Self::Config) -> Vec<Quantity>;
+    /// The errors a work–precision study measures against its reference: by default each
+    /// quantity on its own, relative above one and absolute below.
+    fn error_measures(config: &Self::Config) -> Vec<ErrorMeasure> {
+        Self::quantities(config)
+            .into_iter()
+            .map(|q| ErrorMeasure {
+                name: q.symbol.to_string(),
+                quantities: vec![q],
+                scale: ErrorScale::RelativeAboveOne,
+            })
+            .collect()
+    }
     /// The methods `config` runs: the compliant ladder, and the rigid reference when the
     /// system has one.
     fn methods(_config: &Self::Config) -> Methods {

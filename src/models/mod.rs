@@ -1,8 +1,9 @@
 //! The mechanical systems, one folder each, and the registry: the only place that lists them.
 //!
 //! An experiment file names its system with `model = "…"` (a `System::NAME`, a study's `MODEL`,
-//! or the name of a study that is a plan of its own: `two_contact`, `schmid_mielke`); an
-//! integrator study (`kind = "integrator_study"`) is the rod's. Adding a system: a folder
+//! or the name of a plan the registry lists: `two_contact`, `schmid_mielke`, `rod_scenario`); an
+//! integrator study (`kind = "integrator_study"`) is the work–precision study of the rod's
+//! scenarios (`rod::scenario_system`). Adding a system: a folder
 //! implementing [`System`] and one line in `systems` below (README, "Adding a mechanical
 //! system"); the registry macro (`crate::experiment::registry`) makes the rest.
 
@@ -23,6 +24,7 @@ use crate::study::fast::mode_table::ModeTable;
 use crate::study::fast::plan::FastPlan;
 use crate::study::fast::portraits::Portraits;
 use crate::study::fast::stick_basin::StickBasin;
+use crate::study::work_precision::WorkPrecision;
 
 crate::registry! {
     simulate = simulate_system(rod::cli::SimulateArgs);
@@ -71,8 +73,13 @@ crate::registry! {
         PlanarPortraits(FastPlan<Portraits<planar::Planar, 2>, 2>), analysis = "phase_portraits";
     }
     plans {
-        /// The integrator study (`kind = "integrator_study"`), on the rod's scenarios.
-        RodStudy(rod::study::StudySpec), parse = rod_study, report = rod::study_report::write_study_report;
+        /// The work–precision study of the rod's scenarios (`model = "rod_scenario"`,
+        /// `study = "work_precision"`; an integrator study's `kind = "integrator_study"` file
+        /// is read as one).
+        RodScenarioWorkPrecision(WorkPrecision<rod::scenario_system::RodScenario>),
+            parse = rod::scenario_system::parse,
+            report = crate::report::work_precision::write_run_report::<rod::scenario_system::RodScenario>,
+            list = rod::scenario_system::NAME => rod::scenario_system::ABOUT;
         /// C–V's fast dynamics of two slipping contacts (`model = "two_contact"`).
         TwoContact(two_contact::TwoContactStudy), parse = two_contact_plan,
             report = two_contact::report::write_report,
@@ -81,13 +88,6 @@ crate::registry! {
             report = schmid_mielke::report::write_report,
             list = schmid_mielke::spec::NAME => schmid_mielke::spec::ABOUT;
     }
-}
-
-/// A `kind = "integrator_study"` file: the rod's integrator study.
-fn rod_study(text: &str, table: &toml::Table) -> Option<Result<rod::study::StudySpec, SpecError>> {
-    table
-        .contains_key("kind")
-        .then(|| rod::study::StudySpec::parse(text))
 }
 
 /// A `model = "two_contact"` file: the two-contact study.

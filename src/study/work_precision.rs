@@ -1,23 +1,31 @@
 //! The work–precision study of any [`System`]: which integrator reaches a given accuracy
-//! cheapest. Scenarios (named overrides of the system's parameters and end) × κ × integrators ×
-//! a ladder of tolerances, each ladder run repeated for a stable median wall time. The reference
-//! of a configuration is the same system at the same κ (not the rigid limit: the error measured
-//! is the integrator's, at fixed κ) run at a tolerance tighter than the ladder's by two different
-//! integrators, the first the value, the second its check. A run's error is the largest distance
-//! of the system's quantities ([`System::quantities`]) to the reference's
-//! ([`crate::analysis::work_precision::distance`]); its work the median wall time, with its steps
-//! and function evaluations. The report is [`crate::report::work_precision`].
+//! cheapest. Scenarios (named overrides of the system's parameters and end, a parameter given
+//! as several values making a configuration of each) × κ × integrators × a ladder of
+//! tolerances, each ladder run repeated for a stable median wall time. The reference of a
+//! configuration is the same system at the same κ (not the rigid limit: the error measured is
+//! the integrator's, at fixed κ) run at a tolerance tighter than the ladder's by two different
+//! integrators, the first the value, the second its check. A run's errors are the system's error
+//! measures ([`System::error_measures`]: its quantities, each on a relative or absolute scale)
+//! against the reference's; its work the counts of RHS evaluations, Jacobian–vector products and
+//! LU factorisations, costed by each integrator's time per work unit (`time_per_work_ns`, else
+//! the run's own measurement), with the median wall time beside them. The analysis is
+//! [`crate::analysis::work_precision`], the report [`crate::report::work_precision`]; a system
+//! whose runs.csv keeps another layout says so in [`System::WORK_PRECISION_LAYOUT`] (the rod
+//! scenarios', `crate::models::rod::scenario_system`, whose integrator study file is read as
+//! this study).
 //!
 //! ```toml
 //! name = "work_precision_box"
 //! model = "system"                  # the system
 //! study = "work_precision"
 //! system = "systems/box.toml"       # its configuration ([params] for a hand-coded system)
-//! kappa = [1e-4]                    # each κ a configuration of every scenario
+//! kappa = [1e-4]                    # each κ a configuration of every scenario without its own
 //! [[scenario]]
 //! name = "slide"
 //! t_end = 2.0                       # the run's end, for a system that runs to a fixed time
 //! mu = 0.4                          # any numeric parameter of the system, overridden
+//! # kappa = { min = 1e-8, max = 1e-4, per_decade = 1 }   # the scenario's own κ (or a list)
+//! # h = [0.3, 0.8]                  # several values: a configuration each, κ innermost
 //! [solver]
 //! integrators = ["dop853", "radau5"]
 //! rtol = { min = 1e-9, max = 1e-3, per_decade = 1 }   # the ladder
@@ -27,6 +35,9 @@
 //! integrators = ["dop853", "tsit5"] # the value, then its check
 //! rtol = 1e-12                      # ≤ the ladder's tightest
 //! ```
+//!
+//! A top-level `time_per_work_ns = { dop853 = 98, radau5 = 307 }` (before the tables) calibrates
+//! the recommendation's cost model: ns per work unit of each integrator of the ladder.
 
 use crate::error::{number_text, require_positive, require_rtol, SimError};
 use crate::experiment::grammar::{validate_name, LogGrid};
@@ -126,18 +137,85 @@ fn one() -> f64 {
     1.0
 }
 
-/// One `[[scenario]]`: a name, the run's end, and parameters of the system overridden.
+/// A number, a list of numbers, or a log grid `{ min, max, per_decade }` (largest first).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum Values {
+    One(f64),
+    List(Vec<f64>),
+    Grid(LogGrid),
+}
+
+impl Values {
+    /// The values: as listed, or the grid's from its largest.
+    pub fn values(&self) -> Vec<f64> {
+        match self {
+            Values::One(v) => vec![*v],
+            Values::List(v) => v.clone(),
+            Values::Grid(g) => g.values(),
+        }
+    }
+
+    /// How many values, without computing them.
+    fn len(&self) -> usize {
+        match self {
+            Values::One(_) => 1,
+            Values::List(v) => v.len(),
+            Values::Grid(g) => g.len(),
+        }
+    }
+}
+
+/// A scenario's value of a system parameter: a number; several, or a log grid of them, each a
+/// configuration of its own; or a value of another kind that the system sets as it is (a list
+/// for a vector parameter, such as the rod scenarios' `output_times`; a word, such as their
+/// `kind`).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum Parameter {
+    Number(f64),
+    List(Vec<f64>),
+    Grid(LogGrid),
+    Word(String),
+}
+
+impl Parameter {
+    /// The value as written, for the summary.
+    pub fn text(&self) -> String {
+        match self {
+            Parameter::Number(v) => number_text(*v),
+            Parameter::List(v) => crate::error::as_written(v),
+            Parameter::Grid(g) => format!(
+                "{} … {} ({} per decade)",
+                number_text(g.max),
+                number_text(g.min),
+                g.per_decade
+            ),
+            Parameter::Word(w) => w.clone(),
+        }
+    }
+}
+
+/// One `[[scenario]]`: a name, its compliances, the run's end, and parameters of the system
+/// overridden. A parameter given as several values (a list or a log grid, for a numeric
+/// parameter) makes a configuration of each; such parameters nest in alphabetical order, κ
+/// innermost.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct Scenario {
     /// Label in the outputs (unique).
     pub name: String,
+    /// The scenario's compliances (a number, a list or a log grid); the file's `kappa` without
+    /// it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kappa: Option<Values>,
     /// The end of each run, for a system that runs to a fixed time (`t_end` among its solver
-    /// keys); without it a run ends where the system ends it.
+    /// keys); a system whose end is a parameter (`t_end` of its configuration) reads it as
+    /// that; without either a run ends where the system ends it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub t_end: Option<f64>,
-    /// Every other key: a numeric parameter of the system and its value here.
+    /// Every other key: a parameter of the system and its value(s) here.
     #[serde(flatten)]
-    pub parameters: BTreeMap<String, f64>,
+    pub parameters: BTreeMap<String, Parameter>,
 }
 
 /// A work–precision experiment file of system `S`. Unknown keys are refused.
@@ -154,12 +232,20 @@ pub struct WorkPrecision<S: System> {
     /// system).
     #[serde(alias = "system")]
     pub params: S::Config,
-    /// The compliances: each scenario runs at each.
-    pub kappa: Vec<f64>,
+    /// The compliances: each scenario without `kappa` of its own runs at each (a number, a list
+    /// or a log grid).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kappa: Option<Values>,
     #[serde(rename = "scenario")]
     pub scenarios: Vec<Scenario>,
     pub solver: LadderSpec,
     pub reference: ReferenceSpec,
+    /// The calibration of the recommendation's cost model: each integrator's wall time per unit
+    /// of work (RHS + JVP + LU counts), in ns, as measured by an earlier run of the study (the
+    /// summary's "time per work unit" table). With it the recommendation is a function of the
+    /// deterministic counts alone; without it, the run's own measurement is used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_per_work_ns: Option<BTreeMap<String, f64>>,
 }
 
 /// Whether a run is a reference run or a point of the ladder (runs.csv's `role`).
@@ -193,11 +279,20 @@ pub struct Point<C> {
     pub rtol: f64,
 }
 
-/// One configuration: a scenario at one κ.
+/// The listed parameters of a scenario with their values in one configuration, outermost first.
+pub type Varied = Vec<(String, f64)>;
+
+/// The parameters a scenario lists (each with its values), outermost first.
+type Listed<'a> = Vec<(&'a str, Vec<f64>)>;
+
+/// One configuration: a scenario at one value of each of its listed parameters and one κ.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Configuration<C> {
     pub scenario: usize,
     pub kappa: f64,
+    /// The scenario's parameters given as several values, each with its value here, outermost
+    /// first.
+    pub varied: Varied,
     pub config: Arc<C>,
 }
 
@@ -252,18 +347,8 @@ impl<S: System> WorkPrecision<S> {
             }
         }
         self.reference.validate("reference", s.rtol.min)?;
-        if self.kappa.is_empty() {
-            return Err(SimError::invalid(
-                "kappa",
-                "[]",
-                "list at least one compliance, e.g. kappa = [1e-4]",
-            ));
-        }
-        for &k in &self.kappa {
-            crate::compliant::normal::require_resolvable_kappa("kappa", k)?;
-            crate::compliant::normal::require_penetrating_less_than_the_body("kappa", k)?;
-        }
-        if S::quantities(&self.params).is_empty() {
+        self.validate_calibration()?;
+        if S::error_measures(&self.params).is_empty() {
             return Err(SimError::invalid(
                 "model",
                 S::NAME,
@@ -277,6 +362,9 @@ impl<S: System> WorkPrecision<S> {
                 "add at least one [[scenario]] table with a name",
             ));
         }
+        if let Some(kappa) = &self.kappa {
+            validate_kappa("kappa", kappa)?;
+        }
         for (i, scenario) in self.scenarios.iter().enumerate() {
             let key = |field: &str| format!("scenario[{i}].{field}");
             if self.scenarios[..i].iter().any(|o| o.name == scenario.name) {
@@ -286,34 +374,33 @@ impl<S: System> WorkPrecision<S> {
                     "scenario names must be unique",
                 ));
             }
-            match scenario.t_end {
-                Some(_) if !self.runs_to_a_time() => {
+            match (&scenario.kappa, &self.kappa) {
+                (Some(kappa), _) => validate_kappa(&key("kappa"), kappa)?,
+                (None, Some(_)) => {}
+                (None, None) => {
                     return Err(SimError::invalid(
-                        &key("t_end"),
-                        "given",
+                        "kappa",
+                        "missing",
                         &format!(
-                            "system {} sets the end of its runs in its parameters; set that parameter instead",
-                            S::NAME
+                            "list at least one compliance, e.g. kappa = [1e-4] (or give scenario[{i}] a kappa)"
                         ),
                     ))
                 }
-                Some(t) => {
+            }
+            match scenario.t_end {
+                Some(t) if self.runs_to_a_time() => {
                     require_positive(&key("t_end"), t)?;
                 }
-                None => {}
+                _ => {}
+            }
+            for (name, value) in &scenario.parameters {
+                if let Parameter::Grid(g) = value {
+                    g.validate(&key(name))?;
+                }
             }
         }
-        let configurations = self.configurations()?;
-        let grid = LogGrid {
-            min: self.kappa.iter().copied().fold(f64::INFINITY, f64::min),
-            max: self.kappa.iter().copied().fold(0.0, f64::max),
-            per_decade: 1,
-        };
-        for c in &configurations {
-            S::validate(&c.config, Some(&grid))?;
-        }
-        let runs =
-            configurations.len() as u128 * (2 + s.integrators.len() as u128 * s.rtol.len() as u128);
+        let n_configurations = self.count_configurations();
+        let runs = n_configurations * (2 + s.integrators.len() as u128 * s.rtol.len() as u128);
         if runs > crate::experiment::grammar::MAX_POINTS {
             return Err(SimError::invalid(
                 "solver.rtol",
@@ -321,6 +408,70 @@ impl<S: System> WorkPrecision<S> {
                 &format!(
                     "at most {} runs; fewer scenarios, κ values, integrators or tolerances",
                     crate::experiment::grammar::MAX_POINTS
+                ),
+            ));
+        }
+        for c in &self.configurations()? {
+            let grid = LogGrid {
+                min: c.kappa,
+                max: c.kappa,
+                per_decade: 1,
+            };
+            S::validate(&c.config, Some(&grid)).map_err(|e| {
+                // What the scenario made invalid names the scenario's key; an error of the
+                // configuration it starts from names that configuration's.
+                let base_valid = S::validate(&self.params, Some(&grid)).is_ok();
+                match e {
+                    SimError::InvalidInput {
+                        field,
+                        value,
+                        requirement,
+                    } if base_valid => SimError::InvalidInput {
+                        field: format!(
+                            "scenario[{}].{}",
+                            c.scenario,
+                            field.strip_prefix("params.").unwrap_or(&field)
+                        ),
+                        value,
+                        requirement,
+                    },
+                    other => other,
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Check `time_per_work_ns`: a positive time for each integrator of the ladder, none other.
+    fn validate_calibration(&self) -> Result<(), SimError> {
+        let Some(calibration) = &self.time_per_work_ns else {
+            return Ok(());
+        };
+        let integrators = &self.solver.integrators;
+        for (name, &ns) in calibration {
+            let key = format!("time_per_work_ns.{name}");
+            let known = name
+                .parse::<IntegratorKind>()
+                .is_ok_and(|k| integrators.contains(&k));
+            if !known {
+                return Err(SimError::invalid(
+                    &key,
+                    ns,
+                    "name an integrator of the ladder's integrators",
+                ));
+            }
+            require_positive(&key, ns)?;
+        }
+        if let Some(missing) = integrators
+            .iter()
+            .find(|k| !calibration.contains_key(&k.to_string()))
+        {
+            return Err(SimError::invalid(
+                "time_per_work_ns",
+                crate::error::as_written(&calibration.keys().collect::<Vec<_>>()),
+                &format!(
+                    "give {missing} too (copy the \"time per work unit\" table of a run \
+                     without time_per_work_ns)"
                 ),
             ));
         }
@@ -332,47 +483,119 @@ impl<S: System> WorkPrecision<S> {
         S::SOLVER_KEYS.contains(&"t_end")
     }
 
-    /// The configuration of each scenario: `[params]` with its parameters set; an error names a
-    /// key the system does not have.
-    pub fn scenario_configs(&self) -> Result<Vec<S::Config>, SimError> {
-        self.scenarios
-            .iter()
-            .enumerate()
-            .map(|(i, scenario)| {
-                let mut config = self.params.clone();
-                for (key, &value) in &scenario.parameters {
-                    S::set_parameter(&mut config, key, value).map_err(|e| {
-                        SimError::invalid(&format!("scenario[{i}].{key}"), number_text(value), &e)
-                    })?;
-                }
-                Ok(config)
-            })
-            .collect()
+    /// The compliances of scenario `i`: its own, else the file's.
+    fn kappas(&self, i: usize) -> Option<&Values> {
+        self.scenarios[i].kappa.as_ref().or(self.kappa.as_ref())
     }
 
-    /// Every configuration: the scenarios as listed, each at κ as listed.
+    /// How many configurations there are, without making them (for the size check).
+    fn count_configurations(&self) -> u128 {
+        (0..self.scenarios.len())
+            .map(|i| {
+                let listed: u128 = self.scenarios[i]
+                    .parameters
+                    .values()
+                    .map(|v| match v {
+                        Parameter::List(v) => v.len() as u128,
+                        Parameter::Grid(g) => g.len() as u128,
+                        _ => 1,
+                    })
+                    .product();
+                listed * self.kappas(i).map_or(0, |k| k.len() as u128)
+            })
+            .sum()
+    }
+
+    /// Scenario `i`'s configuration before its listed parameters are set: `[params]` with its
+    /// single values set, and the listed parameters with their values; an error names a key the
+    /// system does not have.
+    fn scenario_base(&self, i: usize) -> Result<(S::Config, Listed<'_>), SimError> {
+        let scenario = &self.scenarios[i];
+        let key = |field: &str| format!("scenario[{i}].{field}");
+        let mut config = self.params.clone();
+        if let (Some(t), false) = (scenario.t_end, self.runs_to_a_time()) {
+            S::set_parameter(&mut config, "t_end", t).map_err(|_| {
+                SimError::invalid(
+                    &key("t_end"),
+                    "given",
+                    &format!(
+                        "system {} sets the end of its runs in its parameters; set that parameter instead",
+                        S::NAME
+                    ),
+                )
+            })?;
+        }
+        let mut listed = Vec::new();
+        for (name, value) in &scenario.parameters {
+            let invalid = |shown: String, e: String| SimError::invalid(&key(name), shown, &e);
+            match value {
+                Parameter::Number(v) => S::set_parameter(&mut config, name, *v)
+                    .map_err(|e| invalid(number_text(*v), e))?,
+                Parameter::Word(w) => S::set_value(&mut config, name, &serde_json::json!(w))
+                    .map_err(|e| invalid(w.clone(), e))?,
+                // A list is the value of a vector parameter, else several values.
+                Parameter::List(v) => {
+                    if S::set_value(&mut config, name, &serde_json::json!(v)).is_ok() {
+                        continue;
+                    }
+                    if v.is_empty() {
+                        return Err(invalid("[]".into(), "give at least one value".into()));
+                    }
+                    listed.push((name.as_str(), v.clone()));
+                }
+                Parameter::Grid(g) => listed.push((name.as_str(), g.values())),
+            }
+        }
+        Ok((config, listed))
+    }
+
+    /// Every configuration: the scenarios as listed; in each, its listed parameters nested in
+    /// alphabetical order, each value as listed, κ innermost.
     pub fn configurations(&self) -> Result<Vec<Configuration<S::Config>>, SimError> {
         let mut out = Vec::new();
-        for (scenario, config) in self.scenario_configs()?.into_iter().enumerate() {
-            let config = Arc::new(config);
-            for &kappa in &self.kappa {
-                out.push(Configuration {
-                    scenario,
-                    kappa,
-                    config: config.clone(),
-                });
+        for i in 0..self.scenarios.len() {
+            let (base, listed) = self.scenario_base(i)?;
+            let mut configs: Vec<(Varied, S::Config)> = vec![(Vec::new(), base)];
+            for (name, values) in listed {
+                let mut next = Vec::with_capacity(configs.len() * values.len());
+                for (varied, config) in &configs {
+                    for &v in &values {
+                        let mut config = config.clone();
+                        S::set_parameter(&mut config, name, v).map_err(|e| {
+                            SimError::invalid(&format!("scenario[{i}].{name}"), number_text(v), &e)
+                        })?;
+                        let mut varied = varied.clone();
+                        varied.push((name.to_string(), v));
+                        next.push((varied, config));
+                    }
+                }
+                configs = next;
+            }
+            let kappas = self.kappas(i).map(Values::values).unwrap_or_default();
+            for (varied, config) in configs {
+                let config = Arc::new(config);
+                for &kappa in &kappas {
+                    out.push(Configuration {
+                        scenario: i,
+                        kappa,
+                        varied: varied.clone(),
+                        config: config.clone(),
+                    });
+                }
             }
         }
         Ok(out)
     }
-
-    /// The label of configuration `c` (`slide, κ = 1e-4`).
+    /// The label of configuration `c` (`slide, κ = 1e-4`; `impact, damping = 0.2, κ = 1e-6`).
     pub fn label(&self, c: &Configuration<S::Config>) -> String {
-        format!(
-            "{}, κ = {}",
-            self.scenarios[c.scenario].name,
-            number_text(c.kappa)
-        )
+        let mut parts = vec![self.scenarios[c.scenario].name.clone()];
+        parts.extend(
+            c.varied
+                .iter()
+                .map(|(k, v)| format!("{k} = {}", number_text(*v))),
+        );
+        parts.push(format!("κ = {}", number_text(c.kappa)));
+        parts.join(", ")
     }
 
     /// Per configuration: the two reference runs, then every integrator over the ladder, loosest
@@ -411,22 +634,28 @@ impl<S: System> WorkPrecision<S> {
     }
 
     /// The columns of runs.csv: the point, its scenario, role and κ, the configuration, the run
-    /// settings and status, the system's record, the work counters, the repeats and wall times.
+    /// settings and status, the system's record, the work counters, the repeats and wall times
+    /// (laid out as [`System::WORK_PRECISION_LAYOUT`] says).
     pub fn columns(&self) -> Vec<&'static str> {
-        let mut c = vec!["point_id", "scenario", "role", "kappa"];
-        c.extend(S::input_columns(&self.params));
+        let layout = S::WORK_PRECISION_LAYOUT;
+        let mut c = vec!["point_id", "scenario"];
+        c.extend(layout.leading_inputs);
+        c.extend(["role", "kappa"]);
+        c.extend(
+            S::input_columns(&self.params)
+                .into_iter()
+                .filter(|k| !layout.leading_inputs.contains(k)),
+        );
         if self.runs_to_a_time() {
             c.push("t_end");
         }
         c.extend(["integrator", "rtol", "atol", "status", "error"]);
         c.extend(S::record_columns(&self.params));
         c.extend(stat_fields(&SolverStats::default()).map(|(k, _)| k));
-        c.extend([
-            "repeats",
-            "wall_time_s",
-            "wall_time_min_s",
-            "wall_time_max_s",
-        ]);
+        c.extend(["repeats", "wall_time_s", "wall_time_min_s"]);
+        if layout.wall_time_max {
+            c.push("wall_time_max_s");
+        }
         c
     }
 
@@ -436,14 +665,17 @@ impl<S: System> WorkPrecision<S> {
             rtol: p.rtol,
             atol: self.solver.atol_per_rtol * p.rtol,
             t_max: self.solver.t_max,
-            t_end: self.scenarios[p.scenario].t_end,
+            t_end: self.scenarios[p.scenario]
+                .t_end
+                .filter(|_| self.runs_to_a_time()),
             max_steps: self.solver.max_steps,
             max_events: self.solver.max_events,
         }
     }
 
-    /// The rows of runs.csv as each configuration's runs for the analysis: the values of the
-    /// system's quantities and the work of each run.
+    /// The rows of runs.csv as each configuration's runs for the analysis: per error measure of
+    /// the system ([`System::error_measures`]) the values of its quantities, the mode sequence
+    /// (for a system that records one) and the work of each run.
     pub fn configuration_runs(
         &self,
         rows: &[Row],
@@ -451,12 +683,19 @@ impl<S: System> WorkPrecision<S> {
         use crate::analysis::work_precision::{ConfigurationRuns, RunSample, Work};
         let configurations = self.configurations().unwrap_or_default();
         let points = self.points();
+        let measures: Vec<_> = configurations
+            .iter()
+            .map(|c| S::error_measures(&c.config))
+            .collect();
         let mut out: Vec<ConfigurationRuns> = configurations
             .iter()
-            .map(|c| ConfigurationRuns {
+            .zip(&measures)
+            .map(|(c, measures)| ConfigurationRuns {
                 label: self.label(c),
                 scenario: self.scenarios[c.scenario].name.clone(),
                 kappa: c.kappa,
+                varied: c.varied.clone(),
+                measures: measures.iter().map(|m| (m.name.clone(), m.scale)).collect(),
                 // Until its row is read: a reference that did not run.
                 reference: [0, 1].map(|k| {
                     RunSample::missing(
@@ -467,35 +706,36 @@ impl<S: System> WorkPrecision<S> {
                 ladder: Vec::new(),
             })
             .collect();
-        let quantities: Vec<_> = configurations
-            .iter()
-            .map(|c| S::quantities(&c.config))
-            .collect();
         for row in rows {
             let Some(p) = points.get(row.point_id) else {
                 continue;
             };
             let values = if row.text("status") == "ok" {
-                quantities[p.configuration]
+                Ok(measures[p.configuration]
                     .iter()
-                    .map(|q| quantity_value(row, q))
-                    .collect::<Option<Vec<f64>>>()
-                    .ok_or_else(|| "a quantity is missing from the row".to_string())
+                    .map(|m| {
+                        m.quantities
+                            .iter()
+                            .map(|q| quantity_value(row, q))
+                            .collect::<Option<Vec<f64>>>()
+                    })
+                    .collect())
             } else {
                 Err(row.text("error").to_string())
             };
-            let number = |column: &str| row.number(column).unwrap_or(f64::NAN);
+            let sequence = row.text("mode_sequence");
             let sample = RunSample {
                 integrator: p.integrator.to_string(),
                 rtol: p.rtol,
                 values,
+                mode_sequence: (!sequence.is_empty()).then(|| sequence.to_string()),
                 work: Work {
-                    wall_time_s: number("wall_time_s"),
-                    wall_time_min_s: number("wall_time_min_s"),
-                    wall_time_max_s: number("wall_time_max_s"),
-                    steps: number("steps"),
-                    rhs_evals: number("rhs_evals"),
-                    lu_factorisations: number("lu_factorisations"),
+                    wall_time_s: row.number("wall_time_s"),
+                    wall_time_min_s: row.number("wall_time_min_s"),
+                    steps: row.number("steps"),
+                    rhs_evals: row.number("rhs_evals"),
+                    jvp_evals: row.number("jvp_evals"),
+                    lu_factorisations: row.number("lu_factorisations"),
                 },
             };
             let runs = &mut out[p.configuration];
@@ -509,6 +749,27 @@ impl<S: System> WorkPrecision<S> {
         }
         out
     }
+}
+
+/// Check the compliances given under `key`: at least one, each resolvable and penetrating less
+/// than the body.
+fn validate_kappa(key: &str, kappa: &Values) -> Result<(), SimError> {
+    if let Values::Grid(g) = kappa {
+        g.validate(key)?;
+    }
+    let values = kappa.values();
+    if values.is_empty() {
+        return Err(SimError::invalid(
+            key,
+            "[]",
+            "list at least one compliance, e.g. kappa = [1e-4]",
+        ));
+    }
+    for k in values {
+        crate::compliant::normal::require_resolvable_kappa(key, k)?;
+        crate::compliant::normal::require_penetrating_less_than_the_body(key, k)?;
+    }
+    Ok(())
 }
 
 impl<S: System> Plan for WorkPrecision<S> {
@@ -542,7 +803,7 @@ impl<S: System> Plan for WorkPrecision<S> {
         for (k, v) in S::inputs(&p.config).unwrap_or_default() {
             put(k, v);
         }
-        if let Some(t_end) = self.scenarios[p.scenario].t_end {
+        if let (Some(t_end), true) = (self.scenarios[p.scenario].t_end, self.runs_to_a_time()) {
             put("t_end", t_end.to_string());
         }
         put("integrator", p.integrator.to_string());
@@ -575,10 +836,12 @@ impl<S: System> Plan for WorkPrecision<S> {
                 return row;
             }
         };
-        // The reference's time is not compared: one run of it.
+        // The reference's time is not compared: one run of it, unless the system's layout
+        // repeats it.
+        let layout = S::WORK_PRECISION_LAYOUT;
         let repeats = match p.role {
-            Role::Reference => 1,
-            Role::Ladder => self.solver.repeats,
+            Role::Reference if !layout.repeat_reference => 1,
+            _ => self.solver.repeats,
         };
         let mut times = repeated_wall_times(time, repeats, || timed().ok().map(|(_, t)| t));
         let median = crate::analysis::work_precision::median(&mut times);
@@ -592,7 +855,9 @@ impl<S: System> Plan for WorkPrecision<S> {
         put("repeats", times.len().to_string());
         put("wall_time_s", median.to_string());
         put("wall_time_min_s", times[0].to_string());
-        put("wall_time_max_s", times[times.len() - 1].to_string());
+        if layout.wall_time_max {
+            put("wall_time_max_s", times[times.len() - 1].to_string());
+        }
         row
     }
     fn describe(&self, p: &Self::Point) -> String {

@@ -124,7 +124,7 @@ fn zhao_liu_damped_reproduces_its_committed_rows() {
 
 #[test]
 fn integrator_study_reproduces_its_committed_rows() {
-    let Experiment::RodStudy(spec) = load("integrators") else {
+    let Experiment::RodScenarioWorkPrecision(spec) = load("integrators") else {
         panic!("integrators is a study")
     };
     // Both impact configurations in full, one κ of the sustained and of the drop scenario.

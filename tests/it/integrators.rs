@@ -8,8 +8,8 @@ use rigid_limit::experiment::{run_experiment, RunOptions};
 use rigid_limit::integrate::IntegratorKind;
 use rigid_limit::models::rod::mechanics::{SlideCoefficients, THETA, X_A, Y_A};
 use rigid_limit::models::rod::scenario::{RodImpact, Scenario};
-use rigid_limit::models::rod::study_report::{write_study_report, ERRORS_CSV};
 use rigid_limit::models::Experiment;
+use rigid_limit::report::work_precision::{write_run_report, ERRORS_CSV};
 
 fn run(scenario: &Scenario, kind: IntegratorKind, rtol: f64) -> RunRecord {
     let mut o = SimulationOptions::new(kind, rtol, rtol);
@@ -357,7 +357,7 @@ fn study_file_errors_name_the_key() {
 /// ladder, the cost fit exists for the 3-κ scenario.
 #[test]
 fn a_small_study_runs_and_reports() {
-    let Experiment::RodStudy(spec) = Experiment::parse(TINY_STUDY).unwrap() else {
+    let Experiment::RodScenarioWorkPrecision(spec) = Experiment::parse(TINY_STUDY).unwrap() else {
         panic!("not a study")
     };
     let dir = std::env::temp_dir().join(format!("rigid-limit-study-{}", std::process::id()));
@@ -369,20 +369,20 @@ fn a_small_study_runs_and_reports() {
     let summary = run_experiment(spec.as_ref(), &opts).unwrap();
     // 4 configurations × (2 references + 2 integrators × 5 tolerances).
     assert_eq!((summary.points, summary.failed), (4 * 12, 0));
-    let a = write_study_report(&spec, &dir).unwrap();
+    let a = write_run_report(spec.as_ref(), &dir).unwrap();
     let errors = std::fs::read_to_string(dir.join(ERRORS_CSV)).unwrap();
     // impact: 6 quantities × 10 runs; sustained: 3 κ × 2 quantities × 10 runs.
     assert_eq!(errors.lines().count(), 1 + 60 + 60);
-    for c in &a.configs {
-        assert!(c.reference_error().unwrap() < 1e-9, "{}", c.label());
+    for c in &a.configurations {
+        assert!(c.reference_error().unwrap() < 1e-9, "{}", c.label);
         for i in ["bdf", "radau5"] {
             let e: Vec<f64> = c
                 .runs
                 .iter()
                 .filter(|r| r.integrator == i)
-                .map(|r| r.max_error.unwrap())
+                .map(|r| r.error.unwrap())
                 .collect();
-            assert!(e[4] < 1e-2 * e[0], "{} {i}: {e:?}", c.label());
+            assert!(e[4] < 1e-2 * e[0], "{} {i}: {e:?}", c.label);
         }
     }
     assert!(a
@@ -399,14 +399,18 @@ fn a_small_study_runs_and_reports() {
 /// run (how the study used to rank), does flip under the same disturbance.
 #[test]
 fn recommendations_survive_disturbed_wall_times() {
+    use rigid_limit::analysis::work_precision::WorkPrecisionAnalysis as StudyAnalysis;
     use rigid_limit::experiment::table::parse_rows;
-    use rigid_limit::models::rod::study::{StudySpec, STUDY_COLUMNS};
-    use rigid_limit::models::rod::study_analysis::{analyze_study, StudyAnalysis};
+    use rigid_limit::report::work_precision::analysis as analyze_study;
 
-    let spec = StudySpec::parse(include_str!("../../experiments/integrators.toml")).unwrap();
+    let Experiment::RodScenarioWorkPrecision(spec) =
+        Experiment::parse(include_str!("../../experiments/integrators.toml")).unwrap()
+    else {
+        panic!("integrators.toml is the rod scenarios' work–precision study")
+    };
     let rows = parse_rows(
         &std::fs::read_to_string("results/integrators/runs.csv").unwrap(),
-        STUDY_COLUMNS,
+        &spec.columns(),
     );
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let mut disturbed = rows.clone();
@@ -428,8 +432,8 @@ fn recommendations_survive_disturbed_wall_times() {
             .collect()
     };
     let (a, b) = (
-        analyze_study(&spec, &rows),
-        analyze_study(&spec, &disturbed),
+        analyze_study(spec.as_ref(), &rows),
+        analyze_study(spec.as_ref(), &disturbed),
     );
     assert!(a.recommendations.iter().any(|r| r.integrator.is_some()));
     assert_eq!(choices(&a), choices(&b));

@@ -8,8 +8,6 @@ use rigid_limit::experiment::runner::{Plan, RUNS_CSV};
 use rigid_limit::experiment::table::{parse_rows, Row};
 use rigid_limit::experiment::RunOptions;
 use rigid_limit::models::described::Described;
-use rigid_limit::models::rod::study::StudySpec;
-use rigid_limit::models::rod::study_analysis::analyze_study;
 use rigid_limit::models::Experiment;
 use rigid_limit::report::work_precision::analysis;
 use rigid_limit::study::work_precision::WorkPrecision;
@@ -79,7 +77,7 @@ fn errors_fall_as_the_tolerance_tightens_and_the_reference_is_confirmed() {
     let configurations = analysed(&spec);
     assert_eq!(configurations.len(), 1);
     let c = &configurations[0];
-    let agreement = c.reference_agreement.expect("both reference runs succeed");
+    let agreement = c.reference_error().expect("both reference runs succeed");
     assert!(
         agreement <= 100.0 * 1e-12,
         "reference agreement {agreement:e}"
@@ -148,7 +146,7 @@ integrators = ["tsit45", "radau5"]
 rtol = 1e-13
 "#
     ));
-    let rod_study = StudySpec::parse(&format!(
+    let Experiment::RodScenarioWorkPrecision(rod_study) = Experiment::parse(&format!(
         r#"
 name = "rod_test"
 kind = "integrator_study"
@@ -165,13 +163,20 @@ theta0 = 1.3
 u0 = -1.0
 "#
     ))
-    .unwrap();
+    .unwrap() else {
+        panic!("an integrator study is the rod scenarios' work–precision study")
+    };
+    let rod_study = *rod_study;
     let rows = rows_of(&described_rod);
     let runs = &described_rod.configuration_runs(&rows)[0];
-    let rod = &analyze_study(&rod_study, &rows_of(&rod_study)).configs[0];
-    // The described record's quantities: x_A, y_A, θ at the separation, then their rates.
-    let velocities = |values: &Result<Vec<f64>, String>| -> Vec<f64> {
-        values.as_ref().expect("the run succeeds")[3..6].to_vec()
+    let rod = &analysis(&rod_study, &rows_of(&rod_study)).configurations[0];
+    // The described record's quantities, one error measure each: x_A, y_A, θ at the
+    // separation, then their rates.
+    let velocities = |values: &Result<Vec<Option<Vec<f64>>>, String>| -> Vec<f64> {
+        values.as_ref().expect("the run succeeds")[3..6]
+            .iter()
+            .map(|v| v.as_ref().expect("measured")[0])
+            .collect()
     };
     let reference = velocities(&runs.reference[0].values);
     let velocity_columns = ["u_out", "v_out", "omega_out"];
@@ -190,7 +195,7 @@ u0 = -1.0
         let rod_error = velocity_columns
             .iter()
             .map(|q| {
-                let k = rod.quantities.iter().position(|n| n == q).unwrap();
+                let k = rod.measures.iter().position(|n| n == q).unwrap();
                 twin.errors[k].expect("measured")
             })
             .fold(0.0f64, f64::max);
@@ -321,7 +326,8 @@ fn a_bad_key_is_refused_in_one_line_naming_it() {
         assert!(!message.contains('\n'), "{key}: {message}");
         assert!(message.contains(key), "{key}: {message}");
     }
-    // The spring particle ends its runs at its parameter t_end: a scenario's t_end is refused.
+    // The spring particle ends its runs at its parameter t_end: a scenario's t_end sets it, and
+    // a bad one is refused naming the scenario's key.
     let particle = include_str!("../../experiments/spring_particle.toml");
     let params = &particle[particle.find("[params]").unwrap()..particle.find("[sweep]").unwrap()];
     let text = format!(
@@ -333,7 +339,7 @@ kappa = [1e-4]
 {params}
 [[scenario]]
 name = "onset"
-t_end = 2.0
+t_end = -2.0
 [solver]
 integrators = ["radau5"]
 rtol = {ladder}
@@ -345,5 +351,5 @@ rtol = 1e-12
     );
     let message = Experiment::parse(&text).err().unwrap().to_string();
     assert!(message.contains("scenario[0].t_end"), "{message}");
-    assert!(Experiment::parse(&text.replace("t_end = 2.0\n[solver]", "[solver]")).is_ok());
+    assert!(Experiment::parse(&text.replace("t_end = -2.0", "t_end = 2.0")).is_ok());
 }

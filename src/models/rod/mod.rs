@@ -1,6 +1,6 @@
 //! The Painlevé sliding rod of Zhao, Liu, Chen & Brogliato (2015): its mechanics, scenarios,
-//! rigid limit and published bounds, its experiments (κ sweep, atlas, integrator study), their
-//! analysis, reports and figures.
+//! rigid limit and published bounds, its experiments (κ sweep, atlas; its scenarios on the
+//! work–precision study, [`scenario_system`]), their analysis, reports and figures.
 
 pub mod analysis;
 pub mod asymptotics;
@@ -23,12 +23,9 @@ pub mod limit;
 pub mod mechanics;
 pub mod report;
 pub mod scenario;
+pub mod scenario_system;
 pub mod stick_envelope;
 pub mod stick_envelope_report;
-pub mod study;
-pub mod study_analysis;
-pub mod study_figures;
-pub mod study_report;
 pub mod sweep;
 pub mod two_ends;
 

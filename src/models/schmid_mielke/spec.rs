@@ -6,7 +6,7 @@
 //!
 //! The model's rows do not fit the κ-ladder × integrators design of the convergence study (an
 //! incremental run has neither), so the spec is a [`crate::experiment::runner::Plan`] of its
-//! own, like the rod's integrator study.
+//! own, like the two-contact study.
 
 use super::examples::{Example, VaryingFriction, VaryingNormalForce};
 use crate::compliant::normal::{require_penetrating_less_than_the_body, require_resolvable_kappa};
