@@ -83,24 +83,31 @@ fn short(v: f64) -> String {
 /// A cell with more states than this is drawn by the (a, b) map only.
 const MOST_STATES_PER_CELL: usize = 4;
 
-/// Table 3 redrawn with the computed outcomes: one cell per Table 3 cell the states visit, one
-/// entry per state in it, coloured by the state's outcome set over its fast starts at the
-/// smallest κ (first integrator), framed when that set is not Table 3's entry with its "or"
-/// resolved. `None` when a cell holds more than [`MOST_STATES_PER_CELL`] states.
-fn table3_chart(state_columns: &[&str], rows: &[Row]) -> Option<(CellChart, String)> {
+/// The successful runs at the smallest κ with the first integrator: what the figures show.
+fn smallest_kappa_runs(rows: &[Row]) -> Option<(f64, String, Vec<&Row>)> {
     let ok: Vec<&Row> = rows.iter().filter(|r| r.text("status") == "ok").collect();
     let kappa = ok
         .iter()
         .filter_map(|r| r.number("kappa"))
         .fold(f64::INFINITY, f64::min);
     let integrator = ok.first()?.text("integrator").to_string();
+    let runs = ok
+        .into_iter()
+        .filter(|r| r.number("kappa") == Some(kappa) && r.text("integrator") == integrator)
+        .collect();
+    Some((kappa, integrator, runs))
+}
+
+/// Table 3 redrawn with the computed outcomes: one cell per Table 3 cell the states visit, one
+/// entry per state in it, coloured by the state's outcome set over its fast starts at the
+/// smallest κ (first integrator), framed when that set is not Table 3's entry with its "or"
+/// resolved. `None` when a cell holds more than [`MOST_STATES_PER_CELL`] states.
+fn table3_chart(state_columns: &[&str], rows: &[Row]) -> Option<(CellChart, String)> {
+    let (kappa, integrator, runs) = smallest_kappa_runs(rows)?;
     // Per cell, per state (its input cells): Table 3's entry, the expected set, the outcomes.
     type States<'a> = BTreeMap<Vec<&'a str>, (&'a str, [f64; 5], BTreeSet<Outcome>)>;
     let mut cells: BTreeMap<(usize, usize), (&str, States)> = BTreeMap::new();
-    for r in ok
-        .iter()
-        .filter(|r| r.number("kappa") == Some(kappa) && r.text("integrator") == integrator)
-    {
+    for r in runs {
         let (column, row) = r.text("cell").split_once('(')?;
         let row = row.trim_end_matches(')');
         let at = (
@@ -218,16 +225,7 @@ fn outcome_map(state_columns: &[&str], rows: &[Row]) -> Option<(HeatMap, String)
     if !PLANE.iter().all(|c| state_columns.contains(c)) {
         return None;
     }
-    let ok: Vec<&Row> = rows.iter().filter(|r| r.text("status") == "ok").collect();
-    let kappa = ok
-        .iter()
-        .filter_map(|r| r.number("kappa"))
-        .fold(f64::INFINITY, f64::min);
-    let integrator = ok.first()?.text("integrator").to_string();
-    let runs: Vec<&Row> = ok
-        .into_iter()
-        .filter(|r| r.number("kappa") == Some(kappa) && r.text("integrator") == integrator)
-        .collect();
+    let (kappa, integrator, runs) = smallest_kappa_runs(rows)?;
     let distinct = |c: &str| -> Vec<f64> {
         let mut v: Vec<f64> = runs.iter().filter_map(|r| r.number(c)).collect();
         v.sort_by(f64::total_cmp);
