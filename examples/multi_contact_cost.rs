@@ -4,7 +4,9 @@
 //! B stays up), run alternately in one process — each round runs both, in alternating order —
 //! so that the machine's load falls on both alike; the medians of each and their ratio.
 //!
-//! `cargo run --release --example multi_contact_cost [ROUNDS]` (default 400);
+//! `cargo run --release --example multi_contact_cost [ROUNDS] [single|two]` (default 400 rounds
+//! of both); with `single` or `two` only that one runs, ROUNDS times per integrator (its
+//! median printed), so that a profile (callgrind, `perf stat`) sees one formulation alone;
 //! docs/performance.md, "Several contacts".
 
 use rigid_limit::compliant::coulomb::Coulomb;
@@ -29,6 +31,7 @@ fn main() {
     let rounds: usize = std::env::args()
         .nth(1)
         .map_or(400, |a| a.parse().expect("ROUNDS: a positive integer"));
+    let only = std::env::args().nth(2);
     let rod = PainleveRod::UNIFORM;
     let (compliance, friction) = (NormalCompliance::linear_spring(1e-8), Coulomb::equal(2.0));
     let single = ContactProblem {
@@ -43,7 +46,9 @@ fn main() {
     };
     let multi = MultiContactProblem::new(&two, vec![law; 2]).unwrap();
     let (q0, qdot0) = ([0.0, 0.0, 1.3], [-1.0, 0.0, 0.0]);
-    println!("integrator  single (µs)  two ends (µs)  ratio of medians  median of ratios");
+    if only.is_none() {
+        println!("integrator  single (µs)  two ends (µs)  ratio of medians  median of ratios");
+    }
     for kind in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
         let mut options = SimulationOptions::new(kind, 1e-10, 1e-12);
         options.end = EndCondition::Separation;
@@ -77,6 +82,28 @@ fn main() {
             );
             start.elapsed().as_secs_f64()
         };
+        match only.as_deref() {
+            None => {}
+            Some("single") => {
+                let times = (0..rounds).map(|_| run_single()).collect();
+                println!(
+                    "{:<10}  single {:>9.1} µs",
+                    kind.name(),
+                    median(times) * 1e6
+                );
+                continue;
+            }
+            Some("two") => {
+                let times = (0..rounds).map(|_| run_two()).collect();
+                println!(
+                    "{:<10}  two ends {:>9.1} µs",
+                    kind.name(),
+                    median(times) * 1e6
+                );
+                continue;
+            }
+            Some(other) => panic!("{other}: `single` or `two`"),
+        }
         for _ in 0..rounds / 10 {
             run_single();
             run_two();

@@ -37,7 +37,7 @@
 
 use super::cone::ConeMode;
 use super::coulomb::{Coulomb, Mode};
-use super::normal::NormalCompliance;
+use super::normal::{NormalCompliance, PreparedCompliance};
 use super::record::ContactsSample;
 use super::Event;
 use crate::error::SimError;
@@ -235,6 +235,9 @@ pub struct ContactLaw {
 pub struct MultiContactProblem<'a, Sys, const N: usize> {
     system: &'a Sys,
     laws: Vec<ContactLaw>,
+    /// Each contact's normal law with its constants computed once (the right-hand side and the
+    /// event functions evaluate it at every call).
+    compliances: Vec<PreparedCompliance>,
     /// The law with the smallest compliance: the tolerances' scale.
     stiffest: NormalCompliance,
     /// What the run resolves of a slip velocity ([`Self::with_tolerances`]; 0: only an exactly
@@ -248,6 +251,25 @@ pub struct MultiContactProblem<'a, Sys, const N: usize> {
 /// they are built at every call, and a system of few contacts (the two-ended rod) would
 /// otherwise zero arrays mostly unused (docs/performance.md, "Several contacts").
 pub const FEW_CONTACTS: usize = 2;
+
+/// One contact's kinematics at a state with its penetration δ = −gap and rate δ̇ = −dᵀq̇,
+/// computed once for all of the contact's kinematic event functions there.
+struct ContactMotion<S, const N: usize> {
+    kinematics: ContactKinematics<S, N>,
+    penetration: S,
+    penetration_rate: S,
+}
+
+impl<S: Real, const N: usize> ContactMotion<S, N> {
+    #[inline(always)]
+    fn of(kinematics: ContactKinematics<S, N>, qdot: &[S; N]) -> Self {
+        ContactMotion {
+            penetration: -kinematics.gap,
+            penetration_rate: -dot(&kinematics.normal, qdot),
+            kinematics,
+        }
+    }
+}
 
 /// The sticking contacts of one state in order, room for `M`: their indices, tangential rows
 /// (c_kᵀ), drifts (ċ_kᵀq̇) and normal forces.
@@ -410,6 +432,10 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         let stiffest = stiffest(laws.iter().map(|l| l.compliance)).unwrap_or(laws[0].compliance);
         Ok(MultiContactProblem {
             system,
+            compliances: laws
+                .iter()
+                .map(|l| PreparedCompliance::new(l.compliance))
+                .collect(),
             laws,
             stiffest,
             slip_resolution: 0.0,
@@ -423,6 +449,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         MultiContactProblem {
             system: self.system,
             laws: self.laws.clone(),
+            compliances: self.compliances.clone(),
             stiffest: self.stiffest,
             slip_resolution: 10.0 * tolerances.atol,
         }
@@ -533,7 +560,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     ) {
         let (q, qdot) = Self::split(y);
         let mut forces: Option<ContactForces<f64, N, C>> = None;
-        let mut kinematics: Option<(usize, ContactKinematics<f64, N>)> = None;
+        let mut kinematics: Option<(usize, ContactMotion<f64, N>)> = None;
         for (o, &(event, _)) in out.iter_mut().zip(events) {
             let k = event.contact;
             *o = match event.event {
@@ -544,11 +571,12 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
                     self.stick_break_value(event, f)
                 }
                 _ => {
-                    if kinematics.is_none_or(|(j, _)| j != k) {
-                        kinematics = Some((k, self.system.contact(k, &q, &qdot)));
+                    if kinematics.as_ref().is_none_or(|(j, _)| *j != k) {
+                        let kin = self.system.contact(k, &q, &qdot);
+                        kinematics = Some((k, ContactMotion::of(kin, &qdot)));
                     }
-                    let (_, kin) = kinematics.as_ref().expect("just set");
-                    self.kinematic_event_value(event, kin, &qdot)
+                    let (_, motion) = kinematics.as_ref().expect("just set");
+                    self.kinematic_event_value(event, motion, &qdot)
                 }
             };
         }
@@ -722,9 +750,8 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
             return;
         }
         let law = self.laws[k];
-        let normal = law
-            .compliance
-            .closed_contact_force(out.penetration[k], out.penetration_rate[k]);
+        let normal =
+            self.compliances[k].closed_contact_force(out.penetration[k], out.penetration_rate[k]);
         if mode == Mode::Stick {
             let s = stick.len;
             (
@@ -790,9 +817,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
             friction = friction + f.tangential[k] * f.slip[k];
             if modes.get(k).is_contact() {
                 damping = damping
-                    + self.laws[k]
-                        .compliance
-                        .damping_power(f.penetration[k], f.penetration_rate[k]);
+                    + self.compliances[k].damping_power(f.penetration[k], f.penetration_rate[k]);
             }
         }
         dy[layout.friction_work()] = friction;
@@ -834,7 +859,10 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
                     self.stick_break_value(event, &f)
                 }
             }
-            _ => self.kinematic_event_value(event, &self.system.contact(k, q, qdot), qdot),
+            _ => {
+                let motion = ContactMotion::of(self.system.contact(k, q, qdot), qdot);
+                self.kinematic_event_value(event, &motion, qdot)
+            }
         }
     }
 
@@ -855,22 +883,21 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     }
 
     /// The value of `event`, one of the events that read its contact's kinematics alone, from
-    /// those kinematics `kin` at `q̇`. Inlined into the scan's loop over a contact's events.
+    /// its contact's `motion` at `q̇`. Inlined into the scan's loop over a contact's events.
     #[inline(always)]
     fn kinematic_event_value<S: Real>(
         &self,
         event: ContactEvent,
-        kin: &ContactKinematics<S, N>,
+        motion: &ContactMotion<S, N>,
         qdot: &[S; N],
     ) -> S {
-        let penetration = -kin.gap;
-        let rate = -dot(&kin.normal, qdot);
-        let law = self.laws[event.contact];
+        let (penetration, rate) = (motion.penetration, motion.penetration_rate);
+        let law = &self.compliances[event.contact];
         match event.event {
             Event::MaxPenetration => rate,
-            Event::ContactOpens => law.compliance.release_function(penetration, rate),
-            Event::ContactCloses => law.compliance.closing_function(penetration, rate),
-            Event::SlipStops => dot(&kin.tangential, qdot),
+            Event::ContactOpens => law.release_function(penetration, rate),
+            Event::ContactCloses => law.closing_function(penetration, rate),
+            Event::SlipStops => dot(&motion.kinematics.tangential, qdot),
             Event::StickBreaksRight | Event::StickBreaksLeft | Event::PeakNormalForce => {
                 unreachable!("{event:?} does not read the kinematics alone")
             }

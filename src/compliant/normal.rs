@@ -336,6 +336,74 @@ impl NormalCompliance {
     }
 }
 
+/// A law with the spring–dashpot's constants 1/κ, c_d/√κ and c_d√κ computed once, for the
+/// functions the right-hand side and the event scan evaluate at every call: the same
+/// expressions as [`NormalCompliance`]'s, which take a square root and divide at each call, so
+/// the same numbers bit for bit (`prepared_law_gives_the_same_numbers`). Hunt–Crossley's are
+/// [`NormalCompliance`]'s own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PreparedCompliance {
+    pub law: NormalCompliance,
+    inv_kappa: f64,
+    damping_over_root: f64,
+    damping_times_root: f64,
+}
+
+impl PreparedCompliance {
+    pub fn new(law: NormalCompliance) -> Self {
+        PreparedCompliance {
+            law,
+            inv_kappa: 1.0 / law.kappa,
+            damping_over_root: law.damping / law.kappa.sqrt(),
+            damping_times_root: law.damping * law.kappa.sqrt(),
+        }
+    }
+
+    /// [`NormalCompliance::closed_contact_force`].
+    #[inline(always)]
+    pub fn closed_contact_force<S: Real>(&self, penetration: S, penetration_rate: S) -> S {
+        match self.law.law {
+            NormalLaw::SpringDashpot => {
+                penetration.scale(self.inv_kappa) + penetration_rate.scale(self.damping_over_root)
+            }
+            NormalLaw::HuntCrossley => self.law.closed_contact_force(penetration, penetration_rate),
+        }
+    }
+
+    /// [`NormalCompliance::release_function`].
+    #[inline(always)]
+    pub fn release_function<S: Real>(&self, penetration: S, penetration_rate: S) -> S {
+        match self.law.law {
+            NormalLaw::SpringDashpot => {
+                penetration + penetration_rate.scale(self.damping_times_root)
+            }
+            NormalLaw::HuntCrossley => self.law.release_function(penetration, penetration_rate),
+        }
+    }
+
+    /// [`NormalCompliance::closing_function`].
+    #[inline(always)]
+    pub fn closing_function<S: Real>(&self, penetration: S, penetration_rate: S) -> S {
+        let release = self.release_function(penetration, penetration_rate);
+        if release.value() < penetration.value() {
+            release
+        } else {
+            penetration
+        }
+    }
+
+    /// [`NormalCompliance::damping_power`].
+    #[inline(always)]
+    pub fn damping_power<S: Real>(&self, penetration: S, penetration_rate: S) -> S {
+        match self.law.law {
+            NormalLaw::SpringDashpot => {
+                -(penetration_rate * penetration_rate).scale(self.damping_over_root)
+            }
+            NormalLaw::HuntCrossley => self.law.damping_power(penetration, penetration_rate),
+        }
+    }
+}
+
 impl NormalCompliance {
     /// The restitution −v⁺/v⁻ of a frictionless impact through a contact of normal mobility
     /// `normal_mobility` (C = dᵀM⁻¹d), where it does not depend on the impact speed: the
@@ -387,6 +455,62 @@ pub fn restitution_unit_normal_mass(damping: f64) -> Result<f64, SimError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The prepared law's functions equal the law's own bit for bit, zeros' signs included, in
+    /// f64 and in dual numbers, for both laws with and without damping.
+    #[test]
+    fn prepared_law_gives_the_same_numbers() {
+        use crate::model::Dual;
+        let laws = [
+            NormalCompliance::linear_spring(1e-8),
+            NormalCompliance::spring_dashpot(1e-6, 0.3),
+            NormalCompliance::spring_dashpot(0.7, 2.0),
+            NormalCompliance::hunt_crossley(1e-6, 0.0),
+            NormalCompliance::hunt_crossley(1e-4, 0.4),
+        ];
+        let values = [0.0, -0.0, 1e-9, -3e-7, 0.25, -1.5, 7.0];
+        let bits = |x: Dual| (x.re.to_bits(), x.eps.to_bits());
+        for law in laws {
+            let prepared = PreparedCompliance::new(law);
+            for &d in &values {
+                for &r in &values {
+                    let (dd, rd) = (Dual::new(d, 0.3 - r), Dual::new(r, d - 1.1));
+                    assert_eq!(
+                        prepared.closed_contact_force(d, r).to_bits(),
+                        law.closed_contact_force(d, r).to_bits()
+                    );
+                    assert_eq!(
+                        bits(prepared.closed_contact_force(dd, rd)),
+                        bits(law.closed_contact_force(dd, rd))
+                    );
+                    assert_eq!(
+                        prepared.release_function(d, r).to_bits(),
+                        law.release_function(d, r).to_bits()
+                    );
+                    assert_eq!(
+                        bits(prepared.release_function(dd, rd)),
+                        bits(law.release_function(dd, rd))
+                    );
+                    assert_eq!(
+                        prepared.closing_function(d, r).to_bits(),
+                        law.closing_function(d, r).to_bits()
+                    );
+                    assert_eq!(
+                        bits(prepared.closing_function(dd, rd)),
+                        bits(law.closing_function(dd, rd))
+                    );
+                    assert_eq!(
+                        prepared.damping_power(d, r).to_bits(),
+                        law.damping_power(d, r).to_bits()
+                    );
+                    assert_eq!(
+                        bits(prepared.damping_power(dd, rd)),
+                        bits(law.damping_power(dd, rd))
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn release_function_vanishes_with_the_force() {
