@@ -250,6 +250,7 @@ macro_rules! registry {
                     $( Experiment::$fv(p) => check_finished(p.as_ref(), dir), )*
                     $( Experiment::$pv(p) => check_finished(p.as_ref(), dir), )*
                 }?;
+                $crate::experiment::store::stage_side_tables(dir)?;
                 self.report(dir)?;
                 Ok(rows)
             }

@@ -79,6 +79,10 @@ const REPORT_INPUTS: [&str; 2] = ["runs.csv", "meta.json"];
 #[derive(Serialize, Deserialize, Default)]
 struct Outputs {
     files: Vec<String>,
+    /// Those of `files` the run stage wrote (side tables: they need a solver), which a report
+    /// of the same rows keeps ([`stage_side_tables`]). Absent in a manifest of an older build.
+    #[serde(default)]
+    side_tables: Vec<String>,
 }
 
 fn remove_if_present(path: &Path) -> Result<(), RunError> {
@@ -143,6 +147,8 @@ pub fn replace_report(
     discard_outputs(dir)?;
     let staging = dir.join(STAGING_DIR);
     fs::create_dir_all(&staging).map_err(io_err(&staging))?;
+    // What the staging directory holds before the report writes are the run stage's tables.
+    let side_tables = staged_files(&staging)?;
     for name in REPORT_INPUTS {
         let (from, to) = (dir.join(name), staging.join(name));
         if from.exists() && fs::hard_link(&from, &to).is_err() {
@@ -150,16 +156,10 @@ pub fn replace_report(
         }
     }
     let result = write(&staging).and_then(|()| {
-        let mut files: Vec<String> = fs::read_dir(&staging)
-            .map_err(io_err(&staging))?
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|name| !REPORT_INPUTS.contains(&name.as_str()) && !name.starts_with('.'))
-            .collect();
-        files.sort();
+        let files = staged_files(&staging)?;
         let manifest = serde_json::to_string_pretty(&Outputs {
             files: files.clone(),
+            side_tables,
         })
         .unwrap_or_default();
         write_atomically(&dir.join(OUTPUTS_JSON), &(manifest + "\n"))?;
@@ -175,6 +175,41 @@ pub fn replace_report(
         discard_outputs(dir)?;
     }
     result.and(cleaned)
+}
+
+/// The report files in the staging directory, sorted: every plain file but the report's
+/// inputs and hidden files.
+fn staged_files(staging: &Path) -> Result<Vec<String>, RunError> {
+    let mut files: Vec<String> = fs::read_dir(staging)
+        .map_err(io_err(staging))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| !REPORT_INPUTS.contains(&name.as_str()) && !name.starts_with('.'))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Put the run stage's side tables of the report in `dir` (its manifest's `side_tables`) into
+/// a fresh staging directory, linked: a report written again from the same rows
+/// (`rigid-limit report`) keeps them, as it cannot make them without a solver.
+pub fn stage_side_tables(dir: &Path) -> Result<(), RunError> {
+    let staging = fresh_staging(dir)?;
+    let listed: Outputs = fs::read_to_string(dir.join(OUTPUTS_JSON))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    for name in listed.side_tables {
+        if name.contains(['/', '\\']) || name.starts_with('.') {
+            continue;
+        }
+        let (from, to) = (dir.join(&name), staging.join(&name));
+        if from.exists() && fs::hard_link(&from, &to).is_err() {
+            fs::copy(&from, &to).map_err(io_err(&to))?;
+        }
+    }
+    Ok(())
 }
 
 /// Remove a table's rows from `dir` (runs.csv and the journal): rows that may not be reused

@@ -171,3 +171,67 @@ fn report_rewrites_a_finished_run_and_refuses_other_rows() {
     );
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// `report` keeps the tables the run stage wrote (they need a solver): the rod sweep's
+/// history.csv survives, byte for byte, with its figure, and the summary is the run's.
+#[test]
+fn report_keeps_the_run_stages_side_tables() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("experiments/zhao_liu.toml"))
+        .unwrap()
+        .replace(
+            "kappa = { min = 1e-12, max = 1e-1, per_decade = 4 }",
+            "kappa = { min = 1e-6, max = 1e-2, per_decade = 1 }",
+        )
+        .replace(
+            r#"integrators = ["bdf", "tr-bdf2", "esdirk34", "tsit45"]"#,
+            r#"integrators = ["tsit45"]"#,
+        );
+    let base = std::env::temp_dir().join(format!("rigid-limit-side-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    std::fs::create_dir_all(&base).unwrap();
+    let file = base.join("sweep.toml");
+    std::fs::write(&file, &text).unwrap();
+    let (file, out) = (file.to_str().unwrap(), base.join("out"));
+    let out_arg = out.to_str().unwrap();
+    let ran = rigid_limit(&["run", file, "--out", out_arg])
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let history = std::fs::read(out.join("history.csv")).unwrap();
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    let again = rigid_limit(&["report", file, "--out", out_arg])
+        .output()
+        .unwrap();
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(std::fs::read(out.join("history.csv")).unwrap(), history);
+    assert!(out.join("history.png").is_file());
+    assert_eq!(
+        std::fs::read_to_string(out.join("summary.md")).unwrap(),
+        summary
+    );
+    let manifest = std::fs::read_to_string(out.join("outputs.json")).unwrap();
+    assert!(
+        manifest.contains("\"side_tables\"") && manifest.contains("history.csv"),
+        "{manifest}"
+    );
+    // Twice: the second report finds the side table through the first report's manifest.
+    let third = rigid_limit(&["report", file, "--out", out_arg])
+        .output()
+        .unwrap();
+    assert!(
+        third.status.success(),
+        "{}",
+        String::from_utf8_lossy(&third.stderr)
+    );
+    assert_eq!(std::fs::read(out.join("history.csv")).unwrap(), history);
+    let _ = std::fs::remove_dir_all(&base);
+}
