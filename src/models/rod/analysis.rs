@@ -52,8 +52,12 @@ pub struct IntegratorAnalysis {
     pub slide_exponent: Option<LinearFit>,
     pub stick_exponent: Option<LinearFit>,
     pub reverse_slip_exponent: Option<LinearFit>,
-    /// T_slide = √κ (a ln(1/√κ) + b) over the asymptotic range.
+    /// T_slide = √κ (a x + b) + κ (c x² + d x + e), x = ln(1/√κ), over the asymptotic range
+    /// (`analysis::fit::slide_law`).
     pub slide_law: Option<LinearFit>,
+    /// The same law over the asymptotic range's κ ≤ a tenth of its largest: how far a and b
+    /// move with the window measures what the law leaves out (its fit's interval does not).
+    pub slide_law_narrow: Option<LinearFit>,
     /// Each quantity of [`RodQuantity::ALL`] extrapolated over the whole ladder.
     pub convergence: Vec<QuantityConvergence>,
     pub bounds: Vec<BoundCheck>,
@@ -319,6 +323,12 @@ pub(crate) fn analyze(spec: &RodExperiment, rows: &[Row]) -> SweepAnalysis {
                 stick_exponent: exponent(&ok, "t_stick"),
                 reverse_slip_exponent: exponent(&ok, "t_reverse_slip"),
                 slide_law: slide_law(&ks, &ts),
+                slide_law_narrow: {
+                    let narrow = ASYMPTOTIC_KAPPA_MAX / 10.0 * (1.0 + 1e-9);
+                    let (k, t): (Vec<f64>, Vec<f64>) =
+                        ks.iter().zip(&ts).filter(|(k, _)| **k <= narrow).unzip();
+                    slide_law(&k, &t)
+                },
                 convergence: conv,
                 bounds,
                 stick_end_force: limit

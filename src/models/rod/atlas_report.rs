@@ -269,7 +269,7 @@ pub(crate) fn render_atlas_summary(
         s,
         "Relative error of each measured quantity to its rigid-limit prediction (src/models/rod/limit.rs) at κ = {:e}: largest |error| (at μ, θ0) and median over the states; \
          T_stick/√κ and v_out extrapolated to κ → 0 over the ladder (`analysis::extrapolate`, docs/extrapolation.md; the run tolerance taken as the values' \
-         relative accuracy) against the prediction; the fitted slide log-coefficient a against 1/λ. The extrapolations' coverage follows the table.\n",
+         relative accuracy) against the prediction; the slide's log coefficient a, fitted with the next order (T = √κ (a x + b) + κ (c x² + d x + e), x = ln(1/√κ); docs/extrapolation.md eq. (2.7a)), against 1/λ. The extrapolations' coverage follows the table.\n",
         a.kappas.iter().copied().fold(f64::MAX, f64::min)
     );
     let _ = writeln!(s, "| θ̇0 | c_d | quantity | max abs rel. error | at (μ, θ0) | median |\n|---|---|---|---|---|---|");
@@ -317,7 +317,7 @@ pub(crate) fn render_atlas_summary(
         .collect();
     let _ = write!(
         s,
-        "\nT_rev/κ is compared only where the reverse slip is resolved: its predicted rounding ε·T_stick/T_rev at the smallest κ \
+        "\n— : no state of the group has the value (every extrapolation of it refused).\n\nT_rev/κ is compared only where the reverse slip is resolved: its predicted rounding ε·T_stick/T_rev at the smallest κ \
          (`RigidLimit::reverse_slip_rounding`, docs/tolerances.md \"Resolution limits\") is at most {REVERSE_RESOLVED:e}. {} states are not resolved",
         unresolved.len()
     );
