@@ -84,6 +84,23 @@ pub struct Figure {
     pub size: (u32, u32),
 }
 
+impl Figure {
+    /// `panels` two to a row (one alone when there is one), each `panel` pixels wide and high;
+    /// `None` without panels.
+    pub(crate) fn two_to_a_row(panels: Vec<Panel>, panel: (u32, u32)) -> Option<Figure> {
+        if panels.is_empty() {
+            return None;
+        }
+        let columns = panels.len().min(2);
+        let rows = panels.len().div_ceil(2) as u32;
+        Some(Figure {
+            panels,
+            columns,
+            size: (panel.0 * columns as u32, panel.1 * rows),
+        })
+    }
+}
+
 pub(crate) fn register_fonts() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {

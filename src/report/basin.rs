@@ -1,6 +1,6 @@
 //! The report of a lift-off/IWC basin ([`crate::study::fast::basin`]): analysis.json (the
-//! checks of [`crate::analysis::basin`]), the figure of |offset| against κ (offsets.png) and
-//! summary.md.
+//! checks of [`crate::analysis::basin`]), the figures of the boundary in the (Y0, V0) plane
+//! (boundary.png) and of |offset| against κ (offsets.png), and summary.md.
 
 use crate::analysis::basin::{checks, BasinChecks, LineCheck};
 use crate::experiment::runner::{write_atomically, RunError};
@@ -56,12 +56,111 @@ pub fn write_report(
             columns: 1,
             size: (900, 600),
         };
-        plot::save(&figure, dir, "offsets").map_err(crate::report::figure_error(dir))?;
+        plot::save_captioned(&figure, "Distance of the bisected lift-off/IWC boundary to the stable manifold against κ, per state and search line", dir, "offsets").map_err(crate::report::figure_error(dir))?;
+    }
+    let boundary = boundary_figure(title, &c);
+    if let Some(figure) = &boundary {
+        plot::save_captioned(
+            figure,
+            "The slip saddle's stable manifold (line) and the lift-off/IWC boundary bisected at the smallest κ (markers)",
+            dir,
+            "boundary",
+        )
+        .map_err(crate::report::figure_error(dir))?;
     }
     write_atomically(
         &dir.join("summary.md"),
-        &render(name, title, state_columns, bracket, &c),
+        &render(name, title, state_columns, bracket, &c, boundary.is_some()),
     )
+}
+
+/// The (Y0, V0) plane per state (at most four panels): the slip saddle's stable manifold
+/// V = λ_s (Y − b/p), the line through its crossings of the search lines (V0 = 0 at Y0 = b/p,
+/// Y0 = 0, Y0 = 2b/p), the search lines, and the boundary bisected on each at the smallest κ.
+/// `None` when no state has its three crossings.
+fn boundary_figure(title: &str, c: &BasinChecks) -> Option<Figure> {
+    let states = state_numbers(&c.lines);
+    let mut panels = Vec::new();
+    for (number, state) in states.iter().enumerate().take(4) {
+        let line = |name: &str| c.lines.iter().find(|l| &l.state == state && l.line == name);
+        let (Some(horizontal), Some(at_zero), Some(at_twice)) =
+            (line("V0=0"), line("Y0=0"), line("Y0=2b/p"))
+        else {
+            continue;
+        };
+        // The crossing of V0 = 0 is Y0 = b/p; the line Y0 = 2b/p lies twice as far.
+        let y_star = horizontal.closed_form;
+        let place = |l: &LineCheck, t: f64| match l.line.as_str() {
+            "V0=0" => (t, 0.0),
+            "Y0=0" => (0.0, t),
+            _ => (2.0 * y_star, t),
+        };
+        let smallest = |l: &LineCheck| {
+            l.offsets
+                .iter()
+                .copied()
+                .min_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, offset)| place(l, l.closed_form + offset))
+        };
+        let found: Vec<(f64, f64)> = [horizontal, at_zero, at_twice]
+            .into_iter()
+            .filter_map(smallest)
+            .collect();
+        let crossings = [
+            place(horizontal, horizontal.closed_form),
+            place(at_zero, at_zero.closed_form),
+            place(at_twice, at_twice.closed_form),
+        ];
+        // The window: the crossings and the origin, with a margin of a fifth of their span.
+        let (mut y_lo, mut y_hi, mut v_lo, mut v_hi) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+        for (y, v) in crossings {
+            (y_lo, y_hi, v_lo, v_hi) = (y_lo.min(y), y_hi.max(y), v_lo.min(v), v_hi.max(v));
+        }
+        let (dy, dv) = (0.2 * (y_hi - y_lo), 0.2 * (v_hi - v_lo));
+        let (y_lo, y_hi, v_lo, v_hi) = (y_lo - dy, y_hi + dy, v_lo - dv, v_hi + dv);
+        let slope = -at_zero.closed_form / y_star;
+        let manifold = |y: f64| slope * (y - y_star);
+        let reference = |label: &str, points: Vec<(f64, f64)>, mark: Mark| Series {
+            label: label.into(),
+            points,
+            mark,
+            color: plot::REFERENCE,
+        };
+        panels.push(Panel {
+            title: format!("State {}: {title}", number + 1),
+            x_label: "fast gap Y0 = y0/κ".into(),
+            y_label: "fast normal velocity V0 = v0/√κ".into(),
+            log_x: false,
+            log_y: false,
+            legend_lower: false,
+            series: vec![
+                reference(
+                    "stable manifold V = λₛ (Y − b/p)",
+                    vec![(y_lo, manifold(y_lo)), (y_hi, manifold(y_hi))],
+                    Mark::Line,
+                ),
+                reference(
+                    "search lines V0 = 0, Y0 = 0, Y0 = 2b/p",
+                    vec![(y_lo, 0.0), (y_hi, 0.0)],
+                    Mark::Dotted,
+                ),
+                reference("", vec![(0.0, v_lo), (0.0, v_hi)], Mark::Dotted),
+                reference(
+                    "",
+                    vec![(2.0 * y_star, v_lo), (2.0 * y_star, v_hi)],
+                    Mark::Dotted,
+                ),
+                Series {
+                    label: "boundary bisected at the smallest κ".into(),
+                    points: found,
+                    mark: Mark::Markers,
+                    color: 1,
+                },
+            ],
+            bands: Vec::new(),
+        });
+    }
+    Figure::two_to_a_row(panels, (800, 560))
 }
 
 /// The distinct states, numbered in order of first appearance (for the figure's legend).
@@ -81,6 +180,7 @@ fn render(
     state_columns: &[&str],
     bracket: f64,
     c: &BasinChecks,
+    boundary_figure: bool,
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# {name}: {title} — the lift-off/IWC boundary\n");
@@ -119,11 +219,18 @@ fn render(
             .collect();
         let _ = writeln!(s, "- {} · {}: {}", l.state, l.line, per.join("; "));
     }
-    if c.lines.iter().any(|l| l.exponent.is_some()) {
+    let offsets_figure = c.lines.iter().any(|l| l.exponent.is_some());
+    if boundary_figure {
         let _ = writeln!(
             s,
-            "\nFigure: `offsets.png` (|offset| against κ, log–log); its states are numbered:"
+            "\nFigure: `boundary.png`, the (Y0, V0) plane of each state: the stable manifold, the search lines and the boundary bisected on each at the smallest κ."
         );
+    }
+    if offsets_figure {
+        let _ = writeln!(s, "\nFigure: `offsets.png`, |offset| against κ (log–log).");
+    }
+    if boundary_figure || offsets_figure {
+        let _ = writeln!(s, "\nThe figures number the states:");
         for (i, state) in state_numbers(&c.lines).iter().enumerate() {
             let _ = writeln!(s, "{}. {state}", i + 1);
         }

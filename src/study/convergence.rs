@@ -33,7 +33,7 @@ use crate::experiment::table::Row;
 use crate::integrate::IntegratorKind;
 use crate::plot::style::plot_text;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
-use crate::report::markdown::{fixed, sci, Markdown, MarkdownTable};
+use crate::report::markdown::{fixed, sci, significant, Markdown, MarkdownTable};
 use crate::study::cycles::{write_cycles, CyclesSpec};
 use crate::study::first_opening::{
     reference_table, write_first_opening, FirstOpeningSpec, REFERENCE_KAPPA,
@@ -508,8 +508,9 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         }
     }
 
-    /// summary.md from the rows of runs.csv, and with a rigid reference (a rigid run or a
-    /// quantity's rigid-limit column) the figure of the distances to it (convergence.png, .svg).
+    /// summary.md from the rows of runs.csv, and the figure of the distances to the rigid
+    /// reference (a rigid run or a quantity's rigid-limit column) or, without one, to the
+    /// extrapolated limit (convergence.png, .svg).
     pub fn report(&self, rows: &[Row], dir: &Path) -> Result<(), RunError> {
         if let Some(spec) = &self.first_opening {
             // The first openings replace the per-configuration tables (runs.csv holds each
@@ -532,11 +533,11 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         if let Some(cycles) = &self.cycles {
             let swept: Vec<String> = self.sweep.swept().into_iter().map(String::from).collect();
             summary.push('\n');
-            summary.push_str(&write_cycles(cycles, &self.name, &swept, rows, dir)?);
+            summary.push_str(&write_cycles(cycles, &swept, rows, dir)?);
         }
-        if self.figure(rows, dir)? {
+        if let Some(reference_symbol) = self.figure(rows, dir)? {
             summary.push_str(&format!(
-                "\n![|q(κ) − q(rigid)| against κ, {} rows](convergence.png)\n",
+                "\n![|q(κ) − {reference_symbol}| against κ, {} rows](convergence.png)\n",
                 self.solver
                     .integrators
                     .first()
@@ -567,20 +568,37 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         Some(swept.join(", "))
     }
 
-    /// convergence.png/.svg when a quantity has a rigid reference: the rows' rigid run
-    /// (`method = rigid`) or its rigid-limit column. Per configuration (at most four panels), the
-    /// first integrator's |q(κ) − q(rigid)| of every quantity against κ, on log axes. Whether it
-    /// was written.
-    fn figure(&self, rows: &[Row], dir: &Path) -> Result<bool, RunError> {
+    /// convergence.png/.svg: per configuration (at most four panels), the first integrator's
+    /// distance of every quantity to its reference against κ, on log axes. The reference is the
+    /// rows' rigid run (`method = rigid`) or the quantity's rigid-limit column; a system with
+    /// neither takes each quantity's limit extrapolated from its ladder (quantities whose
+    /// extrapolation is refused are left out), and where every extrapolation is refused the
+    /// value at the smallest κ. The reference's symbol in the axis label when the figure was
+    /// written.
+    fn figure(&self, rows: &[Row], dir: &Path) -> Result<Option<&'static str>, RunError> {
         let Some(kind) = self.solver.integrators.first() else {
-            return Ok(false);
+            return Ok(None);
         };
         let quantities = S::quantities(&self.params);
-        // A rigid run is the reference where the rows hold one, else the rigid-limit columns.
-        let reference = if rows.iter().any(is_rigid) {
-            "rigid reference"
+        // A rigid run is the reference where the rows hold one, else the rigid-limit columns,
+        // else (a system without either) each quantity's limit extrapolated from its ladder.
+        // Without an extrapolation either (a ladder that does not resolve the correction), the
+        // distance to the value at the smallest κ shows whether the ladder settles.
+        let known = quantities
+            .iter()
+            .any(|q| !rigid_distances(q, kind, rows).0.is_empty());
+        let extrapolated = !known
+            && quantities
+                .iter()
+                .any(|q| !extrapolated_distances(q, kind, rows).0.is_empty());
+        let (reference, reference_symbol) = if rows.iter().any(is_rigid) {
+            ("rigid reference", "q(rigid)")
+        } else if known {
+            ("rigid limit", "q(rigid)")
+        } else if extrapolated {
+            ("limit extrapolated to κ → 0", "q(κ → 0)")
         } else {
-            "rigid limit"
+            ("value at the smallest κ", "q(κ_min)")
         };
         // Quantities read at the run's end say so once, on the axis, rather than in each label.
         let at_end = quantities.iter().all(|q| q.symbol.ends_with("(t_end)"));
@@ -601,9 +619,9 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 title,
                 x_label: "compliance κ".into(),
                 y_label: if at_end {
-                    "|q(κ) − q(rigid)| at the end time".into()
+                    format!("|q(κ) − {reference_symbol}| at the end time")
                 } else {
-                    "|q(κ) − q(rigid)|".into()
+                    format!("|q(κ) − {reference_symbol}|")
                 },
                 log_x: true,
                 log_y: true,
@@ -614,10 +632,18 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             // Seven colours (black is the references'); later quantities repeat them dashed.
             const COLOURS: [usize; 7] = [0, 1, 2, 3, 4, 5, 7];
             for (j, q) in quantities.iter().enumerate() {
-                let (kappa, gap) = rigid_distances(q, kind, &own);
+                let (kappa, gap) = if known {
+                    rigid_distances(q, kind, &own)
+                } else if extrapolated {
+                    extrapolated_distances(q, kind, &own)
+                } else {
+                    smallest_kappa_distances(q, kind, &own)
+                };
                 let points: Vec<(f64, f64)> =
                     kappa.into_iter().zip(gap).filter(|p| p.1 > 0.0).collect();
-                if points.is_empty() {
+                // A distance to a limit taken from the ladder itself says something only over
+                // three κ or more.
+                if points.is_empty() || (!known && points.len() < 3) {
                     continue;
                 }
                 panel.series.push(Series {
@@ -635,15 +661,8 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 panels.push(panel);
             }
         }
-        if panels.is_empty() {
-            return Ok(false);
-        }
-        let columns = panels.len().min(2);
-        let rows_of_panels = panels.len().div_ceil(2) as u32;
-        let figure = Figure {
-            panels,
-            columns,
-            size: (700 * columns as u32, 560 * rows_of_panels),
+        let Some(figure) = Figure::two_to_a_row(panels, (700, 560)) else {
+            return Ok(None);
         };
         let caption = format!(
             "Each quantity's distance to its {reference} against the compliance κ: {kind}, rtol {:e}, atol {:e}",
@@ -653,7 +672,7 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             path: dir.join("convergence.png").display().to_string(),
             source: std::io::Error::other(e),
         })?;
-        Ok(true)
+        Ok(Some(reference_symbol))
     }
 
     /// The system's contacts in their order, known by their impulse columns.
@@ -834,6 +853,55 @@ fn rigid_distances(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> (Vec<f6
         .unzip()
 }
 
+/// κ and |q(κ) − q₀| of `kind`'s compliant rows, q₀ the limit κ → 0 extrapolated from them
+/// (empty when the extrapolation is refused): the distance a figure shows for a system without
+/// a rigid limit.
+fn extrapolated_distances(
+    q: &Quantity,
+    kind: &IntegratorKind,
+    rows: &[Row],
+) -> (Vec<f64>, Vec<f64>) {
+    let (kappa, values) = ladder_values(q, kind, rows);
+    match extrapolate(&kappa, &values, &ExtrapolationOptions::default()) {
+        Ok(e) => kappa
+            .into_iter()
+            .zip(values)
+            .map(|(k, v)| (k, (v - e.limit).abs()))
+            .unzip(),
+        Err(_) => (Vec::new(), Vec::new()),
+    }
+}
+
+/// κ and |q(κ) − q(κ_min)| of `kind`'s compliant rows, κ_min the smallest κ with a value.
+fn smallest_kappa_distances(
+    q: &Quantity,
+    kind: &IntegratorKind,
+    rows: &[Row],
+) -> (Vec<f64>, Vec<f64>) {
+    let (kappa, values) = ladder_values(q, kind, rows);
+    let Some(last) = kappa
+        .iter()
+        .zip(&values)
+        .min_by(|a, b| a.0.total_cmp(b.0))
+        .map(|(_, v)| *v)
+    else {
+        return (Vec::new(), Vec::new());
+    };
+    kappa
+        .into_iter()
+        .zip(values)
+        .map(|(k, v)| (k, (v - last).abs()))
+        .unzip()
+}
+
+/// κ and q of `kind`'s successful compliant rows.
+fn ladder_values(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> (Vec<f64>, Vec<f64>) {
+    let (own, _) = compliant_rows_and_reference(q, kind, rows);
+    own.iter()
+        .filter_map(|r| Some((r.number("kappa")?, quantity_value(r, q)?)))
+        .unzip()
+}
+
 /// For `kind`'s rows: the rate of |q − rigid limit| ∝ κ^p when the rigid limit is known (its
 /// column, or the value of the rigid reference run by the same integrator), and q extrapolated to
 /// κ → 0 from the ladder alone (against the rigid limit when known).
@@ -846,7 +914,7 @@ fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, row
         let (kappa, gap) = rigid_distances(q, kind, rows);
         let predicted = q
             .exponent
-            .map(|p| format!("; predicted exponent {p}"))
+            .map(|p| format!("; predicted exponent {}", significant(p)))
             .unwrap_or_default();
         match power_law(&kappa, &gap) {
             Some(f) => md.item(format!(
@@ -858,10 +926,7 @@ fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, row
     } else {
         md.item(format!("{kind}, {symbol}:"));
     }
-    let (kappa, values): (Vec<f64>, Vec<f64>) = own
-        .iter()
-        .filter_map(|r| Some((r.number("kappa")?, quantity_value(r, q)?)))
-        .unzip();
+    let (kappa, values) = ladder_values(q, kind, rows);
     match extrapolate(&kappa, &values, &ExtrapolationOptions::default()) {
         Ok(e) => {
             let against = rigid

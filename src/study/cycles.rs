@@ -113,7 +113,6 @@ pub(crate) fn run_cycles(spec: &CyclesSpec, swept: &[String], rows: &[Row]) -> V
 /// analysis.json, cycles.png and the summary's section; the section is returned.
 pub(crate) fn write_cycles(
     spec: &CyclesSpec,
-    name: &str,
     swept: &[String],
     rows: &[Row],
     dir: &Path,
@@ -192,7 +191,11 @@ pub(crate) fn write_cycles(
     }
     md.table(&table);
     if let Some(figure) = figure {
-        save_captioned(&figure, name, dir, "cycles").map_err(|e| RunError::Io {
+        let caption = format!(
+            "Ratio of successive cycle durations (landing to landing of contact {}) against the cycle number; above 1 the rocking grows",
+            spec.contact
+        );
+        save_captioned(&figure, &caption, dir, "cycles").map_err(|e| RunError::Io {
             path: dir.join("cycles.png").display().to_string(),
             source: std::io::Error::other(e),
         })?;
@@ -278,14 +281,5 @@ fn figure(spec: &CyclesSpec, swept: &[String], runs: &[RunCycles]) -> Option<Fig
             bands: Vec::new(),
         });
     }
-    if panels.is_empty() {
-        return None;
-    }
-    let columns = panels.len().min(2);
-    let rows = panels.len().div_ceil(2) as u32;
-    Some(Figure {
-        panels,
-        columns,
-        size: (700 * columns as u32, 520 * rows),
-    })
+    Figure::two_to_a_row(panels, (700, 520))
 }
