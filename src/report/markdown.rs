@@ -128,6 +128,27 @@ pub fn fixed(v: f64, digits: usize) -> String {
     }
 }
 
+/// Each number of a space-separated cell (a vector in runs.csv: `0.25 -1.5`) through `format`;
+/// words are kept as they are.
+pub(crate) fn each_number(text: &str, format: impl Fn(f64) -> String) -> String {
+    text.split_whitespace()
+        .map(|w| w.parse::<f64>().map_or_else(|_| w.to_string(), &format))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A small parameter (κ, ε, a tolerance) in a table: exponent form with one decimal in the
+/// mantissa, trailing zeros dropped (1e-2, 3.2e-3): the figures' rule
+/// (`plot::style::format_small_parameter`) in plain text, so that 3.16e-3 never reads 3e-3.
+pub(crate) fn small(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return v.to_string();
+    }
+    let text = format!("{v:.1e}");
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+    format!("{}e{exponent}", mantissa.trim_end_matches(".0"))
+}
+
 /// `v` in exponent form with `digits` digits after the point: `sci(0.000123, 2)` is `1.23e-4`.
 pub(crate) fn sci(v: f64, digits: usize) -> String {
     format!("{v:.digits$e}")
@@ -179,6 +200,23 @@ pub(crate) fn slope_n(fit: &Option<LinearFit>, digits: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn each_number_formats_the_numbers_of_a_cell() {
+        assert_eq!(
+            each_number("1.0183540158409932 -0.5 x", |v| fixed(v, 3)),
+            "1.018 -0.500 x"
+        );
+        assert_eq!(each_number("", |v| fixed(v, 3)), "");
+    }
+
+    #[test]
+    fn small_parameters_keep_one_decimal() {
+        assert_eq!(small(1e-2), "1e-2");
+        assert_eq!(small(3.1622776601683794e-3), "3.2e-3");
+        assert_eq!(small(1e-12), "1e-12");
+        assert_eq!(small(0.0), "0");
+    }
     use super::*;
 
     #[test]

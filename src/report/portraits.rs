@@ -9,6 +9,7 @@ use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::model::consistency::Outcome;
 use crate::plot::{self, Figure, Mark, Panel, Series, REFERENCE};
+use crate::report::markdown::{each_number, significant};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -186,7 +187,7 @@ pub fn write_report(
             columns: 3,
             size: (1650, 1150),
         };
-        plot::save(&figure, dir, "portraits").map_err(crate::report::figure_error(dir))?;
+        plot::save_captioned(&figure, "Compliant trajectories from fast starts in the (Y, V) plane, coloured by outcome, with the border λ_N = 0, the cone edge λ_N = F*, the slip saddle's stable manifold and the stable equilibrium", dir, "portraits").map_err(crate::report::figure_error(dir))?;
     }
     let mut s = String::new();
     let _ = writeln!(
@@ -216,10 +217,10 @@ pub fn write_report(
             s,
             "| {l} | {key} | {} | {} | {} | {} | {} | {} |",
             first.text("cell"),
-            first.text("switching_normal_force"),
-            first.text("saddle_gap"),
-            first.text("stable_rate"),
-            first.text("equilibrium_gap"),
+            each_number(first.text("switching_normal_force"), significant),
+            each_number(first.text("saddle_gap"), significant),
+            each_number(first.text("stable_rate"), significant),
+            each_number(first.text("equilibrium_gap"), significant),
             outcomes.join("; ")
         );
     }

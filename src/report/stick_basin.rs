@@ -27,7 +27,7 @@ pub fn write_report(
     let json = crate::report::json::pretty(&c);
     write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
     if let Some(figure) = plane_figure(rows, state_columns) {
-        plot::save(&figure, dir, "basin").map_err(crate::report::figure_error(dir))?;
+        plot::save_captioned(&figure, "Scanned fast starts coloured by outcome (stick or lift-off), the bisected edges and the slip saddle's stable manifold; right: near the saddle", dir, "basin").map_err(crate::report::figure_error(dir))?;
     }
     write_atomically(
         &dir.join("summary.md"),

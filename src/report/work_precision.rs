@@ -20,7 +20,7 @@ use crate::integrate::IntegratorKind;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series, REFERENCE};
 use crate::report::figure_error;
-use crate::report::markdown::{optional, sci, slope, Markdown, MarkdownTable, MISSING};
+use crate::report::markdown::{optional, sci, slope, small, Markdown, MarkdownTable, MISSING};
 use crate::report::table::Table;
 use crate::study::work_precision::{Values, WorkPrecision, REPEAT_BUDGET_S};
 use std::path::Path;
@@ -450,7 +450,7 @@ fn cost_section<S: System>(md: &mut Markdown, spec: &WorkPrecision<S>, a: &WorkP
                 })
             };
             let failed: Vec<String> = of("rhs_evals")
-                .map(|e| e.failed_kappas.iter().map(|k| format!("{k:.0e}")).collect())
+                .map(|e| e.failed_kappas.iter().map(|k| small(*k)).collect())
                 .unwrap_or_default();
             let mut cells = vec![group.clone(), integrator.to_string()];
             cells.extend(
@@ -458,14 +458,17 @@ fn cost_section<S: System>(md: &mut Markdown, spec: &WorkPrecision<S>, a: &WorkP
                     .map(|m| of(m).map_or(MISSING.to_string(), |e| slope(&e.fit, 3))),
             );
             cells.push(if failed.is_empty() {
-                MISSING.to_string()
+                "none".to_string()
             } else {
                 failed.join(", ")
             });
             table.row(cells);
         }
     }
-    md.table(&table);
+    md.table(&table).paragraph(format!(
+        "{MISSING}: no exponent (no LU factorisation in an explicit integrator, or fewer than \
+         three successful κ)."
+    ));
 }
 
 /// "The reference's own agreement": per configuration the check's largest error against the

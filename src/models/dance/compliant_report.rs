@@ -166,6 +166,10 @@ pub(crate) fn write_section(s: &mut String, spec: &Convergence<Dance>, rows: &[&
             number(last, "normal_force_max"),
         );
     }
+    let _ = writeln!(
+        s,
+        "\n— : no prediction. The constants are derived for starts from rest (docs/dance.md (D13)–(D17)); sup‖Δu‖/κ has none where the slip stops and sticks (μ = 1, c_d < 2), for sup‖Δu‖ then falls only as √κ."
+    );
     // From the static penetration: the rigid motion itself.
     let eq: Vec<&Row> = rows
         .iter()

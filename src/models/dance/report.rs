@@ -6,7 +6,8 @@ use super::compliant_report;
 use super::{Dance, PARTIAL_SUM_DEGREE};
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
-use crate::plot::{save, Figure, Mark, Panel, Series};
+use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
+use crate::report::markdown::{each_number, fixed};
 use crate::report::table::{column, read_numbers};
 use crate::study::convergence::Convergence;
 use std::fmt::Write;
@@ -71,9 +72,9 @@ pub fn write_report(spec: &Convergence<Dance>, rows: &[Row], dir: &Path) -> Resu
             r.text("integrator"),
             r.text("series_kind"),
             r.text("series_digits"),
-            r.text("v_at_half"),
-            r.text("v_at_1"),
-            r.text("v_at_2"),
+            each_number(r.text("v_at_half"), |v| fixed(v, 12)),
+            each_number(r.text("v_at_1"), |v| fixed(v, 12)),
+            each_number(r.text("v_at_2"), |v| fixed(v, 12)),
             r.number("v_rtol_change").unwrap_or(f64::NAN),
             r.number("start_smallest_term").unwrap_or(f64::NAN),
         );
@@ -223,7 +224,7 @@ fn write_figures(spec: &Convergence<Dance>, dir: &Path) -> Result<(), String> {
             color: i,
         })
         .collect();
-    save(
+    save_captioned(
         &Figure {
             panels: vec![
                 panel(
@@ -246,6 +247,7 @@ fn write_figures(spec: &Convergence<Dance>, dir: &Path) -> Result<(), String> {
             columns: 2,
             size: (1400, 560),
         },
+        "The coefficients of the formal series of v₁ against their index (left) and the error of its partial sums at t = 0.5 (right), per μ",
         dir,
         "coefficients",
     )?;
@@ -283,7 +285,7 @@ fn write_figures(spec: &Convergence<Dance>, dir: &Path) -> Result<(), String> {
             color: i + 1,
         });
     }
-    save(
+    save_captioned(
         &Figure {
             panels: vec![
                 panel(
@@ -299,6 +301,7 @@ fn write_figures(spec: &Convergence<Dance>, dir: &Path) -> Result<(), String> {
             columns: 2,
             size: (1400, 560),
         },
+        "The error of the optimally truncated series of v₁ and its smallest term against t (left) and their ratio (right), per μ",
         dir,
         "truncation",
     )?;
@@ -316,7 +319,7 @@ fn write_figures(spec: &Convergence<Dance>, dir: &Path) -> Result<(), String> {
             });
         }
     }
-    save(
+    save_captioned(
         &Figure {
             panels: vec![panel(
                 &format!(
@@ -332,6 +335,7 @@ fn write_figures(spec: &Convergence<Dance>, dir: &Path) -> Result<(), String> {
             columns: 1,
             size: (900, 620),
         },
+        "The rigid slide from rest: the truncated series below t₀ and the integrated motion above it",
         dir,
         "rigid_start",
     )

@@ -11,6 +11,7 @@ use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::style::{format_small_parameter, format_value};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
+use crate::report::markdown::{each_number, fixed, small};
 use crate::report::rates::{rate, FIT_RANGE};
 use crate::study::convergence::Convergence;
 use std::fmt::Write;
@@ -176,8 +177,8 @@ pub fn write_report(
                 s,
                 "Rigid: impact at t = {:.12}, V⁻ = ({}), V⁺ = ({}); e(c_d) = {:.12}.\n",
                 r.number("t_impact_rigid").unwrap_or(f64::NAN),
-                r.text("V_minus"),
-                r.text("V_plus_rigid"),
+                each_number(r.text("V_minus"), |v| fixed(v, 12)),
+                each_number(r.text("V_plus_rigid"), |v| fixed(v, 12)),
                 c.restitution
             );
         }
@@ -189,13 +190,19 @@ pub fn write_report(
         for r in &c.rows {
             let kappa = r.number("kappa").unwrap_or(f64::NAN);
             if r.text("status") != "ok" {
-                let _ = writeln!(s, "| {kappa:.0e} | failed: {} | | | | | |", r.text("error"));
+                let _ = writeln!(
+                    s,
+                    "| {} | failed: {} | | | | | |",
+                    small(kappa),
+                    r.text("error")
+                );
                 continue;
             }
             let num = |column: &str| r.number(column).unwrap_or(f64::NAN);
             let _ = writeln!(
                 s,
-                "| {kappa:.0e} | {} | {:.6} | {:.3e} | {:.3e} | {:.3e} | {:.3e} |",
+                "| {} | {} | {:.6} | {:.3e} | {:.3e} | {:.3e} | {:.3e} |",
+                small(kappa),
                 r.text("mode_sequence"),
                 num("contact_duration") / kappa.sqrt(),
                 num("restitution_measured") - c.restitution,

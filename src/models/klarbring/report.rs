@@ -11,7 +11,8 @@ use crate::analysis::fit::{power_law, LinearFit};
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
-use crate::plot::{save, Figure, Mark, Panel, Series};
+use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
+use crate::report::markdown::{each_number, fixed, small};
 use crate::report::rates::{in_fit_range, rate, FIT_RANGE};
 use crate::report::table::number_at;
 use crate::study::convergence::Convergence;
@@ -137,8 +138,8 @@ pub fn write_report(
         let _ = writeln!(
             s,
             "  U(T) = ({}), V(T) = ({})",
-            r.text("U_end"),
-            r.text("V_end")
+            each_number(r.text("U_end"), |v| fixed(v, 12)),
+            each_number(r.text("V_end"), |v| fixed(v, 12))
         );
     }
     let quasi_static = quasi_static_section(&mut s, &spec.params, &rigid);
@@ -177,8 +178,8 @@ pub fn write_report(
             let worst = dt.iter().take(contact).map(|d| d.abs()).fold(0.0, f64::max);
             let _ = writeln!(
                 s,
-                "| {:.0e} | {} | {:.3e} | {:.3e} | {:.3e} | {:.3e} | {} |",
-                kappa,
+                "| {} | {} | {:.3e} | {:.3e} | {:.3e} | {:.3e} | {} |",
+                small(kappa),
                 if r.text("event_kinds") == rigid_kinds {
                     "yes"
                 } else {
@@ -311,7 +312,7 @@ fn energy_section(s: &mut String, rows: &[&Row]) {
          | κ | slack at T | balance error |\n|---|---|---|"
     );
     for (kappa, e, b) in &slack {
-        let _ = writeln!(s, "| {kappa:.0e} | {e:.9} | {b:.2e} |");
+        let _ = writeln!(s, "| {} | {e:.9} | {b:.2e} |", small(*kappa));
     }
 }
 
@@ -339,7 +340,7 @@ fn event_time_section(s: &mut String, rows: &[&Row], rigid_kinds: &str) {
     let mut header = "| event |".to_string();
     let mut line = "|---|".to_string();
     for (k, _) in &diffs {
-        let _ = write!(header, " κ = {k:.0e} |");
+        let _ = write!(header, " κ = {} |", small(*k));
         line.push_str("---|");
     }
     let _ = writeln!(s, "{header} rate of abs(Δt) |\n{line}---|");
@@ -534,12 +535,13 @@ fn figures(spec: &Convergence<Klarbring>, rows: &[Row], dir: &Path) -> Result<()
                 color: if rigid { 0 } else { 1 },
             });
         }
-        save(
+        save_captioned(
             &Figure {
                 panels: vec![panel, normal],
                 columns: 2,
                 size: (1400, 600),
             },
+            "The tangential path by mode, rigid and compliant (left), and the normal displacement over time (right)",
             dir,
             "paths",
         )?;
@@ -618,12 +620,13 @@ fn figures(spec: &Convergence<Klarbring>, rows: &[Row], dir: &Path) -> Result<()
             color: 6,
         });
     }
-    save(
+    save_captioned(
         &Figure {
             panels: vec![dist, events],
             columns: 2,
             size: (1400, 600),
         },
+        "Distances of the compliant motion to the rigid one against κ, with fitted rates (left), and each event time's shift (right)",
         dir,
         "convergence",
     )

@@ -280,7 +280,7 @@ pub fn write_report(
 ) -> Result<(), RunError> {
     let an = analyse(rows);
     if let Some(fig) = figure(rows) {
-        plot::save(&fig, dir, "chatter").map_err(crate::report::figure_error(dir))?;
+        plot::save_captioned(&fig, "Impact speeds over the impact index per normal law at the smallest κ, one panel per a, with the rigid growth", dir, "chatter").map_err(crate::report::figure_error(dir))?;
     }
     write_atomically(
         &dir.join("analysis.json"),

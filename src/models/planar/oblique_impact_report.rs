@@ -361,7 +361,7 @@ pub fn write_report(
 ) -> Result<(), RunError> {
     let a = analyse(rows);
     if let Some(fig) = figure(rows) {
-        plot::save(&fig, dir, "impact_map").map_err(crate::report::figure_error(dir))?;
+        plot::save_captioned(&fig, "Per contact: the rigid energetic paths in the (u, v) plane, then u⁺ and v⁺ over the incidence u⁻/|v⁻|, compliant against the rigid laws", dir, "impact_map").map_err(crate::report::figure_error(dir))?;
     }
     write_atomically(&dir.join("analysis.json"), &crate::report::json::pretty(&a))?;
     let name = &spec.name;

@@ -116,8 +116,7 @@ pub(crate) fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), S
         )
     };
     let caption = format!(
-        "{} · {} · {} · {} initial states (u₀ < 0, A < 0, B < 0); grey: no value",
-        a.experiment,
+        "{} · {} · {} initial states (u₀ < 0, A < 0, B < 0); grey: no value",
         a.integrator,
         kappas(&a.kappas),
         a.states

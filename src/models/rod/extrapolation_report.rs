@@ -6,7 +6,7 @@ use super::convergence::{QuantityConvergence, RodQuantity};
 use super::extrapolation_atlas::{CoverageSummary, ExtrapolationAtlas, StateExtrapolation};
 use super::sweep::RodExperiment;
 use crate::cells;
-use crate::plot::{save, Figure, Mark, Panel, Series};
+use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::table::Table;
 use std::fmt::Write;
 use std::path::Path;
@@ -414,21 +414,23 @@ pub(crate) fn write_extrapolation_figures(
             bands: Vec::new(),
         });
     }
-    save(
+    save_captioned(
         &Figure {
             panels: coverage_panels,
             columns: 3,
             size: (1800, 1150),
         },
+        "Relative error of each extrapolated limit against its relative 95 % half-width, per quantity: below the diagonal the interval covers the closed form",
         dir,
         "extrapolation_coverage",
     )?;
-    save(
+    save_captioned(
         &Figure {
             panels: b_panels,
             columns: 3,
             size: (1800, 1150),
         },
+        "The fitted coefficient b of √κ ln(1/κ) against the derived one (eq. 2.10), per quantity",
         dir,
         "log_coefficients",
     )

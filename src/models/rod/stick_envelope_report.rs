@@ -10,6 +10,7 @@ use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::json::pretty;
+use crate::report::markdown::small;
 use crate::report::table::read_numbers;
 use crate::study::convergence::Convergence;
 use serde::Serialize;
@@ -279,7 +280,7 @@ fn render(spec: &Convergence<RodStickEnvelope>, a: &EnvelopeAnalysis, rows: &[Ro
         ),
         (
             "(61) lower as the comparison gives it (derived here, not in the paper): π/4·√κ < ε_l < ε₃ − t_s",
-            "—",
+            "not in the paper",
             format!(
                 "ε_l ≤ π/4·√κ in {} of {n} runs, ε₃ − t_s ≤ π/4·√κ in {}",
                 a.eps_l_quarter_fails, a.quarter_lower_fails
@@ -317,8 +318,8 @@ fn render(spec: &Convergence<RodStickEnvelope>, a: &EnvelopeAnalysis, rows: &[Ro
         for l in &st.runs {
             let _ = writeln!(
                 s,
-                "| {:e} | {:.4} | {} | {} | {} | {:.3e} | {} | {:.3e} | {:.4e} | {:.4e} | {:.4} |",
-                l.kappa,
+                "| {} | {:.4} | {} | {} | {} | {:.3e} | {} | {:.3e} | {:.4e} | {:.4e} | {:.4} |",
+                small(l.kappa),
                 l.stick_over_lower,
                 opt(l.eps_l_over_lower, 4),
                 opt(l.eps_r_over_upper, 4),
@@ -331,7 +332,7 @@ fn render(spec: &Convergence<RodStickEnvelope>, a: &EnvelopeAnalysis, rows: &[Ro
                 l.delta_bar_l_scaled
             );
         }
-        s.push('\n');
+        s.push_str("\n— : no value (no crossing of the envelope in the run: never).\n\n");
     }
     let convergence = spec.summary(rows);
     match convergence.split_once("\n## ") {

@@ -150,6 +150,10 @@ fn case_table(s: &mut String, c: &CaseRows, rows: &[(CompliantSetting, &Row)], f
             (num(row, "energy_balance_error") / num(row, "load_work")).abs()
         );
     }
+    let _ = writeln!(
+        s,
+        "\n— : no value (no run at that κ and ε; no excursion in §4.2's example, which has no μ₁ branch, or in a case without t₂)."
+    );
     let order = if c.example.regime().jumps() {
         "not fitted (a jump: the error is the delay's until it is inside the window)".to_string()
     } else {

@@ -151,7 +151,7 @@ pub(crate) fn path_figure(
     Ok(true)
 }
 
-/// Where the figures of a run go, and the caption line that names the experiment and method.
+/// Where the figures of a run go, and the caption line that names the paper's examples and the method.
 pub(crate) struct FigureTarget<'a> {
     pub dir: &'a Path,
     pub caption: String,

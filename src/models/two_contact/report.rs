@@ -909,6 +909,10 @@ fn render(name: &str, c: &Checks, figures: &[&str]) -> String {
                 optional(x.open_fraction_2, |v| fixed(v, 6))
             );
         }
+        let _ = writeln!(
+            s,
+            "\n— : no period (a run that ends in a steady mode, not a cycle, has none)."
+        );
     }
     if !c.integrator_agreement.is_empty() {
         let worst = c
