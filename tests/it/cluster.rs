@@ -1,7 +1,7 @@
 //! A job array as a cluster runs it: four shards as four processes at once, then `merge`; the
 //! merged table equals one run of the whole experiment (outside the timing column).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 fn rigid_limit(args: &[&str]) -> Command {
@@ -81,25 +81,36 @@ fn four_shards_run_at_once_merge_into_one_run() {
 /// `report` writes a finished run's report again from its rows, byte for byte, running
 /// nothing; it refuses a directory whose rows are not those of the file (other settings, a
 /// shard, a missing row), naming what differs.
-#[test]
-fn report_rewrites_a_finished_run_and_refuses_other_rows() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(root.join("experiments/spring_particle.toml")).unwrap();
-    let base = std::env::temp_dir().join(format!("rigid-limit-report-{}", std::process::id()));
+/// The experiment `text` written to a fresh temporary directory (named by `tag`) and run into
+/// its `out`: (the directory, the file, `out`).
+fn finished_run(tag: &str, text: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let base = std::env::temp_dir().join(format!("rigid-limit-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&base);
     std::fs::create_dir_all(&base).unwrap();
-    let file = base.join("spring.toml");
-    std::fs::write(&file, &text).unwrap();
-    let (file, out) = (file.to_str().unwrap(), base.join("out"));
-    let out_arg = out.to_str().unwrap();
-    let ran = rigid_limit(&["run", file, "--out", out_arg])
-        .output()
-        .unwrap();
+    let (file, out) = (base.join("experiment.toml"), base.join("out"));
+    std::fs::write(&file, text).unwrap();
+    let ran = rigid_limit(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ])
+    .output()
+    .unwrap();
     assert!(
         ran.status.success(),
         "{}",
         String::from_utf8_lossy(&ran.stderr)
     );
+    (base, file, out)
+}
+
+#[test]
+fn report_rewrites_a_finished_run_and_refuses_other_rows() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("experiments/spring_particle.toml")).unwrap();
+    let (base, file, out) = finished_run("report", &text);
+    let (file, out_arg) = (file.to_str().unwrap(), out.to_str().unwrap());
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
     let runs = std::fs::read_to_string(out.join("runs.csv")).unwrap();
     std::fs::remove_file(out.join("summary.md")).unwrap();
@@ -187,21 +198,8 @@ fn report_keeps_the_run_stages_side_tables() {
             r#"integrators = ["bdf", "tr-bdf2", "esdirk34", "tsit45"]"#,
             r#"integrators = ["tsit45"]"#,
         );
-    let base = std::env::temp_dir().join(format!("rigid-limit-side-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&base);
-    std::fs::create_dir_all(&base).unwrap();
-    let file = base.join("sweep.toml");
-    std::fs::write(&file, &text).unwrap();
-    let (file, out) = (file.to_str().unwrap(), base.join("out"));
-    let out_arg = out.to_str().unwrap();
-    let ran = rigid_limit(&["run", file, "--out", out_arg])
-        .output()
-        .unwrap();
-    assert!(
-        ran.status.success(),
-        "{}",
-        String::from_utf8_lossy(&ran.stderr)
-    );
+    let (base, file, out) = finished_run("side", &text);
+    let (file, out_arg) = (file.to_str().unwrap(), out.to_str().unwrap());
     let history = std::fs::read(out.join("history.csv")).unwrap();
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
     let again = rigid_limit(&["report", file, "--out", out_arg])
