@@ -202,14 +202,13 @@ fn report_keeps_the_run_stages_side_tables() {
     let (file, out_arg) = (file.to_str().unwrap(), out.to_str().unwrap());
     let history = std::fs::read(out.join("history.csv")).unwrap();
     let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
-    let again = rigid_limit(&["report", file, "--out", out_arg])
-        .output()
-        .unwrap();
-    assert!(
-        again.status.success(),
-        "{}",
-        String::from_utf8_lossy(&again.stderr)
-    );
+    let report = || {
+        let o = rigid_limit(&["report", file, "--out", out_arg])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    report();
     assert_eq!(std::fs::read(out.join("history.csv")).unwrap(), history);
     assert!(out.join("history.png").is_file());
     assert_eq!(
@@ -222,14 +221,7 @@ fn report_keeps_the_run_stages_side_tables() {
         "{manifest}"
     );
     // Twice: the second report finds the side table through the first report's manifest.
-    let third = rigid_limit(&["report", file, "--out", out_arg])
-        .output()
-        .unwrap();
-    assert!(
-        third.status.success(),
-        "{}",
-        String::from_utf8_lossy(&third.stderr)
-    );
+    report();
     assert_eq!(std::fs::read(out.join("history.csv")).unwrap(), history);
     let _ = std::fs::remove_dir_all(&base);
 }
