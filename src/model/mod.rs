@@ -42,6 +42,24 @@ pub struct ContactKinematics<S, const N: usize> {
     pub normal_drift: S,
 }
 
+impl<S: Real> ContactKinematics<S, 2> {
+    /// A particle at q = (x, y) above the floor y = 0, the particle itself the contact point:
+    /// gap y, c = e_x, d = e_y ([`FLOOR_DIRECTIONS`]), no drift.
+    pub fn particle_on_floor(q: &[S; 2]) -> Self {
+        ContactKinematics {
+            gap: q[1],
+            tangential: [S::cst(1.0), S::zero()],
+            normal: [S::zero(), S::cst(1.0)],
+            tangential_drift: S::zero(),
+            normal_drift: S::zero(),
+        }
+    }
+}
+
+/// The constant contact directions (c, d) = (e_x, e_y) of
+/// [`ContactKinematics::particle_on_floor`].
+pub const FLOOR_DIRECTIONS: ([f64; 2], [f64; 2]) = ([1.0, 0.0], [0.0, 1.0]);
+
 /// A quantity that must stay positive for a model to hold: one edge of its domain of validity
 /// (for the rod, θ > 0, π − θ > 0 and the far end's height). Leaving the domain ends a run with
 /// an error naming the margin ([`crate::error::SimError::LeftDomain`]).

@@ -271,63 +271,45 @@ where
             ..ay
         };
     }
-    let (left, bottom) = margins(cv, &ay, &panel.x_label, &panel.y_label);
     let entries = if legend { entries(panel) } else { Vec::new() };
     let (lw, lh) = legend_size(cv, &entries);
-    let mut plot = (
-        rect.0 + left,
-        rect.1 + title_h,
-        rect.2 - 16.0,
-        rect.3 - bottom,
-    );
-    let to_px = |plot: &Rect, q: (f64, f64)| to_pixels(plot, &ax, &ay, q);
+    let m = 6.0;
     // Where the legend goes: the first corner of the plot (in order of preference) that holds
-    // no drawn point or line; outside, right of the plot, when none does.
-    let mut legend_at = None;
-    if !entries.is_empty() {
-        let mut obstacles: Vec<(f64, f64)> = Vec::new();
-        for (s, p) in panel.series.iter().zip(&prepared) {
-            let px: Vec<(f64, f64)> = p.points.iter().map(|&q| to_px(&plot, q)).collect();
-            obstacles.extend(&px);
-            if !matches!(s.mark, Mark::Markers) {
-                for w in px.windows(2) {
-                    let n = ((w[1].0 - w[0].0).hypot(w[1].1 - w[0].1) / 3.0).ceil() as usize;
-                    obstacles.extend((1..n).map(|k| {
-                        let t = k as f64 / n as f64;
-                        (
-                            w[0].0 + t * (w[1].0 - w[0].0),
-                            w[0].1 + t * (w[1].1 - w[0].1),
-                        )
-                    }));
-                }
-            }
-        }
-        if has_hidden {
-            obstacles.push((plot.0, plot.3));
-            obstacles.push((plot.2, plot.3));
-        }
-        let m = 6.0;
-        let (x_l, x_r, x_c) = (plot.0 + m, plot.2 - m - lw, (plot.0 + plot.2 - lw) / 2.0);
-        let (y_t, y_b, y_c) = (plot.1 + m, plot.3 - m - lh, (plot.1 + plot.3 - lh) / 2.0);
-        let upper = [(x_l, y_t), (x_r, y_t), (x_c, y_t)];
-        let lower = [(x_l, y_b), (x_r, y_b), (x_c, y_b)];
-        let middle = [(x_l, y_c), (x_r, y_c)];
-        let order: Vec<(f64, f64)> = if panel.legend_lower {
-            lower.iter().chain(&upper).chain(&middle).copied().collect()
+    // no drawn point or line; failing that, the same with the y axis raised so that a band
+    // above the data holds the legend; outside, right of the plot, when neither does.
+    let place = |ay: &Axis| {
+        let (left, bottom) = margins(cv, ay, &panel.x_label, &panel.y_label);
+        let plot = (
+            rect.0 + left,
+            rect.1 + title_h,
+            rect.2 - 16.0,
+            rect.3 - bottom,
+        );
+        let at = free_corner(panel, &prepared, &ax, ay, &plot, has_hidden, (lw, lh), m);
+        (plot, at)
+    };
+    let (mut plot, mut legend_at) = place(&ay);
+    if entries.is_empty() {
+        legend_at = None;
+    }
+    let headroom = (lh + 2.0 * m + 8.0) / (plot.3 - plot.1);
+    if !entries.is_empty() && legend_at.is_none() && (0.0..0.45).contains(&headroom) {
+        let hi = ay.lo + (ay.hi - ay.lo) / (1.0 - headroom);
+        let ticks = if ay.log {
+            style::log_ticks(ay.lo, hi)
         } else {
-            upper.iter().chain(&lower).chain(&middle).copied().collect()
+            style::linear_ticks(ay.lo, hi)
         };
-        let fits = lw < plot.2 - plot.0 - 2.0 * m && lh < plot.3 - plot.1 - 2.0 * m;
-        legend_at = order.into_iter().filter(|_| fits).find(|&(x, y)| {
-            !obstacles.iter().any(|&(ox, oy)| {
-                ox > x - 4.0 && ox < x + lw + 4.0 && oy > y - 4.0 && oy < y + lh + 4.0
-            })
-        });
-        if legend_at.is_none() {
-            plot.2 = rect.2 - lw - 12.0;
-            legend_at = Some((plot.2 + 10.0, plot.1));
+        let raised = Axis { hi, ticks, ..ay };
+        if let (p, Some(at)) = place(&raised) {
+            (plot, legend_at, ay) = (p, Some(at), raised);
         }
     }
+    if !entries.is_empty() && legend_at.is_none() {
+        plot.2 = rect.2 - lw - 12.0;
+        legend_at = Some((plot.2 + 10.0, plot.1));
+    }
+    let to_px = |plot: &Rect, q: (f64, f64)| to_pixels(plot, &ax, &ay, q);
     let (px0, py0, px1, py1) = plot;
     // Shaded intervals, grid, data, frame, ticks, labels, legend.
     for &(b0, b1, c) in &panel.bands {
@@ -369,6 +351,62 @@ where
         draw_legend(cv, &entries, at)?;
     }
     Ok(())
+}
+
+/// The first corner of `plot` (in the panel's order of preference) where a legend of `size`
+/// covers no drawn point or line, if any.
+#[allow(clippy::too_many_arguments)]
+fn free_corner(
+    panel: &Panel,
+    prepared: &[Prepared],
+    ax: &Axis,
+    ay: &Axis,
+    plot: &Rect,
+    has_hidden: bool,
+    (lw, lh): (f64, f64),
+    m: f64,
+) -> Option<(f64, f64)> {
+    let mut obstacles: Vec<(f64, f64)> = Vec::new();
+    for (s, p) in panel.series.iter().zip(prepared) {
+        let px: Vec<(f64, f64)> = p
+            .points
+            .iter()
+            .map(|&q| to_pixels(plot, ax, ay, q))
+            .collect();
+        obstacles.extend(&px);
+        if !matches!(s.mark, Mark::Markers) {
+            for w in px.windows(2) {
+                let n = ((w[1].0 - w[0].0).hypot(w[1].1 - w[0].1) / 3.0).ceil() as usize;
+                obstacles.extend((1..n).map(|k| {
+                    let t = k as f64 / n as f64;
+                    (
+                        w[0].0 + t * (w[1].0 - w[0].0),
+                        w[0].1 + t * (w[1].1 - w[0].1),
+                    )
+                }));
+            }
+        }
+    }
+    if has_hidden {
+        obstacles.push((plot.0, plot.3));
+        obstacles.push((plot.2, plot.3));
+    }
+    let (x_l, x_r, x_c) = (plot.0 + m, plot.2 - m - lw, (plot.0 + plot.2 - lw) / 2.0);
+    let (y_t, y_b, y_c) = (plot.1 + m, plot.3 - m - lh, (plot.1 + plot.3 - lh) / 2.0);
+    let upper = [(x_l, y_t), (x_r, y_t), (x_c, y_t)];
+    let lower = [(x_l, y_b), (x_r, y_b), (x_c, y_b)];
+    let middle = [(x_l, y_c), (x_r, y_c)];
+    let order: Vec<(f64, f64)> = if panel.legend_lower {
+        lower.iter().chain(&upper).chain(&middle).copied().collect()
+    } else {
+        upper.iter().chain(&lower).chain(&middle).copied().collect()
+    };
+    let fits = lw < plot.2 - plot.0 - 2.0 * m && lh < plot.3 - plot.1 - 2.0 * m;
+    order.into_iter().filter(|_| fits).find(|&(x, y)| {
+        !obstacles
+            .iter()
+            .any(|&(ox, oy)| ox > x - 4.0 && ox < x + lw + 4.0 && oy > y - 4.0 && oy < y + lh + 4.0)
+    })
 }
 
 /// Left and bottom margins of a plot for its tick labels and axis labels.

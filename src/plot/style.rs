@@ -194,15 +194,29 @@ pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
         &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
     ] {
         let ticks: Vec<(f64, String)> = (lo.floor() as i64..=hi.ceil() as i64)
-            .flat_map(|e| mantissas.iter().map(move |m| m * 10f64.powi(e as i32)))
-            .filter(|v| (lo..=hi).contains(&v.log10()))
-            .map(|v| (v.log10(), format_number(v, 0)))
+            .flat_map(|e| mantissas.iter().map(move |&m| (m, e)))
+            .map(|(m, e)| (m * 10f64.powi(e as i32), m, e))
+            .filter(|(v, _, _)| (lo..=hi).contains(&v.log10()))
+            .map(|(v, m, e)| (v.log10(), mantissa_tick(m, e)))
             .collect();
         if ticks.len() >= 3 || mantissas.len() == 9 {
             return ticks;
         }
     }
     Vec::new()
+}
+
+/// The label of the log-axis tick m × 10ᵉ (m a whole mantissa 1–9): plain between 10⁻³ and
+/// 10⁴ with the decimals e asks for (0.002, 0.05, 300), m×10ᵉ outside (5×10⁻⁴), 10ᵉ for m = 1.
+fn mantissa_tick(m: f64, e: i64) -> String {
+    if (-3..4).contains(&e) {
+        let decimals = usize::try_from(-e).unwrap_or(0);
+        format!("{:.decimals$}", m * 10f64.powi(e as i32))
+    } else if m == 1.0 {
+        format!("10{}", superscript(e))
+    } else {
+        format!("{m}×10{}", superscript(e))
+    }
 }
 
 /// Ticks of a linear axis: 4–8 values at a step of 1, 2 or 5 × 10ⁿ, labelled with the digits
@@ -274,6 +288,14 @@ pub(crate) fn plot_text(text: &str) -> String {
             Some(base) => (base.to_string(), true),
             None => (word.clone(), false),
         };
+        // A named subscript stays written out after its letter, the dot on the letter
+        // (`x_A_dot` → ẋ_A): Unicode has no subscript capitals.
+        let (base, named) = match base.split_once('_') {
+            Some((head, sub)) if !head.is_empty() && !sub.is_empty() => {
+                (head.to_string(), format!("_{sub}"))
+            }
+            _ => (base, String::new()),
+        };
         // A trailing index is a subscript (`u0` → u₀, `theta0` → θ₀).
         let stem = base.trim_end_matches(|c: char| c.is_ascii_digit());
         let (stem, index) = if stem.is_empty() {
@@ -294,6 +316,7 @@ pub(crate) fn plot_text(text: &str) -> String {
                 .chars()
                 .filter_map(|c| c.to_digit(10).and_then(|d| char::from_u32(0x2080 + d))),
         );
+        out.push_str(&named);
         word.clear();
     };
     for c in text.chars() {
@@ -354,6 +377,19 @@ mod tests {
         let t = log_ticks(-3.2, -2.5);
         assert!(t.len() >= 2, "{t:?}");
         assert!(t.iter().all(|(v, _)| (-3.2..=-2.5).contains(v)));
+        // Within a decade and a half the mantissas are labelled with the digits they need,
+        // never rounded to "0" (1e-3 and 2e-3 read 0.001 and 0.002).
+        let labels: Vec<String> = log_ticks(-3.8, -2.5).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(labels, ["2×10⁻⁴", "5×10⁻⁴", "0.001", "0.002"], "{labels:?}");
+        let labels: Vec<String> = log_ticks(0.1, 1.2).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(labels, ["2", "5", "10"], "{labels:?}");
+    }
+
+    #[test]
+    fn plot_text_writes_greek_dots_and_subscripts() {
+        assert_eq!(plot_text("theta_dot(t_end)"), "θ\u{307}(t_end)");
+        assert_eq!(plot_text("theta0 = 1.3, u0 = -1"), "θ₀ = 1.3, u₀ = -1");
+        assert_eq!(plot_text("x_A_dot, y_A, mu_s"), "x\u{307}_A, y_A, μ_s");
     }
 
     #[test]

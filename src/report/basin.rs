@@ -5,6 +5,7 @@
 use crate::analysis::basin::{checks, BasinChecks, LineCheck};
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
+use crate::plot::style::plot_text;
 use crate::plot::{self, Figure, Mark, Panel, Series};
 use std::fmt::Write;
 use std::path::Path;
@@ -25,12 +26,35 @@ pub fn write_report(
     let fitted: Vec<&LineCheck> = c.lines.iter().filter(|l| l.exponent.is_some()).collect();
     if !fitted.is_empty() {
         let states = state_numbers(&c.lines);
-        let series = fitted
+        // States whose offsets on a line agree to SAME_CURVE (mirror images: θ and π − θ with
+        // the slip reversed agree to about 10⁻¹²) share one curve, which names them all; drawn
+        // twice, the later would hide the earlier.
+        let mut curves: Vec<(&LineCheck, Vec<usize>)> = Vec::new();
+        for l in &fitted {
+            let number = states.iter().position(|s| *s == l.state).unwrap_or(0) + 1;
+            match curves
+                .iter_mut()
+                .find(|(m, _)| m.line == l.line && same_curve(&m.offsets, &l.offsets))
+            {
+                Some((_, numbers)) => numbers.push(number),
+                None => curves.push((l, vec![number])),
+            }
+        }
+        let series = curves
             .iter()
-            .map(|l| {
-                let number = states.iter().position(|s| *s == l.state).unwrap_or(0);
+            .map(|(l, numbers)| {
+                let names: Vec<String> = numbers.iter().map(usize::to_string).collect();
+                let states = if numbers.len() == 1 {
+                    "state"
+                } else {
+                    "states"
+                };
                 Series {
-                    label: format!("state {} · {}", number + 1, l.line.replace('=', " = ")),
+                    label: format!(
+                        "{states} {} · {}",
+                        names.join(" and "),
+                        plot_text(&l.line.replace('=', " = "))
+                    ),
                     points: l.offsets.iter().map(|&(k, o)| (k, o.abs())).collect(),
                     // Colour by state, line style by line.
                     mark: match l.line.as_str() {
@@ -38,15 +62,15 @@ pub fn write_report(
                         "Y0=0" => Mark::Dashed,
                         _ => Mark::Line,
                     },
-                    color: number,
+                    color: numbers[0] - 1,
                 }
             })
             .collect();
         let figure = Figure {
             panels: vec![Panel {
-                title: format!("{title}: boundary − stable manifold"),
+                title: format!("{}: boundary − stable manifold", capitalised(title)),
                 x_label: "compliance κ".into(),
-                y_label: "|Δt|: boundary − manifold (t = Y0 or V0)".into(),
+                y_label: "|Δt|: boundary − manifold (t = Y₀ or V₀)".into(),
                 log_x: true,
                 log_y: true,
                 legend_lower: false,
@@ -56,7 +80,14 @@ pub fn write_report(
             columns: 1,
             size: (900, 600),
         };
-        plot::save_captioned(&figure, "Distance of the bisected lift-off/IWC boundary to the stable manifold against κ, per state and search line", dir, "offsets").map_err(crate::report::figure_error(dir))?;
+        plot::save_captioned(
+            &figure,
+            "Distance of the bisected lift-off/IWC boundary to the stable manifold against κ, per \
+             state and search line; states named together agree to 10⁻⁹",
+            dir,
+            "offsets",
+        )
+        .map_err(crate::report::figure_error(dir))?;
     }
     let boundary = boundary_figure(title, &c);
     if let Some(figure) = &boundary {
@@ -128,8 +159,8 @@ fn boundary_figure(title: &str, c: &BasinChecks) -> Option<Figure> {
         };
         panels.push(Panel {
             title: format!("State {}: {title}", number + 1),
-            x_label: "fast gap Y0 = y0/κ".into(),
-            y_label: "fast normal velocity V0 = v0/√κ".into(),
+            x_label: "fast gap Y₀ = y₀/κ".into(),
+            y_label: "fast normal velocity V₀ = v₀/√κ".into(),
             log_x: false,
             log_y: false,
             legend_lower: false,
@@ -236,4 +267,23 @@ fn render(
         }
     }
     s
+}
+
+/// Relative agreement of two states' offsets at which they are drawn as one curve.
+const SAME_CURVE: f64 = 1e-9;
+
+/// Whether two lines of offsets (κ, offset) are the same curve to [`SAME_CURVE`].
+fn same_curve(a: &[(f64, f64)], b: &[(f64, f64)]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.0 == y.0 && (x.1 - y.1).abs() <= SAME_CURVE * y.1.abs())
+}
+
+/// `text` with its first letter upper case, for a figure's title.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }

@@ -149,7 +149,7 @@ fn panel_of(letter: char, rows: &[&Row]) -> Panel {
     series.retain(|s| !s.points.is_empty());
     Panel {
         title: format!(
-            "{letter}: {}, a = {}, b = {}, u0 = {}",
+            "{letter}: {}, a = {}, b = {}, u₀ = {}",
             first.text("cell"),
             first.text("a"),
             first.text("b"),

@@ -81,12 +81,7 @@ pub fn write_report<S: System>(
     )?;
     write_atomically(&dir.join(ERRORS_CSV), &errors_csv(&a))?;
     write_atomically(&dir.join("summary.md"), &summary(spec, &a))?;
-    let caption = |what: &str| {
-        format!(
-            "{}: {what}; errors against the reference at the same κ",
-            spec.name
-        )
-    };
+    let caption = |what: &str| format!("The {what}; errors against the reference at the same κ");
     for (by_work, stem, what) in [
         (false, FIGURE, "largest error against the median wall time"),
         (

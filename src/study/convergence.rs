@@ -31,7 +31,7 @@ use crate::experiment::runner::{write_atomically, Plan, Points, RunError};
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::experiment::table::Row;
 use crate::integrate::IntegratorKind;
-use crate::plot::style::plot_text;
+use crate::plot::style::{format_small_parameter, plot_text};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::markdown::{fixed, sci, significant, Markdown, MarkdownTable};
 use crate::study::cycles::{write_cycles, CyclesSpec};
@@ -521,7 +521,6 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             summary.push('\n');
             summary.push_str(&write_first_opening(
                 spec,
-                &self.name,
                 self.solver.window_scaled.unwrap_or(f64::NAN),
                 &self.contact_names(),
                 rows,
@@ -665,8 +664,10 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             return Ok(None);
         };
         let caption = format!(
-            "Each quantity's distance to its {reference} against the compliance κ: {kind}, rtol {:e}, atol {:e}",
-            self.solver.rtol, self.solver.atol
+            "Each quantity's distance to its {reference} against the compliance κ: {kind}, rtol {}, \
+             atol {}",
+            format_small_parameter(self.solver.rtol),
+            format_small_parameter(self.solver.atol)
         );
         save_captioned(&figure, &caption, dir, "convergence").map_err(|e| RunError::Io {
             path: dir.join("convergence.png").display().to_string(),

@@ -138,7 +138,6 @@ fn read_reference(dir: &Path) -> Result<Option<Vec<ScaleFreeOpening>>, RunError>
 /// section is returned.
 pub(crate) fn write_first_opening(
     spec: &FirstOpeningSpec,
-    name: &str,
     window_scaled: f64,
     contacts: &[String],
     rows: &[Row],
@@ -217,7 +216,7 @@ pub(crate) fn write_first_opening(
     }
     if let Some(figure) = figure(&f, &start, contacts) {
         let caption = format!(
-            "{name}: first opening of each start against the scale-free fast system, {}",
+            "The first opening of each start against the scale-free fast system, {}",
             f.integrators.first().map_or("", |i| i.integrator.as_str())
         );
         save_captioned(&figure, &caption, dir, "first_opening").map_err(|e| RunError::Io {

@@ -7,43 +7,13 @@ use rigid_limit::compliant::record::RunRecord;
 use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, Event, SimulationOptions};
 use rigid_limit::error::SimError;
 use rigid_limit::integrate::IntegratorKind;
-use rigid_limit::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
 use rigid_limit::models::rod::limit::RigidLimit;
 use rigid_limit::models::rod::mechanics::PainleveRod;
 use rigid_limit::models::rod::scenario::RodImpact;
 
-/// A point mass on a plane with gravity g: the simplest planar single-contact system, written
-/// here as data to show that a new system needs no new engine.
-struct Particle {
-    gravity: f64,
-}
-
-impl Mechanics<2> for Particle {
-    fn coordinate_names(&self) -> [&'static str; 2] {
-        ["x", "y"]
-    }
-    fn mass_matrix<S: Real>(&self, _q: &[S; 2]) -> [[S; 2]; 2] {
-        [[S::cst(1.0), S::zero()], [S::zero(), S::cst(1.0)]]
-    }
-    fn generalized_force<S: Real>(&self, _q: &[S; 2], _qdot: &[S; 2]) -> [S; 2] {
-        [S::zero(), S::cst(-self.gravity)]
-    }
-    fn potential_energy<S: Real>(&self, q: &[S; 2]) -> S {
-        q[1].scale(self.gravity)
-    }
-}
-
-impl PlanarContactSystem<2> for Particle {
-    fn contact_kinematics<S: Real>(&self, q: &[S; 2], _qdot: &[S; 2]) -> ContactKinematics<S, 2> {
-        ContactKinematics {
-            gap: q[1],
-            tangential: [S::cst(1.0), S::zero()],
-            normal: [S::zero(), S::cst(1.0)],
-            tangential_drift: S::zero(),
-            normal_drift: S::zero(),
-        }
-    }
-}
+/// A point mass on a plane with gravity g, written as data outside the crate (the toy system
+/// of tests/it/toy_system.rs): a new system needs no new engine.
+use crate::toy_system::Landing as Particle;
 
 /// The accuracy each integrator reaches at rtol 1e-12 on the closed-form problems. TR-BDF2's
 /// error estimate underestimates its global error by ~10³ (measured here: 2e-9 at rtol 1e-12;
@@ -68,7 +38,7 @@ fn run_particle(
     v0: f64,
     kind: IntegratorKind,
 ) -> RunRecord {
-    let particle = Particle { gravity };
+    let particle = Particle { g: gravity };
     let problem = ContactProblem {
         system: &particle,
         compliance: NormalCompliance::linear_spring(kappa),

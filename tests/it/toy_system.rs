@@ -28,8 +28,8 @@ use rigid_limit::study::convergence::Convergence;
 use serde::{Deserialize, Serialize};
 
 /// The particle under gravity g above a flat floor: q = (x, y), gap y.
-struct Landing {
-    g: f64,
+pub(crate) struct Landing {
+    pub(crate) g: f64,
 }
 
 impl Mechanics<2> for Landing {
@@ -49,13 +49,7 @@ impl Mechanics<2> for Landing {
 
 impl PlanarContactSystem<2> for Landing {
     fn contact_kinematics<S: Real>(&self, q: &[S; 2], _qdot: &[S; 2]) -> ContactKinematics<S, 2> {
-        ContactKinematics {
-            gap: q[1],
-            tangential: [S::cst(1.0), S::zero()],
-            normal: [S::zero(), S::cst(1.0)],
-            tangential_drift: S::zero(),
-            normal_drift: S::zero(),
-        }
+        ContactKinematics::particle_on_floor(q)
     }
 }
 

@@ -275,8 +275,7 @@ pub(crate) fn write_figures(
     dir: &Path,
 ) -> Result<(), String> {
     let caption = format!(
-        "{} · {}, rtol {}, atol {} · F_n = δ/κ + c_d δ̇/√κ",
-        spec.name,
+        "{}, rtol {}, atol {} · F_n = δ/κ + c_d δ̇/√κ",
         compliant_integrator(spec),
         format_small_parameter(spec.solver.rtol),
         format_small_parameter(spec.solver.atol)
@@ -350,7 +349,7 @@ pub(crate) fn write_figures(
             columns: 2,
             size: (1400, 1100),
         },
-        &caption,
+        &format!("The compliant velocity near t = 0 against the rigid one: {caption}"),
         dir,
         "compliant_velocity",
     )?;
@@ -416,7 +415,7 @@ pub(crate) fn write_figures(
             size: (1200, 1300),
         },
         &format!(
-            "{caption} · dashed: fits over κ ∈ [{}, {}]",
+            "Distances of the compliant motion to the rigid one against κ: {caption} · dashed: fits over κ ∈ [{}, {}]",
             format_small_parameter(FIT_RANGE.0),
             format_small_parameter(FIT_RANGE.1)
         ),

@@ -101,8 +101,8 @@ pub fn write_report(
     let p = &spec.params;
     let integrators: Vec<&str> = spec.solver.integrators.iter().map(|i| i.name()).collect();
     let caption = format!(
-        "{} · {}, rtol {}, atol {} · μ = {}",
-        spec.name,
+        "The velocity at the first opening and the measured restitution against κ: {}, rtol {}, \
+         atol {} · μ = {}",
         integrators.join(", "),
         format_small_parameter(spec.solver.rtol),
         format_small_parameter(spec.solver.atol),

@@ -20,12 +20,23 @@ use serde::Serialize;
 use std::fmt::Write;
 use std::path::Path;
 
-/// The distances with their predicted rates.
-pub(crate) const DISTANCES: [(&str, &str, f64); 4] = [
-    ("d_U_contact", "d_U,c = sup‖ΔU‖ on [0, t_L]", 1.0),
-    ("d_V_contact", "d_V,c = ∫‖ΔV‖ on [0, t_L]", 1.0),
-    ("d_U", "d_U = sup‖ΔU‖ on [0, T]", 0.5),
-    ("d_V_L1", "d_V = ∫‖ΔV‖ on [0, T]", 0.5),
+/// The distances: column, symbol (summary.md's table), meaning (the figure's legend) and the
+/// predicted rate. t_L is the rigid run's first lift-off (T when there is none).
+pub(crate) const DISTANCES: [(&str, &str, &str, f64); 4] = [
+    (
+        "d_U_contact",
+        "d_U,c",
+        "sup‖ΔU‖ up to the rigid lift-off",
+        1.0,
+    ),
+    (
+        "d_V_contact",
+        "d_V,c",
+        "∫‖ΔV‖ up to the rigid lift-off",
+        1.0,
+    ),
+    ("d_U", "d_U", "sup‖ΔU‖ over the whole run", 0.5),
+    ("d_V_L1", "d_V", "∫‖ΔV‖ over the whole run", 0.5),
 ];
 
 fn io(dir: &Path) -> impl Fn(String) -> RunError + '_ {
@@ -198,20 +209,22 @@ pub fn write_report(
         }
         let _ = writeln!(
             s,
-            "\nRates over κ ∈ [{:e}, {:e}] (least squares in log–log, 95 % interval):\n",
+            "\nΔU and ΔV are the compliant run's displacement and velocity less the rigid \
+             run's; the rigid lift-off is its first (T when there is none). Rates over \
+             κ ∈ [{:e}, {:e}] (least squares in log–log, 95 % interval):\n",
             FIT_RANGE.0, FIT_RANGE.1
         );
-        for (column, label, predicted) in DISTANCES {
+        for (column, symbol, meaning, predicted) in DISTANCES {
             match rate(&rows_k, column) {
                 Some(f) => {
                     let _ = writeln!(
                         s,
-                        "- {label}: rate {:.4} ± {:.4} (n = {}), predicted {predicted}",
+                        "- {symbol} = {meaning}: rate {:.4} ± {:.4} (n = {}), predicted {predicted}",
                         f.slope, f.slope_ci95, f.n
                     );
                 }
                 None => {
-                    let _ = writeln!(s, "- {label}: too few runs to fit");
+                    let _ = writeln!(s, "- {symbol} = {meaning}: too few runs to fit");
                 }
             }
         }
@@ -485,8 +498,16 @@ fn figures(spec: &Convergence<Klarbring>, rows: &[Row], dir: &Path) -> Result<()
         let mut panel = Panel {
             title: "Tangential path by mode (rigid: solid; compliant at the largest κ: dashed)"
                 .into(),
-            x_label: if three { "U_T1".into() } else { "t".into() },
-            y_label: if three { "U_T2".into() } else { "U_T".into() },
+            x_label: if three {
+                "tangential displacement, first component".into()
+            } else {
+                "time t".into()
+            },
+            y_label: if three {
+                "tangential displacement, second component".into()
+            } else {
+                "tangential displacement".into()
+            },
             log_x: false,
             log_y: false,
             legend_lower: false,
@@ -554,7 +575,11 @@ fn figures(spec: &Convergence<Klarbring>, rows: &[Row], dir: &Path) -> Result<()
         return Ok(());
     }
     let mut dist = Panel {
-        title: format!("Distances to the rigid limit ({kind}); lines: fits over [1e-8, 1e-4]"),
+        title: format!(
+            "Distances to the rigid limit ({kind}); lines: fits over [{}, {}]",
+            format_small_parameter(FIT_RANGE.0),
+            format_small_parameter(FIT_RANGE.1)
+        ),
         x_label: "compliance κ".into(),
         y_label: "distance to the rigid motion".into(),
         log_x: true,
@@ -563,7 +588,7 @@ fn figures(spec: &Convergence<Klarbring>, rows: &[Row], dir: &Path) -> Result<()
         series: Vec::new(),
         bands: Vec::new(),
     };
-    for (i, (column, label, _)) in DISTANCES.iter().enumerate() {
+    for (i, (column, _, label, _)) in DISTANCES.iter().enumerate() {
         let pts: Vec<(f64, f64)> = rows_k
             .iter()
             .filter_map(|r| Some((r.number("kappa")?, r.number(column)?)))

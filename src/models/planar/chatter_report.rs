@@ -5,8 +5,10 @@
 //! analysis is a pure function of the rows.
 
 use super::PlanarChatter;
+use crate::compliant::normal::law_legend;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
+use crate::plot::style::format_small_parameter;
 use crate::plot::{self, Figure, Mark, Panel, Series, REFERENCE};
 use crate::study::convergence::Convergence;
 use serde::Serialize;
@@ -224,10 +226,9 @@ fn figure(rows: &[Row]) -> Option<Figure> {
             }
             series.push(Series {
                 label: format!(
-                    "{} c_d = {}: {}",
-                    r.text("law"),
-                    r.text("damping"),
-                    r.text("outcome")
+                    "{}: {}",
+                    law_legend(r.text("law"), r.text("damping")),
+                    r.text("outcome").replace('_', " ")
                 ),
                 points: v
                     .iter()
@@ -251,7 +252,7 @@ fn figure(rows: &[Row]) -> Option<Figure> {
         }
         series.retain(|s| !s.points.is_empty());
         panels.push(Panel {
-            title: format!("a = {a}, κ = {smallest:e}"),
+            title: format!("a = {a}, κ = {}", format_small_parameter(smallest)),
             x_label: "impact n".into(),
             y_label: "impact speed |v⁻ₙ|".into(),
             log_x: false,

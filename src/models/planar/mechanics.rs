@@ -9,7 +9,7 @@
 //! state: the fast dynamics of docs/champneys_varkonyi.md hold without freezing anything. The
 //! force is constant, with potential `V = −fᵀq`.
 
-use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
+use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real, FLOOR_DIRECTIONS};
 
 /// The constant projected data (C–V's symbols in the comments).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,18 +70,12 @@ impl Mechanics<2> for ConstantPlanar {
 
 impl PlanarContactSystem<2> for ConstantPlanar {
     fn contact_kinematics<S: Real>(&self, q: &[S; 2], _qdot: &[S; 2]) -> ContactKinematics<S, 2> {
-        ContactKinematics {
-            gap: q[1],
-            tangential: [S::cst(1.0), S::zero()],
-            normal: [S::zero(), S::cst(1.0)],
-            tangential_drift: S::zero(),
-            normal_drift: S::zero(),
-        }
+        ContactKinematics::particle_on_floor(q)
     }
 
     /// The contact point is the coordinate pair itself: c = e_x, d = e_y.
     fn constant_contact_directions(&self) -> Option<([f64; 2], [f64; 2])> {
-        Some(([1.0, 0.0], [0.0, 1.0]))
+        Some(FLOOR_DIRECTIONS)
     }
 }
 

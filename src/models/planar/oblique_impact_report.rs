@@ -6,6 +6,7 @@
 
 use super::PlanarObliqueImpact;
 use crate::analysis::fit::power_law;
+use crate::compliant::normal::law_legend;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::{self, Figure, Mark, Panel, Series, REFERENCE};
@@ -22,7 +23,7 @@ pub(crate) const SELECTION_TOLERANCE: f64 = 1e-3;
 /// One contact under one normal law.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub(crate) struct LawVerdict {
-    /// `A=…, B=…, C=…, mu=…`.
+    /// `A = …, B = …, C = …, μ = …`.
     pub contact: String,
     pub law: String,
     pub damping: f64,
@@ -61,7 +62,7 @@ pub(crate) struct ImpactAnalysis {
 
 fn contact_key(r: &Row) -> String {
     format!(
-        "A={}, B={}, C={}, mu={}",
+        "A = {}, B = {}, C = {}, μ = {}",
         r.text("A"),
         r.text("B"),
         r.text("C"),
@@ -323,7 +324,7 @@ fn figure(rows: &[Row]) -> Option<Figure> {
                     });
                 }
                 series.push(Series {
-                    label: format!("compliant {}, c_d = {}", law.0, law.1),
+                    label: format!("compliant {}", law_legend(&law.0, &law.1)),
                     points: points(column),
                     mark: Mark::Markers,
                     color: colour,

@@ -53,13 +53,14 @@ impl RodQuantity {
         }
     }
 
-    /// Label in figures: the symbol where it is one, words where the table's symbol is a CSV
-    /// column name.
+    /// Label in figures: words where the table's symbol is a CSV column name or a code name.
     pub(crate) fn axis_label(&self) -> &'static str {
         match self {
+            RodQuantity::StickScaled => "stick duration/√κ",
+            RodQuantity::ReverseScaled => "reverse-slip duration/κ",
             RodQuantity::VOut => "post-impact v",
             RodQuantity::OmegaOut => "post-impact θ̇",
-            other => other.symbol(),
+            RodQuantity::ImpulseNormal => "normal impulse",
         }
     }
 

@@ -343,13 +343,13 @@ pub(crate) fn write_extrapolation_figures(
                 hi = hi.max(p.0.max(p.1));
             }
             series.push(Series {
-                label: format!("c_d = {d}"),
+                label: format!("damping c_d = {d}"),
                 points: pts,
                 mark: Mark::Markers,
                 color: j,
             });
             b_series.push(Series {
-                label: format!("c_d = {d}"),
+                label: format!("damping c_d = {d}"),
                 // b = 0 exactly where nothing drifts (T_stick/√κ at θ̇0 = 0): left out of the
                 // log–log panel (the central difference leaves ~1e-12 there).
                 points: mine

@@ -56,15 +56,15 @@ fn dense(lo: f64, hi: f64, per_decade: usize) -> Vec<f64> {
         .collect()
 }
 
-/// The caption line of a sweep's figures: experiment, integrator and tolerances, κ ladder,
-/// initial state.
-pub(crate) fn sweep_caption(experiment: &str, rows: &[Row], integrator: &str) -> String {
+/// The caption line of a sweep's figures: what the figure shows, then the integrator and
+/// tolerances, the κ ladder and the initial state.
+pub(crate) fn sweep_caption(shows: &str, rows: &[Row], integrator: &str) -> String {
     let mine: Vec<&Row> = rows
         .iter()
         .filter(|r| r.text("integrator") == integrator)
         .collect();
     let Some(r) = mine.first() else {
-        return experiment.to_string();
+        return shows.to_string();
     };
     let num = |c: &str| r.number(c).map(format_value).unwrap_or_default();
     let small = |c: &str| r.number(c).map(format_small_parameter).unwrap_or_default();
@@ -73,7 +73,7 @@ pub(crate) fn sweep_caption(experiment: &str, rows: &[Row], integrator: &str) ->
         .iter()
         .fold((f64::MAX, f64::MIN), |(a, b), &k| (a.min(k), b.max(k)));
     format!(
-        "{experiment} · {integrator}, rtol {}, atol {} · κ = {} … {} ({} values) · μ = {}, θ₀ = {}, θ̇₀ = {}, u₀ = {}, damping c_d = {}",
+        "{shows}: {integrator}, rtol {}, atol {} · κ = {} … {} ({} values) · μ = {}, θ₀ = {}, θ̇₀ = {}, u₀ = {}, damping c_d = {}",
         small("rtol"),
         small("atol"),
         format_small_parameter(lo),
@@ -133,7 +133,7 @@ pub(crate) fn write_sweep_figures(
     if kappas.is_empty() {
         return Ok(());
     }
-    let caption = sweep_caption(&a.experiment, rows, integ);
+    let caption = |shows: &str| sweep_caption(shows, rows, integ);
     let (k_lo, k_hi) = (kappas[0], kappas[kappas.len() - 1]);
     let smooth = dense(k_lo, k_hi, 10);
     // (1) Phase durations, log–log: measured (a duration of 0 sits on the axis, hollow), the
@@ -145,19 +145,19 @@ pub(crate) fn write_sweep_figures(
     };
     let mut s = vec![
         series(
-            format!("slide T_slide{}", slope(&first.slide_exponent)),
+            format!("slide{}", slope(&first.slide_exponent)),
             column(rows, integ, |r| r.number("t_slide")),
             Mark::Markers,
             0,
         ),
         series(
-            format!("stick T_stick{}", slope(&first.stick_exponent)),
+            format!("stick{}", slope(&first.stick_exponent)),
             column(rows, integ, |r| r.number("t_stick")),
             Mark::Markers,
             1,
         ),
         series(
-            format!("reverse slip T_rev{}", slope(&first.reverse_slip_exponent)),
+            format!("reverse slip{}", slope(&first.reverse_slip_exponent)),
             column(rows, integ, |r| r.number("t_reverse_slip")),
             Mark::Markers,
             2,
@@ -232,7 +232,12 @@ pub(crate) fn write_sweep_figures(
         columns: 1,
         size: (1050, 760),
     };
-    save_captioned(&durations, &caption, dir, "durations")?;
+    save_captioned(
+        &durations,
+        &caption("Phase durations against κ with their fitted power laws and the stated bounds"),
+        dir,
+        "durations",
+    )?;
 
     // (2) Normalised durations: the slide against its two-term prediction (→ 1), stick and
     // reverse slip against their scaling (→ the predicted limits).
@@ -259,7 +264,7 @@ pub(crate) fn write_sweep_figures(
                 "slide: measured / two-term prediction (κ ≤ {})",
                 format_small_parameter(APPLIES)
             ),
-            "T_slide / [√κ (ln(1/√κ) + c) / λ]",
+            "slide duration / [√κ (ln(1/√κ) + c) / λ]",
             true,
             0,
             &|r| {
@@ -278,7 +283,7 @@ pub(crate) fn write_sweep_figures(
     } else {
         panels.push(measured(
             "slide",
-            "T_slide / (√κ ln(1/√κ))",
+            "slide duration / (√κ ln(1/√κ))",
             true,
             0,
             &|r| {
@@ -287,12 +292,20 @@ pub(crate) fn write_sweep_figures(
             },
         ));
     }
-    panels.push(measured("stick", "T_stick / √κ", false, 1, &|r| {
-        Some(r.number("t_stick")? / r.number("kappa")?.sqrt())
-    }));
-    panels.push(measured("reverse slip", "T_rev / κ", true, 2, &|r| {
-        Some(r.number("t_reverse_slip")? / r.number("kappa")?)
-    }));
+    panels.push(measured(
+        "stick",
+        "stick duration / √κ",
+        false,
+        1,
+        &|r| Some(r.number("t_stick")? / r.number("kappa")?.sqrt()),
+    ));
+    panels.push(measured(
+        "reverse slip",
+        "reverse-slip duration / κ",
+        true,
+        2,
+        &|r| Some(r.number("t_reverse_slip")? / r.number("kappa")?),
+    ));
     if let Some(l) = &a.limit {
         panels[1].series.push(series(
             format!("limit {:.4}", l.stick_duration_scaled),
@@ -312,7 +325,12 @@ pub(crate) fn write_sweep_figures(
         columns: 3,
         size: (1500, 540),
     };
-    save_captioned(&normalised, &caption, dir, "normalised_durations")?;
+    save_captioned(
+        &normalised,
+        &caption("Phase durations over their predicted orders in κ"),
+        dir,
+        "normalised_durations",
+    )?;
 
     // (3) Post-impact state and its error against the limit, with the fitted error models.
     if let Some(l) = &a.limit {
@@ -393,7 +411,12 @@ pub(crate) fn write_sweep_figures(
             columns: 2,
             size: (1400, 1050),
         };
-        save_captioned(&post, &caption, dir, "post_impact")?;
+        save_captioned(
+            &post,
+            &caption("The post-impact state against κ and its relative error to the rigid limit"),
+            dir,
+            "post_impact",
+        )?;
     }
     Ok(())
 }
@@ -498,7 +521,11 @@ pub(crate) fn write_convergence_figure(
     };
     save_captioned(
         &fig,
-        &sweep_caption(&a.experiment, rows, integ),
+        &sweep_caption(
+            "Each quantity's error against κ with its κ → 0 extrapolation",
+            rows,
+            integ,
+        ),
         dir,
         "convergence",
     )
@@ -515,7 +542,7 @@ fn format_value_1(v: f64) -> String {
 }
 
 /// Figure (4): one impact's time history from `dir/history.csv`, phases shaded.
-pub(crate) fn write_history_figure(experiment: &str, dir: &Path) -> Result<(), String> {
+pub(crate) fn write_history_figure(dir: &Path) -> Result<(), String> {
     let Ok(Some(table)) =
         crate::report::table::read_text(&dir.join(crate::experiment::runner::HISTORY_CSV))
     else {
@@ -615,7 +642,8 @@ pub(crate) fn write_history_figure(experiment: &str, dir: &Path) -> Result<(), S
         size: (1300, 950),
     };
     let caption = format!(
-        "{experiment} · one impact at κ = {} · t and δ divided by √κ, F_n multiplied by √κ",
+        "Penetration, normal force, slip and angular velocity through one impact at κ = {}, \
+         shaded by phase: t and δ divided by √κ, F_n multiplied by √κ",
         format_small_parameter(kappa)
     );
     save_captioned(&fig, &caption, dir, "history")

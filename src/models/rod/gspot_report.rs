@@ -10,6 +10,7 @@ use super::mechanics::PainleveRod;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::model::gspot::{GspotCase, GspotRates};
+use crate::plot::style::{format_number, format_value};
 use crate::plot::{power_guide, save_captioned, Figure, Mark, Panel, Series};
 use crate::report::json::pretty;
 use crate::report::rates::{dampings, exponent_text, law_rows, rate_in, Exponent, SlipTally};
@@ -325,7 +326,7 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
     let mut force = Panel {
         title: "Peak normal force and the slip's end after t*".into(),
         x_label: "compliance κ".into(),
-        y_label: "peak F_n;  t_slip − t*".into(),
+        y_label: "peak F_n;  end of the slip − t*".into(),
         log_x: true,
         log_y: true,
         legend_lower: true,
@@ -335,7 +336,7 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
     let mut outcome = Panel {
         title: "Outcome against the slip stop at the G-spot".into(),
         x_label: "compliance κ".into(),
-        y_label: "v_out;  |θ̇_out − θ̇⁺|;  |∫F_n − P|/P".into(),
+        y_label: "post-impact v;  |post-impact θ̇ − θ̇⁺|;  |∫F_n − P|/P".into(),
         log_x: true,
         log_y: true,
         legend_lower: false,
@@ -351,25 +352,25 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
         };
         let c = 2 * i;
         force.series.push(Series {
-            label: format!("peak F_n, c_d = {}", law.damping),
+            label: format!("peak F_n, damping c_d = {}", law.damping),
             points: points(&|r| r.number("peak_normal_force")),
             mark: Mark::LineMarkers,
             color: c,
         });
         force.series.push(Series {
-            label: format!("t_slip − t*, c_d = {}", law.damping),
+            label: format!("end of the slip − t*, damping c_d = {}", law.damping),
             points: points(&slip_end_offset),
             mark: Mark::LineMarkers,
             color: c + 1,
         });
         outcome.series.push(Series {
-            label: format!("v_out, c_d = {}", law.damping),
+            label: format!("post-impact v, damping c_d = {}", law.damping),
             points: points(&|r| r.number("v_out")),
             mark: Mark::LineMarkers,
             color: c,
         });
         outcome.series.push(Series {
-            label: format!("|θ̇_out − θ̇⁺|, c_d = {}", law.damping),
+            label: format!("|post-impact θ̇ − θ̇⁺|, damping c_d = {}", law.damping),
             points: points(&|r| {
                 Some((r.number("omega_out")? - r.number("omega_out_slip_stop")?).abs())
             }),
@@ -377,7 +378,7 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
             color: c,
         });
         outcome.series.push(Series {
-            label: format!("|∫F_n − P|/P, c_d = {}", law.damping),
+            label: format!("|∫F_n − P|/P, damping c_d = {}", law.damping),
             points: points(&|r| {
                 let (m, p) = (
                     r.number("impulse_normal")?,
@@ -425,14 +426,13 @@ pub fn write_report(
         source: std::io::Error::other(e),
     };
     let caption = format!(
-        "{}: μ = {}, θ0 = {}, θ̇0 = {}, u0 = {}; {} rtol {:e}",
-        spec.name,
-        spec.params.mu,
-        spec.params.theta0,
-        spec.params.omega0,
-        spec.params.u0,
+        "The rod started next to the G-spot: μ = {}, θ₀ = {}, θ̇₀ = {}, u₀ = {}; {} rtol {}",
+        format_value(spec.params.mu),
+        format_number(spec.params.theta0, 4),
+        format_number(spec.params.omega0, 4),
+        format_value(spec.params.u0),
         spec.solver.integrators.first().map_or("", |k| k.name()),
-        spec.solver.rtol
+        crate::plot::style::format_small_parameter(spec.solver.rtol)
     );
     if let Some((_, rates)) = gspot_summary(spec.params.mu) {
         let g2 = GspotRates {

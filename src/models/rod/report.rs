@@ -103,7 +103,7 @@ pub fn write_report(spec: &RodExperiment, rows: &[Row], dir: &Path) -> Result<Re
     write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
     crate::models::rod::figures::write_sweep_figures(rows, &analysis, dir)
         .and_then(|_| crate::models::rod::figures::write_convergence_figure(rows, &analysis, dir))
-        .and_then(|_| crate::models::rod::figures::write_history_figure(&analysis.experiment, dir))
+        .and_then(|_| crate::models::rod::figures::write_history_figure(dir))
         .map_err(figure_error(dir))?;
     Ok(Report::Sweep(analysis))
 }

@@ -431,10 +431,9 @@ pub fn write_report(
         .unwrap_or_default();
     if let Some((figure, state)) = envelope_figure(&samples) {
         let caption = format!(
-            "{}: {state}; {} rtol {:e}",
-            spec.name,
+            "The stick's envelope, {state}; {} rtol {}",
             spec.solver.integrators.first().map_or("", |k| k.name()),
-            spec.solver.rtol
+            crate::plot::style::format_small_parameter(spec.solver.rtol)
         );
         save_captioned(&figure, &caption, dir, "stick_envelope").map_err(|e| RunError::Io {
             path: dir.display().to_string(),

@@ -10,7 +10,7 @@ use super::study::Rod3dJam;
 use crate::analysis::fit::power_law;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
-use crate::plot::style::format_small_parameter;
+use crate::plot::style::{format_small_parameter, format_value};
 use crate::plot::{power_guide, save_captioned, Figure, Mark, Panel, Series, REFERENCE};
 use crate::report::json::pretty;
 use crate::report::rates::{dampings, exponent_text, law_rows, rate_in, Exponent, SlipTally};
@@ -527,17 +527,17 @@ pub fn write_report(
         source: std::io::Error::other(e),
     };
     let caption = format!(
-        "{}: μ = {}, ρ = {}, θ0 = {}, Δ0 = {}, |u0| = {}, θ̇0 = {}, ψ̇0 = {}; {} rtol {:e}",
-        spec.name,
-        p.mu,
-        p.gyration_sq,
-        p.theta0,
-        p.slip_angle0,
-        p.speed0,
-        p.omega0,
-        p.psi_rate0,
+        "The 3D rod (Champneys–Várkonyi §7): μ = {}, ρ = {}, θ₀ = {}, Δ₀ = {}, |u₀| = {}, θ̇₀ = {}, \
+         ψ̇₀ = {}; {} rtol {}",
+        format_value(p.mu),
+        format_value(p.gyration_sq),
+        format_value(p.theta0),
+        format_value(p.slip_angle0),
+        format_value(p.speed0),
+        format_value(p.omega0),
+        format_value(p.psi_rate0),
         spec.solver.integrators.first().map_or("", |k| k.name()),
-        spec.solver.rtol
+        format_small_parameter(spec.solver.rtol)
     );
     save_captioned(
         &jam_figure(&a, &paths, &compliant),

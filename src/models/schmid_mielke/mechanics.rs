@@ -10,7 +10,7 @@
 //! In slow time s = εt the quasistatic problem is the limit ε → 0 (with κ → 0).
 
 use super::quasistatic::QuasistaticProblem;
-use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
+use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real, FLOOR_DIRECTIONS};
 
 /// The slowly loaded particle.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,18 +85,12 @@ impl Mechanics<2> for SlowlyLoadedParticle {
 /// (0, π) with the far end above the floor.
 impl PlanarContactSystem<2> for SlowlyLoadedParticle {
     fn contact_kinematics<S: Real>(&self, q: &[S; 2], _qdot: &[S; 2]) -> ContactKinematics<S, 2> {
-        ContactKinematics {
-            gap: q[1],
-            tangential: [S::cst(1.0), S::zero()],
-            normal: [S::zero(), S::cst(1.0)],
-            tangential_drift: S::zero(),
-            normal_drift: S::zero(),
-        }
+        ContactKinematics::particle_on_floor(q)
     }
 
     /// The particle is the contact point and the surface is the line z₂ = 0: c = e₁, d = e₂.
     fn constant_contact_directions(&self) -> Option<([f64; 2], [f64; 2])> {
-        Some(([1.0, 0.0], [0.0, 1.0]))
+        Some(FLOOR_DIRECTIONS)
     }
     /// μ(z₁) of the surface.
     fn friction_coefficient<S: Real>(&self, q: &[S; 2]) -> Option<S> {

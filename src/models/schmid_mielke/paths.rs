@@ -22,11 +22,11 @@ pub(crate) fn case_label(example: &Example) -> String {
     }
 }
 
-/// The same for a figure's title or legend: H₁₁ as the paper writes it.
+/// The same for a figure's title or legend: the paper's section and H₁₁ as it writes them.
 pub(crate) fn case_title(example: &Example) -> String {
     match example {
-        Example::VaryingFriction(p) => format!("ex1 H₁₁ = {}", p.h11),
-        Example::VaryingNormalForce(p) => format!("ex2 H₁₁ = {}", p.h11),
+        Example::VaryingFriction(p) => format!("§4.1, H₁₁ = {}", p.h11),
+        Example::VaryingNormalForce(p) => format!("§4.2, H₁₁ = {}", p.h11),
     }
 }
 

@@ -280,10 +280,14 @@ fn incremental_section(s: &mut String, cases: &[CaseRows], fits: &[IncrementalFi
 }
 
 impl<'a> FigureTarget<'a> {
-    /// "Schmid–Mielke §4, compliant method, radau5, rtol 10⁻¹⁰": the paper's examples and the
-    /// method.
+    /// "Schmid–Mielke §4 (…), compliant method, radau5, rtol 10⁻¹⁰": the paper's examples and
+    /// the method.
     fn of(spec: &SmSpec, dir: &'a Path) -> Self {
-        let mut caption = format!("Schmid–Mielke §4, {} method", spec.params.method.name());
+        let mut caption = format!(
+            "Schmid–Mielke §4 (§4.1: varying friction coefficient; §4.2: varying normal force), \
+             {} method",
+            spec.params.method.name()
+        );
         if let Some(integrator) = spec.params.integrator {
             caption += &format!(", {integrator}");
         }

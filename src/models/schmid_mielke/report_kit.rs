@@ -5,6 +5,7 @@ use super::examples::Example;
 use super::paths::{case_label, case_title, distinct_examples, PATHS_CSV};
 use super::spec::{SmPoint, SmSpec};
 use crate::experiment::table::Row;
+use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::table::number_at;
 use std::path::Path;
@@ -135,7 +136,7 @@ pub(crate) fn path_figure(
             } else {
                 Mark::Line
             };
-            p.series.push(series(name, pick(name), mark, i));
+            p.series.push(series(&legend(name), pick(name), mark, i));
         }
         // The closed form on top.
         p.series
@@ -149,6 +150,24 @@ pub(crate) fn path_figure(
     }
     save_grid(panels, (1400, 420), out, stem)?;
     Ok(true)
+}
+
+/// A paths.csv series name as a legend writes it: `compliant ζ=0.5 ε=0.001` →
+/// `compliant, ζ = 0.5, ε = 10⁻³`, `IP N=256` → `IP, N = 256` (ε by the powers-of-ten rule).
+fn legend(name: &str) -> String {
+    let mut words = name.split(' ');
+    let mut out = words.next().unwrap_or_default().to_string();
+    for word in words {
+        match word.split_once('=') {
+            Some(("ε", v)) => {
+                let v = v.parse().map_or(v.to_string(), format_small_parameter);
+                out += &format!(", ε = {v}");
+            }
+            Some((k, v)) => out += &format!(", {k} = {v}"),
+            None => out += &format!(" {word}"),
+        }
+    }
+    out
 }
 
 /// Where the figures of a run go, and the caption line that names the paper's examples and the method.
@@ -171,4 +190,20 @@ pub(crate) fn save_grid(
         size: (size.0, size.1 * rows),
     };
     save_captioned(&fig, &out.caption, out.dir, stem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::legend;
+
+    #[test]
+    fn series_names_become_legends() {
+        assert_eq!(legend("compliant ε=0.001"), "compliant, ε = 10⁻³");
+        assert_eq!(
+            legend("compliant ζ=0.5 ε=0.0001"),
+            "compliant, ζ = 0.5, ε = 10⁻⁴"
+        );
+        assert_eq!(legend("IP N=256"), "IP, N = 256");
+        assert_eq!(legend("closed form"), "closed form");
+    }
 }

@@ -15,7 +15,7 @@
 //! Domain of validity: every state (no `validity_margins`): a point on a half-plane with a
 //! linear spring has no configuration in which the single-contact model stops holding.
 
-use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
+use crate::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real, FLOOR_DIRECTIONS};
 
 /// The particle's parameters (nondimensional).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -62,18 +62,12 @@ impl Mechanics<2> for SpringParticleMechanics {
 
 impl PlanarContactSystem<2> for SpringParticleMechanics {
     fn contact_kinematics<S: Real>(&self, q: &[S; 2], _qdot: &[S; 2]) -> ContactKinematics<S, 2> {
-        ContactKinematics {
-            gap: q[1],
-            tangential: [S::cst(1.0), S::zero()],
-            normal: [S::zero(), S::cst(1.0)],
-            tangential_drift: S::zero(),
-            normal_drift: S::zero(),
-        }
+        ContactKinematics::particle_on_floor(q)
     }
 
     /// The particle is the contact point on a flat floor: c = e_x, d = e_y.
     fn constant_contact_directions(&self) -> Option<([f64; 2], [f64; 2])> {
-        Some(([1.0, 0.0], [0.0, 1.0]))
+        Some(FLOOR_DIRECTIONS)
     }
 }
 

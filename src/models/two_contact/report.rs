@@ -309,8 +309,8 @@ pub fn write_report(spec: &TwoContactStudy, dir: &Path) -> Result<(), RunError> 
     let json = crate::report::json::pretty(&c);
     write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
     let caption = format!(
-        "{}: integrators {}, rtol {}, atol {}, to s = {}",
-        spec.name,
+        "The two-contact fast dynamics (Champneys–Várkonyi §4): integrators {}, rtol {}, atol {}, \
+         to s = {}",
         spec.solver
             .integrators
             .iter()
