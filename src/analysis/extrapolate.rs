@@ -383,7 +383,13 @@ struct GridTable {
     exponents: Vec<f64>,
     /// `powers[(j * 2 + m - 1) * len + i]` = κ_i^{m p_j}, m = 1, 2.
     powers: Vec<f64>,
+    /// The orthonormal bases of span{1, κ^p, κ^{2p}…} over the n smallest κ at each exponent
+    /// of the scan (`power_basis`; `None` where degenerate), by (powers, n): they do not depend
+    /// on the values fitted, so the scan of every quantity of the ladder reuses them.
+    bases: std::cell::RefCell<Vec<((usize, usize), Bases)>>,
 }
+
+type Bases = std::rc::Rc<[Option<Box<[f64]>>]>;
 
 thread_local! {
     static LAST_GRID: std::cell::RefCell<Option<std::rc::Rc<GridTable>>> =
@@ -414,12 +420,6 @@ impl<'a> ExponentGrid<'a> {
             })
         })
     }
-
-    /// κ_i^{m p_j} for i < n.
-    fn power(&self, j: usize, m: usize, n: usize) -> &[f64] {
-        let start = (j * 2 + m - 1) * self.kappa.len();
-        &self.table().powers[start..start + n]
-    }
 }
 
 impl GridTable {
@@ -438,7 +438,34 @@ impl GridTable {
             kappa: bits,
             exponents,
             powers,
+            bases: std::cell::RefCell::new(Vec::new()),
         }
+    }
+
+    /// κ_i^{m p_j} for i < n.
+    fn power(&self, j: usize, m: usize, n: usize) -> &[f64] {
+        let start = (j * 2 + m - 1) * self.kappa.len();
+        &self.powers[start..start + n]
+    }
+
+    /// The bases of span{1, κ^{p_j}, κ^{2p_j}…} (`powers` powers) over the n smallest κ, one
+    /// per exponent of the scan, made when first asked for.
+    fn bases(&self, powers: usize, n: usize) -> Bases {
+        let key = (powers, n);
+        if let Some((_, b)) = self.bases.borrow().iter().find(|(k, _)| *k == key) {
+            return std::rc::Rc::clone(b);
+        }
+        let bases: Bases = (0..self.exponents.len())
+            .map(|j| {
+                let mut basis = vec![0.0; (powers + 1) * n];
+                let power = |m: usize, v: &mut [f64]| v.copy_from_slice(self.power(j, m, n));
+                power_basis(powers, power, &mut basis).then(|| basis.into_boxed_slice())
+            })
+            .collect();
+        self.bases
+            .borrow_mut()
+            .push((key, std::rc::Rc::clone(&bases)));
+        bases
     }
 }
 
@@ -465,6 +492,16 @@ fn power_rss(
     scratch.clear();
     scratch.resize((powers + 2) * n, 0.0);
     let (basis, r) = scratch.split_at_mut((powers + 1) * n);
+    if !power_basis(powers, power, basis) {
+        return f64::INFINITY;
+    }
+    basis_rss(basis, y, r)
+}
+
+/// The orthonormal basis of [`power_rss`] written into `basis` (`powers` + 1 columns of n);
+/// false when a column is degenerate.
+fn power_basis(powers: usize, power: impl Fn(usize, &mut [f64]), basis: &mut [f64]) -> bool {
+    let n = basis.len() / (powers + 1);
     for m in 0..=powers {
         let (done, rest) = basis.split_at_mut(m * n);
         let v = &mut rest[..n];
@@ -482,10 +519,17 @@ fn power_rss(
         }
         let norm = v.iter().map(|x| x * x).sum::<f64>().sqrt();
         if !(norm > 0.0 && norm.is_finite()) {
-            return f64::INFINITY;
+            return false;
         }
         v.iter_mut().for_each(|x| *x /= norm);
     }
+    true
+}
+
+/// Residual sum of squares of y against the orthonormal columns of `basis` (each y.len() long),
+/// projected out twice; `r` (y.len()) holds the residual.
+fn basis_rss(basis: &[f64], y: &[f64], r: &mut [f64]) -> f64 {
+    let n = y.len();
     r.copy_from_slice(y);
     for _ in 0..2 {
         for q in basis.chunks_exact(n) {
@@ -507,12 +551,16 @@ fn best_exponent(
 ) -> Option<f64> {
     let powers = power_count(model);
     let n = kappa.len();
-    let mut scratch = Vec::new();
-    let exponents = &grid.table().exponents;
-    let costs: Vec<f64> = (0..exponents.len())
-        .map(|j| {
-            let power = |m: usize, v: &mut [f64]| v.copy_from_slice(grid.power(j, m, n));
-            power_rss(powers, power, y, &mut scratch)
+    let mut scratch = vec![0.0; n];
+    let table = grid.table();
+    let exponents = &table.exponents;
+    let costs: Vec<f64> = table
+        .bases(powers, n)
+        .iter()
+        .map(|basis| {
+            basis
+                .as_ref()
+                .map_or(f64::INFINITY, |b| basis_rss(b, y, &mut scratch))
         })
         .collect();
     let i = (0..exponents.len()).min_by(|a, b| costs[*a].total_cmp(&costs[*b]))?;

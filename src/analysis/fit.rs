@@ -7,7 +7,27 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The two-sided 95 % quantile of Student's t with `dof` degrees of freedom.
 pub(crate) fn student_t95(dof: f64) -> Option<f64> {
-    Some(StudentsT::new(0.0, 1.0, dof).ok()?.inverse_cdf(0.975))
+    // The quantile inverts the incomplete beta function by iteration, and an atlas asks for the
+    // same few degrees of freedom twice per extrapolation and once per slide-law fit, 10⁴–10⁵
+    // times: the answers already found are kept per thread (the same values, bit for bit).
+    thread_local! {
+        static FOUND: std::cell::RefCell<Vec<(u64, Option<f64>)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let key = dof.to_bits();
+    FOUND.with(|found| {
+        if let Some(&(_, t)) = found.borrow().iter().find(|(k, _)| *k == key) {
+            return t;
+        }
+        let t = StudentsT::new(0.0, 1.0, dof)
+            .ok()
+            .map(|d| d.inverse_cdf(0.975));
+        let mut found = found.borrow_mut();
+        if found.len() < 64 {
+            found.push((key, t));
+        }
+        t
+    })
 }
 
 /// y = intercept + slope·x fitted by ordinary least squares.

@@ -35,8 +35,40 @@ impl de::Error for RecordError {
 pub fn cells<T: Serialize>(record: &T) -> Result<Cells, RecordError> {
     Ok(fields(record)?
         .into_iter()
-        .filter_map(|(column, text)| text.map(|t| (column, t)))
+        .filter_map(|(column, cell)| cell.map(|c| (column, c.into_text())))
         .collect())
+}
+
+/// [`cells`] set into `row` in field order, each number written in place in its written form
+/// (`Fields::insert_number`): a run's row is built without a string per number, and its CSV
+/// line copies the numbers instead of reading them back.
+pub(crate) fn write_cells<T: Serialize>(
+    record: &T,
+    row: &mut super::table::Fields,
+) -> Result<(), RecordError> {
+    for (column, cell) in fields(record)? {
+        match cell {
+            Some(Cell::Number(x)) => row.insert_number(column, x),
+            Some(Cell::Text(t)) => row.insert(column, t),
+            None => None,
+        };
+    }
+    Ok(())
+}
+
+/// One field's cell: a number (written by [`crate::error::write_number`]) or a text.
+enum Cell {
+    Number(f64),
+    Text(String),
+}
+
+impl Cell {
+    fn into_text(self) -> String {
+        match self {
+            Cell::Number(x) => crate::error::number_text(x),
+            Cell::Text(t) => t,
+        }
+    }
 }
 
 /// The columns a record type fills, in field order.
@@ -51,7 +83,7 @@ pub fn from_row<T: DeserializeOwned>(row: &Row) -> Result<T, RecordError> {
     T::deserialize(RowDeserializer { row })
 }
 
-type Fields = Vec<(&'static str, Option<String>)>;
+type Fields = Vec<(&'static str, Option<Cell>)>;
 
 fn fields<T: Serialize>(record: &T) -> Result<Fields, RecordError> {
     record.serialize(RecordSerializer)
@@ -60,7 +92,7 @@ fn fields<T: Serialize>(record: &T) -> Result<Fields, RecordError> {
 /// Serializes a struct into its (field, text) pairs.
 struct RecordSerializer;
 
-/// Serializes one field's value into its text (`None`: an empty cell).
+/// Serializes one field's value into its cell (`None`: an empty cell).
 struct CellSerializer;
 
 /// Collects a struct's fields.
@@ -164,18 +196,18 @@ impl ser::SerializeStruct for FieldCollector {
 }
 
 impl ser::Serializer for CellSerializer {
-    type Ok = Option<String>;
+    type Ok = Option<Cell>;
     type Error = RecordError;
     type SerializeSeq = ListCollector;
     type SerializeTuple = ListCollector;
-    type SerializeTupleStruct = Impossible<Option<String>, RecordError>;
-    type SerializeTupleVariant = Impossible<Option<String>, RecordError>;
-    type SerializeMap = Impossible<Option<String>, RecordError>;
-    type SerializeStruct = Impossible<Option<String>, RecordError>;
-    type SerializeStructVariant = Impossible<Option<String>, RecordError>;
+    type SerializeTupleStruct = Impossible<Option<Cell>, RecordError>;
+    type SerializeTupleVariant = Impossible<Option<Cell>, RecordError>;
+    type SerializeMap = Impossible<Option<Cell>, RecordError>;
+    type SerializeStruct = Impossible<Option<Cell>, RecordError>;
+    type SerializeStructVariant = Impossible<Option<Cell>, RecordError>;
 
     fn serialize_bool(self, v: bool) -> Result<Self::Ok, RecordError> {
-        Ok(Some(v.to_string()))
+        Ok(Some(Cell::Text(v.to_string())))
     }
     fn serialize_i8(self, v: i8) -> Result<Self::Ok, RecordError> {
         self.serialize_i64(v.into())
@@ -187,7 +219,7 @@ impl ser::Serializer for CellSerializer {
         self.serialize_i64(v.into())
     }
     fn serialize_i64(self, v: i64) -> Result<Self::Ok, RecordError> {
-        Ok(Some(v.to_string()))
+        Ok(Some(Cell::Text(v.to_string())))
     }
     fn serialize_u8(self, v: u8) -> Result<Self::Ok, RecordError> {
         self.serialize_u64(v.into())
@@ -199,19 +231,19 @@ impl ser::Serializer for CellSerializer {
         self.serialize_u64(v.into())
     }
     fn serialize_u64(self, v: u64) -> Result<Self::Ok, RecordError> {
-        Ok(Some(v.to_string()))
+        Ok(Some(Cell::Text(v.to_string())))
     }
     fn serialize_f32(self, v: f32) -> Result<Self::Ok, RecordError> {
         self.serialize_f64(v.into())
     }
     fn serialize_f64(self, v: f64) -> Result<Self::Ok, RecordError> {
-        Ok(Some(crate::error::number_text(v)))
+        Ok(Some(Cell::Number(v)))
     }
     fn serialize_char(self, v: char) -> Result<Self::Ok, RecordError> {
-        Ok(Some(v.to_string()))
+        Ok(Some(Cell::Text(v.to_string())))
     }
     fn serialize_str(self, v: &str) -> Result<Self::Ok, RecordError> {
-        Ok(Some(v.to_string()))
+        Ok(Some(Cell::Text(v.to_string())))
     }
     fn serialize_bytes(self, _: &[u8]) -> Result<Self::Ok, RecordError> {
         Err(not_flat("bytes"))
@@ -234,7 +266,7 @@ impl ser::Serializer for CellSerializer {
         _: u32,
         variant: &'static str,
     ) -> Result<Self::Ok, RecordError> {
-        Ok(Some(variant.to_string()))
+        Ok(Some(Cell::Text(variant.to_string())))
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(
         self,
@@ -269,7 +301,7 @@ impl ser::Serializer for CellSerializer {
 
 impl ListCollector {
     fn push<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), RecordError> {
-        match value.serialize(CellSerializer)? {
+        match value.serialize(CellSerializer)?.map(Cell::into_text) {
             Some(text) if !text.contains(' ') && !text.is_empty() => {
                 self.0.push(text);
                 Ok(())
@@ -280,24 +312,24 @@ impl ListCollector {
 }
 
 impl ser::SerializeSeq for ListCollector {
-    type Ok = Option<String>;
+    type Ok = Option<Cell>;
     type Error = RecordError;
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), RecordError> {
         self.push(value)
     }
-    fn end(self) -> Result<Option<String>, RecordError> {
-        Ok(Some(self.0.join(" ")))
+    fn end(self) -> Result<Option<Cell>, RecordError> {
+        Ok(Some(Cell::Text(self.0.join(" "))))
     }
 }
 
 impl ser::SerializeTuple for ListCollector {
-    type Ok = Option<String>;
+    type Ok = Option<Cell>;
     type Error = RecordError;
     fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), RecordError> {
         self.push(value)
     }
-    fn end(self) -> Result<Option<String>, RecordError> {
-        Ok(Some(self.0.join(" ")))
+    fn end(self) -> Result<Option<Cell>, RecordError> {
+        Ok(Some(Cell::Text(self.0.join(" "))))
     }
 }
 

@@ -36,17 +36,15 @@ pub(crate) fn sweep_input_row(
         point_id,
         fields: Fields::with_capacity(SWEEP_ROW_CELLS),
     };
-    let mut put = |k: &'static str, v: &dyn std::fmt::Display| {
-        row.fields.insert_display(k, v);
-    };
-    put("point_id", &point_id);
-    put("kappa", &kappa);
+    // Numbers in their written form: the CSV line copies them as they are.
+    row.fields.insert_display("point_id", &point_id);
+    row.fields.insert_number("kappa", kappa);
     for (k, v) in &inputs {
-        put(k, v);
+        row.fields.insert_display(k, v);
     }
-    put("integrator", &integrator);
-    put("rtol", &solver.rtol);
-    put("atol", &solver.atol);
+    row.fields.insert_display("integrator", &integrator);
+    row.fields.insert_number("rtol", solver.rtol);
+    row.fields.insert_number("atol", solver.atol);
     row
 }
 
@@ -54,10 +52,11 @@ pub(crate) fn sweep_input_row(
 const SWEEP_ROW_CELLS: usize = 64;
 
 /// A κ-sweep row completed by its run's result: the status, the error or the measured cells
-/// and work counters, and the wall time of the whole point since `start`.
+/// (`Cells`, or `Fields` a typed record was written into) and work counters, and the wall time
+/// of the whole point since `start`.
 pub(crate) fn finish_sweep_row(
     mut row: Row,
-    result: Result<(Cells, SolverStats), String>,
+    result: Result<(impl Into<Fields>, SolverStats), String>,
     start: std::time::Instant,
 ) -> Row {
     let mut put = |k: &'static str, v: &dyn std::fmt::Display| {
@@ -70,14 +69,13 @@ pub(crate) fn finish_sweep_row(
         }
         Ok((cells, stats)) => {
             put("status", &"ok");
-            for (k, v) in &cells {
-                put(k, v);
-            }
+            row.fields.insert_all(&cells.into());
             for (k, v) in stat_counts(&stats) {
-                put(k, &v);
+                row.fields.insert_display(k, &v);
             }
             // The whole point, whatever the model's own counters time.
-            put("wall_time_s", &start.elapsed().as_secs_f64());
+            row.fields
+                .insert_number("wall_time_s", start.elapsed().as_secs_f64());
         }
     }
     row

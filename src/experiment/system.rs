@@ -10,6 +10,7 @@ use crate::error::SimError;
 use crate::experiment::grammar::LogGrid;
 use crate::experiment::record;
 use crate::experiment::rows::Cells;
+use crate::experiment::table::Fields;
 use crate::integrate::{IntegratorKind, SolverStats};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -317,6 +318,17 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     /// The measured cells of `record`, under [`Self::record_columns`].
     fn record_cells(_config: &Self::Config, record: &Self::Record) -> Result<Cells, String> {
         record::cells(record).map_err(|e| e.to_string())
+    }
+    /// [`Self::record_cells`] set into `row`, as a sweep's run builds its row. A system whose
+    /// cells are its record's fields (the default `record_cells`) may write them in place
+    /// (`record::write_cells`): no string per number.
+    fn write_record(
+        config: &Self::Config,
+        record: &Self::Record,
+        row: &mut Fields,
+    ) -> Result<(), String> {
+        row.insert_all(&Self::record_cells(config, record)?.into());
+        Ok(())
     }
     /// Columns of the record shown beside the quantities, as they are (an energy balance error):
     /// (column, what it is).

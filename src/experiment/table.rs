@@ -18,9 +18,15 @@ pub struct Row {
 pub struct Fields {
     keys: Keys,
     text: String,
-    /// `ends[i]`: where cell i ends in `text` (it starts where cell i − 1 ends).
+    /// `ends[i]`: where cell i ends in `text` (it starts where cell i − 1 ends), with
+    /// [`CANONICAL`] set when the cell is a number already in its written form.
     ends: Vec<u32>,
 }
+
+/// The flag of an end whose cell was written by `error::write_number`: the CSV writer copies it
+/// as it is instead of reading the number back to write it again (a run's row has some thirty
+/// such cells). A row's text stays far below 2 GB, so the top bit of an end is free.
+const CANONICAL: u32 = 1 << 31;
 
 #[derive(Clone)]
 enum Keys {
@@ -42,9 +48,30 @@ impl Fields {
         }
     }
 
+    fn end(&self, i: usize) -> usize {
+        (self.ends[i] & !CANONICAL) as usize
+    }
+
     fn cell(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
-        &self.text[start..self.ends[i] as usize]
+        let start = if i == 0 { 0 } else { self.end(i - 1) };
+        &self.text[start..self.end(i)]
+    }
+
+    /// The cell of `column` and whether it is a number in its written form. `hint` is where the
+    /// previous lookup found its column: a row is written in its columns' order, so the next
+    /// column is looked for there first.
+    fn cell_at_hint(&self, column: &str, hint: &mut usize) -> (&str, bool) {
+        let keys = self.keys();
+        let i = if keys.get(*hint).is_some_and(|k| *k == column) {
+            *hint
+        } else {
+            match keys.iter().position(|k| *k == column) {
+                Some(i) => i,
+                None => return ("", false),
+            }
+        };
+        *hint = i + 1;
+        (self.cell(i), self.ends[i] & CANONICAL != 0)
     }
 
     fn position(&self, key: &str) -> Option<usize> {
@@ -85,6 +112,24 @@ impl Fields {
         value: &dyn std::fmt::Display,
     ) -> Option<String> {
         use std::fmt::Write;
+        self.insert_with(key, 0, |text| {
+            let _ = write!(text, "{value}");
+        })
+    }
+
+    /// Set the cell of `key` to the number `x` as [`crate::error::write_number`] writes it (the
+    /// form runs.csv keeps), returning the text it held.
+    pub(crate) fn insert_number(&mut self, key: &'static str, x: f64) -> Option<String> {
+        self.insert_with(key, CANONICAL, |text| crate::error::write_number(text, x))
+    }
+
+    /// Set the cell of `key` to what `write` appends, its end flagged `flag`.
+    fn insert_with(
+        &mut self,
+        key: &'static str,
+        flag: u32,
+        write: impl FnOnce(&mut String),
+    ) -> Option<String> {
         let old = self.remove(key);
         if let Keys::Shared(shared) = &self.keys {
             self.keys = Keys::Own(shared.to_vec());
@@ -92,9 +137,17 @@ impl Fields {
         if let Keys::Own(keys) = &mut self.keys {
             keys.push(key);
         }
-        let _ = write!(self.text, "{value}");
-        self.ends.push(self.text.len() as u32);
+        write(&mut self.text);
+        self.ends.push(self.text.len() as u32 | flag);
         old
+    }
+
+    /// Set each cell of `other` in turn, as [`Fields::insert`] would, keeping its form.
+    pub(crate) fn insert_all(&mut self, other: &Fields) {
+        for (i, &key) in other.keys().iter().enumerate() {
+            let cell = other.cell(i);
+            self.insert_with(key, other.ends[i] & CANONICAL, |text| text.push_str(cell));
+        }
     }
 
     /// Remove the cell of `key`, returning its text.
@@ -156,6 +209,12 @@ impl FromIterator<(&'static str, String)> for Fields {
     }
 }
 
+impl From<Vec<(&'static str, String)>> for Fields {
+    fn from(cells: Vec<(&'static str, String)>) -> Self {
+        cells.into_iter().collect()
+    }
+}
+
 /// Rows are equal when they hold the same non-empty cells, whatever their order.
 impl PartialEq for Fields {
     fn eq(&self, other: &Self) -> bool {
@@ -205,12 +264,16 @@ impl Row {
     /// [`Row::to_csv_line`] appended to `out`: each cell written in place, its number in
     /// canonical form and quoted where it needs it, without a string per cell.
     pub(crate) fn write_csv_line(&self, columns: &[&str], out: &mut String) {
+        let mut hint = 0;
         for (i, c) in columns.iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
-            let cell = self.text(c);
-            if cell.contains(' ') {
+            let (cell, canonical) = self.fields.cell_at_hint(c, &mut hint);
+            if canonical {
+                // `write_number`'s text: its own canonical form, and no quote is needed.
+                out.push_str(cell);
+            } else if cell.contains(' ') {
                 out.push_str(&quote(&canonical_number(cell)));
             } else {
                 let start = out.len();
@@ -268,8 +331,9 @@ impl Row {
 /// [`canonical_number`] of a cell without spaces, appended to `out`.
 fn write_canonical_number(cell: &str, out: &mut String) {
     let is_decimal = cell.contains(['.', 'e', 'E']) || cell.trim_start_matches('-').len() > 15;
-    match cell.parse::<f64>() {
-        Ok(x) if is_decimal && x.is_finite() => crate::error::write_number(out, x),
+    // Counts and words without a point or an exponent are written as they are, unparsed.
+    match is_decimal.then(|| cell.parse::<f64>()) {
+        Some(Ok(x)) if x.is_finite() => crate::error::write_number(out, x),
         _ => out.push_str(cell),
     }
 }

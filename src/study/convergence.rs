@@ -29,7 +29,7 @@ use crate::experiment::grammar::{
 use crate::experiment::rows::{finish_sweep_row, sweep_columns, sweep_input_row};
 use crate::experiment::runner::{write_atomically, Plan, Points, RunError};
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
-use crate::experiment::table::Row;
+use crate::experiment::table::{Fields, Row};
 use crate::integrate::IntegratorKind;
 use crate::plot::style::{format_small_parameter, plot_text};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
@@ -1005,8 +1005,9 @@ impl<S: System, G: Sweep<S>> Plan for Convergence<S, G> {
         )
         .map_err(|e| e.to_string())
         .and_then(|(record, stats)| {
-            let cells = S::record_cells(&point.config, &record)?;
-            Ok((cells, stats))
+            let mut measured = Fields::default();
+            S::write_record(&point.config, &record, &mut measured)?;
+            Ok((measured, stats))
         });
         finish_sweep_row(self.input_row(point), result, start)
     }

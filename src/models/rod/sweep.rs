@@ -13,9 +13,11 @@ use crate::error::SimError;
 use crate::experiment::grammar::{
     check_sources, grid_size, merged_states, Axis, LogGrid, Source, MAX_AXIS_VALUES,
 };
+use crate::experiment::record;
 use crate::experiment::rows::Cells;
 use crate::experiment::runner::HISTORY_CSV;
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
+use crate::experiment::table::Fields;
 use crate::integrate::SolverStats;
 use crate::model::iwc::FastStart;
 use crate::study::convergence::{Convergence, Sweep};
@@ -580,6 +582,15 @@ impl System for Rod {
 
     fn record_columns(_config: &RodParams) -> Vec<&'static str> {
         MEASURE_COLUMNS.to_vec()
+    }
+
+    /// The record's fields written in place (an atlas writes 10⁵–10⁶ rows).
+    fn write_record(
+        _config: &RodParams,
+        record: &RodMeasures,
+        row: &mut Fields,
+    ) -> Result<(), String> {
+        record::write_cells(record, row).map_err(|e| e.to_string())
     }
 
     /// history.csv for a κ sweep (one configuration): its impact at the κ of the ladder nearest
