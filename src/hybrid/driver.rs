@@ -72,6 +72,18 @@ struct PhaseEnd<E> {
     event: Option<E>,
 }
 
+/// The vectors of a phase, kept by the run and refilled at every phase start, so that a phase
+/// start allocates none of them.
+#[derive(Default)]
+struct PhaseBuffers {
+    scan: ScanBuffers,
+    /// The state at the last accepted step's start and end.
+    y_prev: Vec<f64>,
+    y_step: Vec<f64>,
+    /// The components' resolutions at the phase start ([`Driver::resolution`]).
+    resolution: Vec<f64>,
+}
+
 /// Counters shared by all phases.
 #[derive(Default)]
 struct Progress {
@@ -166,7 +178,12 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
         // The events whose transitions changed nothing where this phase starts: it starts with
         // their functions off their surfaces.
         let mut off_surface: Vec<H::Event> = Vec::new();
-        let mut buffers = ScanBuffers::default();
+        let mut buffers = PhaseBuffers::default();
+        // The state before a transition (its reset not applied).
+        let mut before = vec![0.0; sys.dim()];
+        // One stepper for the run, started afresh at every phase start (in its own storage
+        // where the integrator can reuse it: [`StepperFactory::restart`]).
+        let mut stepper: Option<F::Stepper> = None;
         loop {
             check_finite(t, mode, "state", &y)?;
             sys.check_mode(mode, &y)
@@ -185,12 +202,17 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
                 mode: mode.name(),
                 message,
             };
-            let mut stepper = factory.start(mode, &y).map_err(failed)?;
+            match stepper.as_mut() {
+                Some(st) => factory.restart(st, mode, &y),
+                None => factory.start(mode, &y).map(|st| stepper = Some(st)),
+            }
+            .map_err(failed)?;
+            let stepper = stepper.as_mut().expect("started above");
             stepper
                 .set_stop_time(self.next_stop(t, t_end, progress.outputs) - t)
                 .map_err(failed)?;
             let phase = self.run_phase(
-                &mut stepper,
+                stepper,
                 mode,
                 t,
                 t_end,
@@ -212,19 +234,19 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
                 },
                 other => other,
             })?;
+            y.copy_from_slice(&phase.y);
             phases.push(Phase {
                 mode,
                 t_start: t,
                 duration: phase.duration,
-                y_end: phase.y.clone(),
+                y_end: phase.y,
             });
             t += phase.duration;
-            y = phase.y;
             self.observer.state(sys, t, mode, &y);
             let Some(event) = phase.event else {
                 break;
             };
-            let before = y.clone();
+            before.copy_from_slice(&y);
             let next = sys.transition(mode, event, &mut y);
             if next == mode && y == before && !off_surface.contains(&event) {
                 // A transition that changes neither the mode nor the state is no event: the
@@ -287,11 +309,20 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
     /// What the integrator resolves of each component of `y`: its error weight there,
     /// `atol_i + rtol·|y_i|` (the run's start and every phase start).
     fn resolution(&self, y: &[f64]) -> Vec<f64> {
-        self.atol
-            .iter()
-            .zip(y)
-            .map(|(a, y)| a + self.rtol * y.abs())
-            .collect()
+        let mut out = Vec::new();
+        self.resolution_into(y, &mut out);
+        out
+    }
+
+    /// [`Driver::resolution`] into `out`'s allocation.
+    fn resolution_into(&self, y: &[f64], out: &mut Vec<f64>) {
+        out.clear();
+        out.extend(
+            self.atol
+                .iter()
+                .zip(y)
+                .map(|(a, y)| a + self.rtol * y.abs()),
+        );
     }
 
     /// The next global time the integrator must stop at exactly: the next output time not yet
@@ -306,7 +337,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
     /// Integrate `mode` until its first switching event or `t_end`, stopping exactly at the
     /// output times on the way; the functions of `off_surface`'s events start off their
     /// surfaces ([`ScanBuffers::leave_surface`]); `flow` is the mode's vector field at the start;
-    /// `buffers` are the run's scan buffers, refilled for this phase.
+    /// `buffers` are the run's, refilled for this phase.
     #[allow(clippy::too_many_arguments)]
     fn run_phase<St: Stepper>(
         &mut self,
@@ -318,7 +349,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
         events: &[EventRecord<H::Mode, H::Event>],
         off_surface: &[H::Event],
         flow: &[f64],
-        buffers: &mut ScanBuffers,
+        buffers: &mut PhaseBuffers,
     ) -> Result<PhaseEnd<H::Event>, SimError> {
         let sys = self.sys;
         let n = sys.dim();
@@ -330,17 +361,23 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             message,
         };
         let watched = sys.watched(mode);
-        let mut y_prev = vec![0.0; n];
-        st.state(&mut y_prev);
+        let PhaseBuffers {
+            scan: buffers,
+            y_prev,
+            y_step,
+            resolution,
+        } = buffers;
+        y_prev.resize(n, 0.0);
+        st.state(y_prev);
         let mut t_prev = st.time();
-        let resolution = self.resolution(&y_prev);
-        buffers.start_phase(sys, mode, &y_prev, flow, &resolution);
+        self.resolution_into(y_prev, resolution);
+        buffers.start_phase(sys, mode, y_prev, flow, resolution);
         for (j, (event, _)) in watched.iter().enumerate() {
             if off_surface.contains(event) {
                 buffers.leave_surface(j);
             }
         }
-        let mut y_step = vec![0.0; n];
+        y_step.resize(n, 0.0);
         // Consecutive steps that left the time where it was.
         let mut stalled = 0;
         loop {
@@ -368,9 +405,9 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             } else {
                 stalled = 0;
             }
-            st.state(&mut y_step);
+            st.state(y_step);
             check_finite(t_phase_start + t_prev, mode, "time", &[t_step])?;
-            check_finite(t_phase_start + t_step, mode, "state", &y_step)?;
+            check_finite(t_phase_start + t_step, mode, "state", y_step)?;
             let scan = scan_step(sys, st, mode, &watched, t_prev, t_step, buffers, &failed)?;
             for &(event, t_root, ref y) in &scan.extrema {
                 self.observer
@@ -387,7 +424,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             }
             if let Some((event, t_root)) = scan.switch {
                 let (t_event, y_event) = refine_event(
-                    sys, st, &saved, mode, event, t_prev, &y_prev, t_step, t_root,
+                    sys, st, &saved, mode, event, t_prev, y_prev, t_step, t_root, buffers,
                 )
                 .map_err(|m| failed(t_root, m))?;
                 return Ok(PhaseEnd {
@@ -396,16 +433,16 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
                     event: Some(event),
                 });
             }
-            y_prev.copy_from_slice(&y_step);
+            y_prev.copy_from_slice(y_step);
             t_prev = t_step;
             self.observer
-                .state(sys, t_phase_start + t_prev, mode, &y_prev);
+                .state(sys, t_phase_start + t_prev, mode, y_prev);
             if reached_stop {
                 let taken = progress.outputs;
                 let stop = self.next_stop(t_phase_start, t_end, taken);
                 if stop < t_end {
                     // An output time, not the end: record it exactly and go on in this phase.
-                    self.observer.output(sys, stop, mode, &y_prev);
+                    self.observer.output(sys, stop, mode, y_prev);
                     progress.outputs += 1;
                     let next = self.next_stop(stop, t_end, taken + 1);
                     st.set_stop_time(next - t_phase_start)
@@ -413,12 +450,12 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
                     continue;
                 }
                 if self.control.output_times.get(taken) == Some(&t_end) {
-                    self.observer.output(sys, t_end, mode, &y_prev);
+                    self.observer.output(sys, t_end, mode, y_prev);
                     progress.outputs += 1;
                 }
                 return Ok(PhaseEnd {
                     duration: t_prev,
-                    y: y_prev,
+                    y: y_prev.clone(),
                     event: None,
                 });
             }

@@ -837,7 +837,8 @@ fn crossing_from_surface(
 /// time (a full-accuracy step, not an interpolation), then correct with Newton's method on the
 /// event function along the flow, `Δt = −g/ġ`, and a second-order Taylor step
 /// `y + Δt f + ½Δt² J f`. If the correction is not small against the step, step again to the
-/// corrected time. Returns the phase-local event time and the state there.
+/// corrected time. Returns the phase-local event time and the state there. `buffers` are the
+/// phase's, whose scan of the step is over (scratch).
 #[allow(clippy::too_many_arguments)]
 pub fn refine_event<H: HybridSystem, St: Stepper>(
     sys: &H,
@@ -849,6 +850,7 @@ pub fn refine_event<H: HybridSystem, St: Stepper>(
     y_prev: &[f64],
     t_step: f64,
     t_located: f64,
+    buffers: &mut ScanBuffers,
 ) -> Result<(f64, Vec<f64>), String> {
     let n = y_prev.len();
     let h = t_step - t_prev;
@@ -856,8 +858,10 @@ pub fn refine_event<H: HybridSystem, St: Stepper>(
     let mut at = t_prev;
     let mut y = y_prev.to_vec();
     let mut target = t_located;
-    let mut flow = vec![0.0; n];
-    let mut jf = vec![0.0; n];
+    // The scan is over: its end flow and probe vectors are free.
+    let (flow, jf) = (&mut buffers.flow[..n], &mut buffers.y_probe[..n]);
+    flow.fill(0.0);
+    jf.fill(0.0);
     let mut advancing = true;
     for iter in 0..6 {
         if target < at {
@@ -884,16 +888,16 @@ pub fn refine_event<H: HybridSystem, St: Stepper>(
                 Err(message) => return Err(message),
             }
         }
-        sys.field(mode, &y, &mut flow);
+        sys.field(mode, &y, flow);
         let g = sys.event_value(mode, event, &y);
-        let g_rate = sys.event_rate(mode, event, &y, &flow);
+        let g_rate = sys.event_rate(mode, event, &y, flow);
         let dt = if g_rate != 0.0 && g_rate.is_finite() {
             -g / g_rate
         } else {
             0.0
         };
         if dt.abs() <= TAYLOR_FRACTION * h.abs() || iter == 5 {
-            sys.jvp(mode, &y, &flow, &mut jf);
+            sys.jvp(mode, &y, flow, jf);
             for i in 0..n {
                 y[i] += dt * flow[i] + 0.5 * dt * dt * jf[i];
             }

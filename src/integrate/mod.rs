@@ -316,6 +316,13 @@ pub trait StepperFactory<M> {
     type Stepper: Stepper;
     /// A new stepper for `mode`, at phase-local time 0, from state `y0`.
     fn start(&mut self, mode: M, y0: &[f64]) -> Result<Self::Stepper, String>;
+    /// `stepper` (one of this factory's) started afresh for `mode` from `y0`: the same
+    /// stepper, numbers and counters as [`StepperFactory::start`] gives, in `stepper`'s
+    /// storage where the integrator can reuse it (a new one in its place by default).
+    fn restart(&mut self, stepper: &mut Self::Stepper, mode: M, y0: &[f64]) -> Result<(), String> {
+        *stepper = self.start(mode, y0)?;
+        Ok(())
+    }
     /// Counters kept outside the steppers (right-hand side, JVP and Jacobian evaluations).
     fn evaluation_counts(&self) -> SolverStats;
 }

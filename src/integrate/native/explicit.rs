@@ -221,19 +221,7 @@ impl<F: VectorField, P: ExplicitPair> Explicit<F, P> {
         if let Some(a) = control.atol.iter().find(|a| !(a.is_finite() && **a > 0.0)) {
             return Err(format!("{name}: absolute tolerance {a:e} must be positive"));
         }
-        let mut stats = SolverStats::default();
-        let mut f0 = [0.0; MAX_STATE];
-        numerics::eval_rhs(&f, y0, &mut f0[..n], &mut stats);
-        if !(numerics::all_finite(y0) && numerics::all_finite(&f0[..n])) {
-            return Err(format!(
-                "{name}: the initial state or its derivative is not finite"
-            ));
-        }
-        let h0 =
-            numerics::initial_step(&f, y0, &f0[..n], &control.atol, rtol, P::ORDER, &mut stats)
-                .max(control.min_step);
-        let y = vector_from(y0);
-        Ok(Explicit {
+        let mut stepper = Explicit {
             f,
             n,
             tol: ErrorScale {
@@ -243,9 +231,9 @@ impl<F: VectorField, P: ExplicitPair> Explicit<F, P> {
             min_step: control.min_step,
             state: ExplicitState {
                 t: 0.0,
-                y,
-                f0,
-                h: h0,
+                y: [0.0; MAX_STATE],
+                f0: [0.0; MAX_STATE],
+                h: 0.0,
                 t_stop: f64::INFINITY,
                 err_old: ERR_OLD_FLOOR,
                 rejected: false,
@@ -254,14 +242,66 @@ impl<F: VectorField, P: ExplicitPair> Explicit<F, P> {
             last: LastStep {
                 t_prev: 0.0,
                 h_last: 0.0,
-                y_prev: y,
+                y_prev: [0.0; MAX_STATE],
                 dense: [[0.0; MAX_STATE]; DENSE_VECTORS],
             },
             stages: P::new_stages(),
             y1: [0.0; MAX_STATE],
             f1: [0.0; MAX_STATE],
-            stats,
-        })
+            stats: SolverStats::default(),
+        };
+        stepper.start_from(y0)?;
+        Ok(stepper)
+    }
+
+    /// Start afresh on the vector field `f` (of the same dimension, with the same error
+    /// control) from `y0`: what [`Explicit::new`] gives, in this stepper's storage. The stages,
+    /// `y1` and `f1` are scratch that every attempt writes before it reads them (and that
+    /// holds zeros from the state's length on, as after `new`).
+    pub fn restart(&mut self, f: F, y0: &[f64]) -> Result<(), String> {
+        if y0.len() != self.n {
+            return Err(format!(
+                "{}: initial state of length {} for a vector field of dimension {}",
+                P::NAME,
+                y0.len(),
+                self.n
+            ));
+        }
+        self.f = f;
+        self.start_from(y0)
+    }
+
+    /// Time 0, state `y0`, no step taken, Hairer's automatic initial step, fresh counters.
+    fn start_from(&mut self, y0: &[f64]) -> Result<(), String> {
+        let n = self.n;
+        let mut stats = SolverStats::default();
+        let mut f0 = [0.0; MAX_STATE];
+        numerics::eval_rhs(&self.f, y0, &mut f0[..n], &mut stats);
+        if !(numerics::all_finite(y0) && numerics::all_finite(&f0[..n])) {
+            return Err(format!(
+                "{}: the initial state or its derivative is not finite",
+                P::NAME
+            ));
+        }
+        let (atol, rtol) = (&self.tol.atol[..n], self.tol.rtol);
+        let h0 = numerics::initial_step(&self.f, y0, &f0[..n], atol, rtol, P::ORDER, &mut stats)
+            .max(self.min_step);
+        let y = vector_from(y0);
+        self.state = ExplicitState {
+            t: 0.0,
+            y,
+            f0,
+            h: h0,
+            t_stop: f64::INFINITY,
+            err_old: ERR_OLD_FLOOR,
+            rejected: false,
+            nonfinite_failures: 0,
+        };
+        self.last.t_prev = 0.0;
+        self.last.h_last = 0.0;
+        self.last.y_prev = y;
+        self.stats = stats;
+        Ok(())
     }
 
     /// Accept the attempted step of size `h` (`last`: it ends at the stop time) whose
