@@ -169,19 +169,6 @@ impl NormalLaw {
     }
 }
 
-/// A law and its damping coefficient, given as a row's `law` and `damping` cells, as a figure's
-/// legend writes them in the notation of docs/oblique_impact.md: c_d for the spring–dashpot,
-/// α (= c_d) for Hunt–Crossley.
-pub(crate) fn law_legend(law: &str, damping: &str) -> String {
-    if law == NormalLaw::HuntCrossley.name() {
-        format!("Hunt–Crossley, α = {damping}")
-    } else if law == NormalLaw::SpringDashpot.name() {
-        format!("spring–dashpot, c_d = {damping}")
-    } else {
-        format!("{law}, damping {damping}")
-    }
-}
-
 /// The normal force law `F_n(δ, δ̇)` of a closed contact, before the `max(0, ·)` that the
 /// mode machine applies by switching to free flight.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

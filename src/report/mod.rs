@@ -15,9 +15,23 @@ pub mod stick_basin;
 pub mod table;
 pub mod work_precision;
 
+use crate::compliant::normal::NormalLaw;
 use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
 use std::path::Path;
+
+/// A law and its damping coefficient, given as a row's `law` and `damping` cells, as a figure's
+/// legend writes them in the notation of docs/oblique_impact.md: c_d for the spring–dashpot,
+/// α (= c_d) for Hunt–Crossley.
+pub(crate) fn law_legend(law: &str, damping: &str) -> String {
+    if law == NormalLaw::HuntCrossley.name() {
+        format!("Hunt–Crossley, α = {damping}")
+    } else if law == NormalLaw::SpringDashpot.name() {
+        format!("spring–dashpot, c_d = {damping}")
+    } else {
+        format!("{law}, damping {damping}")
+    }
+}
 
 /// The error of a figure of `dir` that could not be drawn, as a run's error.
 pub(crate) fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {

@@ -5,11 +5,11 @@
 //! analysis is a pure function of the rows.
 
 use super::PlanarChatter;
-use crate::compliant::normal::law_legend;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{self, Figure, Mark, Panel, Series, REFERENCE};
+use crate::report::law_legend;
 use crate::study::convergence::Convergence;
 use serde::Serialize;
 use std::fmt::Write;

@@ -6,10 +6,10 @@
 
 use super::PlanarObliqueImpact;
 use crate::analysis::fit::power_law;
-use crate::compliant::normal::law_legend;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::{self, Figure, Mark, Panel, Series, REFERENCE};
+use crate::report::law_legend;
 use crate::rigid::oblique_impact::{ImpactContact, RestitutionLaw};
 use crate::study::convergence::Convergence;
 use serde::Serialize;
