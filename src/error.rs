@@ -179,17 +179,26 @@ pub fn as_written<T: serde::Serialize>(value: &T) -> String {
         .unwrap_or_else(|_| "(unprintable)".into())
 }
 
+/// The error that the number `value`, named `field`, fails `requirement` (made only then) when
+/// `fails`, else `Ok(value)`: the one shape of every input check.
+pub(crate) fn refuse_if(
+    fails: bool,
+    field: &str,
+    value: f64,
+    requirement: impl FnOnce() -> String,
+) -> Result<f64, SimError> {
+    if fails {
+        Err(SimError::invalid(field, number_text(value), &requirement()))
+    } else {
+        Ok(value)
+    }
+}
+
 /// Checks a parameter is finite and > 0.
 pub fn require_positive(field: &str, value: f64) -> Result<f64, SimError> {
-    if value.is_finite() && value > 0.0 {
-        Ok(value)
-    } else {
-        Err(SimError::invalid(
-            field,
-            number_text(value),
-            "must be finite and > 0",
-        ))
-    }
+    refuse_if(!(value.is_finite() && value > 0.0), field, value, || {
+        "must be finite and > 0".to_string()
+    })
 }
 
 /// The largest relative tolerance accepted (docs/tolerances.md, "Resolution limits").
@@ -205,21 +214,12 @@ pub(crate) const SMALLEST_RTOL: f64 = 1e-14;
 /// check behind `--rtol`, `solver.rtol` and the integrator study's ladder.
 pub(crate) fn require_rtol(field: &str, value: f64) -> Result<f64, SimError> {
     require_positive(field, value)?;
-    if value < SMALLEST_RTOL {
-        return Err(SimError::invalid(
-            field,
-            number_text(value),
-            "must be ≥ 1e-14 (about 45 machine epsilons): a smaller relative error is below the rounding of the integrators' error estimates, so no step control meets it; see docs/tolerances.md, \"Resolution limits\"",
-        ));
-    }
-    if value >= LARGEST_RTOL {
-        return Err(SimError::invalid(
-            field,
-            number_text(value),
-            "must be < 0.1: a relative error of 10% or more is no measurement (at rtol 0.1 the rod's v_out is already 14% off, and beyond it the error control stops acting); see docs/tolerances.md, \"Resolution limits\"",
-        ));
-    }
-    Ok(value)
+    refuse_if(value < SMALLEST_RTOL, field, value, || {
+        "must be ≥ 1e-14 (about 45 machine epsilons): a smaller relative error is below the rounding of the integrators' error estimates, so no step control meets it; see docs/tolerances.md, \"Resolution limits\"".to_string()
+    })?;
+    refuse_if(value >= LARGEST_RTOL, field, value, || {
+        "must be < 0.1: a relative error of 10% or more is no measurement (at rtol 0.1 the rod's v_out is already 14% off, and beyond it the error control stops acting); see docs/tolerances.md, \"Resolution limits\"".to_string()
+    })
 }
 
 /// The largest absolute tolerance accepted: atol is absolute on the contact-scaled state
@@ -231,14 +231,9 @@ pub(crate) const LARGEST_ATOL: f64 = 0.1;
 /// Checks an absolute tolerance is finite, > 0 and < [`LARGEST_ATOL`].
 pub(crate) fn require_atol(field: &str, value: f64) -> Result<f64, SimError> {
     require_positive(field, value)?;
-    if value >= LARGEST_ATOL {
-        return Err(SimError::invalid(
-            field,
-            number_text(value),
-            "must be < 0.1: atol is absolute on the contact-scaled state, whose components are O(1), so 0.1 is already an error of 10% of its size (simulate --kappa 1e-6: the separation time is 3% off at atol 1, v_out 28% off at 1e20); see docs/tolerances.md, \"Resolution limits\"",
-        ));
-    }
-    Ok(value)
+    refuse_if(value >= LARGEST_ATOL, field, value, || {
+        "must be < 0.1: atol is absolute on the contact-scaled state, whose components are O(1), so 0.1 is already an error of 10% of its size (simulate --kappa 1e-6: the separation time is 3% off at atol 1, v_out 28% off at 1e20); see docs/tolerances.md, \"Resolution limits\"".to_string()
+    })
 }
 
 /// Checks an optional run guard (a step or event limit) is at least 1.
@@ -251,15 +246,9 @@ pub(crate) fn require_guard(field: &str, value: Option<usize>) -> Result<(), Sim
 
 /// Checks a parameter is finite and ≥ 0.
 pub(crate) fn require_non_negative(field: &str, value: f64) -> Result<f64, SimError> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(value)
-    } else {
-        Err(SimError::invalid(
-            field,
-            number_text(value),
-            "must be finite and >= 0",
-        ))
-    }
+    refuse_if(!(value.is_finite() && value >= 0.0), field, value, || {
+        "must be finite and >= 0".to_string()
+    })
 }
 
 /// The largest size of an input number. Every model is nondimensional (lengths in its body's
@@ -274,29 +263,18 @@ pub const LARGEST_INPUT: f64 = 1e150;
 /// Checks a parameter is finite and at most [`LARGEST_INPUT`] in size.
 pub(crate) fn require_representable(field: &str, value: f64) -> Result<f64, SimError> {
     require_finite(field, value)?;
-    if value.abs() > LARGEST_INPUT {
-        return Err(SimError::invalid(
-            field,
-            number_text(value),
-            &format!(
+    refuse_if(value.abs() > LARGEST_INPUT, field, value, || {
+        format!(
                 "must be at most {LARGEST_INPUT:e} in size: inputs are nondimensional (lengths in the body's length, times in √(l/g), forces in its weight, O(1) for any physical system), and the energy, quadratic in velocities, forces and lengths, of a larger one overflows double precision (1.8e308)"
-            ),
-        ));
-    }
-    Ok(value)
+            )
+    })
 }
 
 /// Checks a parameter is finite.
 pub(crate) fn require_finite(field: &str, value: f64) -> Result<f64, SimError> {
-    if value.is_finite() {
-        Ok(value)
-    } else {
-        Err(SimError::invalid(
-            field,
-            number_text(value),
-            "must be a finite number",
-        ))
-    }
+    refuse_if(!(value.is_finite()), field, value, || {
+        "must be a finite number".to_string()
+    })
 }
 
 #[cfg(test)]

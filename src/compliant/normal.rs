@@ -4,7 +4,7 @@
 //! limit. With the damping scaled as c_d/√κ the damping ratio stays fixed as κ → 0
 //! (Champneys–Várkonyi §4: f_N = max(k ỹ + q ṽ, 0) with ỹ = y/ε, t̃ = t/√ε).
 
-use crate::error::SimError;
+use crate::error::{refuse_if, SimError};
 use crate::model::Real;
 use serde::{Deserialize, Serialize};
 
@@ -22,16 +22,11 @@ pub const SMALLEST_KAPPA: f64 = 1e-24;
 /// finite, positive and at least [`SMALLEST_KAPPA`].
 pub fn require_resolvable_kappa(field: &str, value: f64) -> Result<f64, SimError> {
     crate::error::require_positive(field, value)?;
-    if value < SMALLEST_KAPPA {
-        return Err(SimError::invalid(
-            field,
-            crate::error::number_text(value),
-            &format!(
+    refuse_if(value < SMALLEST_KAPPA, field, value, || {
+        format!(
                 "must be >= {SMALLEST_KAPPA:e}: below it double precision cannot resolve the contact's shortest phase, which lasts O(κ) and starts at an event of one lasting O(√κ) (the rod's reverse slip, 0.158 κ after a stick of 2.02 √κ, is off by 3e-3 at κ = 1e-26 and vanishes at 1e-30); see docs/tolerances.md, \"Resolution limits\""
-            ),
-        ));
-    }
-    Ok(value)
+            )
+    })
 }
 
 /// The compliance at which the penalty contact stops standing for a contact: under a load of
@@ -44,16 +39,11 @@ pub const LARGEST_KAPPA: f64 = 1.0;
 /// `sweep.kappa.max`): below [`LARGEST_KAPPA`].
 pub fn require_penetrating_less_than_the_body(field: &str, value: f64) -> Result<f64, SimError> {
     crate::error::require_positive(field, value)?;
-    if value >= LARGEST_KAPPA {
-        return Err(SimError::invalid(
-            field,
-            crate::error::number_text(value),
-            &format!(
+    refuse_if(value >= LARGEST_KAPPA, field, value, || {
+        format!(
                 "must be < {LARGEST_KAPPA}: under its own weight the body sinks about κ body lengths into the ground, and the penalty law stands for penetrations small against the body (its rigid limit is κ → 0)"
-            ),
-        ));
-    }
-    Ok(value)
+            )
+    })
 }
 
 /// The largest dashpot c_d (in F_n = δ/κ + c_d δ̇/√κ) whose contact double precision follows:
@@ -68,17 +58,12 @@ pub const LARGEST_DAMPING: f64 = 6.7e7;
 /// [`LARGEST_DAMPING`].
 pub fn require_resolvable_damping(field: &str, value: f64) -> Result<f64, SimError> {
     crate::error::require_non_negative(field, value)?;
-    if value > LARGEST_DAMPING {
-        return Err(SimError::invalid(
-            field,
-            crate::error::number_text(value),
-            &format!(
+    refuse_if(value > LARGEST_DAMPING, field, value, || {
+        format!(
                 "must be <= {LARGEST_DAMPING:e} (1/√ε): the overdamped contact relaxes at rates c_d and 1/c_d (in units of its normal frequency), whose ratio c_d² = {} exceeds what double precision resolves (1/ε = 4.5e15); no integrator follows such a dashpot",
                 crate::error::number_text(value * value)
-            ),
-        ));
-    }
-    Ok(value)
+            )
+    })
 }
 
 /// Checks a fast start's scaled penetration or its rate (`value`, named `field`: Y0 in units of
@@ -94,19 +79,14 @@ pub fn require_representable_start(
     kappa_max: f64,
 ) -> Result<f64, SimError> {
     crate::error::require_finite(field, value)?;
-    if kappa_max * value.abs() >= 1.0 {
-        return Err(SimError::invalid(
-            field,
-            crate::error::number_text(value),
-            &format!(
+    refuse_if(kappa_max * value.abs() >= 1.0, field, value, || {
+        format!(
                 "must be smaller in size than 1/κ = {} ({kappa_key} = {}): the start's penetration, about κ·|value| = {} body lengths, is no contact the penalty law represents (it stands for penetrations small against the body)",
                 crate::error::number_text(1.0 / kappa_max),
                 crate::error::number_text(kappa_max),
                 crate::error::number_text(kappa_max * value.abs())
-            ),
-        ));
-    }
-    Ok(value)
+            )
+    })
 }
 
 /// Checks a start velocity `value` (named `field`, in the system's velocity unit) against the
@@ -123,19 +103,14 @@ pub fn require_penetrating_speed(
 ) -> Result<f64, SimError> {
     crate::error::require_finite(field, value)?;
     let depth = kappa.sqrt() * value.abs();
-    if depth >= 1.0 {
-        return Err(SimError::invalid(
-            field,
-            crate::error::number_text(value),
-            &format!(
+    refuse_if(depth >= 1.0, field, value, || {
+        format!(
                 "must be smaller in size than 1/√κ = {} ({kappa_key} = {}): a contact met at this speed penetrates about √κ·|value| = {} body lengths, no contact the penalty law represents (it stands for penetrations small against the body)",
                 crate::error::significant_text(1.0 / kappa.sqrt(), 3),
                 crate::error::number_text(kappa),
                 crate::error::significant_text(depth, 3)
-            ),
-        ));
-    }
-    Ok(value)
+            )
+    })
 }
 
 /// The shape of the normal force law: linear in (δ, δ̇), or Hunt–Crossley's Hertzian one.
@@ -475,40 +450,35 @@ mod tests {
             for &d in &values {
                 for &r in &values {
                     let (dd, rd) = (Dual::new(d, 0.3 - r), Dual::new(r, d - 1.1));
-                    assert_eq!(
-                        prepared.closed_contact_force(d, r).to_bits(),
-                        law.closed_contact_force(d, r).to_bits()
-                    );
-                    assert_eq!(
-                        bits(prepared.closed_contact_force(dd, rd)),
-                        bits(law.closed_contact_force(dd, rd))
-                    );
-                    assert_eq!(
-                        prepared.release_function(d, r).to_bits(),
-                        law.release_function(d, r).to_bits()
-                    );
-                    assert_eq!(
-                        bits(prepared.release_function(dd, rd)),
-                        bits(law.release_function(dd, rd))
-                    );
-                    assert_eq!(
-                        prepared.closing_function(d, r).to_bits(),
-                        law.closing_function(d, r).to_bits()
-                    );
-                    assert_eq!(
-                        bits(prepared.closing_function(dd, rd)),
-                        bits(law.closing_function(dd, rd))
-                    );
-                    assert_eq!(
-                        prepared.damping_power(d, r).to_bits(),
-                        law.damping_power(d, r).to_bits()
-                    );
-                    assert_eq!(
-                        bits(prepared.damping_power(dd, rd)),
-                        bits(law.damping_power(dd, rd))
-                    );
+                    let same_bits = prepared.functions(d, r).map(f64::to_bits)
+                        == law.functions(d, r).map(f64::to_bits);
+                    assert!(same_bits, "{law:?} at ({d}, {r})");
+                    let same_bits =
+                        prepared.functions(dd, rd).map(bits) == law.functions(dd, rd).map(bits);
+                    assert!(same_bits, "{law:?} at ({dd:?}, {rd:?})");
                 }
             }
+        }
+    }
+
+    /// The force, the release and closing functions and the damping power, in that order.
+    trait LawFunctions {
+        fn functions<S: Real>(&self, d: S, r: S) -> [S; 4];
+    }
+
+    impl LawFunctions for NormalCompliance {
+        fn functions<S: Real>(&self, d: S, r: S) -> [S; 4] {
+            let (force, release) = (self.closed_contact_force(d, r), self.release_function(d, r));
+            let (closing, power) = (self.closing_function(d, r), self.damping_power(d, r));
+            [force, release, closing, power]
+        }
+    }
+
+    impl LawFunctions for PreparedCompliance {
+        fn functions<S: Real>(&self, d: S, r: S) -> [S; 4] {
+            let (force, release) = (self.closed_contact_force(d, r), self.release_function(d, r));
+            let (closing, power) = (self.closing_function(d, r), self.damping_power(d, r));
+            [force, release, closing, power]
         }
     }
 

@@ -11,7 +11,7 @@ use super::super::{
 use super::core::{Native, OneStepMethod};
 use super::explicit::{Explicit, ExplicitPair};
 use super::test_models::{BlowUp, Kepler, Oscillator, StiffCosine};
-use super::NativeMethod;
+use super::{dop853::Dop853, radau5::Radau5, rodas4::Rodas4, tsit5::Tsit5, NativeMethod};
 
 pub fn control(rtol: f64, atol: f64, n: usize) -> StepControl {
     StepControl {
@@ -64,7 +64,7 @@ impl<F: VectorField, P: ExplicitPair> ForceStep for Explicit<F, P> {
 
 /// Step sizes of the order tests: small enough for the asymptotic regime, large enough that
 /// the errors stay far above rounding (an 8th-order method needs larger ones).
-pub const ORDER_STEPS: [f64; 3] = [0.2, 0.1, 0.05];
+const ORDER_STEPS: [f64; 3] = [0.2, 0.1, 0.05];
 
 /// Observed orders `log(e_k/e_{k+1}) / log(h_k/h_{k+1})` of the errors `e_k` of one step of
 /// each size `h_k` of `hs` from the exact initial value on Kepler's problem, accepted
@@ -103,7 +103,11 @@ where
         max_abs_diff(&state_of(st, 4), &Kepler::exact(h))
     });
     for p in orders {
-        assert!((p - order).abs() <= 0.5, "observed local order {p}");
+        assert!(
+            (p - order).abs() <= 0.5,
+            "{}: observed local order {p}",
+            M::NAME
+        );
     }
 }
 
@@ -121,7 +125,11 @@ where
             .fold(0.0, f64::max)
     });
     for p in orders {
-        assert!((p - order).abs() <= 0.5, "observed dense-output order {p}");
+        assert!(
+            (p - order).abs() <= 0.5,
+            "{}: observed dense-output order {p}",
+            M::NAME
+        );
     }
 }
 
@@ -191,8 +199,8 @@ pub fn check_stiff_problem<M: NativeMethod>() {
             "{} stiff from y0 = {y0}: {steps} steps, {rejected_steps} rejected, error {err:e}",
             M::NAME
         );
-        assert!(steps < 200, "{steps} steps");
-        assert!(err < 1e-5, "error {err:e}");
+        assert!(steps < 200, "{}: {steps} steps", M::NAME);
+        assert!(err < 1e-5, "{}: error {err:e}", M::NAME);
     }
 }
 
@@ -220,8 +228,16 @@ pub fn check_global_error<M: NativeMethod>() {
             "{} rtol {rtol:e}: global error {err:e} in {steps} steps",
             M::NAME
         );
-        assert!(err < last, "error {err:e} did not fall (was {last:e})");
-        assert!(err <= 100.0 * rtol, "error {err:e} at rtol {rtol:e}");
+        assert!(
+            err < last,
+            "{}: error {err:e} did not fall (was {last:e})",
+            M::NAME
+        );
+        assert!(
+            err <= 100.0 * rtol,
+            "{}: error {err:e} at rtol {rtol:e}",
+            M::NAME
+        );
         last = err;
     }
 }
@@ -233,7 +249,11 @@ pub fn check_blow_up_is_reported<M: NativeMethod>() {
     st.set_stop_time(2.0).unwrap();
     for _ in 0..100_000 {
         match st.step() {
-            Ok(true) => panic!("stepped through the blow-up to t = {}", st.time()),
+            Ok(true) => panic!(
+                "{}: stepped through the blow-up to t = {}",
+                M::NAME,
+                st.time()
+            ),
             Ok(false) => {}
             Err(message) => {
                 eprintln!("{} blow-up: {message}", M::NAME);
@@ -242,7 +262,11 @@ pub fn check_blow_up_is_reported<M: NativeMethod>() {
             }
         }
     }
-    panic!("no failure reported near the blow-up (t = {})", st.time())
+    panic!(
+        "{}: no failure reported near the blow-up (t = {})",
+        M::NAME,
+        st.time()
+    )
 }
 
 /// An impact-like start: zeros in some components, absolute tolerances down to 1e-26.
@@ -252,7 +276,96 @@ pub fn check_start_from_zeros<M: NativeMethod>() {
     c.atol[0] = 1e-8;
     let mut st = start::<M, _>(Kepler, &y0, c);
     st.advance_to(0.5).unwrap();
-    assert!(max_abs_diff(&state_of(&st, 4), &Kepler::exact(0.5)) < 1e-6);
+    let err = max_abs_diff(&state_of(&st, 4), &Kepler::exact(0.5));
+    assert!(err < 1e-6, "{}: error {err:e}", M::NAME);
+}
+
+/// The order checks' step sizes and error control, per native method. `local` and `dense`
+/// are the orders of one step's error and of the dense output's error inside it (the
+/// method's order + 1, the continuous extension's order + 1).
+struct OrderCheck {
+    tight: StepControl,
+    hs: [f64; 3],
+    local: f64,
+    dense: f64,
+}
+
+fn check_orders<M: NativeMethod>(c: OrderCheck)
+where
+    M::Stepper<Kepler>: ForceStep,
+{
+    check_local_error_order::<M>(c.tight.clone(), c.hs, c.local);
+    check_dense_output_order::<M>(c.tight, c.hs, c.dense);
+}
+
+#[test]
+fn dop853_has_orders_eight_and_seven() {
+    // An 8th-order method's errors at h = 0.05 are at rounding: larger steps.
+    check_orders::<Dop853>(OrderCheck {
+        tight: control(1e-13, 1e-13, 4),
+        hs: [0.8, 0.4, 0.2],
+        local: 9.0,
+        dense: 8.0,
+    });
+}
+
+#[test]
+fn tsit5_has_orders_five_and_four() {
+    // Tsitouras minimised the pair's principal error coefficients, so on Kepler's problem the
+    // O(h⁷) term of the local error still dominates at h = 0.1 (observed order 6.8 between
+    // 0.1 and 0.05): smaller steps, still far above rounding (1.4e-15 at 0.0125).
+    check_orders::<Tsit5>(OrderCheck {
+        tight: control(1e-13, 1e-13, 4),
+        hs: [0.05, 0.025, 0.0125],
+        local: 6.0,
+        dense: 5.0,
+    });
+}
+
+#[test]
+fn radau5_has_orders_five_and_three() {
+    // Tight enough for a Newton error far below the local errors measured, loose enough for
+    // the Newton iteration to converge from zero starting values at h = 0.2 (at rtol = 1e-13
+    // it is predicted to fail and the step would be rejected).
+    check_orders::<Radau5>(OrderCheck {
+        tight: control(1e-11, 1e-11, 4),
+        hs: ORDER_STEPS,
+        local: 6.0,
+        dense: 4.0,
+    });
+}
+
+#[test]
+fn rodas4_has_orders_four_and_three() {
+    check_orders::<Rodas4>(OrderCheck {
+        tight: control(1e-13, 1e-13, 4),
+        hs: ORDER_STEPS,
+        local: 5.0,
+        dense: 4.0,
+    });
+}
+
+/// The checks every native method passes alike.
+fn check_every_native_method<M: NativeMethod>() {
+    check_global_error::<M>();
+    check_blow_up_is_reported::<M>();
+    check_start_from_zeros::<M>();
+}
+
+#[test]
+fn explicit_pairs_pass_the_common_checks_and_bound_their_interpolants() {
+    check_every_native_method::<Dop853>();
+    check_dense_departure_bounds_the_interpolant::<Dop853>();
+    check_every_native_method::<Tsit5>();
+    check_dense_departure_bounds_the_interpolant::<Tsit5>();
+}
+
+#[test]
+fn implicit_methods_pass_the_common_checks_and_take_few_stiff_steps() {
+    check_every_native_method::<Radau5>();
+    check_stiff_problem::<Radau5>();
+    check_every_native_method::<Rodas4>();
+    check_stiff_problem::<Rodas4>();
 }
 
 /// Where a stepper knowingly departs from the [`Stepper`] contract. A declared departure is

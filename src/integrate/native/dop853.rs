@@ -11,8 +11,6 @@
 //! Twelve stages (the 13th at the new state is the next step's first), and three more for the
 //! dense output: 15 right-hand sides per accepted step, every step (the scan interpolates each).
 
-#[cfg(test)]
-use super::super::StepControl;
 use super::super::{SolverStats, VectorField};
 use super::explicit::{Dense, ErrorScale, ExplicitPair, Vector, MAX_STATE};
 use super::numerics::eval_rhs;
@@ -701,11 +699,6 @@ impl ExplicitPair for Dop853 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::conformance::{
-        check_blow_up_is_reported, check_dense_departure_bounds_the_interpolant,
-        check_dense_output_order, check_global_error, check_local_error_order,
-        check_start_from_zeros, control,
-    };
     use super::*;
 
     /// The nodes of the transcribed tableau (dop853.f's C2 … C16, SciPy's `C` rounded to f64:
@@ -784,44 +777,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    fn tight() -> StepControl {
-        control(1e-13, 1e-13, 4)
-    }
-
-    /// An 8th-order method's errors at h = 0.05 are at rounding: larger steps.
-    const HS: [f64; 3] = [0.8, 0.4, 0.2];
-
-    /// Local error of one step from the exact initial value on Kepler's problem: O(h⁹).
-    #[test]
-    fn local_error_has_order_nine() {
-        check_local_error_order::<Dop853>(tight(), HS, 9.0);
-    }
-
-    /// Dense output inside one step: error O(h⁸) (continuous extension of order 7).
-    #[test]
-    fn dense_output_has_order_seven() {
-        check_dense_output_order::<Dop853>(tight(), HS, 8.0);
-    }
-
-    #[test]
-    fn global_error_follows_the_tolerance() {
-        check_global_error::<Dop853>();
-    }
-
-    #[test]
-    fn reports_a_blow_up() {
-        check_blow_up_is_reported::<Dop853>();
-    }
-
-    #[test]
-    fn starts_from_zeros_with_tiny_absolute_tolerances() {
-        check_start_from_zeros::<Dop853>();
-    }
-
-    #[test]
-    fn dense_departure_bounds_the_interpolant() {
-        check_dense_departure_bounds_the_interpolant::<Dop853>();
     }
 }

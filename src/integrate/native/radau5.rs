@@ -457,11 +457,6 @@ fn floored_norm(err: &[f64], scale: &[f64]) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::StepControl;
-    use super::super::conformance::{
-        check_blow_up_is_reported, check_dense_output_order, check_global_error,
-        check_local_error_order, check_start_from_zeros, check_stiff_problem, control, ORDER_STEPS,
-    };
     use super::*;
 
     /// The Radau IIA matrix A of order 5 (HW II §IV.5).
@@ -510,44 +505,5 @@ mod tests {
                 assert!((tti[i][j] - id).abs() < 1e-14, "T T⁻¹ ≠ I at {i},{j}");
             }
         }
-    }
-
-    /// Tight enough for a Newton error far below the local errors measured, loose enough for
-    /// the Newton iteration to converge from zero starting values at h = 0.2 (at rtol = 1e-13
-    /// it is predicted to fail and the step would be rejected).
-    fn tight() -> StepControl {
-        control(1e-11, 1e-11, 4)
-    }
-
-    /// Local error of one step from the exact initial value on Kepler's problem: O(h⁶).
-    #[test]
-    fn local_error_has_order_six() {
-        check_local_error_order::<Radau5>(tight(), ORDER_STEPS, 6.0);
-    }
-
-    /// Dense output inside one step: error O(h⁴) (dense output of order 3).
-    #[test]
-    fn dense_output_has_order_three() {
-        check_dense_output_order::<Radau5>(tight(), ORDER_STEPS, 4.0);
-    }
-
-    #[test]
-    fn stiff_problem_takes_few_steps() {
-        check_stiff_problem::<Radau5>();
-    }
-
-    #[test]
-    fn global_error_follows_the_tolerance() {
-        check_global_error::<Radau5>();
-    }
-
-    #[test]
-    fn reports_a_blow_up() {
-        check_blow_up_is_reported::<Radau5>();
-    }
-
-    #[test]
-    fn starts_from_zeros_with_tiny_absolute_tolerances() {
-        check_start_from_zeros::<Radau5>();
     }
 }

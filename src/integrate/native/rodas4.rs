@@ -247,17 +247,8 @@ impl OneStepMethod for Rodas4 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::StepControl;
-    use super::super::conformance::{
-        check_blow_up_is_reported, check_dense_output_order, check_global_error,
-        check_local_error_order, check_start_from_zeros, check_stiff_problem, control, ORDER_STEPS,
-    };
     use super::*;
     use nalgebra::DMatrix;
-
-    fn tight() -> StepControl {
-        control(1e-13, 1e-13, 4)
-    }
 
     /// Hairer's implementation form back to the standard Rosenbrock coefficients (HW II
     /// §IV.7): `Γ = ((1/γ) I − C)⁻¹`, `α = A Γ`, weights `bᵀ = mᵀ Γ`. The stage times
@@ -316,37 +307,5 @@ mod tests {
                 );
             }
         }
-    }
-
-    /// Local error of one step from the exact initial value on Kepler's problem: O(h⁵).
-    #[test]
-    fn local_error_has_order_five() {
-        check_local_error_order::<Rodas4>(tight(), ORDER_STEPS, 5.0);
-    }
-
-    /// Dense output inside one step: error O(h⁴) (dense output of order 3).
-    #[test]
-    fn dense_output_has_order_three() {
-        check_dense_output_order::<Rodas4>(tight(), ORDER_STEPS, 4.0);
-    }
-
-    #[test]
-    fn stiff_problem_takes_few_steps() {
-        check_stiff_problem::<Rodas4>();
-    }
-
-    #[test]
-    fn global_error_follows_the_tolerance() {
-        check_global_error::<Rodas4>();
-    }
-
-    #[test]
-    fn reports_a_blow_up() {
-        check_blow_up_is_reported::<Rodas4>();
-    }
-
-    #[test]
-    fn starts_from_zeros_with_tiny_absolute_tolerances() {
-        check_start_from_zeros::<Rodas4>();
     }
 }
