@@ -126,6 +126,7 @@ def simulate(
     height: Optional[float] = None,
     params: Optional[Mapping[str, Any]] = None,
     method: Optional[str] = None,
+    point: Optional[int] = None,
 ) -> Simulation:
     """Run one simulation, as ``rigid-limit simulate`` does, and return it with its trajectory.
 
@@ -135,7 +136,11 @@ def simulate(
     :class:`System`, or the name of another system (``"spring_particle"``, ``"klarbring"``:
     ``rigid-limit simulate SYSTEM``), run from its documented example with ``params`` set
     (``{"mu": 0.3}``) and ``method`` ``"compliant"`` or ``"rigid"``; its measured columns are
-    the attribute ``record`` (no trajectory). ``None`` keeps the command line's default
+    the attribute ``record`` (no trajectory). ``"planar"``, ``"two_contact"``,
+    ``"schmid_mielke"`` and ``"rod_scenario"`` run one point of their study's example file
+    (``point``: its point_id, default 0; ``params`` keys with a dot set other tables of the file,
+    ``{"sweep.law": ["harness"]}``): the attribute ``row`` is that point's row of runs.csv, as
+    ``rigid-limit simulate SYSTEM --point ID``. ``None`` keeps the command line's default
     (integrator dop853, rtol 1e-10, atol 1e-12; until the contact opens unless ``t_end``). The
     GIL is released while it runs.
     """
@@ -152,11 +157,13 @@ def simulate(
             flags.append(f"--set={key}={_toml_value(value)}")
         if method is not None:
             flags.append(f"--method={method}")
+        if point is not None:
+            flags.append(f"--point={point}")
     else:
         flags.append("--trajectory")
-        if params is not None or method is not None:
+        if params is not None or method is not None or point is not None:
             raise RigidLimitError(
-                "params and method are for a named system (simulate('spring_particle', "
+                "params, method and point are for a named system (simulate('spring_particle', "
                 "params={...})); the rod takes mu, theta0, … and a description its file"
             )
     named = {

@@ -95,6 +95,21 @@ def test_a_named_system_with_params_equals_the_cli_json():
     assert rigid.method == "rigid" and "kappa" not in rigid.raw
 
 
+def test_a_point_of_a_study_is_its_committed_row():
+    # C–V's two slipping contacts: point 77 of experiments/two_contact_iwc.toml.
+    sim = rl.simulate("two_contact", point=77)
+    assert sim.point_id == 77 and sim.experiment == "experiments/two_contact_iwc.toml"
+    with open(ROOT / "results" / "two_contact_iwc" / "runs.csv", newline="") as f:
+        committed = list(csv.DictReader(f))[77]
+    assert sim.points == 296 and sim.row["outcome"] == committed["outcome"]
+    assert sim.row["first_open_s"] == pytest.approx(float(committed["first_open_s"]), rel=1e-12)
+    changed = rl.simulate("two_contact", point=0, params={"sweep.law": ["harness"]})
+    assert changed.row["law"] == "harness"
+    cli = cli_json("two_contact", "--point", "0", "--set", 'sweep.law=["harness"]', trajectory=False)
+    untimed = lambda raw: {**raw, "row": {k: v for k, v in raw["row"].items() if k not in TIMING}}
+    assert untimed(changed.raw) == untimed(cli)
+
+
 def test_a_system_of_several_contacts_equals_the_cli_json():
     # The rod dropped nearly flat lands on end A, then on end B.
     sim = rl.simulate("systems/two_ended_rod.toml", kappa=1e-6, t_end=1.0)

@@ -20,7 +20,8 @@
 //!     }
 //!     plans {
 //!         TwoContact(two_contact::TwoContactStudy), parse = two_contact_plan,
-//!             report = two_contact::report::write_report;
+//!             report = two_contact::report::write_report,
+//!             list = "two_contact" => ABOUT, example = "experiments/two_contact_iwc.toml";
 //!     }
 //! }
 //! ```
@@ -46,6 +47,10 @@
 //!   `parse = f` is `f(text, &table) -> Option<Result<Plan, SpecError>>` (`None`: not this plan's
 //!   file; plans are asked first) and `report = f` is `f(&Plan, &Path)`.
 //!
+//! - `example = "PATH"` (a study's, or a plan's after its `list`): an experiment file of the
+//!   study (its path from the crate's root), whose points `simulate SYSTEM --point ID` runs one at a time (`POINT_EXAMPLES`
+//!   names them; `crate::study::point`).
+//!
 //! `rigid-limit list` shows each system's `ABOUT`, each study's non-empty `ABOUT`
 //! once per name,
 //! and a plan's `list = NAME => ABOUT` when given.
@@ -64,11 +69,12 @@ macro_rules! registry {
                 $( , table = $stt:path )? $( , work_precision = $swv:ident )? ; )*
         }
         studies {
-            $( $(#[$fm:meta])* $fv:ident ( $ft:ty ) $( , analysis = $fa:literal )? ; )*
+            $( $(#[$fm:meta])* $fv:ident ( $ft:ty ) $( , analysis = $fa:literal )?
+                $( , example = $fe:literal )? ; )*
         }
         plans {
             $( $(#[$pm:meta])* $pv:ident ( $pt:ty ) , parse = $pp:path , report = $pr:path
-                $( , list = $pn:expr => $pa:expr )? ; )*
+                $( , list = $pn:expr => $pa:expr $( , example = $pe:literal )? )? ; )*
         }
     ) => {
         /// Any experiment file, by its system (and study).
@@ -109,6 +115,18 @@ macro_rules! registry {
             $( $( add($pn, $pa); )? )*
             listed
         }
+
+        /// The systems `simulate SYSTEM` runs as one point of their own study (a study or a
+        /// plan with `example = "PATH"`): each name, its example experiment file's path (from
+        /// the crate's root) and its text.
+        pub const POINT_EXAMPLES: &[(&str, &str, &str)] = &[
+            $( $( (
+                <$ft as $crate::experiment::registry::Study>::MODEL,
+                $fe,
+                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", $fe)),
+            ), )? )*
+            $( $( $( ($pn, $pe, include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/", $pe))), )? )? )*
+        ];
 
         impl Experiment {
             /// Read and validate `path`.
@@ -283,6 +301,21 @@ macro_rules! registry {
                         $crate::experiment::registry::Study::report(plan.as_ref(), dir)
                     } )*
                     $( Experiment::$pv(spec) => $pr(spec, dir).map(|_| ()), )*
+                }
+            }
+
+            /// Run the point `id` of the experiment, as the runner runs it
+            /// (`rigid-limit simulate SYSTEM --point ID`).
+            pub fn run_point(
+                &self,
+                id: usize,
+            ) -> Result<$crate::study::point::PointRun, $crate::error::SimError> {
+                use $crate::study::point::run_point;
+                match self {
+                    $( Experiment::$sv(p) => run_point(p.as_ref(), id), )*
+                    $( $( Experiment::$swv(p) => run_point(p.as_ref(), id), )? )*
+                    $( Experiment::$fv(p) => run_point(p.as_ref(), id), )*
+                    $( Experiment::$pv(p) => run_point(p.as_ref(), id), )*
                 }
             }
 

@@ -63,7 +63,8 @@ crate::registry! {
         RodModeTable(FastPlan<ModeTable<rod::Rod, 3>, 3>), analysis = "mode_table";
         RodBasin(FastPlan<Basin<rod::Rod, 3>, 3>), analysis = "liftoff_iwc_basin";
         /// The planar mode table: `model = "planar"` without `analysis` too.
-        PlanarModeTable(FastPlan<ModeTable<planar::Planar, 2>, 2>);
+        PlanarModeTable(FastPlan<ModeTable<planar::Planar, 2>, 2>),
+            example = "experiments/mode_table_planar.toml";
         /// The lift-off/IWC basins (`analysis = "liftoff_iwc_basin"`).
         PlanarBasin(FastPlan<Basin<planar::Planar, 2>, 2>), analysis = "liftoff_iwc_basin";
         /// The planar stick/lift-off basin (`analysis = "stick_liftoff_basin"`).
@@ -79,14 +80,17 @@ crate::registry! {
         RodScenarioWorkPrecision(WorkPrecision<rod::scenario_system::RodScenario>),
             parse = rod::scenario_system::parse,
             report = crate::report::work_precision::write_run_report::<rod::scenario_system::RodScenario>,
-            list = rod::scenario_system::NAME => rod::scenario_system::ABOUT;
+            list = rod::scenario_system::NAME => rod::scenario_system::ABOUT,
+                example = "experiments/integrators.toml";
         /// C–V's fast dynamics of two slipping contacts (`model = "two_contact"`).
         TwoContact(two_contact::TwoContactStudy), parse = two_contact_plan,
             report = two_contact::report::write_report,
-            list = two_contact::spec::NAME => two_contact::spec::ABOUT;
+            list = two_contact::spec::NAME => two_contact::spec::ABOUT,
+                example = "experiments/two_contact_iwc.toml";
         SchmidMielke(schmid_mielke::spec::SmSpec), parse = schmid_mielke_plan,
             report = schmid_mielke::report::write_report,
-            list = schmid_mielke::spec::NAME => schmid_mielke::spec::ABOUT;
+            list = schmid_mielke::spec::NAME => schmid_mielke::spec::ABOUT,
+                example = "experiments/sm_ip.toml";
     }
 }
 
@@ -130,9 +134,19 @@ fn plan_of_model<P>(
 /// the named system ([`crate::study::single`]).
 pub fn simulate_output(args: &rod::cli::SimulateArgs) -> Result<String, String> {
     let name = match args.system_name.as_deref() {
-        None | Some("rod") => return rod::cli::simulate_output(args),
+        None | Some("rod") if args.point == 0 => return rod::cli::simulate_output(args),
+        None => "rod",
         Some(name) => name,
     };
+    let point_system = POINT_EXAMPLES.iter().find(|(system, ..)| *system == name);
+    if args.point != 0 && point_system.is_none() {
+        let systems: Vec<&str> = POINT_EXAMPLES.iter().map(|(system, ..)| *system).collect();
+        return Err(format!(
+            "--point {}: system {name} runs one configuration, not a point of a study; --point is for {}",
+            args.point,
+            systems.join(", ")
+        ));
+    }
     if name == described::Described::NAME {
         return Err(
             "a described system is its file: simulate --system FILE (docs/described_systems.md)"
@@ -142,22 +156,47 @@ pub fn simulate_output(args: &rod::cli::SimulateArgs) -> Result<String, String> 
     if let Some(output) = Experiment::simulate_named(name, args) {
         return output;
     }
-    let listed: Vec<&str> = models().iter().map(|(model, _)| *model).collect();
-    if listed.contains(&name) {
-        let systems: Vec<&str> = SYSTEMS
-            .iter()
-            .copied()
-            .filter(|s| *s != described::Described::NAME && *s != <rod::Rod as System>::NAME)
-            .collect();
-        return Err(format!(
-            "system {name} runs in experiment files only (rigid-limit run); simulate runs rod, {} and described systems (--system FILE)",
-            systems.join(", ")
-        ));
+    if let Some((_, path, example)) = point_system {
+        return simulate_point(name, (path, example), args);
     }
+    let listed: Vec<&str> = models().iter().map(|(model, _)| *model).collect();
     Err(format!(
         "invalid SYSTEM = {name}: name a system of rigid-limit list ({})",
         listed.join(", ")
     ))
+}
+
+/// One point of the study of system `name` (`simulate SYSTEM [--params FILE] [--set KEY=VALUE]…
+/// [--point ID]`): of the experiment file `--params` or `example` (its path and text), with the
+/// settings applied; its solver settings are the file's (`--set solver.rtol=…`), not the run
+/// flags.
+fn simulate_point(
+    name: &str,
+    example: (&str, &str),
+    args: &rod::cli::SimulateArgs,
+) -> Result<String, String> {
+    use crate::study::point::{point_json, point_text, with_sets};
+    rod::cli::refuse_run_flags_of_a_study(name, args)?;
+    let (text, label) = match &args.params {
+        Some(path) => {
+            let label = path.display().to_string();
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--params {label}: cannot read it: {e}"))?;
+            (text, label)
+        }
+        None => (example.1.to_string(), example.0.to_string()),
+    };
+    let text = with_sets(&text, &label, &args.sets).map_err(|e| e.to_string())?;
+    let experiment =
+        Experiment::parse(&text).map_err(|e| e.at(std::path::Path::new(&label)).to_string())?;
+    let run = experiment
+        .run_point(args.point)
+        .map_err(|e| e.to_string())?;
+    if args.json {
+        Ok(crate::report::json::pretty(&point_json(name, &label, &run)) + "\n")
+    } else {
+        Ok(point_text(name, &label, &run))
+    }
 }
 
 /// One run of system `S` from `args` (`simulate SYSTEM [--params FILE] [--set KEY=VALUE]…`).

@@ -434,9 +434,7 @@ fn simulate_system_errors_name_the_input() {
             &["spring_particle", "--params", "/nonexistent.toml"],
             "--params",
         ),
-        (&["two_contact"], "experiment files only"),
-        // The planar system's studies on System are named by their analysis.
-        (&["planar"], "experiment files only"),
+        (&["two_contact", "--rtol", "1e-6"], "--rtol"),
         (&["klarbring_impacts"], "sweep.V0"),
         (&["dance"], "params.start"),
         (&["bogus"], "SYSTEM = bogus"),

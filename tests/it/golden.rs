@@ -12,10 +12,10 @@ use std::path::Path;
 use std::process::Command;
 
 /// Columns that hold wall times or their repeat counts: they vary from run to run.
-const TIMING_COLUMNS: &[&str] = &["wall_time_s", "wall_time_min_s", "repeats"];
+pub(crate) const TIMING_COLUMNS: &[&str] = &["wall_time_s", "wall_time_min_s", "repeats"];
 
 /// The committed table: its header and its rows by point id.
-fn committed(name: &str) -> (String, BTreeMap<usize, BTreeMap<String, String>>) {
+pub(crate) fn committed(name: &str) -> (String, BTreeMap<usize, BTreeMap<String, String>>) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("results")
         .join(name)
@@ -37,7 +37,7 @@ fn committed(name: &str) -> (String, BTreeMap<usize, BTreeMap<String, String>>) 
 
 /// Whether two cells agree: equal text, or both numbers within 1e-12 relative. A cell of
 /// space-separated numbers (a state) is compared number by number.
-fn cells_agree(a: &str, b: &str) -> bool {
+pub(crate) fn cells_agree(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }

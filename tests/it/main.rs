@@ -31,6 +31,7 @@ mod restitution;
 mod results_tables;
 mod rod3d_jam;
 mod schmid_mielke;
+mod simulate_point;
 mod slope_body;
 mod spatial_contacts;
 mod spring_particle;

@@ -14,8 +14,9 @@ use crate::report::table::{Cell, Table};
 #[command(allow_negative_numbers = true)]
 pub struct SimulateArgs {
     /// The system to run once: `rod` (the default: its flags below) or any system of
-    /// `rigid-limit list` with a documented example (its `[params]`, changed by --set and
-    /// --params), e.g. `spring_particle`, `klarbring`.
+    /// `rigid-limit list`: one configuration, its example's `[params]` changed by --set and
+    /// --params (e.g. `spring_particle`, `klarbring`), or for `planar`, `two_contact`,
+    /// `schmid_mielke` and `rod_scenario` one point of their study (--point).
     #[arg(
         value_name = "SYSTEM",
         conflicts_with_all = ["mu", "mu_s", "theta0", "omega0", "u0", "damping", "scenario", "height", "repeat", "trajectory", "csv", "system"]
@@ -30,9 +31,16 @@ pub struct SimulateArgs {
         requires = "system_name"
     )]
     pub sets: Vec<String>,
-    /// Start from the `[params]` of this experiment file instead of SYSTEM's example.
+    /// Start from the `[params]` of this experiment file instead of SYSTEM's example (for a
+    /// system run as one point of its study, the whole file: `rigid-limit list` marks them).
     #[arg(long, value_name = "FILE", requires = "system_name")]
     pub params: Option<std::path::PathBuf>,
+    /// For a system run as one point of its study (planar, two_contact, schmid_mielke,
+    /// rod_scenario): the point_id of the experiment file's point to run (its row in runs.csv).
+    /// Its `--set KEY=VALUE` sets `[params]`, or with a dotted KEY any table of the file
+    /// (`--set sweep.law='["literal"]'`, `--set solver.rtol=1e-10`).
+    #[arg(long, value_name = "ID", default_value_t = 0, requires = "system_name")]
+    pub point: usize,
     /// How SYSTEM's contact acts: compliant (κ = --kappa) or rigid (its rigid reference).
     #[arg(long, default_value = "compliant")]
     pub method: String,
@@ -275,6 +283,33 @@ pub fn checked_run_flags(args: &SimulateArgs) -> Result<IntegratorKind, String> 
     crate::error::require_guard("--max-events", Some(args.max_events))
         .map_err(|e| e.to_string())?;
     Ok(integrator)
+}
+
+/// Refuses the run flags for a system run as one point of its study, `name`: its method,
+/// compliance, integrator, tolerances and guards are its experiment file's.
+pub(crate) fn refuse_run_flags_of_a_study(name: &str, args: &SimulateArgs) -> Result<(), String> {
+    use clap::{Args, FromArgMatches};
+    let defaults = SimulateArgs::augment_args(clap::Command::new("simulate"))
+        .try_get_matches_from(["simulate", name])
+        .and_then(|matches| SimulateArgs::from_arg_matches(&matches))
+        .map_err(|e| e.to_string())?;
+    let given = [
+        ("--method", args.method != defaults.method),
+        ("--kappa", args.kappa != defaults.kappa),
+        ("--integrator", args.integrator != defaults.integrator),
+        ("--rtol", args.rtol != defaults.rtol),
+        ("--atol", args.atol != defaults.atol),
+        ("--t-end", args.t_end.is_some()),
+        ("--t-max", args.t_max.is_some()),
+        ("--max-steps", args.max_steps != defaults.max_steps),
+        ("--max-events", args.max_events != defaults.max_events),
+    ];
+    match given.iter().find(|(_, given)| *given) {
+        Some((flag, _)) => Err(format!(
+            "{flag}: system {name} runs one point of its experiment file, whose [params], [sweep] and [solver] set how it runs: change them with --set KEY=VALUE, --set sweep.KEY=VALUE or --set solver.KEY=VALUE, or give another file with --params"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The description `d` (from file `label`) with the parameters `--set KEY=VALUE` gives; a key that
