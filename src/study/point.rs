@@ -6,7 +6,7 @@
 use crate::error::SimError;
 use crate::experiment::runner::Plan;
 use crate::experiment::table::Row;
-use crate::study::single::parse_set;
+use crate::study::single::{parse_set, toml_table};
 
 /// A point that ran: its position among the experiment's points and its row.
 #[derive(Clone, Debug)]
@@ -45,16 +45,7 @@ pub fn run_point<P: Plan>(plan: &P, id: usize) -> Result<PointRun, SimError> {
 /// a plain KEY sets `[params]`, a dotted one the table it names (`sweep.law=["literal"]`,
 /// `solver.rtol=1e-10`).
 pub fn with_sets(text: &str, label: &str, sets: &[String]) -> Result<String, SimError> {
-    let mut table: toml::Table = toml::from_str(text).map_err(|e| {
-        SimError::invalid(
-            label,
-            "(file)",
-            &format!(
-                "not a TOML file: {}",
-                e.to_string().trim().replace('\n', " ")
-            ),
-        )
-    })?;
+    let mut table = toml_table(text, label)?;
     for set in sets {
         let (key, value) = parse_set(set)?;
         let path: Vec<&str> = match key.split_once('.') {

@@ -28,10 +28,9 @@ pub struct SingleOutcome<S: System> {
     pub stats: SolverStats,
 }
 
-/// The `[params]` table of the TOML text `experiment` (an experiment file), named `label` in
-/// errors.
-pub fn params_table(experiment: &str, label: &str) -> Result<toml::Table, SimError> {
-    let table: toml::Table = toml::from_str(experiment).map_err(|e| {
+/// The TOML text `file`, named `label` in errors, as a table.
+pub(crate) fn toml_table(file: &str, label: &str) -> Result<toml::Table, SimError> {
+    toml::from_str(file).map_err(|e| {
         SimError::invalid(
             label,
             "(file)",
@@ -40,7 +39,13 @@ pub fn params_table(experiment: &str, label: &str) -> Result<toml::Table, SimErr
                 e.to_string().trim().replace('\n', " ")
             ),
         )
-    })?;
+    })
+}
+
+/// The `[params]` table of the TOML text `experiment` (an experiment file), named `label` in
+/// errors.
+pub fn params_table(experiment: &str, label: &str) -> Result<toml::Table, SimError> {
+    let table = toml_table(experiment, label)?;
     match table.get("params") {
         Some(toml::Value::Table(params)) => Ok(params.clone()),
         _ => Err(SimError::invalid(

@@ -290,6 +290,19 @@ struct OrderCheck {
     dense: f64,
 }
 
+impl Default for OrderCheck {
+    /// The tight error control and the common steps; the orders NaN, so that a check that
+    /// forgets them fails.
+    fn default() -> Self {
+        OrderCheck {
+            tight: control(1e-13, 1e-13, 4),
+            hs: ORDER_STEPS,
+            local: f64::NAN,
+            dense: f64::NAN,
+        }
+    }
+}
+
 fn check_orders<M: NativeMethod>(c: OrderCheck)
 where
     M::Stepper<Kepler>: ForceStep,
@@ -299,7 +312,7 @@ where
 }
 
 #[test]
-fn dop853_has_orders_eight_and_seven() {
+fn native_methods_have_their_orders() {
     // An 8th-order method's errors at h = 0.05 are at rounding: larger steps.
     check_orders::<Dop853>(OrderCheck {
         tight: control(1e-13, 1e-13, 4),
@@ -307,41 +320,28 @@ fn dop853_has_orders_eight_and_seven() {
         local: 9.0,
         dense: 8.0,
     });
-}
-
-#[test]
-fn tsit5_has_orders_five_and_four() {
     // Tsitouras minimised the pair's principal error coefficients, so on Kepler's problem the
     // O(h⁷) term of the local error still dominates at h = 0.1 (observed order 6.8 between
     // 0.1 and 0.05): smaller steps, still far above rounding (1.4e-15 at 0.0125).
     check_orders::<Tsit5>(OrderCheck {
-        tight: control(1e-13, 1e-13, 4),
         hs: [0.05, 0.025, 0.0125],
         local: 6.0,
         dense: 5.0,
+        ..OrderCheck::default()
     });
-}
-
-#[test]
-fn radau5_has_orders_five_and_three() {
-    // Tight enough for a Newton error far below the local errors measured, loose enough for
-    // the Newton iteration to converge from zero starting values at h = 0.2 (at rtol = 1e-13
-    // it is predicted to fail and the step would be rejected).
+    // Radau5's tolerance is tight enough for a Newton error far below the local errors
+    // measured, loose enough for the Newton iteration to converge from zero starting values
+    // at h = 0.2 (at rtol = 1e-13 it is predicted to fail and the step would be rejected).
     check_orders::<Radau5>(OrderCheck {
         tight: control(1e-11, 1e-11, 4),
-        hs: ORDER_STEPS,
         local: 6.0,
         dense: 4.0,
+        ..OrderCheck::default()
     });
-}
-
-#[test]
-fn rodas4_has_orders_four_and_three() {
     check_orders::<Rodas4>(OrderCheck {
-        tight: control(1e-13, 1e-13, 4),
-        hs: ORDER_STEPS,
         local: 5.0,
         dense: 4.0,
+        ..OrderCheck::default()
     });
 }
 
