@@ -118,19 +118,9 @@ pub(super) fn div(a: Expr, b: Expr) -> Expr {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{parse, Symbol};
+    use super::super::{parse, test_scope};
     use super::*;
     use crate::model::{Dual, Real};
-
-    fn scope(name: &str) -> Option<Symbol> {
-        match name {
-            "x" => Some(Symbol::Var(Var::Q(0))),
-            "y" => Some(Symbol::Var(Var::Q(1))),
-            "x_dot" => Some(Symbol::Var(Var::Qdot(0))),
-            "t" => Some(Symbol::Var(Var::T)),
-            _ => None,
-        }
-    }
 
     /// Each symbolic derivative against forward-mode dual numbers (an independent method: the
     /// tree evaluated on ε-carrying numbers) at a few points.
@@ -145,7 +135,7 @@ mod tests {
             "-(x - y)^2 / (1 + exp(x))",
         ];
         for text in texts {
-            let e = parse(text, &scope).unwrap();
+            let e = parse(text, &test_scope).unwrap();
             for (x, y) in [(0.7, 1.3), (1.9, 0.4), (0.35, 2.2)] {
                 for (var, seed) in [(Var::Q(0), [1.0, 0.0]), (Var::Q(1), [0.0, 1.0])] {
                     let q = [Dual::new(x, seed[0]), Dual::new(y, seed[1])];
@@ -163,9 +153,9 @@ mod tests {
 
     #[test]
     fn constants_fold_and_zeros_drop() {
-        let e = parse("3*x + 2*y*y", &scope).unwrap();
+        let e = parse("3*x + 2*y*y", &test_scope).unwrap();
         assert_eq!(e.derivative(Var::Q(0)), Expr::Num(3.0));
         assert_eq!(e.derivative(Var::Qdot(0)), Expr::Num(0.0));
-        assert_eq!(parse("2*3 + 1", &scope).unwrap(), Expr::Num(7.0));
+        assert_eq!(parse("2*3 + 1", &test_scope).unwrap(), Expr::Num(7.0));
     }
 }

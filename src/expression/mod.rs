@@ -15,6 +15,21 @@ mod derivative;
 mod parse;
 mod tape;
 
+/// The names of the expressions in this folder's tests: x and y (alias th) the coordinates,
+/// x_dot and w the velocities of x and y, t time, g the number 9.81.
+#[cfg(test)]
+fn test_scope(name: &str) -> Option<Symbol> {
+    match name {
+        "x" => Some(Symbol::Var(Var::Q(0))),
+        "y" | "th" => Some(Symbol::Var(Var::Q(1))),
+        "x_dot" => Some(Symbol::Var(Var::Qdot(0))),
+        "w" => Some(Symbol::Var(Var::Qdot(1))),
+        "t" => Some(Symbol::Var(Var::T)),
+        "g" => Some(Symbol::Value(9.81)),
+        _ => None,
+    }
+}
+
 pub use parse::{parse, ParseError, Symbol};
 pub use tape::{Tape, MAX_TAPE};
 

@@ -262,21 +262,11 @@ fn call(f: Func, arg: Expr) -> Expr {
 
 #[cfg(test)]
 mod tests {
+    use super::super::test_scope;
     use super::*;
 
-    fn scope(name: &str) -> Option<Symbol> {
-        match name {
-            "x" => Some(Symbol::Var(Var::Q(0))),
-            "y" => Some(Symbol::Var(Var::Q(1))),
-            "x_dot" => Some(Symbol::Var(Var::Qdot(0))),
-            "t" => Some(Symbol::Var(Var::T)),
-            "g" => Some(Symbol::Value(9.81)),
-            _ => None,
-        }
-    }
-
     fn value(text: &str, q: [f64; 2], qdot: [f64; 2], t: f64) -> f64 {
-        parse(text, &scope).unwrap().eval(&q, &qdot, t)
+        parse(text, &test_scope).unwrap().eval(&q, &qdot, t)
     }
 
     #[test]
@@ -308,7 +298,7 @@ mod tests {
 
     #[test]
     fn errors_name_the_position_and_the_problem() {
-        let e = |text: &str| parse(text, &scope).unwrap_err().to_string();
+        let e = |text: &str| parse(text, &test_scope).unwrap_err().to_string();
         assert_eq!(e("x + z"), "at character 5: unknown name 'z'");
         assert_eq!(
             e("x + "),
@@ -350,7 +340,7 @@ mod tests {
                 .map(|_| pieces[(next() % pieces.len() as u64) as usize])
                 .collect();
             for end in [text.len(), text.len() / 2] {
-                if let Ok(e) = parse(&text[..end], &scope) {
+                if let Ok(e) = parse(&text[..end], &test_scope) {
                     parsed += 1;
                     let _ = e.eval(&[1.0, 2.0], &[0.5, 0.1], 0.3);
                     let _ = e.derivative(Var::Q(0));

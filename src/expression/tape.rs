@@ -9,10 +9,12 @@ use super::{Expr, Func, Var};
 use crate::model::Real;
 use std::collections::HashMap;
 
-/// One instruction; operands are earlier registers.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// One instruction; operands are earlier registers. Equal instructions share a register
+/// (the builder's index), so a number is held by its bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Op {
-    Num(f64),
+    /// A number, `f64::to_bits` of it.
+    Num(u64),
     Q(usize),
     Qdot(usize),
     T,
@@ -28,24 +30,6 @@ enum Op {
     SinCos(usize),
     /// Written by the instruction before.
     Filled,
-}
-
-/// The identity of an instruction, for sharing: numbers by their bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum Key {
-    Num(u64),
-    Q(usize),
-    Qdot(usize),
-    T,
-    Neg(usize),
-    Add(usize, usize),
-    Sub(usize, usize),
-    Mul(usize, usize),
-    Div(usize, usize),
-    Powi(usize, i32),
-    Pow(usize, usize),
-    Call(Func, usize),
-    SinCos(usize),
 }
 
 /// The longest tape: its registers live on the stack (at most 512 numbers).
@@ -103,7 +87,7 @@ impl Tape {
         let mut r = [S::zero(); R];
         for (i, op) in self.ops.iter().enumerate() {
             r[i] = match *op {
-                Op::Num(x) => S::cst(x),
+                Op::Num(bits) => S::cst(f64::from_bits(bits)),
                 Op::Q(k) => q[k],
                 Op::Qdot(k) => qdot[k],
                 Op::T => t,
@@ -131,13 +115,13 @@ impl Tape {
 
 struct Builder {
     ops: Vec<Op>,
-    index: HashMap<Key, usize>,
+    index: HashMap<Op, usize>,
 }
 
 impl Builder {
-    /// The register holding `key`'s value, emitting `op` if no register does yet.
-    fn emit(&mut self, key: Key, op: Op) -> usize {
-        if let Some(&i) = self.index.get(&key) {
+    /// The register holding `op`'s value, emitting `op` if no register does yet.
+    fn emit(&mut self, op: Op) -> usize {
+        if let Some(&i) = self.index.get(&op) {
             return i;
         }
         let i = self.ops.len();
@@ -145,47 +129,47 @@ impl Builder {
         if let Op::SinCos(_) = op {
             self.ops.push(Op::Filled);
         }
-        self.index.insert(key, i);
+        self.index.insert(op, i);
         i
     }
 
     fn node(&mut self, e: &Expr) -> usize {
         match e {
-            Expr::Num(x) => self.emit(Key::Num(x.to_bits()), Op::Num(*x)),
-            Expr::Var(Var::Q(k)) => self.emit(Key::Q(*k), Op::Q(*k)),
-            Expr::Var(Var::Qdot(k)) => self.emit(Key::Qdot(*k), Op::Qdot(*k)),
-            Expr::Var(Var::T) => self.emit(Key::T, Op::T),
+            Expr::Num(x) => self.emit(Op::Num(x.to_bits())),
+            Expr::Var(Var::Q(k)) => self.emit(Op::Q(*k)),
+            Expr::Var(Var::Qdot(k)) => self.emit(Op::Qdot(*k)),
+            Expr::Var(Var::T) => self.emit(Op::T),
             Expr::Neg(a) => {
                 let a = self.node(a);
-                self.emit(Key::Neg(a), Op::Neg(a))
+                self.emit(Op::Neg(a))
             }
             Expr::Add(a, b) => {
                 let (a, b) = (self.node(a), self.node(b));
-                self.emit(Key::Add(a, b), Op::Add(a, b))
+                self.emit(Op::Add(a, b))
             }
             Expr::Sub(a, b) => {
                 let (a, b) = (self.node(a), self.node(b));
-                self.emit(Key::Sub(a, b), Op::Sub(a, b))
+                self.emit(Op::Sub(a, b))
             }
             Expr::Mul(a, b) => {
                 let (a, b) = (self.node(a), self.node(b));
-                self.emit(Key::Mul(a, b), Op::Mul(a, b))
+                self.emit(Op::Mul(a, b))
             }
             Expr::Div(a, b) => {
                 let (a, b) = (self.node(a), self.node(b));
-                self.emit(Key::Div(a, b), Op::Div(a, b))
+                self.emit(Op::Div(a, b))
             }
             Expr::Powi(a, n) => {
                 let a = self.node(a);
-                self.emit(Key::Powi(a, *n), Op::Powi(a, *n))
+                self.emit(Op::Powi(a, *n))
             }
             Expr::Pow(a, b) => {
                 let (a, b) = (self.node(a), self.node(b));
-                self.emit(Key::Pow(a, b), Op::Pow(a, b))
+                self.emit(Op::Pow(a, b))
             }
             Expr::Call(f @ (Func::Sin | Func::Cos), a) => {
                 let a = self.node(a);
-                let sin = self.emit(Key::SinCos(a), Op::SinCos(a));
+                let sin = self.emit(Op::SinCos(a));
                 if *f == Func::Sin {
                     sin
                 } else {
@@ -194,7 +178,7 @@ impl Builder {
             }
             Expr::Call(f, a) => {
                 let a = self.node(a);
-                self.emit(Key::Call(*f, a), Op::Call(*f, a))
+                self.emit(Op::Call(*f, a))
             }
         }
     }
@@ -202,19 +186,9 @@ impl Builder {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{parse, Symbol};
+    use super::super::{parse, test_scope};
     use super::*;
     use crate::model::Dual;
-
-    fn scope(name: &str) -> Option<Symbol> {
-        match name {
-            "x" => Some(Symbol::Var(Var::Q(0))),
-            "th" => Some(Symbol::Var(Var::Q(1))),
-            "w" => Some(Symbol::Var(Var::Qdot(1))),
-            "t" => Some(Symbol::Var(Var::T)),
-            _ => None,
-        }
-    }
 
     /// The tape gives the tree walk's values bit for bit (the same operations in the same
     /// order), in f64 and in dual numbers, and shares what repeats.
@@ -229,7 +203,10 @@ mod tests {
             "-cos(th) + x^-2 + exp(x*t) + abs(x - th)",
             "x^th + tan(th) + sqrt(x) + ln(x)",
         ];
-        let exprs: Vec<Expr> = texts.iter().map(|t| parse(t, &scope).unwrap()).collect();
+        let exprs: Vec<Expr> = texts
+            .iter()
+            .map(|t| parse(t, &test_scope).unwrap())
+            .collect();
         let refs: Vec<&Expr> = exprs.iter().collect();
         let tape = Tape::new(&refs).unwrap();
         // th, sin/cos(th) (two registers), w, w², … : sin θ and cos θ are computed once.
