@@ -139,6 +139,23 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
+impl CompactSvg {
+    /// Append the element `element(paint)` of a shape in `style` (filled or stroked), unless it
+    /// is transparent.
+    fn shape<S: BackendStyle>(
+        &mut self,
+        style: &S,
+        fill: bool,
+        element: impl FnOnce(&str) -> String,
+    ) -> DrawResult {
+        if let Some(paint) = paint(style, fill) {
+            self.body.push_str(&element(&paint));
+            self.body.push('\n');
+        }
+        Ok(())
+    }
+}
+
 impl DrawingBackend for CompactSvg {
     type ErrorType = SvgError;
 
@@ -201,18 +218,11 @@ impl DrawingBackend for CompactSvg {
         style: &S,
         fill: bool,
     ) -> DrawResult {
-        let Some(paint) = paint(style, fill) else {
-            return Ok(());
-        };
-        let _ = writeln!(
-            self.body,
-            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" {paint}/>",
-            c(a.0.min(b.0)),
-            c(a.1.min(b.1)),
-            c((b.0 - a.0).abs()),
-            c((b.1 - a.1).abs())
-        );
-        Ok(())
+        let (x, y) = (c(a.0.min(b.0)), c(a.1.min(b.1)));
+        let (w, h) = (c((b.0 - a.0).abs()), c((b.1 - a.1).abs()));
+        self.shape(style, fill, |paint| {
+            format!("<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" {paint}/>")
+        })
     }
 
     fn draw_path<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
@@ -220,11 +230,10 @@ impl DrawingBackend for CompactSvg {
         path: I,
         style: &S,
     ) -> DrawResult {
-        let Some(paint) = paint(style, false) else {
-            return Ok(());
-        };
-        let _ = writeln!(self.body, "<polyline points=\"{}\" {paint}/>", points(path));
-        Ok(())
+        let path = points(path);
+        self.shape(style, false, |paint| {
+            format!("<polyline points=\"{path}\" {paint}/>")
+        })
     }
 
     fn draw_circle<S: BackendStyle>(
@@ -234,17 +243,10 @@ impl DrawingBackend for CompactSvg {
         style: &S,
         fill: bool,
     ) -> DrawResult {
-        let Some(paint) = paint(style, fill) else {
-            return Ok(());
-        };
-        let _ = writeln!(
-            self.body,
-            "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" {paint}/>",
-            c(centre.0),
-            c(centre.1),
-            width(radius)
-        );
-        Ok(())
+        let (x, y, r) = (c(centre.0), c(centre.1), width(radius));
+        self.shape(style, fill, |paint| {
+            format!("<circle cx=\"{x}\" cy=\"{y}\" r=\"{r}\" {paint}/>")
+        })
     }
 
     fn fill_polygon<S: BackendStyle, I: IntoIterator<Item = BackendCoord>>(
@@ -252,11 +254,10 @@ impl DrawingBackend for CompactSvg {
         vert: I,
         style: &S,
     ) -> DrawResult {
-        let Some(paint) = paint(style, true) else {
-            return Ok(());
-        };
-        let _ = writeln!(self.body, "<polygon points=\"{}\" {paint}/>", points(vert));
-        Ok(())
+        let vert = points(vert);
+        self.shape(style, true, |paint| {
+            format!("<polygon points=\"{vert}\" {paint}/>")
+        })
     }
 
     fn draw_text<T: BackendTextStyle>(
