@@ -21,8 +21,7 @@ pub fn write_report(
     dir: &Path,
 ) -> Result<(), RunError> {
     let c = checks(rows, state_columns);
-    let json = crate::report::json::pretty(&c);
-    write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
+    crate::report::write_analysis(dir, &c)?;
     let fitted: Vec<&LineCheck> = c.lines.iter().filter(|l| l.exponent.is_some()).collect();
     if !fitted.is_empty() {
         let states = state_numbers(&c.lines);

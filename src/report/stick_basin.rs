@@ -24,8 +24,7 @@ pub fn write_report(
     dir: &Path,
 ) -> Result<(), RunError> {
     let c = checks(rows, state_columns);
-    let json = crate::report::json::pretty(&c);
-    write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
+    crate::report::write_analysis(dir, &c)?;
     if let Some(figure) = plane_figure(rows, state_columns) {
         plot::save_captioned(&figure, "Scanned fast starts coloured by outcome (stick or lift-off), the bisected edges and the slip saddle's stable manifold; right: near the saddle", dir, "basin").map_err(crate::report::figure_error(dir))?;
     }

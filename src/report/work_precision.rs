@@ -75,10 +75,7 @@ pub fn write_report<S: System>(
     dir: &Path,
 ) -> Result<WorkPrecisionAnalysis, RunError> {
     let a = analysis(spec, rows);
-    write_atomically(
-        &dir.join("analysis.json"),
-        &(crate::report::json::pretty(&a) + "\n"),
-    )?;
+    crate::report::write_analysis(dir, &a)?;
     write_atomically(&dir.join(ERRORS_CSV), &errors_csv(&a))?;
     write_atomically(&dir.join("summary.md"), &summary(spec, &a))?;
     let caption = |what: &str| format!("The {what}; errors against the reference at the same κ");

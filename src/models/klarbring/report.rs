@@ -233,10 +233,7 @@ pub fn write_report(
     }
     write_atomically(&dir.join("summary.md"), &s)?;
     if let Some(q) = quasi_static {
-        write_atomically(
-            &dir.join("analysis.json"),
-            &(crate::report::json::pretty(&q) + "\n"),
-        )?;
+        crate::report::write_analysis(dir, &q)?;
     }
     figures(spec, rows, dir).map_err(io(dir))
 }

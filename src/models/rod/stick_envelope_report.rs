@@ -9,9 +9,9 @@ use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
-use crate::report::json::pretty;
-use crate::report::markdown::small;
+use crate::report::markdown::{sections_after_title, small};
 use crate::report::table::read_numbers;
+use crate::report::write_analysis;
 use crate::study::convergence::Convergence;
 use serde::Serialize;
 use std::path::Path;
@@ -334,11 +334,7 @@ fn render(spec: &Convergence<RodStickEnvelope>, a: &EnvelopeAnalysis, rows: &[Ro
         }
         s.push_str("\n— : no value (no crossing of the envelope in the run: never).\n\n");
     }
-    let convergence = spec.summary(rows);
-    match convergence.split_once("\n## ") {
-        Some((head, tail)) => format!("{head}\n{s}\n## {tail}"),
-        None => format!("{convergence}\n{s}"),
-    }
+    sections_after_title(&spec.summary(rows), &s)
 }
 
 /// The figure: δ and the envelopes δ_l, δ_r over the stick (stick_samples.csv), or `None`
@@ -424,7 +420,7 @@ pub fn write_report(
     dir: &Path,
 ) -> Result<(), RunError> {
     let a = analyse(rows);
-    write_atomically(&dir.join("analysis.json"), &(pretty(&a) + "\n"))?;
+    write_analysis(dir, &a)?;
     let mut summary = render(spec, &a, rows);
     let samples = read_numbers(&dir.join("stick_samples.csv"))
         .map(|(_, rows)| rows)

@@ -306,8 +306,7 @@ fn key(r: &Row) -> (String, String, String) {
 pub fn write_report(spec: &TwoContactStudy, dir: &Path) -> Result<(), RunError> {
     let rows = &crate::experiment::store::read_rows(&dir.join(RUNS_CSV), &spec.columns())?;
     let c = checks(rows);
-    let json = crate::report::json::pretty(&c);
-    write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
+    crate::report::write_analysis(dir, &c)?;
     let caption = format!(
         "The two-contact fast dynamics (Champneys–Várkonyi §4): integrators {}, rtol {}, atol {}, \
          to s = {}",
