@@ -10,16 +10,24 @@ use crate::plot::{self, Figure, Mark, Panel, Series};
 use std::fmt::Write;
 use std::path::Path;
 
-/// summary.md, analysis.json and the figure of offsets against κ. `title` names the system,
-/// `state_columns` identify a state, `bracket` is the bisection's final bracket width.
-pub fn write_report(
-    name: &str,
-    title: &str,
-    state_columns: &[&str],
-    bracket: f64,
-    rows: &[Row],
-    dir: &Path,
-) -> Result<(), RunError> {
+/// What a basin study's report is told (the lift-off/IWC basin's and the stick/lift-off
+/// basin's, [`super::stick_basin`]): the experiment's name, the system (`title`), the columns
+/// that identify a state, and the bisection's final bracket width.
+#[derive(Clone, Copy, Debug)]
+pub struct BasinStudy<'a> {
+    pub name: &'a str,
+    pub title: &'a str,
+    pub state_columns: &'a [&'a str],
+    pub bracket: f64,
+}
+
+/// summary.md, analysis.json and the figures of offsets against κ and of the boundary.
+pub fn write_report(study: &BasinStudy, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+    let BasinStudy {
+        title,
+        state_columns,
+        ..
+    } = *study;
     let c = checks(rows, state_columns);
     crate::report::write_analysis(dir, &c)?;
     let fitted: Vec<&LineCheck> = c.lines.iter().filter(|l| l.exponent.is_some()).collect();
@@ -100,7 +108,7 @@ pub fn write_report(
     }
     write_atomically(
         &dir.join("summary.md"),
-        &render(name, title, state_columns, bracket, &c, boundary.is_some()),
+        &render(study, &c, boundary.is_some()),
     )
 }
 
@@ -204,14 +212,13 @@ fn state_numbers(lines: &[LineCheck]) -> Vec<String> {
     states
 }
 
-fn render(
-    name: &str,
-    title: &str,
-    state_columns: &[&str],
-    bracket: f64,
-    c: &BasinChecks,
-    boundary_figure: bool,
-) -> String {
+fn render(study: &BasinStudy, c: &BasinChecks, boundary_figure: bool) -> String {
+    let BasinStudy {
+        name,
+        title,
+        state_columns,
+        bracket,
+    } = *study;
     let mut s = String::new();
     let _ = writeln!(s, "# {name}: {title} — the lift-off/IWC boundary\n");
     let _ = writeln!(

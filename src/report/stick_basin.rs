@@ -2,6 +2,7 @@
 //! (the checks of [`crate::analysis::stick_basin`]), the figure of the scanned starts in the fast
 //! (Y, V) plane (basin.png) and summary.md.
 
+use super::basin::BasinStudy;
 use super::portraits::clipped_line;
 use crate::analysis::numbers;
 use crate::analysis::stick_basin::{checks, StickBasinChecks};
@@ -13,34 +14,24 @@ use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
 
-/// summary.md, analysis.json and basin.png. `title` names the system, `state_columns` identify
-/// a state, `bracket` is the bisection's final bracket width.
-pub fn write_report(
-    name: &str,
-    title: &str,
-    state_columns: &[&str],
-    bracket: f64,
-    rows: &[Row],
-    dir: &Path,
-) -> Result<(), RunError> {
+/// summary.md, analysis.json and basin.png.
+pub fn write_report(study: &BasinStudy, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+    let state_columns = study.state_columns;
     let c = checks(rows, state_columns);
     crate::report::write_analysis(dir, &c)?;
     if let Some(figure) = plane_figure(rows, state_columns) {
         plot::save_captioned(&figure, "Scanned fast starts coloured by outcome (stick or lift-off), the bisected edges and the slip saddle's stable manifold; right: near the saddle", dir, "basin").map_err(crate::report::figure_error(dir))?;
     }
-    write_atomically(
-        &dir.join("summary.md"),
-        &render(name, title, state_columns, bracket, &c),
-    )
+    write_atomically(&dir.join("summary.md"), &render(study, &c))
 }
 
-fn render(
-    name: &str,
-    title: &str,
-    state_columns: &[&str],
-    bracket: f64,
-    c: &StickBasinChecks,
-) -> String {
+fn render(study: &BasinStudy, c: &StickBasinChecks) -> String {
+    let BasinStudy {
+        name,
+        title,
+        state_columns,
+        bracket,
+    } = *study;
     let mut s = String::new();
     let _ = writeln!(s, "# {name}: {title} at rest, stick or lift-off\n");
     let _ = writeln!(
