@@ -553,15 +553,7 @@ pub(crate) fn write_history_figure(dir: &Path) -> Result<(), String> {
         mode: String,
         values: [f64; 4],
     }
-    let [k, t, mode, delta, force, u, omega] = table.columns([
-        "kappa",
-        "t",
-        "mode",
-        "penetration",
-        "normal_force",
-        "u",
-        "omega",
-    ])?;
+    let [k, t, mode, delta, force, u, omega] = table.columns(super::history::HISTORY_COLUMNS)?;
     let mut kappa = f64::NAN;
     let samples: Vec<Sample> = table
         .rows
