@@ -23,6 +23,14 @@ pub fn rate(rows: &[&Row], column: &str) -> Option<LinearFit> {
     rate_in(rows, FIT_RANGE, |r| r.number(column))
 }
 
+/// A [`power_law`] fit drawn across [`FIT_RANGE`]: its values at the range's two ends.
+pub(crate) fn fit_range_line(f: &LinearFit) -> Vec<(f64, f64)> {
+    [FIT_RANGE.0, FIT_RANGE.1]
+        .iter()
+        .map(|&k| (k, f.power_law_at(k)))
+        .collect()
+}
+
 /// Fit `value` ∝ κ^p over the κ in `range` (positive values only).
 pub(crate) fn rate_in(
     rows: &[&Row],

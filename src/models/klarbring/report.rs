@@ -13,7 +13,7 @@ use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::markdown::{each_number, fixed, small};
-use crate::report::rates::{in_fit_range, rate, FIT_RANGE};
+use crate::report::rates::{fit_range_line, in_fit_range, rate, FIT_RANGE};
 use crate::report::table::number_at;
 use crate::study::convergence::Convergence;
 use serde::Serialize;
@@ -403,10 +403,7 @@ pub(crate) fn fitted_series(
     if let Some(f) = fit {
         out.push(Series {
             label: String::new(),
-            points: [FIT_RANGE.0, FIT_RANGE.1]
-                .iter()
-                .map(|&k| (k, (f.intercept + f.slope * k.ln()).exp()))
-                .collect(),
+            points: fit_range_line(&f),
             mark: Mark::Line,
             color,
         });

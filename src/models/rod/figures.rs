@@ -92,7 +92,7 @@ fn power_law_line(fit: &LinearFit, kappas: &[f64]) -> Vec<(f64, f64)> {
     kappas
         .iter()
         .filter(|&&k| k <= ASYMPTOTIC_KAPPA_MAX)
-        .map(|&k| (k, (fit.intercept + fit.slope * k.ln()).exp()))
+        .map(|&k| (k, fit.power_law_at(k)))
         .collect()
 }
 
