@@ -85,6 +85,15 @@ pub struct Figure {
 }
 
 impl Figure {
+    /// Two panels side by side, 700 × 600 pixels each.
+    pub(crate) fn side_by_side(left: Panel, right: Panel) -> Figure {
+        Figure {
+            panels: vec![left, right],
+            columns: 2,
+            size: (1400, 600),
+        }
+    }
+
     /// `panels` two to a row (one alone when there is one), each `panel` pixels wide and high;
     /// `None` without panels.
     pub(crate) fn two_to_a_row(panels: Vec<Panel>, panel: (u32, u32)) -> Option<Figure> {

@@ -551,11 +551,7 @@ fn figures(spec: &Convergence<Klarbring>, rows: &[Row], dir: &Path) -> Result<()
             });
         }
         save_captioned(
-            &Figure {
-                panels: vec![panel, normal],
-                columns: 2,
-                size: (1400, 600),
-            },
+            &Figure::side_by_side(panel, normal),
             "The tangential path by mode, rigid and compliant (left), and the normal displacement over time (right)",
             dir,
             "paths",
@@ -640,11 +636,7 @@ fn figures(spec: &Convergence<Klarbring>, rows: &[Row], dir: &Path) -> Result<()
         });
     }
     save_captioned(
-        &Figure {
-            panels: vec![dist, events],
-            columns: 2,
-            size: (1400, 600),
-        },
+        &Figure::side_by_side(dist, events),
         "Distances of the compliant motion to the rigid one against κ, with fitted rates (left), and each event time's shift (right)",
         dir,
         "convergence",

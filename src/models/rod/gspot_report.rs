@@ -390,11 +390,7 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
             }
         }
     }
-    Figure {
-        panels: vec![force, outcome],
-        columns: 2,
-        size: (1400, 600),
-    }
+    Figure::side_by_side(force, outcome)
 }
 
 /// summary.md, analysis.json and the two figures.
@@ -421,20 +417,16 @@ pub fn write_report(
             alpha2: -2.0,
             alpha3: -3.0,
         };
-        let fig = Figure {
-            panels: vec![
-                phase_panel(
-                    format!(
-                        "The rod's G-spot, μ = {}: G1 (α₁ = {:.2}, α₂ = {:.2}, α₃ = {:.2})",
-                        spec.params.mu, rates.alpha1, rates.alpha2, rates.alpha3
-                    ),
-                    &rates,
+        let fig = Figure::side_by_side(
+            phase_panel(
+                format!(
+                    "The rod's G-spot, μ = {}: G1 (α₁ = {:.2}, α₂ = {:.2}, α₃ = {:.2})",
+                    spec.params.mu, rates.alpha1, rates.alpha2, rates.alpha3
                 ),
-                phase_panel("Case G2 (α₁ = −1, α₂ = −2, α₃ = −3): λ_N → 1".into(), &g2),
-            ],
-            columns: 2,
-            size: (1400, 600),
-        };
+                &rates,
+            ),
+            phase_panel("Case G2 (α₁ = −1, α₂ = −2, α₃ = −3): λ_N → 1".into(), &g2),
+        );
         save_captioned(&fig, &caption, dir, "gspot_phase_plane").map_err(io_error(dir))?;
     }
     save_captioned(&scaling_figure(rows, &a), &caption, dir, "gspot_scaling")

@@ -431,11 +431,7 @@ fn jam_figure(a: &Rod3dAnalysis, paths: &PathTable, compliant: &PathTable) -> Fi
             color: 2,
         });
     }
-    Figure {
-        panels: vec![plane, p_panel],
-        columns: 2,
-        size: (1400, 600),
-    }
+    Figure::side_by_side(plane, p_panel)
 }
 
 fn scaling_figure(rows: &[Row], a: &Rod3dAnalysis) -> Figure {
