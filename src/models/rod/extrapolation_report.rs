@@ -2,6 +2,7 @@
 //! the intervals, per quantity and c_d; fitted against derived b), states.csv (one row per state
 //! and quantity) and the figures extrapolation_coverage and log_coefficients.
 
+use super::columns::INPUT_COLUMNS;
 use super::convergence::{QuantityConvergence, RodQuantity};
 use super::extrapolation_atlas::{CoverageSummary, ExtrapolationAtlas, StateExtrapolation};
 use super::sweep::RodExperiment;
@@ -15,13 +16,8 @@ pub(crate) const STATES_CSV: &str = "states.csv";
 
 /// states.csv: one row per (state, quantity).
 pub(crate) fn render_states_csv(a: &ExtrapolationAtlas) -> String {
-    let mut table = Table::new([
-        "mu",
-        "mu_s",
-        "theta0",
-        "omega0",
-        "u0",
-        "damping",
+    // The state's input columns, then its sequence and one quantity's extrapolation.
+    let mut table = Table::new(INPUT_COLUMNS.iter().copied().chain([
         "sequence",
         "standard",
         "quantity",
@@ -40,7 +36,7 @@ pub(crate) fn render_states_csv(a: &ExtrapolationAtlas) -> String {
         "b_derived",
         "c_fitted",
         "refusal",
-    ]);
+    ]));
     for s in &a.per_state {
         let i = &s.impact;
         for q in &s.quantities {
