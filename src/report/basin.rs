@@ -201,12 +201,12 @@ fn boundary_figure(title: &str, c: &BasinChecks) -> Option<Figure> {
                     vec![(2.0 * y_star, v_lo), (2.0 * y_star, v_hi)],
                     Mark::Dotted,
                 ),
-                Series {
-                    label: "boundary bisected at the smallest κ".into(),
-                    points: found,
-                    mark: Mark::Markers,
-                    color: 1,
-                },
+                Series::new(
+                    "boundary bisected at the smallest κ",
+                    found,
+                    Mark::Markers,
+                    1,
+                ),
             ],
             bands: Vec::new(),
         });

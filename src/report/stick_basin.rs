@@ -177,30 +177,10 @@ fn plane_figure(rows: &[Row], state_columns: &[&str]) -> Option<Figure> {
         let inside = |p: &&(f64, f64)| p.0 >= ys.0 && p.0 <= ys.1 && p.1 >= vs.0 && p.1 <= vs.1;
         let pick = |v: &[(f64, f64)]| v.iter().filter(inside).copied().collect::<Vec<_>>();
         let mut series = vec![
-            Series {
-                label: "start lifts off (F)".into(),
-                points: pick(&lift),
-                mark: Mark::Markers,
-                color: 1,
-            },
-            Series {
-                label: "start sticks (T)".into(),
-                points: pick(&stick),
-                mark: Mark::Markers,
-                color: 0,
-            },
-            Series {
-                label: "start slips (S±)".into(),
-                points: pick(&other),
-                mark: Mark::Markers,
-                color: 4,
-            },
-            Series {
-                label: "edge (bisected)".into(),
-                points: pick(&edges),
-                mark: Mark::Markers,
-                color: REFERENCE,
-            },
+            Series::new("start lifts off (F)", pick(&lift), Mark::Markers, 1),
+            Series::new("start sticks (T)", pick(&stick), Mark::Markers, 0),
+            Series::new("start slips (S±)", pick(&other), Mark::Markers, 4),
+            Series::new("edge (bisected)", pick(&edges), Mark::Markers, REFERENCE),
         ];
         let lines = [
             (
@@ -233,18 +213,18 @@ fn plane_figure(rows: &[Row], state_columns: &[&str]) -> Option<Figure> {
                 series.push(s);
             }
         }
-        series.push(Series {
-            label: "stick focus".into(),
-            points: pick(&[(focus, 0.0)]),
-            mark: Mark::Markers,
-            color: 5,
-        });
-        series.push(Series {
-            label: "slip saddle".into(),
-            points: pick(&[(saddle, 0.0)]),
-            mark: Mark::Markers,
-            color: 7,
-        });
+        series.push(Series::new(
+            "stick focus",
+            pick(&[(focus, 0.0)]),
+            Mark::Markers,
+            5,
+        ));
+        series.push(Series::new(
+            "slip saddle",
+            pick(&[(saddle, 0.0)]),
+            Mark::Markers,
+            7,
+        ));
         series.retain(|s| !s.points.is_empty());
         Panel {
             title: title.into(),

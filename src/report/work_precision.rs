@@ -620,12 +620,12 @@ pub fn figure(a: &WorkPrecisionAnalysis, by_work: bool) -> Figure {
             });
             if let Some(agreement) = c.reference_error().filter(|e| *e > 0.0) {
                 if lo < hi {
-                    series.push(Series {
-                        label: "reference agreement".into(),
-                        points: vec![(lo, agreement), (hi, agreement)],
-                        mark: Mark::Dotted,
-                        color: REFERENCE,
-                    });
+                    series.push(Series::new(
+                        "reference agreement",
+                        vec![(lo, agreement), (hi, agreement)],
+                        Mark::Dotted,
+                        REFERENCE,
+                    ));
                 }
             }
             Panel {

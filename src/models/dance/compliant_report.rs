@@ -375,12 +375,12 @@ pub(crate) fn write_figures(
                 color: i,
             });
             if let Some(f) = fit {
-                out.push(Series {
-                    label: String::new(),
-                    points: fit_range_line(&f),
-                    mark: Mark::Dashed,
-                    color: i,
-                });
+                out.push(Series::new(
+                    String::new(),
+                    fit_range_line(&f),
+                    Mark::Dashed,
+                    i,
+                ));
             }
         }
     }

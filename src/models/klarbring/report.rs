@@ -628,12 +628,12 @@ fn figures(spec: &Convergence<Klarbring>, rows: &[Row], dir: &Path) -> Result<()
         ks.iter().copied().reduce(f64::min),
         ks.iter().copied().reduce(f64::max),
     ) {
-        events.series.push(Series {
-            label: "10 κ".into(),
-            points: vec![(lo, 10.0 * lo), (hi, 10.0 * hi)],
-            mark: Mark::Dashed,
-            color: 6,
-        });
+        events.series.push(Series::new(
+            "10 κ",
+            vec![(lo, 10.0 * lo), (hi, 10.0 * hi)],
+            Mark::Dashed,
+            6,
+        ));
     }
     save_captioned(
         &Figure::side_by_side(dist, events),

@@ -336,24 +336,24 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
                 .collect()
         };
         let c = 2 * i;
-        force.series.push(Series {
-            label: format!("peak F_n, damping c_d = {}", law.damping),
-            points: points(&|r| r.number("peak_normal_force")),
-            mark: Mark::LineMarkers,
-            color: c,
-        });
-        force.series.push(Series {
-            label: format!("end of the slip − t*, damping c_d = {}", law.damping),
-            points: points(&slip_end_offset),
-            mark: Mark::LineMarkers,
-            color: c + 1,
-        });
-        outcome.series.push(Series {
-            label: format!("post-impact v, damping c_d = {}", law.damping),
-            points: points(&|r| r.number("v_out")),
-            mark: Mark::LineMarkers,
-            color: c,
-        });
+        force.series.push(Series::new(
+            format!("peak F_n, damping c_d = {}", law.damping),
+            points(&|r| r.number("peak_normal_force")),
+            Mark::LineMarkers,
+            c,
+        ));
+        force.series.push(Series::new(
+            format!("end of the slip − t*, damping c_d = {}", law.damping),
+            points(&slip_end_offset),
+            Mark::LineMarkers,
+            c + 1,
+        ));
+        outcome.series.push(Series::new(
+            format!("post-impact v, damping c_d = {}", law.damping),
+            points(&|r| r.number("v_out")),
+            Mark::LineMarkers,
+            c,
+        ));
         outcome.series.push(Series {
             label: format!("|post-impact θ̇ − θ̇⁺|, damping c_d = {}", law.damping),
             points: points(&|r| {

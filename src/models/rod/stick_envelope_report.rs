@@ -360,42 +360,22 @@ fn envelope_figure(samples: &[Vec<f64>]) -> Option<(Figure, String)> {
         log_y: false,
         legend_lower: true,
         series: vec![
-            Series {
-                label: "δ (compliant rod, eq. (55))".into(),
-                points: column(6),
-                mark: Mark::Line,
-                color: 0,
-            },
-            Series {
-                label: "δ_l (eq. (56), left)".into(),
-                points: column(7),
-                mark: Mark::Dashed,
-                color: 1,
-            },
-            Series {
-                label: "δ_r (eq. (56), right)".into(),
-                points: column(8),
-                mark: Mark::DashDot,
-                color: 2,
-            },
-            Series {
-                label: "δ* = δ(ε₃)".into(),
-                points: vec![(0.0, first[9]), (end, first[9])],
-                mark: Mark::Dotted,
-                color: 3,
-            },
-            Series {
-                label: "ε₃ − t_s".into(),
-                points: vec![(end, ymin), (end, 1.0)],
-                mark: Mark::Dotted,
-                color: 0,
-            },
-            Series {
-                label: "π/2·√κ (eq. (61), lower)".into(),
-                points: vec![(lower, ymin), (lower, 1.0)],
-                mark: Mark::Dashed,
-                color: 4,
-            },
+            Series::new("δ (compliant rod, eq. (55))", column(6), Mark::Line, 0),
+            Series::new("δ_l (eq. (56), left)", column(7), Mark::Dashed, 1),
+            Series::new("δ_r (eq. (56), right)", column(8), Mark::DashDot, 2),
+            Series::new(
+                "δ* = δ(ε₃)",
+                vec![(0.0, first[9]), (end, first[9])],
+                Mark::Dotted,
+                3,
+            ),
+            Series::new("ε₃ − t_s", vec![(end, ymin), (end, 1.0)], Mark::Dotted, 0),
+            Series::new(
+                "π/2·√κ (eq. (61), lower)",
+                vec![(lower, ymin), (lower, 1.0)],
+                Mark::Dashed,
+                4,
+            ),
         ],
         bands: Vec::new(),
     };

@@ -357,12 +357,12 @@ fn jam_figure(a: &Rod3dAnalysis, paths: &PathTable, compliant: &PathTable) -> Fi
     }
     left.reverse();
     left.extend(right);
-    plane.series.push(Series {
-        label: "Painlevé boundary p = 0".into(),
-        points: left,
-        mark: Mark::Line,
-        color: REFERENCE,
-    });
+    plane.series.push(Series::new(
+        "Painlevé boundary p = 0",
+        left,
+        Mark::Line,
+        REFERENCE,
+    ));
     let mut starts: Vec<i64> = paths.iter().map(|r| r[0] as i64).collect();
     starts.dedup();
     let (mut circles, mut crosses) = (Vec::new(), Vec::new());
@@ -401,29 +401,26 @@ fn jam_figure(a: &Rod3dAnalysis, paths: &PathTable, compliant: &PathTable) -> Fi
             }
         }
     }
-    plane.series.push(Series {
-        label: "starts".into(),
-        points: circles,
-        mark: Mark::Markers,
-        color: 0,
-    });
-    plane.series.push(Series {
-        label: "rigid crossing of p = 0 (jam)".into(),
-        points: crosses,
-        mark: Mark::Markers,
-        color: 7,
-    });
+    plane
+        .series
+        .push(Series::new("starts", circles, Mark::Markers, 0));
+    plane.series.push(Series::new(
+        "rigid crossing of p = 0 (jam)",
+        crosses,
+        Mark::Markers,
+        7,
+    ));
     if let Some(kappa) = compliant.first().map(|r| r[0]) {
         // The compliant run's first slip, until the slip speed falls below 10⁻⁶ (Δ is
         // undefined in stick).
         let slip: Vec<&Vec<f64>> = compliant.iter().take_while(|r| r[5] > 1e-6).collect();
         let label = format!("compliant slip, κ = {}", format_small_parameter(kappa));
-        plane.series.push(Series {
-            label: label.clone(),
-            points: slip.iter().map(|r| (r[4] * deg, r[3] * deg)).collect(),
-            mark: Mark::Dashed,
-            color: 2,
-        });
+        plane.series.push(Series::new(
+            label.clone(),
+            slip.iter().map(|r| (r[4] * deg, r[3] * deg)).collect(),
+            Mark::Dashed,
+            2,
+        ));
         p_panel.series.push(Series {
             label,
             points: slip.iter().map(|r| (r[1], r[6])).collect(),
@@ -453,18 +450,18 @@ fn scaling_figure(rows: &[Row], a: &Rod3dAnalysis) -> Figure {
                 .filter(|(_, v)| *v > 0.0)
                 .collect()
         };
-        panel.series.push(Series {
-            label: format!("peak F_n, c_d = {}", law.damping),
-            points: points(&|r| r.number("peak_normal_force")),
-            mark: Mark::LineMarkers,
-            color: 2 * i,
-        });
-        panel.series.push(Series {
-            label: format!("t_slip − t*, c_d = {}", law.damping),
-            points: points(&slip_end_offset),
-            mark: Mark::LineMarkers,
-            color: 2 * i + 1,
-        });
+        panel.series.push(Series::new(
+            format!("peak F_n, c_d = {}", law.damping),
+            points(&|r| r.number("peak_normal_force")),
+            Mark::LineMarkers,
+            2 * i,
+        ));
+        panel.series.push(Series::new(
+            format!("t_slip − t*, c_d = {}", law.damping),
+            points(&slip_end_offset),
+            Mark::LineMarkers,
+            2 * i + 1,
+        ));
     }
     if let Some(own) = a.laws.first().map(|l| law_rows(rows, l.damping)) {
         if let (Some(first), Some(last)) = (own.first(), own.last()) {
