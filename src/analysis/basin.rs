@@ -3,9 +3,8 @@
 //! and the rate |offset| ∝ κ^p when the offsets are resolved. Pure: rows in, numbers out.
 
 use super::fit::power_law;
-use super::RowCells;
+use super::{ok_rows_by_state_and_line, RowCells};
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// The basin report's numbers, from the rows.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -32,14 +31,7 @@ const RESOLVED: f64 = 1e-8;
 
 /// Compute the checks (`state_columns` identify a state).
 pub fn checks<R: RowCells>(rows: &[R], state_columns: &[&str]) -> BasinChecks {
-    let mut groups: BTreeMap<(String, String), Vec<&R>> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.text("status") == "ok") {
-        let state: Vec<&str> = state_columns.iter().map(|c| r.text(c)).collect();
-        groups
-            .entry((state.join(", "), r.text("line").to_string()))
-            .or_default()
-            .push(r);
-    }
+    let groups = ok_rows_by_state_and_line(rows, state_columns);
     let mut out = BasinChecks::default();
     for ((state, line), rows) in groups {
         let offsets: Vec<(f64, f64)> = rows

@@ -44,6 +44,13 @@ pub struct LinearFit {
     pub rms_residual: f64,
 }
 
+impl LinearFit {
+    /// The fitted power law of a [`power_law`] fit at `kappa`: e^intercept · κ^slope.
+    pub fn power_law_at(&self, kappa: f64) -> f64 {
+        (self.intercept + self.slope * kappa.ln()).exp()
+    }
+}
+
 /// Fit `y = a + b x`; `None` with fewer than 3 points or no spread in x.
 pub(crate) fn least_squares(x: &[f64], y: &[f64]) -> Option<LinearFit> {
     let n = x.len();

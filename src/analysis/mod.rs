@@ -2,6 +2,8 @@
 //! the published bounds, convergence to the rigid limit, the fast-time studies' checks. It reads
 //! rows of runs.csv only — it never calls a solver.
 
+use std::collections::BTreeMap;
+
 pub mod basin;
 pub mod claims;
 pub mod cycles;
@@ -23,6 +25,28 @@ pub trait RowCells {
     fn number(&self, column: &str) -> Option<f64> {
         self.text(column).parse().ok()
     }
+}
+
+/// A row's state as the fast studies name it: its cells of `state_columns` joined by ", ".
+pub fn state_text<R: RowCells>(r: &R, state_columns: &[&str]) -> String {
+    let cells: Vec<&str> = state_columns.iter().map(|c| r.text(c)).collect();
+    cells.join(", ")
+}
+
+/// The rows that ran (`status = ok`) grouped by their state ([`state_text`]) and `line` (a
+/// basin study's rows: one group per scanned line of a state, over κ), in key order.
+pub fn ok_rows_by_state_and_line<'a, R: RowCells>(
+    rows: &'a [R],
+    state_columns: &[&str],
+) -> BTreeMap<(String, String), Vec<&'a R>> {
+    let mut groups: BTreeMap<(String, String), Vec<&R>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.text("status") == "ok") {
+        groups
+            .entry((state_text(r, state_columns), r.text("line").to_string()))
+            .or_default()
+            .push(r);
+    }
+    groups
 }
 
 /// The numbers of a cell of space-separated numbers (a list column such as `edges` or

@@ -2,7 +2,7 @@
 //! each panel (a state, at the smallest κ) and what each panel shows, measured on its runs
 //! (docs/champneys_varkonyi.md §11). Pure: rows in, numbers out.
 
-use super::{numbers, RowCells};
+use super::{numbers, state_text, RowCells};
 use crate::model::consistency::Outcome;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -19,8 +19,7 @@ pub fn panels<'a, R: RowCells>(rows: &'a [R], state_columns: &[&str]) -> Vec<(St
         .iter()
         .filter(|r| r.text("status") == "ok" && r.number("kappa") == Some(smallest))
     {
-        let key: Vec<&str> = state_columns.iter().map(|c| r.text(c)).collect();
-        let key = key.join(", ");
+        let key = state_text(r, state_columns);
         match out.iter_mut().find(|(k, _)| *k == key) {
             Some((_, v)) => v.push(r),
             None => out.push((key, vec![r])),

@@ -4,9 +4,8 @@
 //! runs' distance to the stick focus, the stick–slip cycle at the edges. Pure: rows in, numbers
 //! out.
 
-use super::{numbers, RowCells};
+use super::{numbers, ok_rows_by_state_and_line, RowCells};
 use serde::Serialize;
-use std::collections::BTreeMap;
 
 /// The report's numbers, from the rows.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -39,14 +38,7 @@ pub struct LineSummary {
 
 /// Compute the checks (`state_columns` identify a state).
 pub fn checks<R: RowCells>(rows: &[R], state_columns: &[&str]) -> StickBasinChecks {
-    let mut groups: BTreeMap<(String, String), Vec<&R>> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.text("status") == "ok") {
-        let state: Vec<&str> = state_columns.iter().map(|c| r.text(c)).collect();
-        groups
-            .entry((state.join(", "), r.text("line").to_string()))
-            .or_default()
-            .push(r);
-    }
+    let groups = ok_rows_by_state_and_line(rows, state_columns);
     let mut out = StickBasinChecks::default();
     for ((state, line), mut rows) in groups {
         rows.sort_by(|x, y| {

@@ -50,6 +50,24 @@ pub struct Series {
     pub color: usize,
 }
 
+impl Series {
+    /// A series labelled `label` (empty: none in the legend), drawn as `mark` in palette
+    /// colour `color`.
+    pub fn new(
+        label: impl Into<String>,
+        points: Vec<(f64, f64)>,
+        mark: Mark,
+        color: usize,
+    ) -> Series {
+        Series {
+            label: label.into(),
+            points,
+            mark,
+            color,
+        }
+    }
+}
+
 /// A guide y ∝ x^`power` on log–log axes through (`x0`, `y0`), drawn to `x1`: a dashed black
 /// reference line labelled e.g. "κ^(−1/3)".
 pub(crate) fn power_guide(label: &str, (x0, y0): (f64, f64), x1: f64, power: f64) -> Series {
@@ -85,6 +103,15 @@ pub struct Figure {
 }
 
 impl Figure {
+    /// Two panels side by side, 700 × 600 pixels each.
+    pub(crate) fn side_by_side(left: Panel, right: Panel) -> Figure {
+        Figure {
+            panels: vec![left, right],
+            columns: 2,
+            size: (1400, 600),
+        }
+    }
+
     /// `panels` two to a row (one alone when there is one), each `panel` pixels wide and high;
     /// `None` without panels.
     pub(crate) fn two_to_a_row(panels: Vec<Panel>, panel: (u32, u32)) -> Option<Figure> {

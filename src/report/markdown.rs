@@ -8,6 +8,15 @@ use std::fmt::Display;
 /// What a missing value reads as in a summary.
 pub const MISSING: &str = "—";
 
+/// `sections` put into `summary` after its title (before its first `## ` section; at the end
+/// when it has none): a study's own claims ahead of the generic tables of the summary it extends.
+pub(crate) fn sections_after_title(summary: &str, sections: &str) -> String {
+    match summary.split_once("\n## ") {
+        Some((head, tail)) => format!("{head}\n{sections}\n## {tail}"),
+        None => format!("{summary}\n{sections}"),
+    }
+}
+
 /// A Markdown document built block by block; blocks are separated by one blank line.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Markdown {

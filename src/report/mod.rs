@@ -42,6 +42,25 @@ pub(crate) fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
 }
 
 /// The reductions of `crate::analysis` read a row of runs.csv by column name.
+/// An I/O error on `dir` carrying `e` as it is (a figure that could not be written).
+pub(crate) fn io_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
+    move |e| RunError::Io {
+        path: dir.display().to_string(),
+        source: std::io::Error::other(e),
+    }
+}
+
+/// Write `value` as `dir/analysis.json` ([`json::pretty`], ending in a newline).
+pub(crate) fn write_analysis<T: serde::Serialize + ?Sized>(
+    dir: &Path,
+    value: &T,
+) -> Result<(), RunError> {
+    crate::experiment::runner::write_atomically(
+        &dir.join("analysis.json"),
+        &(json::pretty(value) + "\n"),
+    )
+}
+
 impl crate::analysis::RowCells for crate::experiment::table::Row {
     fn text(&self, column: &str) -> &str {
         Row::text(self, column)

@@ -24,8 +24,7 @@ pub fn write_report(
     dir: &Path,
 ) -> Result<(), RunError> {
     let c = checks(rows, state_columns);
-    let json = crate::report::json::pretty(&c);
-    write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
+    crate::report::write_analysis(dir, &c)?;
     let map = outcome_map(state_columns, rows);
     if let Some((map, caption)) = &map {
         save_heatmap_captioned(map, caption, dir, "outcomes")

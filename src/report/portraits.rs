@@ -62,11 +62,13 @@ pub(crate) fn clipped_line(
     } else if c < v0 || c > v1 {
         return None;
     }
-    (lo < hi).then(|| Series {
-        label: String::new(),
-        points: vec![(lo, m * lo + c), (hi, m * hi + c)],
-        mark: Mark::Line,
-        color: 0,
+    (lo < hi).then(|| {
+        Series::new(
+            String::new(),
+            vec![(lo, m * lo + c), (hi, m * hi + c)],
+            Mark::Line,
+            0,
+        )
     })
 }
 
@@ -106,33 +108,28 @@ fn panel_of(letter: char, rows: &[&Row]) -> Panel {
         .iter()
         .filter_map(|r| Some((r.number("Y0")?, r.number("V0")?)))
         .collect();
-    series.push(Series {
-        label: "start".into(),
-        points: starts,
-        mark: Mark::Markers,
-        color: REFERENCE,
-    });
-    series.push(Series {
-        label: "border λ_N = 0".into(),
-        points: line_in_window(-1.0 / damping, 0.0),
-        mark: Mark::Dotted,
-        color: REFERENCE,
-    });
+    series.push(Series::new("start", starts, Mark::Markers, REFERENCE));
+    series.push(Series::new(
+        "border λ_N = 0",
+        line_in_window(-1.0 / damping, 0.0),
+        Mark::Dotted,
+        REFERENCE,
+    ));
     if let Some(f) = n("switching_normal_force") {
-        series.push(Series {
-            label: "cone edge λ_N = F*".into(),
-            points: line_in_window(-1.0 / damping, -f / damping),
-            mark: Mark::Dashed,
-            color: 4,
-        });
+        series.push(Series::new(
+            "cone edge λ_N = F*",
+            line_in_window(-1.0 / damping, -f / damping),
+            Mark::Dashed,
+            4,
+        ));
     }
     if let (Some(y), Some(rate)) = (n("saddle_gap"), n("stable_rate")) {
-        series.push(Series {
-            label: "stable manifold of the slip saddle".into(),
-            points: line_in_window(rate, -rate * y),
-            mark: Mark::Line,
-            color: 7,
-        });
+        series.push(Series::new(
+            "stable manifold of the slip saddle",
+            line_in_window(rate, -rate * y),
+            Mark::Line,
+            7,
+        ));
     }
     if let Some(y) = n("equilibrium_gap") {
         series.push(Series {

@@ -23,6 +23,14 @@ pub fn rate(rows: &[&Row], column: &str) -> Option<LinearFit> {
     rate_in(rows, FIT_RANGE, |r| r.number(column))
 }
 
+/// A [`power_law`] fit drawn across [`FIT_RANGE`]: its values at the range's two ends.
+pub(crate) fn fit_range_line(f: &LinearFit) -> Vec<(f64, f64)> {
+    [FIT_RANGE.0, FIT_RANGE.1]
+        .iter()
+        .map(|&k| (k, f.power_law_at(k)))
+        .collect()
+}
+
 /// Fit `value` ∝ κ^p over the κ in `range` (positive values only).
 pub(crate) fn rate_in(
     rows: &[&Row],
@@ -35,6 +43,26 @@ pub(crate) fn rate_in(
         .filter(|(k, v)| in_range(*k, range) && *v > 0.0)
         .unzip();
     power_law(&k, &v)
+}
+
+/// [`rate_in`] as the [`Exponent`] analysis.json holds.
+pub(crate) fn exponent_in(
+    rows: &[&Row],
+    range: (f64, f64),
+    value: impl Fn(&Row) -> Option<f64>,
+) -> Option<Exponent> {
+    rate_in(rows, range, value).map(Exponent::from)
+}
+
+/// t_slip − t*: how long after the rigid slip's end (`t_slip_end_rigid`) a run's first slip
+/// phase ends (`t_slip_end`).
+pub(crate) fn slip_end_offset(r: &Row) -> Option<f64> {
+    Some(r.number("t_slip_end")? - r.number("t_slip_end_rigid")?)
+}
+
+/// The mode a run ends in: the last of its `mode_sequence` (`a>b>c` → `c`).
+pub(crate) fn last_mode(r: &Row) -> &str {
+    r.text("mode_sequence").rsplit('>').next().unwrap_or("")
 }
 
 /// A fitted exponent as analysis.json holds it: the slope, its 95 % half-width, the points.

@@ -75,10 +75,7 @@ pub fn write_report<S: System>(
     dir: &Path,
 ) -> Result<WorkPrecisionAnalysis, RunError> {
     let a = analysis(spec, rows);
-    write_atomically(
-        &dir.join("analysis.json"),
-        &(crate::report::json::pretty(&a) + "\n"),
-    )?;
+    crate::report::write_analysis(dir, &a)?;
     write_atomically(&dir.join(ERRORS_CSV), &errors_csv(&a))?;
     write_atomically(&dir.join("summary.md"), &summary(spec, &a))?;
     let caption = |what: &str| format!("The {what}; errors against the reference at the same κ");
@@ -623,12 +620,12 @@ pub fn figure(a: &WorkPrecisionAnalysis, by_work: bool) -> Figure {
             });
             if let Some(agreement) = c.reference_error().filter(|e| *e > 0.0) {
                 if lo < hi {
-                    series.push(Series {
-                        label: "reference agreement".into(),
-                        points: vec![(lo, agreement), (hi, agreement)],
-                        mark: Mark::Dotted,
-                        color: REFERENCE,
-                    });
+                    series.push(Series::new(
+                        "reference agreement",
+                        vec![(lo, agreement), (hi, agreement)],
+                        Mark::Dotted,
+                        REFERENCE,
+                    ));
                 }
             }
             Panel {

@@ -9,7 +9,7 @@ use crate::analysis::fit::power_law;
 use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
-use crate::report::rates::{in_fit_range, rate, FIT_RANGE};
+use crate::report::rates::{fit_range_line, in_fit_range, rate, FIT_RANGE};
 use crate::report::table::{column, read_numbers};
 use crate::study::convergence::Convergence;
 use std::fmt::Write;
@@ -375,15 +375,12 @@ pub(crate) fn write_figures(
                 color: i,
             });
             if let Some(f) = fit {
-                out.push(Series {
-                    label: String::new(),
-                    points: [FIT_RANGE.0, FIT_RANGE.1]
-                        .iter()
-                        .map(|&k| (k, (f.intercept + f.slope * k.ln()).exp()))
-                        .collect(),
-                    mark: Mark::Dashed,
-                    color: i,
-                });
+                out.push(Series::new(
+                    String::new(),
+                    fit_range_line(&f),
+                    Mark::Dashed,
+                    i,
+                ));
             }
         }
     }

@@ -185,27 +185,27 @@ fn write_figures(spec: &Convergence<Dance>, dir: &Path) -> Result<(), String> {
     for (i, &mu) in mus.iter().enumerate() {
         let f = by_mu(&rows, mu, n, fitted);
         if !f.is_empty() {
-            growth.push(Series {
-                label: format!("μ = {mu}: log₁₀(|c_n| 3ⁿ/n!)"),
-                points: by_mu(&rows, mu, n, plain),
-                mark: Mark::Line,
-                color: i,
-            });
-            growth.push(Series {
-                label: format!("μ = {mu}: log₁₀(|c_n| Aⁿ/Γ(n+β)) → log₁₀ K"),
-                points: f,
-                mark: Mark::Dashed,
-                color: i + 3,
-            });
+            growth.push(Series::new(
+                format!("μ = {mu}: log₁₀(|c_n| 3ⁿ/n!)"),
+                by_mu(&rows, mu, n, plain),
+                Mark::Line,
+                i,
+            ));
+            growth.push(Series::new(
+                format!("μ = {mu}: log₁₀(|c_n| Aⁿ/Γ(n+β)) → log₁₀ K"),
+                f,
+                Mark::Dashed,
+                i + 3,
+            ));
         }
         let r = by_mu(&rows, mu, n, by_radius);
         if !r.is_empty() {
-            growth.push(Series {
-                label: format!("μ = {mu}: log₁₀(|c_n| R²ⁿ) (convergent, R fitted)"),
-                points: r,
-                mark: Mark::Line,
-                color: i,
-            });
+            growth.push(Series::new(
+                format!("μ = {mu}: log₁₀(|c_n| R²ⁿ) (convergent, R fitted)"),
+                r,
+                Mark::Line,
+                i,
+            ));
         }
     }
     let (h2, rows2) = table(PARTIAL_SUMS_CSV)?;
@@ -266,24 +266,24 @@ fn write_figures(spec: &Convergence<Dance>, dir: &Path) -> Result<(), String> {
             continue;
         }
         let m = by_mu(&rows, mu, t, small);
-        ratio.push(Series {
-            label: format!("μ = {mu}"),
-            points: e.iter().zip(&m).map(|(a, b)| (a.0, a.1 / b.1)).collect(),
-            mark: Mark::LineMarkers,
-            color: i,
-        });
-        trunc.push(Series {
-            label: format!("μ = {mu}: |optimal truncation − rigid v₁|"),
-            points: e,
-            mark: Mark::Markers,
-            color: i,
-        });
-        trunc.push(Series {
-            label: format!("μ = {mu}: smallest term"),
-            points: m,
-            mark: Mark::Line,
-            color: i + 1,
-        });
+        ratio.push(Series::new(
+            format!("μ = {mu}"),
+            e.iter().zip(&m).map(|(a, b)| (a.0, a.1 / b.1)).collect(),
+            Mark::LineMarkers,
+            i,
+        ));
+        trunc.push(Series::new(
+            format!("μ = {mu}: |optimal truncation − rigid v₁|"),
+            e,
+            Mark::Markers,
+            i,
+        ));
+        trunc.push(Series::new(
+            format!("μ = {mu}: smallest term"),
+            m,
+            Mark::Line,
+            i + 1,
+        ));
     }
     save_captioned(
         &Figure {

@@ -252,12 +252,12 @@ fn figure(all: &[Case], caption: &str, dir: &Path) -> Result<(), String> {
             rate(&ok, "d_V_plus"),
             i,
         ));
-        rest.series.push(Series {
-            label: c.label(),
-            points: points(&|r| Some((r.number("restitution_measured")? - c.restitution).abs())),
-            mark: Mark::LineMarkers,
-            color: i,
-        });
+        rest.series.push(Series::new(
+            c.label(),
+            points(&|r| Some((r.number("restitution_measured")? - c.restitution).abs())),
+            Mark::LineMarkers,
+            i,
+        ));
     }
     save_captioned(
         &Figure {

@@ -13,7 +13,7 @@ use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::markdown::{each_number, fixed, small};
-use crate::report::rates::{in_fit_range, rate, FIT_RANGE};
+use crate::report::rates::{fit_range_line, in_fit_range, rate, FIT_RANGE};
 use crate::report::table::number_at;
 use crate::study::convergence::Convergence;
 use serde::Serialize;
@@ -233,10 +233,7 @@ pub fn write_report(
     }
     write_atomically(&dir.join("summary.md"), &s)?;
     if let Some(q) = quasi_static {
-        write_atomically(
-            &dir.join("analysis.json"),
-            &(crate::report::json::pretty(&q) + "\n"),
-        )?;
+        crate::report::write_analysis(dir, &q)?;
     }
     figures(spec, rows, dir).map_err(io(dir))
 }
@@ -406,10 +403,7 @@ pub(crate) fn fitted_series(
     if let Some(f) = fit {
         out.push(Series {
             label: String::new(),
-            points: [FIT_RANGE.0, FIT_RANGE.1]
-                .iter()
-                .map(|&k| (k, (f.intercept + f.slope * k.ln()).exp()))
-                .collect(),
+            points: fit_range_line(&f),
             mark: Mark::Line,
             color,
         });
@@ -557,11 +551,7 @@ fn figures(spec: &Convergence<Klarbring>, rows: &[Row], dir: &Path) -> Result<()
             });
         }
         save_captioned(
-            &Figure {
-                panels: vec![panel, normal],
-                columns: 2,
-                size: (1400, 600),
-            },
+            &Figure::side_by_side(panel, normal),
             "The tangential path by mode, rigid and compliant (left), and the normal displacement over time (right)",
             dir,
             "paths",
@@ -638,19 +628,15 @@ fn figures(spec: &Convergence<Klarbring>, rows: &[Row], dir: &Path) -> Result<()
         ks.iter().copied().reduce(f64::min),
         ks.iter().copied().reduce(f64::max),
     ) {
-        events.series.push(Series {
-            label: "10 κ".into(),
-            points: vec![(lo, 10.0 * lo), (hi, 10.0 * hi)],
-            mark: Mark::Dashed,
-            color: 6,
-        });
+        events.series.push(Series::new(
+            "10 κ",
+            vec![(lo, 10.0 * lo), (hi, 10.0 * hi)],
+            Mark::Dashed,
+            6,
+        ));
     }
     save_captioned(
-        &Figure {
-            panels: vec![dist, events],
-            columns: 2,
-            size: (1400, 600),
-        },
+        &Figure::side_by_side(dist, events),
         "Distances of the compliant motion to the rigid one against κ, with fitted rates (left), and each event time's shift (right)",
         dir,
         "convergence",

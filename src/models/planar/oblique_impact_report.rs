@@ -310,25 +310,25 @@ fn figure(rows: &[Row]) -> Option<Figure> {
                 if !rest.is_empty() && !drawn_r.contains(&rest) {
                     drawn_r.push(rest.clone());
                     let r: f64 = rest.parse().unwrap_or(f64::NAN);
-                    series.push(Series {
-                        label: format!("energetic, r = {r:.3}"),
-                        points: points(&format!("{column}_energetic")),
-                        mark: Mark::Line,
-                        color: colour,
-                    });
-                    series.push(Series {
-                        label: format!("Poisson, r = {r:.3}"),
-                        points: points(&format!("{column}_poisson")),
-                        mark: Mark::Dashed,
-                        color: colour,
-                    });
+                    series.push(Series::new(
+                        format!("energetic, r = {r:.3}"),
+                        points(&format!("{column}_energetic")),
+                        Mark::Line,
+                        colour,
+                    ));
+                    series.push(Series::new(
+                        format!("Poisson, r = {r:.3}"),
+                        points(&format!("{column}_poisson")),
+                        Mark::Dashed,
+                        colour,
+                    ));
                 }
-                series.push(Series {
-                    label: format!("compliant {}", law_legend(&law.0, &law.1)),
-                    points: points(column),
-                    mark: Mark::Markers,
-                    color: colour,
-                });
+                series.push(Series::new(
+                    format!("compliant {}", law_legend(&law.0, &law.1)),
+                    points(column),
+                    Mark::Markers,
+                    colour,
+                ));
             }
             series.retain(|s| !s.points.is_empty());
             panels.push(Panel {

@@ -269,9 +269,8 @@ fn relative(value: Option<f64>, limit: f64) -> Option<f64> {
     value.map(|v| (v - limit) / limit.abs())
 }
 
-/// Analyse one state's rows (its κ ladder, one integrator at tolerance `rtol`); returns the
-/// analysis and the state's sequence, which the caller interns.
-fn analyze_state(impact: RodImpact, rows: &[&Row], rtol: f64) -> (StateAnalysis, String) {
+/// A state's rows that ran (`status = ok`) and their distinct mode sequences, sorted.
+pub(super) fn ran_and_sequences<'a>(rows: &[&'a Row]) -> (Vec<&'a Row>, Vec<&'a str>) {
     let ok: Vec<&Row> = rows
         .iter()
         .copied()
@@ -280,6 +279,13 @@ fn analyze_state(impact: RodImpact, rows: &[&Row], rtol: f64) -> (StateAnalysis,
     let mut sequences: Vec<&str> = ok.iter().map(|r| r.text("mode_sequence")).collect();
     sequences.sort_unstable();
     sequences.dedup();
+    (ok, sequences)
+}
+
+/// Analyse one state's rows (its κ ladder, one integrator at tolerance `rtol`); returns the
+/// analysis and the state's sequence, which the caller interns.
+fn analyze_state(impact: RodImpact, rows: &[&Row], rtol: f64) -> (StateAnalysis, String) {
+    let (ok, sequences) = ran_and_sequences(rows);
     let limit = RigidLimit::of(&impact);
     let constants = SlideBoundConstants::choose(&impact);
     let smallest = ok.iter().copied().min_by(|a, b| {

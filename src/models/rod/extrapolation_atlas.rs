@@ -4,7 +4,7 @@
 //! (the share of states whose closed form lies inside) and their size are the result; the fitted
 //! log coefficient b is compared with the derived one.
 
-use super::atlas::{analyze_states, STANDARD_SEQUENCE};
+use super::atlas::{analyze_states, ran_and_sequences, STANDARD_SEQUENCE};
 use super::convergence::{quantity_convergence, QuantityConvergence, RodQuantity};
 use super::sweep::RodExperiment;
 use crate::experiment::table::Row;
@@ -164,14 +164,7 @@ pub(crate) fn coverage_of(
 }
 
 fn analyze_state(impact: RodImpact, rows: &[&Row]) -> StateExtrapolation {
-    let ok: Vec<&Row> = rows
-        .iter()
-        .copied()
-        .filter(|r| r.text("status") == "ok")
-        .collect();
-    let mut sequences: Vec<&str> = ok.iter().map(|r| r.text("mode_sequence")).collect();
-    sequences.sort_unstable();
-    sequences.dedup();
+    let (ok, sequences) = ran_and_sequences(rows);
     StateExtrapolation {
         impact,
         runs: rows.len(),

@@ -2,6 +2,7 @@
 //! the intervals, per quantity and c_d; fitted against derived b), states.csv (one row per state
 //! and quantity) and the figures extrapolation_coverage and log_coefficients.
 
+use super::columns::INPUT_COLUMNS;
 use super::convergence::{QuantityConvergence, RodQuantity};
 use super::extrapolation_atlas::{CoverageSummary, ExtrapolationAtlas, StateExtrapolation};
 use super::sweep::RodExperiment;
@@ -15,13 +16,8 @@ pub(crate) const STATES_CSV: &str = "states.csv";
 
 /// states.csv: one row per (state, quantity).
 pub(crate) fn render_states_csv(a: &ExtrapolationAtlas) -> String {
-    let mut table = Table::new([
-        "mu",
-        "mu_s",
-        "theta0",
-        "omega0",
-        "u0",
-        "damping",
+    // The state's input columns, then its sequence and one quantity's extrapolation.
+    let mut table = Table::new(INPUT_COLUMNS.iter().copied().chain([
         "sequence",
         "standard",
         "quantity",
@@ -40,7 +36,7 @@ pub(crate) fn render_states_csv(a: &ExtrapolationAtlas) -> String {
         "b_derived",
         "c_fitted",
         "refusal",
-    ]);
+    ]));
     for s in &a.per_state {
         let i = &s.impact;
         for q in &s.quantities {
@@ -342,12 +338,12 @@ pub(crate) fn write_extrapolation_figures(
                 lo = lo.min(p.0.min(p.1));
                 hi = hi.max(p.0.max(p.1));
             }
-            series.push(Series {
-                label: format!("damping c_d = {d}"),
-                points: pts,
-                mark: Mark::Markers,
-                color: j,
-            });
+            series.push(Series::new(
+                format!("damping c_d = {d}"),
+                pts,
+                Mark::Markers,
+                j,
+            ));
             b_series.push(Series {
                 label: format!("damping c_d = {d}"),
                 // b = 0 exactly where nothing drifts (T_stick/√κ at θ̇0 = 0): left out of the
@@ -367,12 +363,12 @@ pub(crate) fn write_extrapolation_figures(
             });
         }
         if lo < hi {
-            series.push(Series {
-                label: "error = half-width".into(),
-                points: vec![(lo, lo), (hi, hi)],
-                mark: Mark::Line,
-                color: 6,
-            });
+            series.push(Series::new(
+                "error = half-width",
+                vec![(lo, lo), (hi, hi)],
+                Mark::Line,
+                6,
+            ));
         }
         let b_all: Vec<f64> = b_series
             .iter()
@@ -383,12 +379,12 @@ pub(crate) fn write_extrapolation_figures(
             b_all.iter().copied().reduce(f64::min),
             b_all.iter().copied().reduce(f64::max),
         ) {
-            b_series.push(Series {
-                label: "fitted = derived".into(),
-                points: vec![(bl, bl), (bh, bh)],
-                mark: Mark::Line,
-                color: 6,
-            });
+            b_series.push(Series::new(
+                "fitted = derived",
+                vec![(bl, bl), (bh, bh)],
+                Mark::Line,
+                6,
+            ));
         }
         coverage_panels.push(Panel {
             title: format!("{}: {} extrapolations", q.axis_label(), cs.len()),

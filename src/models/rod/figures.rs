@@ -1,6 +1,6 @@
 //! The κ-sweep figures of an experiment, from its rows and analysis.
 
-use super::analysis::{SweepAnalysis, ASYMPTOTIC_KAPPA_MAX};
+use super::analysis::{IntegratorAnalysis, SweepAnalysis, ASYMPTOTIC_KAPPA_MAX};
 use super::convergence::RodQuantity;
 use crate::analysis::fit::LinearFit;
 use crate::experiment::table::Row;
@@ -92,7 +92,7 @@ fn power_law_line(fit: &LinearFit, kappas: &[f64]) -> Vec<(f64, f64)> {
     kappas
         .iter()
         .filter(|&&k| k <= ASYMPTOTIC_KAPPA_MAX)
-        .map(|&k| (k, (fit.intercept + fit.slope * k.ln()).exp()))
+        .map(|&k| (k, fit.power_law_at(k)))
         .collect()
 }
 
@@ -116,15 +116,24 @@ fn slide_lower_curve(c: &SlideBoundConstants, lo: f64, hi: f64) -> (Vec<(f64, f6
     (drawn, vacuous)
 }
 
-/// Write durations, normalised_durations and post_impact figures (SVG + PNG) into `dir`.
-pub(crate) fn write_sweep_figures(
+/// The sweep's figures in `dir` (SVG + PNG): those of the first integrator's rows
+/// ([`write_sweep_figures`], [`write_convergence_figure`]; none without one), then the time
+/// history ([`write_history_figure`]).
+pub(crate) fn write_figures(rows: &[Row], a: &SweepAnalysis, dir: &Path) -> Result<(), String> {
+    if let Some(first) = a.integrators.first() {
+        write_sweep_figures(rows, a, first, dir)?;
+        write_convergence_figure(rows, first, dir)?;
+    }
+    write_history_figure(dir)
+}
+
+/// Write durations, normalised_durations and post_impact figures of `first`'s rows into `dir`.
+fn write_sweep_figures(
     rows: &[Row],
     a: &SweepAnalysis,
+    first: &IntegratorAnalysis,
     dir: &Path,
 ) -> Result<(), String> {
-    let Some(first) = a.integrators.first() else {
-        return Ok(());
-    };
     let integ = first.integrator.as_str();
     let kappas: Vec<f64> = column(rows, integ, |_| Some(0.0))
         .iter()
@@ -424,14 +433,11 @@ pub(crate) fn write_sweep_figures(
 /// convergence.png: for each post-impact quantity, |relative error| against κ on log–log axes
 /// — measured, the fitted error model, the interval's half-width and the extrapolated limit's
 /// own error against the closed form (relative to the extrapolated limit where there is none).
-pub(crate) fn write_convergence_figure(
+fn write_convergence_figure(
     rows: &[Row],
-    a: &SweepAnalysis,
+    first: &IntegratorAnalysis,
     dir: &Path,
 ) -> Result<(), String> {
-    let Some(first) = a.integrators.first() else {
-        return Ok(());
-    };
     let integ = first.integrator.as_str();
     let mut panels = Vec::new();
     for (i, q) in RodQuantity::POST_IMPACT.iter().enumerate() {
@@ -542,7 +548,7 @@ fn format_value_1(v: f64) -> String {
 }
 
 /// Figure (4): one impact's time history from `dir/history.csv`, phases shaded.
-pub(crate) fn write_history_figure(dir: &Path) -> Result<(), String> {
+fn write_history_figure(dir: &Path) -> Result<(), String> {
     let Ok(Some(table)) =
         crate::report::table::read_text(&dir.join(crate::experiment::runner::HISTORY_CSV))
     else {
@@ -553,15 +559,7 @@ pub(crate) fn write_history_figure(dir: &Path) -> Result<(), String> {
         mode: String,
         values: [f64; 4],
     }
-    let [k, t, mode, delta, force, u, omega] = table.columns([
-        "kappa",
-        "t",
-        "mode",
-        "penetration",
-        "normal_force",
-        "u",
-        "omega",
-    ])?;
+    let [k, t, mode, delta, force, u, omega] = table.columns(super::history::HISTORY_COLUMNS)?;
     let mut kappa = f64::NAN;
     let samples: Vec<Sample> = table
         .rows

@@ -12,8 +12,11 @@ use crate::experiment::table::Row;
 use crate::model::gspot::{GspotCase, GspotRates};
 use crate::plot::style::{format_number, format_value};
 use crate::plot::{power_guide, save_captioned, Figure, Mark, Panel, Series};
-use crate::report::json::pretty;
-use crate::report::rates::{dampings, exponent_text, law_rows, rate_in, Exponent, SlipTally};
+use crate::report::markdown::sections_after_title;
+use crate::report::rates::{
+    dampings, exponent_in, exponent_text, last_mode, law_rows, slip_end_offset, Exponent, SlipTally,
+};
+use crate::report::{io_error, write_analysis};
 use crate::study::convergence::Convergence;
 use serde::Serialize;
 use std::path::Path;
@@ -80,15 +83,6 @@ pub(crate) struct GspotAnalysis {
     pub laws: Vec<LawSummary>,
 }
 
-fn fit(rows: &[&Row], value: impl Fn(&Row) -> Option<f64>) -> Option<Exponent> {
-    rate_in(rows, FIT_KAPPA, value).map(Exponent::from)
-}
-
-/// t_slip − t*: how long after the rigid slip's end the compliant slip ends.
-fn slip_end_offset(r: &Row) -> Option<f64> {
-    Some(r.number("t_slip_end")? - r.number("t_slip_end_rigid")?)
-}
-
 fn relative(a: Option<f64>, b: Option<f64>) -> f64 {
     match (a, b) {
         (Some(a), Some(b)) => ((a - b) / b).abs(),
@@ -116,9 +110,9 @@ pub(crate) fn analyse(mu: f64, rows: &[Row]) -> GspotAnalysis {
             LawSummary {
                 damping,
                 tally: SlipTally::of(&own, "slide_left>stick"),
-                slip_end_offset: fit(&own, slip_end_offset),
-                peak_force: fit(&own, |r| r.number("peak_normal_force")),
-                v_out: fit(&own, |r| r.number("v_out")),
+                slip_end_offset: exponent_in(&own, FIT_KAPPA, slip_end_offset),
+                peak_force: exponent_in(&own, FIT_KAPPA, |r| r.number("peak_normal_force")),
+                v_out: exponent_in(&own, FIT_KAPPA, |r| r.number("v_out")),
                 smallest_kappa: smallest.and_then(|r| r.number("kappa")).unwrap_or(f64::NAN),
                 slip_end_offset_smallest: smallest
                     .and_then(|r| slip_end_offset(r))
@@ -152,10 +146,7 @@ pub(crate) fn analyse(mu: f64, rows: &[Row]) -> GspotAnalysis {
             case: r.case(),
             force_exponent: r.alpha3 / r.alpha1 - 1.0,
         }),
-        rigid_end: rigid
-            .and_then(|r| r.text("mode_sequence").rsplit('>').next())
-            .unwrap_or("")
-            .to_string(),
+        rigid_end: rigid.map_or("", |r| last_mode(r)).to_string(),
         t_star: any
             .and_then(|r| r.number("t_slip_end_rigid"))
             .unwrap_or(f64::NAN),
@@ -244,13 +235,7 @@ fn render(spec: &Convergence<RodGspot>, a: &GspotAnalysis, rows: &[Row]) -> Stri
          example), gspot_scaling.png (the κ ladder).\n",
         a.slip_stop_omega
     );
-    let convergence = spec.summary(rows);
-    // The convergence study's summary: its title first, then the sections above, then its
-    // tables.
-    match convergence.split_once("\n## ") {
-        Some((head, tail)) => format!("{head}\n{s}\n## {tail}"),
-        None => format!("{convergence}\n{s}"),
-    }
+    sections_after_title(&spec.summary(rows), &s)
 }
 
 /// Trajectories of the linear flow (Gspot1)–(Gspot2) from starts on a small square around the
@@ -351,24 +336,24 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
                 .collect()
         };
         let c = 2 * i;
-        force.series.push(Series {
-            label: format!("peak F_n, damping c_d = {}", law.damping),
-            points: points(&|r| r.number("peak_normal_force")),
-            mark: Mark::LineMarkers,
-            color: c,
-        });
-        force.series.push(Series {
-            label: format!("end of the slip − t*, damping c_d = {}", law.damping),
-            points: points(&slip_end_offset),
-            mark: Mark::LineMarkers,
-            color: c + 1,
-        });
-        outcome.series.push(Series {
-            label: format!("post-impact v, damping c_d = {}", law.damping),
-            points: points(&|r| r.number("v_out")),
-            mark: Mark::LineMarkers,
-            color: c,
-        });
+        force.series.push(Series::new(
+            format!("peak F_n, damping c_d = {}", law.damping),
+            points(&|r| r.number("peak_normal_force")),
+            Mark::LineMarkers,
+            c,
+        ));
+        force.series.push(Series::new(
+            format!("end of the slip − t*, damping c_d = {}", law.damping),
+            points(&slip_end_offset),
+            Mark::LineMarkers,
+            c + 1,
+        ));
+        outcome.series.push(Series::new(
+            format!("post-impact v, damping c_d = {}", law.damping),
+            points(&|r| r.number("v_out")),
+            Mark::LineMarkers,
+            c,
+        ));
         outcome.series.push(Series {
             label: format!("|post-impact θ̇ − θ̇⁺|, damping c_d = {}", law.damping),
             points: points(&|r| {
@@ -405,11 +390,7 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
             }
         }
     }
-    Figure {
-        panels: vec![force, outcome],
-        columns: 2,
-        size: (1400, 600),
-    }
+    Figure::side_by_side(force, outcome)
 }
 
 /// summary.md, analysis.json and the two figures.
@@ -419,12 +400,8 @@ pub fn write_report(
     dir: &Path,
 ) -> Result<(), RunError> {
     let a = analyse(spec.params.mu, rows);
-    write_atomically(&dir.join("analysis.json"), &(pretty(&a) + "\n"))?;
+    write_analysis(dir, &a)?;
     write_atomically(&dir.join("summary.md"), &render(spec, &a, rows))?;
-    let io = |e: String| RunError::Io {
-        path: dir.display().to_string(),
-        source: std::io::Error::other(e),
-    };
     let caption = format!(
         "The rod started next to the G-spot: μ = {}, θ₀ = {}, θ̇₀ = {}, u₀ = {}; {} rtol {}",
         format_value(spec.params.mu),
@@ -440,22 +417,19 @@ pub fn write_report(
             alpha2: -2.0,
             alpha3: -3.0,
         };
-        let fig = Figure {
-            panels: vec![
-                phase_panel(
-                    format!(
-                        "The rod's G-spot, μ = {}: G1 (α₁ = {:.2}, α₂ = {:.2}, α₃ = {:.2})",
-                        spec.params.mu, rates.alpha1, rates.alpha2, rates.alpha3
-                    ),
-                    &rates,
+        let fig = Figure::side_by_side(
+            phase_panel(
+                format!(
+                    "The rod's G-spot, μ = {}: G1 (α₁ = {:.2}, α₂ = {:.2}, α₃ = {:.2})",
+                    spec.params.mu, rates.alpha1, rates.alpha2, rates.alpha3
                 ),
-                phase_panel("Case G2 (α₁ = −1, α₂ = −2, α₃ = −3): λ_N → 1".into(), &g2),
-            ],
-            columns: 2,
-            size: (1400, 600),
-        };
-        save_captioned(&fig, &caption, dir, "gspot_phase_plane").map_err(io)?;
+                &rates,
+            ),
+            phase_panel("Case G2 (α₁ = −1, α₂ = −2, α₃ = −3): λ_N → 1".into(), &g2),
+        );
+        save_captioned(&fig, &caption, dir, "gspot_phase_plane").map_err(io_error(dir))?;
     }
-    save_captioned(&scaling_figure(rows, &a), &caption, dir, "gspot_scaling").map_err(io)?;
+    save_captioned(&scaling_figure(rows, &a), &caption, dir, "gspot_scaling")
+        .map_err(io_error(dir))?;
     Ok(())
 }

@@ -7,6 +7,17 @@ use crate::compliant::SimulationOptions;
 use crate::experiment::system::RunSettings;
 use crate::report::table::Table;
 
+/// history.csv's columns: κ, time, mode, penetration, normal force, slip velocity u, spin θ̇.
+pub(crate) const HISTORY_COLUMNS: [&str; 7] = [
+    "kappa",
+    "t",
+    "mode",
+    "penetration",
+    "normal_force",
+    "u",
+    "omega",
+];
+
 /// The impact of the state `state` at the κ of the ladder `kappas` nearest 1e-6, simulated with
 /// `settings` and its trajectory: the text of history.csv (columns kappa, t, mode, penetration,
 /// normal_force, u, omega; the header alone when the run fails), or `None` without a ladder.
@@ -21,15 +32,7 @@ pub(crate) fn history_table(
     let mut options = SimulationOptions::new(settings.integrator, settings.rtol, settings.atol)
         .with_guards(settings.t_max, settings.max_steps, settings.max_events);
     options.record_trajectory = true;
-    let mut table = Table::new([
-        "kappa",
-        "t",
-        "mode",
-        "penetration",
-        "normal_force",
-        "u",
-        "omega",
-    ]);
+    let mut table = Table::new(HISTORY_COLUMNS);
     let impact = RodImpact { kappa, ..*state };
     if let Ok(record) = impact.simulate(&options) {
         for s in record.trajectory.unwrap_or_default() {

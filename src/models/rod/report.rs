@@ -101,10 +101,7 @@ pub fn write_report(spec: &RodExperiment, rows: &[Row], dir: &Path) -> Result<Re
     )?;
     let json = crate::report::json::pretty(&analysis) + "\n";
     write_atomically(&dir.join(ANALYSIS_JSON), &json)?;
-    crate::models::rod::figures::write_sweep_figures(rows, &analysis, dir)
-        .and_then(|_| crate::models::rod::figures::write_convergence_figure(rows, &analysis, dir))
-        .and_then(|_| crate::models::rod::figures::write_history_figure(dir))
-        .map_err(figure_error(dir))?;
+    crate::models::rod::figures::write_figures(rows, &analysis, dir).map_err(figure_error(dir))?;
     Ok(Report::Sweep(analysis))
 }
 

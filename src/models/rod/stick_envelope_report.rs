@@ -9,9 +9,9 @@ use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
-use crate::report::json::pretty;
-use crate::report::markdown::small;
+use crate::report::markdown::{sections_after_title, small};
 use crate::report::table::read_numbers;
+use crate::report::write_analysis;
 use crate::study::convergence::Convergence;
 use serde::Serialize;
 use std::path::Path;
@@ -334,11 +334,7 @@ fn render(spec: &Convergence<RodStickEnvelope>, a: &EnvelopeAnalysis, rows: &[Ro
         }
         s.push_str("\n— : no value (no crossing of the envelope in the run: never).\n\n");
     }
-    let convergence = spec.summary(rows);
-    match convergence.split_once("\n## ") {
-        Some((head, tail)) => format!("{head}\n{s}\n## {tail}"),
-        None => format!("{convergence}\n{s}"),
-    }
+    sections_after_title(&spec.summary(rows), &s)
 }
 
 /// The figure: δ and the envelopes δ_l, δ_r over the stick (stick_samples.csv), or `None`
@@ -364,42 +360,22 @@ fn envelope_figure(samples: &[Vec<f64>]) -> Option<(Figure, String)> {
         log_y: false,
         legend_lower: true,
         series: vec![
-            Series {
-                label: "δ (compliant rod, eq. (55))".into(),
-                points: column(6),
-                mark: Mark::Line,
-                color: 0,
-            },
-            Series {
-                label: "δ_l (eq. (56), left)".into(),
-                points: column(7),
-                mark: Mark::Dashed,
-                color: 1,
-            },
-            Series {
-                label: "δ_r (eq. (56), right)".into(),
-                points: column(8),
-                mark: Mark::DashDot,
-                color: 2,
-            },
-            Series {
-                label: "δ* = δ(ε₃)".into(),
-                points: vec![(0.0, first[9]), (end, first[9])],
-                mark: Mark::Dotted,
-                color: 3,
-            },
-            Series {
-                label: "ε₃ − t_s".into(),
-                points: vec![(end, ymin), (end, 1.0)],
-                mark: Mark::Dotted,
-                color: 0,
-            },
-            Series {
-                label: "π/2·√κ (eq. (61), lower)".into(),
-                points: vec![(lower, ymin), (lower, 1.0)],
-                mark: Mark::Dashed,
-                color: 4,
-            },
+            Series::new("δ (compliant rod, eq. (55))", column(6), Mark::Line, 0),
+            Series::new("δ_l (eq. (56), left)", column(7), Mark::Dashed, 1),
+            Series::new("δ_r (eq. (56), right)", column(8), Mark::DashDot, 2),
+            Series::new(
+                "δ* = δ(ε₃)",
+                vec![(0.0, first[9]), (end, first[9])],
+                Mark::Dotted,
+                3,
+            ),
+            Series::new("ε₃ − t_s", vec![(end, ymin), (end, 1.0)], Mark::Dotted, 0),
+            Series::new(
+                "π/2·√κ (eq. (61), lower)",
+                vec![(lower, ymin), (lower, 1.0)],
+                Mark::Dashed,
+                4,
+            ),
         ],
         bands: Vec::new(),
     };
@@ -424,7 +400,7 @@ pub fn write_report(
     dir: &Path,
 ) -> Result<(), RunError> {
     let a = analyse(rows);
-    write_atomically(&dir.join("analysis.json"), &(pretty(&a) + "\n"))?;
+    write_analysis(dir, &a)?;
     let mut summary = render(spec, &a, rows);
     let samples = read_numbers(&dir.join("stick_samples.csv"))
         .map(|(_, rows)| rows)

@@ -12,9 +12,12 @@ use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::style::{format_small_parameter, format_value};
 use crate::plot::{power_guide, save_captioned, Figure, Mark, Panel, Series, REFERENCE};
-use crate::report::json::pretty;
-use crate::report::rates::{dampings, exponent_text, law_rows, rate_in, Exponent, SlipTally};
+use crate::report::markdown::sections_after_title;
+use crate::report::rates::{
+    dampings, exponent_in, exponent_text, last_mode, law_rows, slip_end_offset, Exponent, SlipTally,
+};
 use crate::report::table::read_numbers;
+use crate::report::{io_error, write_analysis};
 use crate::study::convergence::Convergence;
 use serde::Serialize;
 use std::path::Path;
@@ -111,14 +114,6 @@ fn spread(values: impl Iterator<Item = f64>) -> f64 {
     max / min - 1.0
 }
 
-fn fit(rows: &[&Row], value: impl Fn(&Row) -> Option<f64>) -> Option<Exponent> {
-    rate_in(rows, FIT_KAPPA, value).map(Exponent::from)
-}
-
-fn slip_end_offset(r: &Row) -> Option<f64> {
-    Some(r.number("t_slip_end")? - r.number("t_slip_end_rigid")?)
-}
-
 /// rigid_paths.csv as (start, t, θ, Δ, |u|, p, b, ∫λ_N) rows.
 pub(crate) type PathTable = Vec<Vec<f64>>;
 
@@ -145,10 +140,7 @@ pub(crate) fn analyse(
     let ok: Vec<&Row> = rows.iter().filter(|r| r.text("status") == "ok").collect();
     let rigid = ok.iter().find(|r| r.text("method") == "rigid");
     let num = |key: &str| rigid.and_then(|r| r.number(key)).unwrap_or(f64::NAN);
-    let end = rigid
-        .and_then(|r| r.text("mode_sequence").rsplit('>').next())
-        .unwrap_or("")
-        .to_string();
+    let end = rigid.map_or("", |r| last_mode(r)).to_string();
     let (rate, closed) = (num("crossing_rate_rigid"), num("crossing_rate_closed_form"));
     let t_star = num("t_slip_end_rigid");
     let mut starts: Vec<i64> = paths.iter().map(|r| r[0] as i64).collect();
@@ -176,8 +168,8 @@ pub(crate) fn analyse(
                     .iter()
                     .filter(|r| r.number("p_end").is_some_and(|p| p < 0.0))
                     .count(),
-                slip_end_offset: fit(&own, slip_end_offset),
-                peak_force: fit(&own, |r| r.number("peak_normal_force")),
+                slip_end_offset: exponent_in(&own, FIT_KAPPA, slip_end_offset),
+                peak_force: exponent_in(&own, FIT_KAPPA, |r| r.number("peak_normal_force")),
                 smallest_kappa: at("kappa"),
                 slip_end_offset_smallest: smallest
                     .and_then(|r| slip_end_offset(r))
@@ -322,11 +314,7 @@ fn render(spec: &Convergence<Rod3dJam>, a: &Rod3dAnalysis, rows: &[Row]) -> Stri
          Painlevé boundary, rigid slips from circles to their crossings ×, and the compliant \
          run of compliant_path.csv), rod3d_scaling.png (the κ ladder).\n"
     );
-    let convergence = spec.summary(rows);
-    match convergence.split_once("\n## ") {
-        Some((head, tail)) => format!("{head}\n{s}\n## {tail}"),
-        None => format!("{convergence}\n{s}"),
-    }
+    sections_after_title(&spec.summary(rows), &s)
 }
 
 /// C–V Fig. 3Drod (right) projected on (Δ = φ − ψ, θ) in degrees: the boundary p = 0, the rigid
@@ -369,12 +357,12 @@ fn jam_figure(a: &Rod3dAnalysis, paths: &PathTable, compliant: &PathTable) -> Fi
     }
     left.reverse();
     left.extend(right);
-    plane.series.push(Series {
-        label: "Painlevé boundary p = 0".into(),
-        points: left,
-        mark: Mark::Line,
-        color: REFERENCE,
-    });
+    plane.series.push(Series::new(
+        "Painlevé boundary p = 0",
+        left,
+        Mark::Line,
+        REFERENCE,
+    ));
     let mut starts: Vec<i64> = paths.iter().map(|r| r[0] as i64).collect();
     starts.dedup();
     let (mut circles, mut crosses) = (Vec::new(), Vec::new());
@@ -413,29 +401,26 @@ fn jam_figure(a: &Rod3dAnalysis, paths: &PathTable, compliant: &PathTable) -> Fi
             }
         }
     }
-    plane.series.push(Series {
-        label: "starts".into(),
-        points: circles,
-        mark: Mark::Markers,
-        color: 0,
-    });
-    plane.series.push(Series {
-        label: "rigid crossing of p = 0 (jam)".into(),
-        points: crosses,
-        mark: Mark::Markers,
-        color: 7,
-    });
+    plane
+        .series
+        .push(Series::new("starts", circles, Mark::Markers, 0));
+    plane.series.push(Series::new(
+        "rigid crossing of p = 0 (jam)",
+        crosses,
+        Mark::Markers,
+        7,
+    ));
     if let Some(kappa) = compliant.first().map(|r| r[0]) {
         // The compliant run's first slip, until the slip speed falls below 10⁻⁶ (Δ is
         // undefined in stick).
         let slip: Vec<&Vec<f64>> = compliant.iter().take_while(|r| r[5] > 1e-6).collect();
         let label = format!("compliant slip, κ = {}", format_small_parameter(kappa));
-        plane.series.push(Series {
-            label: label.clone(),
-            points: slip.iter().map(|r| (r[4] * deg, r[3] * deg)).collect(),
-            mark: Mark::Dashed,
-            color: 2,
-        });
+        plane.series.push(Series::new(
+            label.clone(),
+            slip.iter().map(|r| (r[4] * deg, r[3] * deg)).collect(),
+            Mark::Dashed,
+            2,
+        ));
         p_panel.series.push(Series {
             label,
             points: slip.iter().map(|r| (r[1], r[6])).collect(),
@@ -443,11 +428,7 @@ fn jam_figure(a: &Rod3dAnalysis, paths: &PathTable, compliant: &PathTable) -> Fi
             color: 2,
         });
     }
-    Figure {
-        panels: vec![plane, p_panel],
-        columns: 2,
-        size: (1400, 600),
-    }
+    Figure::side_by_side(plane, p_panel)
 }
 
 fn scaling_figure(rows: &[Row], a: &Rod3dAnalysis) -> Figure {
@@ -469,18 +450,18 @@ fn scaling_figure(rows: &[Row], a: &Rod3dAnalysis) -> Figure {
                 .filter(|(_, v)| *v > 0.0)
                 .collect()
         };
-        panel.series.push(Series {
-            label: format!("peak F_n, c_d = {}", law.damping),
-            points: points(&|r| r.number("peak_normal_force")),
-            mark: Mark::LineMarkers,
-            color: 2 * i,
-        });
-        panel.series.push(Series {
-            label: format!("t_slip − t*, c_d = {}", law.damping),
-            points: points(&slip_end_offset),
-            mark: Mark::LineMarkers,
-            color: 2 * i + 1,
-        });
+        panel.series.push(Series::new(
+            format!("peak F_n, c_d = {}", law.damping),
+            points(&|r| r.number("peak_normal_force")),
+            Mark::LineMarkers,
+            2 * i,
+        ));
+        panel.series.push(Series::new(
+            format!("t_slip − t*, c_d = {}", law.damping),
+            points(&slip_end_offset),
+            Mark::LineMarkers,
+            2 * i + 1,
+        ));
     }
     if let Some(own) = a.laws.first().map(|l| law_rows(rows, l.damping)) {
         if let (Some(first), Some(last)) = (own.first(), own.last()) {
@@ -520,12 +501,8 @@ pub fn write_report(
     let paths = side_table(dir, "rigid_paths.csv");
     let compliant = side_table(dir, "compliant_path.csv");
     let a = analyse(p.mu, p.gyration_sq, p.theta0, rows, &paths);
-    write_atomically(&dir.join("analysis.json"), &(pretty(&a) + "\n"))?;
+    write_analysis(dir, &a)?;
     write_atomically(&dir.join("summary.md"), &render(spec, &a, rows))?;
-    let io = |e: String| RunError::Io {
-        path: dir.display().to_string(),
-        source: std::io::Error::other(e),
-    };
     let caption = format!(
         "The 3D rod (Champneys–Várkonyi §7): μ = {}, ρ = {}, θ₀ = {}, Δ₀ = {}, |u₀| = {}, θ̇₀ = {}, \
          ψ̇₀ = {}; {} rtol {}",
@@ -545,7 +522,8 @@ pub fn write_report(
         dir,
         "rod3d_jam",
     )
-    .map_err(io)?;
-    save_captioned(&scaling_figure(rows, &a), &caption, dir, "rod3d_scaling").map_err(io)?;
+    .map_err(io_error(dir))?;
+    save_captioned(&scaling_figure(rows, &a), &caption, dir, "rod3d_scaling")
+        .map_err(io_error(dir))?;
     Ok(())
 }

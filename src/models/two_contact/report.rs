@@ -306,8 +306,7 @@ fn key(r: &Row) -> (String, String, String) {
 pub fn write_report(spec: &TwoContactStudy, dir: &Path) -> Result<(), RunError> {
     let rows = &crate::experiment::store::read_rows(&dir.join(RUNS_CSV), &spec.columns())?;
     let c = checks(rows);
-    let json = crate::report::json::pretty(&c);
-    write_atomically(&dir.join("analysis.json"), &(json + "\n"))?;
+    crate::report::write_analysis(dir, &c)?;
     let caption = format!(
         "The two-contact fast dynamics (Champneys–Várkonyi §4): integrators {}, rtol {}, atol {}, \
          to s = {}",
@@ -374,54 +373,34 @@ fn classification_figure(k: &Classification) -> Figure {
                 )
             };
             let series = vec![
-                Series {
-                    label: "coordinate axes".into(),
-                    points: vec![(-1.0, 0.0), (1.0, 0.0), (0.0, 0.0), (0.0, 1.0), (0.0, -1.0)],
-                    mark: Mark::Dotted,
-                    color: REFERENCE,
-                },
-                Series {
-                    label: "p₁".into(),
-                    points: vec![(0.0, 0.0), ray(g1, 1.0)],
-                    mark: Mark::Line,
-                    color: 0,
-                },
-                Series {
-                    label: "p₂".into(),
-                    points: vec![(0.0, 0.0), ray(g2, 1.0)],
-                    mark: Mark::Line,
-                    color: 1,
-                },
-                Series {
-                    label: String::new(),
-                    points: vec![ray(g1, 1.0)],
-                    mark: Mark::Markers,
-                    color: 0,
-                },
-                Series {
-                    label: String::new(),
-                    points: vec![ray(g2, 1.0)],
-                    mark: Mark::Markers,
-                    color: 1,
-                },
-                Series {
-                    label: "−b: one mode consistent".into(),
-                    points: with(&|m| m == 1),
-                    mark: Mark::Dashed,
-                    color: 2,
-                },
-                Series {
-                    label: "−b: several (indeterminate)".into(),
-                    points: with(&|m| m >= 2),
-                    mark: Mark::Dashed,
-                    color: 3,
-                },
-                Series {
-                    label: "−b: none (inconsistent)".into(),
-                    points: with(&|m| m == 0),
-                    mark: Mark::Dotted,
-                    color: 5,
-                },
+                Series::new(
+                    "coordinate axes",
+                    vec![(-1.0, 0.0), (1.0, 0.0), (0.0, 0.0), (0.0, 1.0), (0.0, -1.0)],
+                    Mark::Dotted,
+                    REFERENCE,
+                ),
+                Series::new("p₁", vec![(0.0, 0.0), ray(g1, 1.0)], Mark::Line, 0),
+                Series::new("p₂", vec![(0.0, 0.0), ray(g2, 1.0)], Mark::Line, 1),
+                Series::new(String::new(), vec![ray(g1, 1.0)], Mark::Markers, 0),
+                Series::new(String::new(), vec![ray(g2, 1.0)], Mark::Markers, 1),
+                Series::new(
+                    "−b: one mode consistent",
+                    with(&|m| m == 1),
+                    Mark::Dashed,
+                    2,
+                ),
+                Series::new(
+                    "−b: several (indeterminate)",
+                    with(&|m| m >= 2),
+                    Mark::Dashed,
+                    3,
+                ),
+                Series::new(
+                    "−b: none (inconsistent)",
+                    with(&|m| m == 0),
+                    Mark::Dotted,
+                    5,
+                ),
             ];
             Panel {
                 title: if dual == c.class {
@@ -500,12 +479,12 @@ fn circle_figure(rows: &[Row]) -> Figure {
         let d = (-w[1], w[0]);
         let norm = d.0.hypot(d.1);
         let l = radius / norm;
-        left.push(Series {
-            label: "S+S+ stable manifold".into(),
-            points: vec![(-l * d.0, -l * d.1), (l * d.0, l * d.1)],
-            mark: Mark::Dashed,
-            color: REFERENCE,
-        });
+        left.push(Series::new(
+            "S+S+ stable manifold",
+            vec![(-l * d.0, -l * d.1), (l * d.0, l * d.1)],
+            Mark::Dashed,
+            REFERENCE,
+        ));
     }
     let bisected: Vec<(f64, f64)> = ok
         .iter()
@@ -516,12 +495,12 @@ fn circle_figure(rows: &[Row]) -> Figure {
             Some((radius * t.cos(), radius * t.sin()))
         })
         .collect();
-    left.push(Series {
-        label: "bisected switch".into(),
-        points: bisected,
-        mark: Mark::Markers,
-        color: outcomes.len(),
-    });
+    left.push(Series::new(
+        "bisected switch",
+        bisected,
+        Mark::Markers,
+        outcomes.len(),
+    ));
     let mut laws: Vec<String> = circle.iter().map(|r| r.text("law").to_string()).collect();
     laws.sort();
     laws.dedup();
@@ -599,11 +578,13 @@ fn cycle_figure(c: &Checks) -> Figure {
         .iter()
         .filter(|x| x.intervals.len() > 1)
         .enumerate()
-        .map(|(i, x)| Series {
-            label: format!("{} · {} law · {}", x.state, x.law, x.integrator),
-            points: x.intervals.clone(),
-            mark: if i % 2 == 0 { Mark::Line } else { Mark::Dashed },
-            color: i,
+        .map(|(i, x)| {
+            Series::new(
+                format!("{} · {} law · {}", x.state, x.law, x.integrator),
+                x.intervals.clone(),
+                if i % 2 == 0 { Mark::Line } else { Mark::Dashed },
+                i,
+            )
         })
         .collect::<Vec<_>>();
     // The distance of each interval from the run's last one: the contraction onto the cycle.

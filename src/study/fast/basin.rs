@@ -21,6 +21,7 @@ use crate::integrate::{IntegratorKind, SolverStats};
 use crate::model::consistency::Outcome;
 use crate::model::iwc::{FastStart, SlipSaddle};
 use crate::model::ProjectedDynamics;
+use crate::report::basin::BasinStudy;
 use serde::Serialize;
 use std::marker::PhantomData;
 use std::path::Path;
@@ -291,6 +292,17 @@ pub fn boundary_cells(b: &Boundary, closed_form: f64) -> Cells {
 /// the closed form, above the integration error of a start's side (rtol 1e-10).
 pub(crate) const BISECTION_TOLERANCE: f64 = 1e-10;
 
+/// What the basin reports of the experiment `name` on `S` are told: its name, `S`'s basin
+/// title and state columns, and the bisection's bracket [`BISECTION_TOLERANCE`].
+pub(crate) fn basin_study<S: FastContact<N>, const N: usize>(name: &str) -> BasinStudy<'_> {
+    BasinStudy {
+        name,
+        title: S::BASIN_TITLE,
+        state_columns: S::STATE_COLUMNS,
+        bracket: BISECTION_TOLERANCE,
+    }
+}
+
 /// The error of a state without a saddle, for validation.
 pub(crate) fn require_saddle(
     saddle: &Result<SlipSaddle, String>,
@@ -371,14 +383,7 @@ impl<S: FastContact<N>, const N: usize> FastStudy<N> for Basin<S, N> {
     }
 
     fn report(plan: &FastPlan<Self, N>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
-        crate::report::basin::write_report(
-            &plan.name,
-            S::BASIN_TITLE,
-            S::STATE_COLUMNS,
-            BISECTION_TOLERANCE,
-            rows,
-            dir,
-        )
+        crate::report::basin::write_report(&basin_study::<S, N>(&plan.name), rows, dir)
     }
 }
 

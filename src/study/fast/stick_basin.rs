@@ -8,7 +8,7 @@
 //! saddle separates the starts that stick from those that lift off (docs/champneys_varkonyi.md
 //! §10).
 
-use super::basin::{scan_edges, BasinLine, Edge, BISECTION_TOLERANCE};
+use super::basin::{basin_study, scan_edges, BasinLine, Edge, BISECTION_TOLERANCE};
 use super::plan::{FastPlan, FastStudy};
 use super::run::FastRun;
 use super::{fast_starts_given, normal_state, projection, window, FastContact};
@@ -390,14 +390,7 @@ impl<S: FastContact<N>, const N: usize> FastStudy<N> for StickBasin<S, N> {
     }
 
     fn report(plan: &FastPlan<Self, N>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
-        crate::report::stick_basin::write_report(
-            &plan.name,
-            S::BASIN_TITLE,
-            S::STATE_COLUMNS,
-            BISECTION_TOLERANCE,
-            rows,
-            dir,
-        )
+        crate::report::stick_basin::write_report(&basin_study::<S, N>(&plan.name), rows, dir)
     }
 }
 
