@@ -32,3 +32,17 @@ pub fn rows_without_timing(dir: &Path, timing: &[&str]) -> Vec<Vec<String>> {
         })
         .collect()
 }
+
+/// Run the rigid-limit binary with `args` in the crate's folder: (success, stdout, stderr).
+pub fn cli(args: &[&str]) -> (bool, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run rigid-limit");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
