@@ -4,6 +4,7 @@
 //! a non-oblique contact dropped at v0 < 0 chatters forward with e = r and comes to rest at
 //! the rigid Zeno time 2r|v0|/(|b|(1 − r)).
 
+use crate::common::number;
 use rigid_limit::experiment::table::Row;
 use rigid_limit::experiment::Plan;
 use rigid_limit::models::Experiment;
@@ -16,11 +17,6 @@ fn rows(text: &str) -> Vec<Row> {
         }
         _ => panic!("not a chatter experiment"),
     }
-}
-
-fn number(r: &Row, column: &str) -> f64 {
-    r.number(column)
-        .unwrap_or_else(|| panic!("{column} empty in {:?}", r.fields))
 }
 
 const REVERSE: &str = r#"

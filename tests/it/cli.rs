@@ -4,16 +4,7 @@
 use std::process::Command;
 
 fn simulate(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
-        .arg("simulate")
-        .args(args)
-        .output()
-        .expect("run rigid-limit");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    crate::common::cli(&[&["simulate"], args].concat())
 }
 
 #[test]

@@ -12,17 +12,7 @@ fn rigid_limit(args: &[&str]) -> Command {
 
 /// runs.csv without its `wall_time_s` column.
 fn rows_without_timing(dir: &Path) -> Vec<Vec<String>> {
-    let text = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let timing = header.iter().position(|c| *c == "wall_time_s").unwrap();
-    lines
-        .map(|l| {
-            let mut cells = rigid_limit::experiment::table::split_csv_line(l).unwrap();
-            cells.remove(timing);
-            cells
-        })
-        .collect()
+    crate::common::rows_without_timing(dir, &["wall_time_s"])
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! runs with its columns, and every
 //! mistake in a description is a one-line error naming the key.
 
+use crate::common::cli;
 use rigid_limit::compliant::coulomb::Coulomb;
 use rigid_limit::compliant::normal::NormalCompliance;
 use rigid_limit::compliant::record::RunRecord;
@@ -643,19 +644,6 @@ fn mistakes_in_a_description_name_the_key() {
         !ok && err.contains("--kappa") && err.contains("must be < 1"),
         "{err}"
     );
-}
-
-fn cli(args: &[&str]) -> (bool, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
 }
 
 /// `simulate --system`: the described rod's impact as the rod's `simulate` reports it (same

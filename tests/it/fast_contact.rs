@@ -15,6 +15,7 @@
 //! lift-off/IWC boundary on the line V0 = 0 at the saddle's depth Y* = b/p₊ at every κ, and the
 //! generic phase portraits must draw its trajectories in its own gap and normal velocity.
 
+use crate::common::number;
 use rigid_limit::compliant::coulomb::Coulomb;
 use rigid_limit::error::SimError;
 use rigid_limit::experiment::grammar::LogGrid;
@@ -247,11 +248,6 @@ window_scaled = 200
 
 fn rows<P: Plan>(plan: &P) -> Vec<Row> {
     plan.points().map(|p| plan.run_point(&p)).collect()
-}
-
-fn number(r: &Row, column: &str) -> f64 {
-    r.number(column)
-        .unwrap_or_else(|| panic!("{column} empty in {:?}", r.fields))
 }
 
 /// C–V's scalars of the cart, by hand (module docs).

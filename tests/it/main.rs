@@ -6,6 +6,7 @@ mod chatter;
 mod claims;
 mod cli;
 mod cluster;
+mod common;
 mod dance_compliant;
 mod dance_rigid;
 mod dance_series;

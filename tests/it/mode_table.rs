@@ -2,6 +2,7 @@
 //! against the IWC limit (a closed form, src/model/iwc.rs), κ-independence of the scaled fast
 //! dynamics of the constant planar system, mirror symmetry, and the outcome rule.
 
+use crate::common::number;
 use rigid_limit::experiment::table::Row;
 use rigid_limit::experiment::Plan;
 use rigid_limit::models::Experiment;
@@ -17,11 +18,6 @@ fn rows(text: &str) -> Vec<Row> {
         Experiment::RodModeTable(spec) => run_all(spec.as_ref()),
         _ => panic!("not a mode table"),
     }
-}
-
-fn number(r: &Row, column: &str) -> f64 {
-    r.number(column)
-        .unwrap_or_else(|| panic!("{column} empty in {:?}", r.fields))
 }
 
 const PLANAR: &str = r#"

@@ -11,16 +11,9 @@ fn readme() -> String {
 }
 
 fn stdout(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    let (ok, out, err) = crate::common::cli(args);
+    assert!(ok, "{args:?}: {err}");
+    out
 }
 
 /// The section of `text` from the heading line `heading` to the next heading of any level.

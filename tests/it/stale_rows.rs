@@ -5,7 +5,7 @@
 
 use rigid_limit::experiment::runner::{JOURNAL_CSV, RUNS_CSV};
 use rigid_limit::experiment::store::{replace_report, DirLock, OUTPUTS_JSON, PROVENANCE_JSON};
-use rigid_limit::experiment::table::{parse_rows, split_csv_line, Row};
+use rigid_limit::experiment::table::{parse_rows, Row};
 use rigid_limit::experiment::{RunOptions, RunSummary, Shard};
 use rigid_limit::models::Experiment;
 use std::path::{Path, PathBuf};
@@ -56,26 +56,9 @@ fn looser(text: &str) -> String {
     format!("{}{}{}", &text[..at], rtol * 10.0, &text[end..])
 }
 
-/// The rows of `dir/runs.csv` as (header, rows of cells) without the timing column.
+/// The rows of `dir/runs.csv` without the timing columns.
 fn rows_without_timing(dir: &Path) -> Vec<Vec<String>> {
-    let text = std::fs::read_to_string(dir.join(RUNS_CSV)).unwrap();
-    let mut lines = text.lines();
-    let header = split_csv_line(lines.next().unwrap()).unwrap();
-    let timing: Vec<bool> = header
-        .iter()
-        .map(|c| ["wall_time_s", "wall_time_min_s", "repeats"].contains(&c.as_str()))
-        .collect();
-    lines
-        .map(|l| {
-            let cells = split_csv_line(l).unwrap();
-            cells
-                .into_iter()
-                .zip(&timing)
-                .filter(|(_, t)| !**t)
-                .map(|(c, _)| c)
-                .collect()
-        })
-        .collect()
+    crate::common::rows_without_timing(dir, &["wall_time_s", "wall_time_min_s", "repeats"])
 }
 
 fn run(experiment: &Experiment, opts: &RunOptions) -> RunSummary {

@@ -7,6 +7,7 @@
 //! off, and the edge near the saddle lies on the other side of it (docs/champneys_varkonyi.md
 //! §10).
 
+use crate::common::number;
 use rigid_limit::experiment::table::Row;
 use rigid_limit::experiment::Plan;
 use rigid_limit::models::Experiment;
@@ -50,11 +51,6 @@ fn numbers(r: &Row, column: &str) -> Vec<f64> {
         .split_whitespace()
         .map(|x| x.parse().unwrap())
         .collect()
-}
-
-fn number(r: &Row, column: &str) -> f64 {
-    r.number(column)
-        .unwrap_or_else(|| panic!("{column} empty in {:?}", r.fields))
 }
 
 #[test]

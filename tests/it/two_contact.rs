@@ -6,6 +6,7 @@
 //! (B)'s sprag–slip cycle repeats its period to 1e-6 and two integrators agree on its event times;
 //! the printed p22 = −0.0375 gives a stable S+S+ and no cycle.
 
+use crate::common::number;
 use rigid_limit::experiment::table::Row;
 use rigid_limit::experiment::Plan;
 use rigid_limit::hybrid::{run_hybrid, HybridSystem, RunControl, Until};
@@ -69,11 +70,6 @@ fn rows(text: &str) -> Vec<Row> {
         }
         _ => panic!("not a two-contact experiment"),
     }
-}
-
-fn number(r: &Row, column: &str) -> f64 {
-    r.number(column)
-        .unwrap_or_else(|| panic!("{column} empty in {:?}", r.fields))
 }
 
 fn tolerances() -> Tolerances {

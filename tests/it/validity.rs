@@ -2,6 +2,7 @@
 //! validity, grazing re-contact with every integrator, the resolution limit of κ, non-finite
 //! states. Run in release (`cargo test --release`).
 
+use crate::common::cli;
 use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use rigid_limit::error::SimError;
 use rigid_limit::integrate::IntegratorKind;
@@ -353,19 +354,6 @@ fn a_non_finite_state_stops_the_run_at_once() {
             other => panic!("{kind}: expected a non-finite error, got {other:?}"),
         }
     }
-}
-
-/// Run the CLI: (success, stdout, stderr).
-fn cli(args: &[&str]) -> (bool, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 /// The error an experiment file is refused with.
