@@ -4,6 +4,7 @@
 //! ([`registry`]) and the parallel, resumable, shardable runner ([`runner`]). Data flows one way: spec → runs → rows → reports.
 
 pub mod grammar;
+pub(crate) mod grid;
 pub mod record;
 pub mod registry;
 pub mod rows;

@@ -51,9 +51,8 @@ pub struct PlanarChatter;
 use crate::compliant::coulomb::Coulomb;
 use crate::compliant::normal::{require_representable_start, require_resolvable_damping};
 use crate::error::{require_finite, require_positive, SimError};
-use crate::experiment::grammar::{
-    check_sources, grid_size, merged_states, Axis, LogGrid, SolverSpec, Source,
-};
+use crate::experiment::grammar::{Axis, LogGrid, SolverSpec, Source};
+use crate::experiment::grid::ParameterGrid;
 use crate::experiment::rows::Cells;
 use crate::model::iwc::FastStart;
 use crate::study::fast::{self, FastContact};
@@ -195,13 +194,25 @@ pub(crate) struct PlanarGrid<'a> {
     pub sweep: &'a Sweep,
 }
 
-impl<'a> PlanarGrid<'a> {
-    pub fn new(params: &'a Params, sweep: &'a Sweep) -> Self {
-        PlanarGrid { params, sweep }
+impl<'a> ParameterGrid<'a> for PlanarGrid<'a> {
+    type Params = Params;
+    type Axis = Axis;
+    type Start = FastStart;
+
+    fn params(&self) -> &'a Params {
+        self.params
+    }
+
+    fn state_entries(&self) -> Option<&'a [Params]> {
+        self.sweep.states.as_deref()
+    }
+
+    fn start_entries(&self) -> Option<&'a [FastStart]> {
+        self.sweep.starts.as_deref()
     }
 
     /// Every parameter's source, for `[params]` merged with one state.
-    fn sources(&self, p: &Params) -> [Source<'a, Axis>; 10] {
+    fn sources(&self, p: &Params) -> Vec<Source<'a, Axis>> {
         let s = self.sweep;
         let src = |name, fixed, axis: &'a Option<Axis>, required| Source {
             name,
@@ -209,7 +220,7 @@ impl<'a> PlanarGrid<'a> {
             axis: axis.as_ref(),
             required,
         };
-        [
+        vec![
             src("a", p.a, &s.a, true),
             src("b", p.b, &s.b, true),
             src("A", p.tangential_mobility, &s.tangential_mobility, true),
@@ -223,22 +234,26 @@ impl<'a> PlanarGrid<'a> {
         ]
     }
 
+    fn axis_len(axis: &Axis) -> usize {
+        axis.len()
+    }
+
+    fn validate_axis(axis: &Axis, key: &str) -> Result<(), SimError> {
+        axis.validate(key)
+    }
+}
+
+impl<'a> PlanarGrid<'a> {
+    pub fn new(params: &'a Params, sweep: &'a Sweep) -> Self {
+        PlanarGrid { params, sweep }
+    }
+
     /// Each key has one source, the required ones are given, the axes, the fast starts and
     /// every state are valid; errors name the key that set the offending value.
     pub fn validate(&self) -> Result<(), SimError> {
-        let merged = merged_states(self.params, self.sweep.states.as_deref())?;
-        let mut y0_v0_elsewhere = self.sweep.y0.is_some() || self.sweep.v0.is_some();
-        for p in &merged {
-            check_sources(&self.sources(p), Axis::validate)?;
-            y0_v0_elsewhere |= p.y0.is_some() || p.v0.is_some();
-        }
+        let y0_v0_given = self.check_sources()?;
         let kappa_max = self.sweep.kappa.max;
-        fast::check_starts(self.sweep.starts.as_deref(), y0_v0_elsewhere, kappa_max)?;
-        let swept = |name: &str| {
-            self.sources(self.params)
-                .iter()
-                .any(|s| s.name == name && s.axis.is_some())
-        };
+        fast::check_starts(self.sweep.starts.as_deref(), y0_v0_given, kappa_max)?;
         let in_state = |index: usize, name: &str| {
             self.sweep
                 .states
@@ -249,7 +264,7 @@ impl<'a> PlanarGrid<'a> {
         };
         for (state, index) in self.states() {
             state.validate(kappa_max, |name| {
-                if swept(name) {
+                if self.is_swept(name) {
                     format!("sweep.{name}")
                 } else if in_state(index, name) {
                     format!("sweep.states[{index}].{name}")
@@ -292,21 +307,11 @@ impl<'a> PlanarGrid<'a> {
         fast::check_explicit_steps(solver, window, rate, &key, state.system.normal_mobility)
     }
 
-    /// The number of states (an upper bound), counted without building them.
-    pub fn size(&self) -> u128 {
-        grid_size(
-            &self.sources(self.params),
-            Axis::len,
-            self.sweep.states.as_deref(),
-            self.sweep.starts.as_deref(),
-        )
-    }
-
     /// Every state of the grid with the keys that set its values: the entries of `states`,
     /// then a, b, A, B, C, μ, c_d, u0, the fast start (outermost first).
     pub fn states(&self) -> Vec<(PlanarState, usize)> {
         let mut out = Vec::new();
-        let Ok(merged) = merged_states(self.params, self.sweep.states.as_deref()) else {
+        let Ok(merged) = self.merged() else {
             return out;
         };
         for (index, p) in merged.iter().enumerate() {

@@ -14,6 +14,7 @@ use super::Rod;
 use crate::compliant::coulomb::Coulomb;
 use crate::error::SimError;
 use crate::experiment::grammar::LogGrid;
+use crate::experiment::grid::ParameterGrid;
 use crate::experiment::rows::Cells;
 use crate::model::iwc::FastStart;
 use crate::study::fast::FastContact;

@@ -10,9 +10,8 @@ use super::scenario::RodImpact;
 use super::{AnalysisKind, Rod};
 use crate::compliant::SimulationOptions;
 use crate::error::SimError;
-use crate::experiment::grammar::{
-    check_sources, grid_size, merged_states, Axis, LogGrid, Source, MAX_AXIS_VALUES,
-};
+use crate::experiment::grammar::{Axis, LogGrid, Source, MAX_AXIS_VALUES};
+use crate::experiment::grid::ParameterGrid;
 use crate::experiment::record;
 use crate::experiment::rows::Cells;
 use crate::experiment::runner::HISTORY_CSV;
@@ -187,6 +186,54 @@ impl RodAxis {
     }
 }
 
+impl<'a> ParameterGrid<'a> for RodGrid<'a> {
+    type Params = RodParams;
+    type Axis = RodAxis;
+    type Start = FastStart;
+
+    fn params(&self) -> &'a RodParams {
+        self.params
+    }
+
+    fn state_entries(&self) -> Option<&'a [RodParams]> {
+        self.sweep.states.as_deref()
+    }
+
+    fn start_entries(&self) -> Option<&'a [FastStart]> {
+        self.sweep.starts.as_deref()
+    }
+
+    /// The sources of every rod parameter, for `[params]` merged with one entry of `states`.
+    fn sources(&self, p: &RodParams) -> Vec<Source<'a, RodAxis>> {
+        let s = self.sweep;
+        let src = |name, fixed, axis: &'a Option<RodAxis>, required| Source {
+            name,
+            fixed,
+            axis: axis.as_ref(),
+            required,
+        };
+        vec![
+            src("mu", p.mu, &s.mu, true),
+            src("mu_s", p.mu_s, &s.mu_s, false),
+            src("theta0", p.theta0, &s.theta0, true),
+            src("omega0", p.omega0, &s.omega0, false),
+            src("u0", p.u0, &s.u0, true),
+            src("damping", p.damping, &s.damping, false),
+            src("gyration_sq", p.gyration_sq, &s.gyration_sq, false),
+            src("Y0", p.y0, &s.y0, false),
+            src("V0", p.v0, &s.v0, false),
+        ]
+    }
+
+    fn axis_len(axis: &RodAxis) -> usize {
+        axis.len()
+    }
+
+    fn validate_axis(axis: &RodAxis, key: &str) -> Result<(), SimError> {
+        axis.validate(key)
+    }
+}
+
 /// The grid of rod initial states that `[params]` and `[sweep]` define (every rod experiment:
 /// the κ sweep, the atlas, the mode table).
 #[derive(Clone, Copy, Debug)]
@@ -200,63 +247,15 @@ impl<'a> RodGrid<'a> {
         RodGrid { params, sweep }
     }
 
-    /// The sources of every rod parameter, for `[params]` merged with one entry of `states`.
-    fn sources(&self, p: &RodParams) -> [Source<'a, RodAxis>; 9] {
-        let s = self.sweep;
-        let src = |name, fixed, axis: &'a Option<RodAxis>, required| Source {
-            name,
-            fixed,
-            axis: axis.as_ref(),
-            required,
-        };
-        [
-            src("mu", p.mu, &s.mu, true),
-            src("mu_s", p.mu_s, &s.mu_s, false),
-            src("theta0", p.theta0, &s.theta0, true),
-            src("omega0", p.omega0, &s.omega0, false),
-            src("u0", p.u0, &s.u0, true),
-            src("damping", p.damping, &s.damping, false),
-            src("gyration_sq", p.gyration_sq, &s.gyration_sq, false),
-            src("Y0", p.y0, &s.y0, false),
-            src("V0", p.v0, &s.v0, false),
-        ]
-    }
-
-    /// `[params]` merged with each entry of `sweep.states`.
-    fn merged_params(&self) -> Result<Vec<RodParams>, SimError> {
-        merged_states(self.params, self.sweep.states.as_deref())
-    }
-
     /// Where each parameter comes from is unambiguous and the required ones are given; the
     /// axes and the fast starts are valid.
     pub fn validate_sources(&self) -> Result<(), SimError> {
-        let mut y0_v0_elsewhere = self.sweep.y0.is_some() || self.sweep.v0.is_some();
-        for p in self.merged_params()? {
-            check_sources(&self.sources(&p), RodAxis::validate)?;
-            y0_v0_elsewhere |= p.y0.is_some() || p.v0.is_some();
-        }
+        let y0_v0_given = self.check_sources()?;
         check_starts(
             self.sweep.starts.as_deref(),
-            y0_v0_elsewhere,
+            y0_v0_given,
             self.sweep.kappa.max,
         )
-    }
-
-    /// The number of configurations (an upper bound), counted without building them.
-    pub fn size(&self) -> u128 {
-        grid_size(
-            &self.sources(self.params),
-            RodAxis::len,
-            self.sweep.states.as_deref(),
-            self.sweep.starts.as_deref(),
-        )
-    }
-
-    /// Whether a parameter is swept (for error messages that name the key).
-    pub(crate) fn is_swept(&self, name: &str) -> bool {
-        self.sources(self.params)
-            .iter()
-            .any(|s| s.name == name && s.axis.is_some())
     }
 
     /// Every initial state of the grid (κ set to `sweep.kappa.max`), in grid order: the
@@ -266,7 +265,7 @@ impl<'a> RodGrid<'a> {
     pub fn configurations(&self) -> Configurations {
         let s = self.sweep;
         let mut out = Configurations::default();
-        for p in self.merged_params().unwrap_or_default() {
+        for p in self.merged().unwrap_or_default() {
             let values = |fixed: Option<f64>,
                           axis: Option<&RodAxis>,
                           default: f64,
