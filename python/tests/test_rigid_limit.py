@@ -230,7 +230,7 @@ def test_a_short_ladder_is_refused():
         (lambda: rl.simulate(integrator="euler"), "--integrator"),
         (lambda: rl.simulate("systems/none.toml"), "cannot read systems/none.toml"),
         (lambda: rl.simulate("spring_particle", params={"bogus": 1}), "bogus"),
-        (lambda: rl.simulate(mu=1.0, params={"mu": 1.0}), "params and method are for a named"),
+        (lambda: rl.simulate(mu=1.0, params={"mu": 1.0}), "params, method and point are for a named"),
         (lambda: rl.run("experiments/none.toml"), "experiments/none.toml"),
         (lambda: rl.run({"name": "x", "model": "rod", "params": {"mu": None}}), "no None"),
         (lambda: rl.run({"name": "x", "model": "pendulum"}), "model"),
