@@ -2,28 +2,19 @@
 //! prints is the row the runner writes for that point (the committed results/*/runs.csv, and a
 //! fresh `run` of a file changed by dotted `--set` keys), and its flags are checked.
 
+use super::common::cli;
 use super::golden::{cells_agree, committed, TIMING_COLUMNS};
 use std::collections::BTreeMap;
-use std::process::Command;
 
-fn simulate(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
-        .arg("simulate")
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
+/// `rigid-limit simulate ARGS`: (success, stdout, stderr).
+fn simulate(args: &[&str]) -> (bool, String, String) {
+    cli(&[&["simulate"], args].concat())
 }
 
 /// The cells of `simulate`'s text output (`  column = cell` lines under a heading).
 fn printed_row(args: &[&str]) -> (String, BTreeMap<String, String>) {
-    let out = simulate(args);
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        out.status.success(),
-        "simulate {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (ok, text, stderr) = simulate(args);
+    assert!(ok, "simulate {args:?}: {stderr}");
     let mut lines = text.lines();
     let heading = lines.next().unwrap_or_default().to_string();
     let row = lines
@@ -103,16 +94,14 @@ fn dotted_sets_change_the_file_as_run_runs_it() {
     .replace("name = \"two_contact_iwc\"", "name = \"two_contact_point\"");
     let file = dir.join("two_contact_point.toml");
     std::fs::write(&file, base).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
-        .args(["run", file.to_str().unwrap(), "--out"])
-        .arg(dir.join("out"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out_dir = dir.join("out");
+    let (ok, _, stderr) = cli(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
     let text = std::fs::read_to_string(dir.join("out/runs.csv")).unwrap();
     let mut lines = text.lines();
     let columns: Vec<&str> = lines.next().unwrap().split(',').collect();
@@ -175,9 +164,8 @@ fn flags_that_do_not_apply_are_refused_by_name() {
         ),
     ];
     for (args, expected) in cases {
-        let out = simulate(args);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{args:?} ran");
+        let (ok, _, stderr) = simulate(args);
+        assert!(!ok, "{args:?} ran");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
         assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
     }
