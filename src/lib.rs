@@ -9,8 +9,8 @@
 //! friction as one hybrid system. [`experiment`]: the generic harness (experiment files, the
 //! `Model` contract, the resumable runner, the output directory, tables). [`models`]: one folder
 //! per mechanical system and the registry. [`analysis`]: fits, pure. [`report`]: the one writer
-//! of side tables. [`plot`]: figures, no physics. [`output`]: standard output for the command
-//! line.
+//! of side tables. [`plot`]: figures, no physics. [`simulate`]: the `simulate` command's flags and
+//! its dispatch over the systems. [`output`]: standard output for the command line.
 
 pub mod analysis;
 pub mod compliant;
@@ -25,4 +25,5 @@ pub mod output;
 pub mod plot;
 pub mod report;
 pub mod rigid;
+pub mod simulate;
 pub mod study;

@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand};
 use rigid_limit::experiment::{RunOptions, RunSummary, Shard};
-use rigid_limit::models::{rod, Experiment};
+use rigid_limit::models::Experiment;
 use rigid_limit::output::write_stdout;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -22,7 +22,7 @@ struct Cli {
 enum Command {
     /// Simulate one tangential impact of the Painlevé rod (Zhao–Liu) on a compliant contact, or
     /// one run of another system (SYSTEM, --set KEY=VALUE).
-    Simulate(Box<rod::cli::SimulateArgs>),
+    Simulate(Box<rigid_limit::simulate::SimulateArgs>),
     /// Run (or resume) one experiment file; writes runs.csv and meta.json.
     Run {
         /// The experiment, e.g. experiments/zhao_liu.toml.
@@ -104,7 +104,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Simulate(args) => {
-            rigid_limit::models::simulate_output(&args).and_then(|text| write_stdout(&text))
+            rigid_limit::simulate::simulate_output(&args).and_then(|text| write_stdout(&text))
         }
         Command::Run {
             experiment,

@@ -12,10 +12,10 @@ use rigid_limit::analysis::extrapolate::{extrapolate as extrapolate_ladder, Extr
 use rigid_limit::experiment::grammar::toml_text_of_json;
 use rigid_limit::experiment::{RunOptions, RunSummary};
 use rigid_limit::models::described::cli::parse_description;
-use rigid_limit::models::rod::cli::{simulate_description, SimulateArgs};
-use rigid_limit::models::simulate_output;
+use rigid_limit::models::described::cli::simulate_description;
 use rigid_limit::models::Experiment;
 use rigid_limit::output::one_line_error;
+use rigid_limit::simulate::{simulate_output, SimulateArgs};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -63,7 +63,7 @@ fn simulate(
             Some(text) => {
                 let label = label.unwrap_or_else(|| "system".to_string());
                 let d = parse_description(&text, &label, None)?;
-                simulate_description(&d, &label, &cli.args)
+                simulate_description(&d, &label, &cli.args.run)
             }
         }
     })

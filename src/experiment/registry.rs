@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! registry! {
-//!     simulate = simulate_system(SimulateArgs);
+//!     simulate = simulate_system(RunFlags);
 //!     systems {
 //!         SpringParticle(spring_particle::SpringParticle);          // the generic study and report
 //!         Klarbring(klarbring::Klarbring), report = klarbring::report::write_report;

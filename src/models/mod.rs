@@ -18,16 +18,16 @@ pub mod spring_particle;
 pub mod two_contact;
 
 use crate::experiment::grammar::SpecError;
-use crate::experiment::system::System;
 use crate::study::fast::basin::Basin;
 use crate::study::fast::mode_table::ModeTable;
 use crate::study::fast::plan::FastPlan;
 use crate::study::fast::portraits::Portraits;
 use crate::study::fast::stick_basin::StickBasin;
+use crate::study::single::simulate_system;
 use crate::study::work_precision::WorkPrecision;
 
 crate::registry! {
-    simulate = simulate_system(rod::cli::SimulateArgs);
+    simulate = simulate_system(crate::study::single::RunFlags);
     systems {
         /// The rod slipping into its G-spot (`model = "rod_gspot"`).
         RodGspot(rod::gspot_study::RodGspot), report = rod::gspot_report::write_report;
@@ -128,131 +128,4 @@ fn plan_of_model<P>(
     parse: fn(&str) -> Result<P, SpecError>,
 ) -> Option<Result<P, SpecError>> {
     (table.get("model").and_then(|m| m.as_str()) == Some(name)).then(|| parse(text))
-}
-
-/// `rigid-limit simulate`'s output: the rod with its flags (no SYSTEM, or `rod`), or one run of
-/// the named system ([`crate::study::single`]).
-pub fn simulate_output(args: &rod::cli::SimulateArgs) -> Result<String, String> {
-    let name = match args.system_name.as_deref() {
-        None | Some("rod") if args.point == 0 => return rod::cli::simulate_output(args),
-        None => "rod",
-        Some(name) => name,
-    };
-    let point_system = POINT_EXAMPLES.iter().find(|(system, ..)| *system == name);
-    if args.point != 0 && point_system.is_none() {
-        let systems: Vec<&str> = POINT_EXAMPLES.iter().map(|(system, ..)| *system).collect();
-        return Err(format!(
-            "--point {}: system {name} runs one configuration, not a point of a study; --point is for {}",
-            args.point,
-            systems.join(", ")
-        ));
-    }
-    if name == described::Described::NAME {
-        return Err(
-            "a described system is its file: simulate --system FILE (docs/described_systems.md)"
-                .to_string(),
-        );
-    }
-    if let Some(output) = Experiment::simulate_named(name, args) {
-        return output;
-    }
-    if let Some((_, path, example)) = point_system {
-        return simulate_point(name, (path, example), args);
-    }
-    let listed: Vec<&str> = models().iter().map(|(model, _)| *model).collect();
-    Err(format!(
-        "invalid SYSTEM = {name}: name a system of rigid-limit list ({})",
-        listed.join(", ")
-    ))
-}
-
-/// One point of the study of system `name` (`simulate SYSTEM [--params FILE] [--set KEY=VALUE]…
-/// [--point ID]`): of the experiment file `--params` or `example` (its path and text), with the
-/// settings applied; its solver settings are the file's (`--set solver.rtol=…`), not the run
-/// flags.
-fn simulate_point(
-    name: &str,
-    example: (&str, &str),
-    args: &rod::cli::SimulateArgs,
-) -> Result<String, String> {
-    use crate::study::point::{point_json, point_text, with_sets};
-    rod::cli::refuse_run_flags_of_a_study(name, args)?;
-    let (text, label) = match &args.params {
-        Some(path) => {
-            let label = path.display().to_string();
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("--params {label}: cannot read it: {e}"))?;
-            (text, label)
-        }
-        None => (example.1.to_string(), example.0.to_string()),
-    };
-    let text = with_sets(&text, &label, &args.sets).map_err(|e| e.to_string())?;
-    let experiment =
-        Experiment::parse(&text).map_err(|e| e.at(std::path::Path::new(&label)).to_string())?;
-    let run = experiment
-        .run_point(args.point)
-        .map_err(|e| e.to_string())?;
-    if args.json {
-        Ok(crate::report::json::pretty(&point_json(name, &label, &run)) + "\n")
-    } else {
-        Ok(point_text(name, &label, &run))
-    }
-}
-
-/// One run of system `S` from `args` (`simulate SYSTEM [--params FILE] [--set KEY=VALUE]…`).
-pub fn simulate_system<S: System>(args: &rod::cli::SimulateArgs) -> Result<String, String> {
-    use crate::experiment::system::{Method, RunSettings};
-    use crate::study::single::{outcome_json, outcome_text, params_table, simulate, SingleRun};
-    let integrator = rod::cli::checked_run_flags(args)?;
-    for (flag, key, given) in [
-        ("--t-end", "t_end", args.t_end.is_some()),
-        ("--t-max", "t_max", args.t_max.is_some()),
-    ] {
-        if given && !S::SOLVER_KEYS.contains(&key) {
-            return Err(format!(
-                "{flag}: system {} sets the end of its runs in its parameters (--set), not by {flag}",
-                S::NAME
-            ));
-        }
-    }
-    let guard = |key: &str, value: usize| S::SOLVER_KEYS.contains(&key).then_some(value);
-    let method = match args.method.as_str() {
-        "compliant" => Method::Compliant { kappa: args.kappa },
-        "rigid" => Method::Rigid,
-        other => {
-            return Err(format!(
-                "invalid --method = {other}: use compliant or rigid"
-            ))
-        }
-    };
-    let params = match &args.params {
-        Some(path) => {
-            let label = path.display().to_string();
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| format!("--params {label}: cannot read it: {e}"))?;
-            Some(params_table(&text, &format!("--params {label}")).map_err(|e| e.to_string())?)
-        }
-        None => None,
-    };
-    let run = SingleRun {
-        params,
-        sets: args.sets.clone(),
-        method,
-        settings: RunSettings {
-            integrator,
-            rtol: args.rtol,
-            atol: args.atol,
-            t_max: args.t_max,
-            t_end: args.t_end,
-            max_steps: guard("max_steps", args.max_steps),
-            max_events: guard("max_events", args.max_events),
-        },
-    };
-    let outcome = simulate::<S>(&run).map_err(|e| e.to_string())?;
-    if args.json {
-        let json = outcome_json(&run, &outcome).map_err(|e| e.to_string())?;
-        Ok(crate::report::json::pretty(&json) + "\n")
-    } else {
-        outcome_text(&run, &outcome).map_err(|e| e.to_string())
-    }
 }

@@ -6,18 +6,184 @@
 use crate::error::SimError;
 use crate::experiment::grammar::LogGrid;
 use crate::experiment::system::{Method, RunSettings, System};
-use crate::integrate::SolverStats;
+use crate::integrate::{IntegratorKind, SolverStats};
 
 /// What one run is asked for, besides the system.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SingleRun {
-    /// The `[params]` table to start from; `None`: the system's documented example.
-    pub params: Option<toml::Table>,
+    /// The `[params]` table to start from, with the name of its source in errors (`--params
+    /// FILE`); `None`: the system's documented example.
+    pub params: Option<(String, toml::Table)>,
     /// `KEY=VALUE` settings applied over it, in order (a VALUE that is no TOML value is a
     /// string: `--set method=rigid`).
     pub sets: Vec<String>,
     pub method: Method,
     pub settings: RunSettings,
+}
+
+/// The flags of `rigid-limit simulate` that any run has (the system, its parameters, the method,
+/// the integrator, the tolerances, the end, the guards, the output); the rod's own are
+/// `models::rod::cli::RodFlags`.
+#[derive(clap::Args, Clone, Debug)]
+#[command(allow_negative_numbers = true)]
+pub struct RunFlags {
+    /// The system to run once: `rod` (the default: its flags below, or its `[params]` keys by
+    /// --set and --params, `simulate rod --set mu=3` being `simulate --mu 3`) or any system of
+    /// `rigid-limit list`: one configuration, its example's `[params]` changed by --set and
+    /// --params (e.g. `spring_particle`, `klarbring`), or for `planar`, `two_contact`,
+    /// `schmid_mielke` and `rod_scenario` one point of their study (--point).
+    #[arg(
+        value_name = "SYSTEM",
+        conflicts_with_all = ["trajectory", "csv", "system"]
+    )]
+    pub system_name: Option<String>,
+    /// KEY=VALUE: set a parameter of SYSTEM's `[params]` (repeatable; VALUE in TOML: 0.3,
+    /// '[1.0, 0.5]', rigid).
+    #[arg(
+        long = "set",
+        value_name = "KEY=VALUE",
+        allow_hyphen_values = true,
+        requires = "system_name"
+    )]
+    pub sets: Vec<String>,
+    /// Start from the `[params]` of this experiment file instead of SYSTEM's example (for a
+    /// system run as one point of its study, the whole file: `rigid-limit list` marks them).
+    #[arg(long, value_name = "FILE", requires = "system_name")]
+    pub params: Option<std::path::PathBuf>,
+    /// For a system run as one point of its study (planar, two_contact, schmid_mielke,
+    /// rod_scenario): the point_id of the experiment file's point to run (its row in runs.csv).
+    /// Its `--set KEY=VALUE` sets `[params]`, or with a dotted KEY any table of the file
+    /// (`--set sweep.law='["literal"]'`, `--set solver.rtol=1e-10`).
+    #[arg(long, value_name = "ID", default_value_t = 0, requires = "system_name")]
+    pub point: usize,
+    /// How SYSTEM's contact acts: compliant (κ = --kappa) or rigid (its rigid reference).
+    #[arg(long, default_value = "compliant")]
+    pub method: String,
+    /// Compliance κ > 0 (contact stiffness 1/κ, nondimensional).
+    #[arg(long, allow_hyphen_values = true, default_value = "1e-8")]
+    pub kappa: f64,
+    /// Integrator: bdf, tr-bdf2, esdirk34, tsit45, radau5, rodas4, tsit5 or dop853. The default
+    /// is the one the integrator study recommends for a single impact at the default tolerance
+    /// (results/integrators/summary.md: dop853 at every κ and damping of its impact scenario).
+    #[arg(long, default_value = "dop853")]
+    pub integrator: String,
+    /// Relative tolerance, 1e-14 ≤ rtol < 0.1.
+    #[arg(long, allow_hyphen_values = true, default_value = "1e-10")]
+    pub rtol: f64,
+    /// Absolute tolerance, 0 < atol < 0.1; the harness scales it by min(κ, 1) on the gap and by
+    /// min(√κ, 1) on the normal velocity (docs/tolerances.md).
+    #[arg(long, allow_hyphen_values = true, default_value = "1e-12")]
+    pub atol: f64,
+    /// Run to this time instead of stopping at separation.
+    #[arg(long, allow_hyphen_values = true)]
+    pub t_end: Option<f64>,
+    /// Time limit when running until separation (default 10).
+    #[arg(long, allow_hyphen_values = true)]
+    pub t_max: Option<f64>,
+    /// Step guard: the run fails after this many steps.
+    #[arg(long, allow_hyphen_values = true, default_value_t = crate::compliant::DEFAULT_MAX_STEPS)]
+    pub max_steps: usize,
+    /// Event guard: the run fails after this many events (Zeno behaviour, chattering).
+    #[arg(long, allow_hyphen_values = true, default_value_t = crate::compliant::DEFAULT_MAX_EVENTS)]
+    pub max_events: usize,
+    /// Print one JSON object instead of the summary.
+    #[arg(long)]
+    pub json: bool,
+    /// Include the sampled trajectory (step ends and events) in the JSON.
+    #[arg(long)]
+    pub trajectory: bool,
+    /// Print the sampled trajectory (step ends and events) as CSV instead of the summary:
+    /// t, mode, x_A, y_A, θ, their rates, F_n, F_t.
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
+    /// Run a described system instead of the rod: a system file (systems/NAME.toml) or an
+    /// experiment file with model = "system" (docs/described_systems.md).
+    #[arg(long)]
+    pub system: Option<std::path::PathBuf>,
+}
+
+/// The flags of a run that are not physics, checked: the integrator, the tolerances, the end
+/// (`--t-max` or `--t-end`, positive) and the guards.
+pub fn checked_run_flags(args: &RunFlags) -> Result<IntegratorKind, String> {
+    let integrator: IntegratorKind = args
+        .integrator
+        .parse()
+        .map_err(|e| format!("--integrator: {e}"))?;
+    crate::error::require_rtol("--rtol", args.rtol).map_err(|e| e.to_string())?;
+    crate::error::require_atol("--atol", args.atol).map_err(|e| e.to_string())?;
+    if let (Some(t_max), Some(_)) = (args.t_max, args.t_end) {
+        return Err(format!(
+            "--t-max {} limits a run until separation, and --t-end runs to a fixed time: give one of them",
+            crate::error::number_text(t_max)
+        ));
+    }
+    for (name, v) in [("--t-max", args.t_max), ("--t-end", args.t_end)] {
+        if let Some(v) = v {
+            crate::error::require_positive(name, v).map_err(|e| e.to_string())?;
+        }
+    }
+    crate::error::require_guard("--max-steps", Some(args.max_steps)).map_err(|e| e.to_string())?;
+    crate::error::require_guard("--max-events", Some(args.max_events))
+        .map_err(|e| e.to_string())?;
+    Ok(integrator)
+}
+
+/// One run of system `S` from `args` (`simulate SYSTEM [--params FILE] [--set KEY=VALUE]…`).
+pub fn simulate_system<S: System>(args: &RunFlags) -> Result<String, String> {
+    let integrator = checked_run_flags(args)?;
+    for (flag, key, given) in [
+        ("--t-end", "t_end", args.t_end.is_some()),
+        ("--t-max", "t_max", args.t_max.is_some()),
+    ] {
+        if given && !S::SOLVER_KEYS.contains(&key) {
+            return Err(format!(
+                "{flag}: system {} sets the end of its runs in its parameters (--set), not by {flag}",
+                S::NAME
+            ));
+        }
+    }
+    let guard = |key: &str, value: usize| S::SOLVER_KEYS.contains(&key).then_some(value);
+    let method = match args.method.as_str() {
+        "compliant" => Method::Compliant { kappa: args.kappa },
+        "rigid" => Method::Rigid,
+        other => {
+            return Err(format!(
+                "invalid --method = {other}: use compliant or rigid"
+            ))
+        }
+    };
+    let params = match &args.params {
+        Some(path) => {
+            let label = path.display().to_string();
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("--params {label}: cannot read it: {e}"))?;
+            let source = format!("--params {label}");
+            let table = params_table(&text, &source).map_err(|e| e.to_string())?;
+            Some((source, table))
+        }
+        None => None,
+    };
+    let run = SingleRun {
+        params,
+        sets: args.sets.clone(),
+        method,
+        settings: RunSettings {
+            integrator,
+            rtol: args.rtol,
+            atol: args.atol,
+            t_max: args.t_max,
+            t_end: args.t_end,
+            max_steps: guard("max_steps", args.max_steps),
+            max_events: guard("max_events", args.max_events),
+        },
+    };
+    let outcome = simulate::<S>(&run).map_err(|e| e.to_string())?;
+    if args.json {
+        let json = outcome_json(&run, &outcome).map_err(|e| e.to_string())?;
+        Ok(crate::report::json::pretty(&json) + "\n")
+    } else {
+        outcome_text(&run, &outcome).map_err(|e| e.to_string())
+    }
 }
 
 /// The configuration and what its run measured.
@@ -83,12 +249,24 @@ pub(crate) fn parse_set(set: &str) -> Result<(String, toml::Value), SimError> {
 /// The configuration of `run`: its table (or the example's) with every `--set` applied, read
 /// as `S::Config` (an unknown key is refused by name).
 pub fn configuration<S: System>(run: &SingleRun) -> Result<S::Config, SimError> {
-    let mut params = match &run.params {
-        Some(p) => p.clone(),
-        None if S::EXAMPLE.is_empty() => toml::Table::new(),
-        None => params_table(S::EXAMPLE, S::NAME)?,
+    let (params, source) = match &run.params {
+        Some((source, p)) => (p.clone(), Some(source.as_str())),
+        None if S::EXAMPLE.is_empty() => (toml::Table::new(), None),
+        None => (params_table(S::EXAMPLE, S::NAME)?, None),
     };
-    for set in &run.sets {
+    config_with_sets(params, source, &run.sets, S::NAME)
+}
+
+/// The `[params]` table `params` of system `name` (from `source`, `--params FILE`, or the
+/// defaults when `None`) with every `--set KEY=VALUE` of `sets` applied in order, read as its
+/// configuration `C` (an unknown key is refused by name, with where it came from).
+pub fn config_with_sets<C: serde::de::DeserializeOwned>(
+    mut params: toml::Table,
+    source: Option<&str>,
+    sets: &[String],
+    name: &str,
+) -> Result<C, SimError> {
+    for set in sets {
         let (key, value) = parse_set(set)?;
         params.insert(key, value);
     }
@@ -96,12 +274,21 @@ pub fn configuration<S: System>(run: &SingleRun) -> Result<S::Config, SimError> 
     toml::Value::Table(params)
         .try_into()
         .map_err(|e: toml::de::Error| {
+            let field = match (source, sets.is_empty()) {
+                (Some(source), true) => source.to_string(),
+                (Some(source), false) => format!("{source} with --set"),
+                (None, _) => "--set".to_string(),
+            };
+            let value = if sets.is_empty() {
+                "(file)".to_string()
+            } else {
+                sets.join(" ")
+            };
             SimError::invalid(
-                "--set",
-                run.sets.join(" "),
+                &field,
+                value,
                 &format!(
-                    "system {}'s [params]: {}",
-                    S::NAME,
+                    "system {name}'s [params]: {}",
                     e.message().trim().replace('\n', " ")
                 ),
             )

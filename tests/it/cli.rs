@@ -440,3 +440,51 @@ fn simulate_system_errors_name_the_input() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+/// `simulate rod` takes the rod's `[params]` keys by `--set` and from a rod experiment by
+/// `--params`, the same run as its flags (every number but the wall time); a key that is no
+/// parameter of the rod, or a file of another system, is refused by name; a start above the
+/// ground (`Y0`) falls freely to contact at t = √(2κY0) (ÿ_A = −1 with θ̇ = 0).
+#[test]
+fn simulate_rod_takes_its_parameters_by_set_and_params() {
+    let run = |args: &[&str]| -> serde_json::Value {
+        let (ok, out, err) = simulate(&[args, &["--kappa", "1e-6", "--json"]].concat());
+        assert!(ok, "{args:?}: {err}");
+        let mut json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        json["stats"].as_object_mut().unwrap().remove("wall_time_s");
+        json
+    };
+    let set = run(&["rod", "--set", "mu=3", "--set", "theta0=1.2"]);
+    assert_eq!(set["params"]["mu"].as_f64(), Some(3.0));
+    assert_eq!(set["params"]["mu_s"].as_f64(), Some(3.0));
+    assert_eq!(set, run(&["--mu", "3", "--theta0", "1.2"]));
+    let file = run(&["rod", "--params", "experiments/zhao_liu_damped.toml"]);
+    assert_eq!(file["params"]["damping"].as_f64(), Some(0.2));
+    assert_eq!(file, run(&["--damping", "0.2"]));
+
+    let kappa: f64 = 1e-6;
+    let fall = run(&["rod", "--set", "Y0=1"]);
+    let closes = &fall["events"][0];
+    assert_eq!(closes["event"], "contact_closes");
+    let t = closes["t"].as_f64().unwrap();
+    assert!((t - (2.0 * kappa).sqrt()).abs() < 1e-9 * t, "{t}");
+
+    for (args, named) in [
+        (&["rod", "--set", "nu=3"][..], &["--set", "`nu`"][..]),
+        (
+            &["rod", "--params", "experiments/spring_particle.toml"][..],
+            &["--params experiments/spring_particle.toml", "`depth`"][..],
+        ),
+        (
+            &["rod", "--set", "theta0=4"][..],
+            &["params.theta0", "(0, pi)"][..],
+        ),
+    ] {
+        let (ok, _, err) = simulate(args);
+        assert!(!ok, "{args:?} ran");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        for word in named {
+            assert!(err.contains(word), "{args:?}: {err}");
+        }
+    }
+}

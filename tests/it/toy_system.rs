@@ -356,10 +356,10 @@ fn options(dir: &std::path::Path) -> RunOptions {
 /// `simulate landing` (run by `simulate_system`).
 mod registered {
     use super::*;
-    use rigid_limit::models::simulate_system;
+    use rigid_limit::study::single::{simulate_system, RunFlags};
 
     rigid_limit::registry! {
-        simulate = simulate_system(rigid_limit::models::rod::cli::SimulateArgs);
+        simulate = simulate_system(RunFlags);
         systems {
             Landing(Toy);
         }

@@ -7,6 +7,7 @@ use crate::compliant::record::RunRecord;
 use crate::error::number_text;
 use crate::experiment::system::{Method, RunSettings};
 use crate::report::table::{Cell, Table};
+use crate::study::single::{checked_run_flags, RunFlags};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -323,4 +324,90 @@ fn contacts_csv(compiled: &Compiled, run: &HybridRun) -> String {
         table.push(row);
     }
     table.to_csv()
+}
+
+/// The description `d` (from file `label`) with the parameters `--set KEY=VALUE` gives; a key that
+/// is no parameter of the description, a value that is no number, or `--params` (a description
+/// holds its own parameters) is refused by name.
+fn with_parameters_set(
+    d: &Description,
+    label: &str,
+    args: &RunFlags,
+) -> Result<Description, String> {
+    if let Some(path) = &args.params {
+        return Err(format!(
+            "--params {}: a described system takes its parameters from its file ({label}); change one with --set KEY=VALUE",
+            path.display()
+        ));
+    }
+    let mut d = d.clone();
+    for set in &args.sets {
+        let (key, value) = crate::study::single::parse_set(set).map_err(|e| e.to_string())?;
+        let number = match value {
+            toml::Value::Float(x) => x,
+            toml::Value::Integer(n) => n as f64,
+            other => {
+                return Err(format!(
+                    "invalid --set {key} = {other}: a parameter of {label} is a number"
+                ))
+            }
+        };
+        if !number.is_finite() {
+            return Err(format!(
+                "invalid --set {key} = {number}: a parameter of {label} is a finite number"
+            ));
+        }
+        if !d.parameters.contains_key(&key) {
+            let names: Vec<&str> = d.parameters.keys().map(String::as_str).collect();
+            return Err(format!(
+                "invalid --set {key}: {label} has no parameter {key} (its parameters: {})",
+                names.join(", ")
+            ));
+        }
+        d.parameters.insert(key, number);
+    }
+    Ok(d)
+}
+
+/// `simulate --system FILE` of the description `d` (`label` names it in messages): the flags
+/// that are not the rod's physics.
+pub fn simulate_description(
+    d: &Description,
+    label: &str,
+    args: &RunFlags,
+) -> Result<String, String> {
+    if args.trajectory && !args.json {
+        return Err(
+            "--trajectory adds the sampled trajectory to the JSON: add --json (or print it alone with --csv)"
+                .to_string(),
+        );
+    }
+    let integrator = checked_run_flags(args)?;
+    let method = match args.method.as_str() {
+        "compliant" => Method::Compliant { kappa: args.kappa },
+        "rigid" => Method::Rigid,
+        other => {
+            return Err(format!(
+                "invalid --method = {other}: use compliant or rigid"
+            ))
+        }
+    };
+    let d = with_parameters_set(d, label, args)?;
+    let options = SimulateOptions {
+        kappa: args.kappa,
+        method,
+        settings: RunSettings {
+            integrator,
+            rtol: args.rtol,
+            atol: args.atol,
+            t_max: args.t_max,
+            t_end: args.t_end,
+            max_steps: Some(args.max_steps),
+            max_events: Some(args.max_events),
+        },
+        json: args.json,
+        trajectory: args.trajectory,
+        csv: args.csv,
+    };
+    simulate(&d, label, &options)
 }
