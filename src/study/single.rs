@@ -143,15 +143,7 @@ pub fn simulate_system<S: System>(args: &RunFlags) -> Result<String, String> {
         }
     }
     let guard = |key: &str, value: usize| S::SOLVER_KEYS.contains(&key).then_some(value);
-    let method = match args.method.as_str() {
-        "compliant" => Method::Compliant { kappa: args.kappa },
-        "rigid" => Method::Rigid,
-        other => {
-            return Err(format!(
-                "invalid --method = {other}: use compliant or rigid"
-            ))
-        }
-    };
+    let method = args.method()?;
     let params = match &args.params {
         Some(path) => {
             let label = path.display().to_string();
@@ -167,15 +159,11 @@ pub fn simulate_system<S: System>(args: &RunFlags) -> Result<String, String> {
         params,
         sets: args.sets.clone(),
         method,
-        settings: RunSettings {
+        settings: args.settings(
             integrator,
-            rtol: args.rtol,
-            atol: args.atol,
-            t_max: args.t_max,
-            t_end: args.t_end,
-            max_steps: guard("max_steps", args.max_steps),
-            max_events: guard("max_events", args.max_events),
-        },
+            guard("max_steps", args.max_steps),
+            guard("max_events", args.max_events),
+        ),
     };
     let outcome = simulate::<S>(&run).map_err(|e| e.to_string())?;
     if args.json {
@@ -183,6 +171,38 @@ pub fn simulate_system<S: System>(args: &RunFlags) -> Result<String, String> {
         Ok(crate::report::json::pretty(&json) + "\n")
     } else {
         outcome_text(&run, &outcome).map_err(|e| e.to_string())
+    }
+}
+
+impl RunFlags {
+    /// `--method` with `--kappa`: compliant at κ, or the system's rigid reference.
+    pub fn method(&self) -> Result<Method, String> {
+        match self.method.as_str() {
+            "compliant" => Ok(Method::Compliant { kappa: self.kappa }),
+            "rigid" => Ok(Method::Rigid),
+            other => Err(format!(
+                "invalid --method = {other}: use compliant or rigid"
+            )),
+        }
+    }
+
+    /// The run's settings: `integrator` (checked, [`checked_run_flags`]), the tolerances, the
+    /// end and the guards a system takes.
+    pub fn settings(
+        &self,
+        integrator: IntegratorKind,
+        max_steps: Option<usize>,
+        max_events: Option<usize>,
+    ) -> RunSettings {
+        RunSettings {
+            integrator,
+            rtol: self.rtol,
+            atol: self.atol,
+            t_max: self.t_max,
+            t_end: self.t_end,
+            max_steps,
+            max_events,
+        }
     }
 }
 

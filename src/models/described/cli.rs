@@ -383,28 +383,12 @@ pub fn simulate_description(
         );
     }
     let integrator = checked_run_flags(args)?;
-    let method = match args.method.as_str() {
-        "compliant" => Method::Compliant { kappa: args.kappa },
-        "rigid" => Method::Rigid,
-        other => {
-            return Err(format!(
-                "invalid --method = {other}: use compliant or rigid"
-            ))
-        }
-    };
+    let method = args.method()?;
     let d = with_parameters_set(d, label, args)?;
     let options = SimulateOptions {
         kappa: args.kappa,
         method,
-        settings: RunSettings {
-            integrator,
-            rtol: args.rtol,
-            atol: args.atol,
-            t_max: args.t_max,
-            t_end: args.t_end,
-            max_steps: Some(args.max_steps),
-            max_events: Some(args.max_events),
-        },
+        settings: args.settings(integrator, Some(args.max_steps), Some(args.max_events)),
         json: args.json,
         trajectory: args.trajectory,
         csv: args.csv,
