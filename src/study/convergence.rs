@@ -424,38 +424,48 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
     /// The configurations in grid order; for each, the rigid reference (when it runs) and then
     /// κ from large to small, each with the integrators as listed.
     pub fn points(&self) -> Vec<Point<S::Config>> {
-        let mut out = Vec::new();
+        self.lazy_points().collect()
+    }
+
+    /// [`Convergence::points`] made one at a time, as the runner asks for them: a run holds its
+    /// configurations (the states of the grid), never its points (a 10⁶-point atlas would hold
+    /// about 60 MB of them).
+    fn lazy_points(&self) -> impl Iterator<Item = Point<S::Config>> + Send + '_ {
+        let ladder = self.ladder();
         // Validated at parsing: every swept key is one of the system's.
-        for (configuration, config) in self
-            .configurations()
+        self.configurations()
             .unwrap_or_default()
             .into_iter()
             .enumerate()
-        {
-            let methods = S::methods(&config);
-            // A first-opening study compares with the scale-free fast system, not a rigid run.
-            let rigid = (methods.rigid && self.first_opening.is_none()).then_some(Method::Rigid);
-            let ladder = self
-                .ladder()
-                .into_iter()
-                .map(|kappa| Method::Compliant { kappa });
-            let config = Arc::new(config);
-            for method in rigid
-                .into_iter()
-                .chain(ladder.filter(|_| methods.compliant))
-            {
-                for integrator in S::integrators(&config, &self.solver.integrators) {
-                    out.push(Point {
-                        id: out.len(),
-                        configuration,
-                        config: config.clone(),
-                        method,
-                        integrator,
-                    });
-                }
-            }
-        }
-        out
+            .flat_map(move |(configuration, config)| {
+                let methods = S::methods(&config);
+                // A first-opening study compares with the scale-free fast system, not a rigid
+                // run.
+                let rigid =
+                    (methods.rigid && self.first_opening.is_none()).then_some(Method::Rigid);
+                let compliant = ladder
+                    .iter()
+                    .filter(|_| methods.compliant)
+                    .map(|&kappa| Method::Compliant { kappa });
+                let integrators = S::integrators(&config, &self.solver.integrators);
+                let runs: Vec<(Method, IntegratorKind)> = rigid
+                    .into_iter()
+                    .chain(compliant)
+                    .flat_map(|method| integrators.iter().map(move |&i| (method, i)))
+                    .collect();
+                let config = Arc::new(config);
+                runs.into_iter().map(move |(method, integrator)| {
+                    (configuration, config.clone(), method, integrator)
+                })
+            })
+            .enumerate()
+            .map(|(id, (configuration, config, method, integrator))| Point {
+                id,
+                configuration,
+                config,
+                method,
+                integrator,
+            })
     }
 
     /// Whether the study writes a `method` column before the configuration's: the system has a
@@ -967,7 +977,7 @@ impl<S: System, G: Sweep<S>> Plan for Convergence<S, G> {
         Convergence::columns(self)
     }
     fn points(&self) -> Points<'_, Self::Point> {
-        Box::new(Convergence::points(self).into_iter())
+        Box::new(self.lazy_points())
     }
     fn point_id(&self, point: &Self::Point) -> usize {
         point.id
