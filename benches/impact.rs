@@ -113,26 +113,14 @@ fn projection(c: &mut Criterion) {
 /// compilation of the description that every run of the harness does.
 fn described(c: &mut Criterion) {
     use rigid_limit::experiment::system::{Method, RunSettings, System};
+    use rigid_limit::models::described::cli::read_description;
     use rigid_limit::models::described::Described;
-    use rigid_limit::models::Experiment;
-    let text = r#"
-name = "bench"
-model = "system"
-system = "systems/painleve_rod.toml"
-[sweep]
-kappa = { min = 1e-8, max = 1e-8, per_decade = 1 }
-[solver]
-integrators = ["dop853"]
-rtol = 1e-10
-atol = 1e-12
-"#;
-    let Ok(Experiment::Described(spec)) = Experiment::parse(text) else {
-        panic!("systems/painleve_rod.toml does not parse (run from the repository root)");
-    };
+    let description = read_description("systems/painleve_rod.toml".as_ref())
+        .unwrap_or_else(|e| panic!("{e} (run from the repository root)"));
     let scenario = Scenario::Impact(RodImpact::zhao_liu(1e-8));
     let mut group = c.benchmark_group("described");
     group.bench_function("compile", |b| {
-        b.iter(|| black_box(&spec.params).compile().unwrap())
+        b.iter(|| black_box(&description).compile().unwrap())
     });
     for kind in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
         let options = SimulationOptions::new(kind, 1e-10, 1e-12);
@@ -143,7 +131,7 @@ atol = 1e-12
         group.bench_function(format!("described/{}", kind.name()), |b| {
             b.iter(|| {
                 Described::run(
-                    black_box(&spec.params),
+                    black_box(&description),
                     Method::Compliant { kappa: 1e-8 },
                     &settings,
                 )

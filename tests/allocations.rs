@@ -20,21 +20,27 @@ fn the_step_loops_allocate_nothing() {
 fn native_explicit_steppers() {
     let scenario = impact();
     for kind in [IntegratorKind::Tsit5, IntegratorKind::Dop853] {
-        let (steps_loose, allocs_loose) = allocations(&scenario, kind, 1e-8);
-        let (steps_tight, allocs_tight) = allocations(&scenario, kind, 1e-10);
-        eprintln!(
-            "{kind}: {steps_loose} steps, {allocs_loose} allocations; \
-             {steps_tight} steps, {allocs_tight} allocations"
-        );
-        assert!(
-            steps_tight >= steps_loose + 10,
-            "{steps_loose} vs {steps_tight} steps"
-        );
-        assert_eq!(
-            allocs_loose, allocs_tight,
-            "{kind}: allocations grew with the steps"
-        );
+        let loose = allocations(&scenario, kind, 1e-8);
+        assert_allocations_flat(kind, loose, allocations(&scenario, kind, 1e-10));
     }
+}
+
+/// The tighter run, `tight` (steps, allocations), took more steps than `loose` and allocated
+/// as much.
+fn assert_allocations_flat(kind: IntegratorKind, loose: (usize, usize), tight: (usize, usize)) {
+    let ((steps_loose, allocs_loose), (steps_tight, allocs_tight)) = (loose, tight);
+    eprintln!(
+        "{kind}: {steps_loose} steps, {allocs_loose} allocations; \
+         {steps_tight} steps, {allocs_tight} allocations"
+    );
+    assert!(
+        steps_tight >= steps_loose + 10,
+        "{steps_loose} vs {steps_tight} steps"
+    );
+    assert_eq!(
+        allocs_loose, allocs_tight,
+        "{kind}: allocations grew with the steps"
+    );
 }
 
 /// The same for a described system (systems/painleve_rod.toml): its expressions are evaluated
@@ -42,40 +48,18 @@ fn native_explicit_steppers() {
 /// compilation of the description, buffers, records) does not grow with the steps.
 fn described_system() {
     use rigid_limit::experiment::system::{Method, RunSettings, System};
+    use rigid_limit::models::described::cli::read_description;
     use rigid_limit::models::described::Described;
-    use rigid_limit::models::Experiment;
-    let text = r#"
-name = "allocations"
-model = "system"
-system = "systems/painleve_rod.toml"
-[sweep]
-kappa = { min = 1e-8, max = 1e-8, per_decade = 1 }
-[solver]
-integrators = ["dop853"]
-rtol = 1e-8
-atol = 1e-8
-"#;
-    let Ok(Experiment::Described(spec)) = Experiment::parse(text) else {
-        panic!("systems/painleve_rod.toml does not parse");
-    };
+    let rod = read_description("systems/painleve_rod.toml".as_ref()).unwrap();
     for kind in [IntegratorKind::Tsit5, IntegratorKind::Dop853] {
         let run = |tol: f64| {
             let settings = RunSettings::new(kind, tol, tol);
-            let (result, allocs) = counted(|| {
-                Described::run(&spec.params, Method::Compliant { kappa: 1e-8 }, &settings)
-            });
+            let (result, allocs) =
+                counted(|| Described::run(&rod, Method::Compliant { kappa: 1e-8 }, &settings));
             (result.unwrap().1.steps, allocs)
         };
         // A first run pays the thread's one-time initialisations (the hash maps' random keys).
         run(1e-8);
-        let ((steps_loose, allocs_loose), (steps_tight, allocs_tight)) = (run(1e-8), run(1e-10));
-        assert!(
-            steps_tight >= steps_loose + 10,
-            "{steps_loose} vs {steps_tight} steps"
-        );
-        assert_eq!(
-            allocs_loose, allocs_tight,
-            "{kind}: allocations grew with the steps"
-        );
+        assert_allocations_flat(kind, run(1e-8), run(1e-10));
     }
 }

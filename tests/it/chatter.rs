@@ -4,17 +4,13 @@
 //! a non-oblique contact dropped at v0 < 0 chatters forward with e = r and comes to rest at
 //! the rigid Zeno time 2r|v0|/(|b|(1 − r)).
 
-use crate::common::number;
+use crate::common::{number, run_all};
 use rigid_limit::experiment::table::Row;
-use rigid_limit::experiment::Plan;
 use rigid_limit::models::Experiment;
 
 fn rows(text: &str) -> Vec<Row> {
     match Experiment::parse(text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::PlanarChatter(spec) => {
-            let plan = spec.as_ref();
-            plan.points().iter().map(|p| plan.run_point(p)).collect()
-        }
+        Experiment::PlanarChatter(spec) => run_all(spec.as_ref()),
         _ => panic!("not a chatter experiment"),
     }
 }

@@ -1,6 +1,7 @@
 //! The `rigid-limit simulate` command: bad input gets a one-line error naming the flag and the
 //! allowed range (non-zero exit, no panic); `--json` carries the documented fields.
 
+use crate::common::zhao_liu_sweep;
 use std::process::Command;
 
 fn simulate(args: &[&str]) -> (bool, String, String) {
@@ -181,19 +182,11 @@ fn a_full_disk_stops_the_sweep_at_once() {
     let spec = dir.join("sweep.toml");
     std::fs::write(
         &spec,
-        r#"name = "full_disk"
-model = "rod"
-[params]
-mu = 2.0
-theta0 = 1.3
-u0 = -1.0
-[sweep]
-kappa = { min = 1e-9, max = 1e-1, per_decade = 8 }
-[solver]
-integrators = ["bdf", "tsit45", "radau5"]
-rtol = 1e-8
-atol = 1e-10
-"#,
+        zhao_liu_sweep(
+            "full_disk",
+            "{ min = 1e-9, max = 1e-1, per_decade = 8 }",
+            "integrators = [\"bdf\", \"tsit45\", \"radau5\"]\nrtol = 1e-8\natol = 1e-10",
+        ),
     )
     .unwrap();
     let bin = env!("CARGO_BIN_EXE_rigid-limit");

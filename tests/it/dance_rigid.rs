@@ -1,6 +1,7 @@
 //! The rigid slide of Dance's particle (docs/dance.md, "Rigid numerics"): integrated from
 //! t₀ = .25, where the optimal truncation of the formal series gives the state.
 
+use crate::common::parse_error;
 use rigid_limit::integrate::{IntegratorKind, Tolerances};
 use rigid_limit::models::dance::precision::BigFloat;
 use rigid_limit::models::dance::rigid::{integrate_slide, RigidState, SeriesLogs};
@@ -149,7 +150,7 @@ fn experiment_file_errors_name_the_key() {
     ] {
         let text = base.replace(from, to);
         assert_ne!(text, base, "{from}");
-        let e = Experiment::parse(&text).unwrap_err().to_string();
+        let e = parse_error(&text);
         assert!(e.contains(key), "{key}: {e}");
     }
 }

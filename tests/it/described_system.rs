@@ -3,7 +3,7 @@
 //! runs with its columns, and every
 //! mistake in a description is a one-line error naming the key.
 
-use crate::common::cli;
+use crate::common::{cli, described, parse_error, run_and_report, system_experiment};
 use rigid_limit::compliant::coulomb::Coulomb;
 use rigid_limit::compliant::normal::NormalCompliance;
 use rigid_limit::compliant::record::RunRecord;
@@ -12,15 +12,15 @@ use rigid_limit::compliant::spatial_measured::{MeasuredEvent, MeasuredSpatialCon
 use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use rigid_limit::compliant::{DEFAULT_MAX_EVENTS, DEFAULT_MAX_STEPS};
 use rigid_limit::experiment::system::{Method, RunSettings, System};
-use rigid_limit::experiment::RunOptions;
 use rigid_limit::hybrid::Named;
 use rigid_limit::integrate::{IntegratorKind, Tolerances};
+use rigid_limit::model::PlanarContactSystem;
+use rigid_limit::models::described::description::Description;
 use rigid_limit::models::described::{Described, Record};
 use rigid_limit::models::klarbring::mechanics::{KlarbringParticle, LoadComponent};
 use rigid_limit::models::rod::mechanics::PainleveRod;
 use rigid_limit::models::spring_particle::mechanics::SpringParticleMechanics;
 use rigid_limit::models::Experiment;
-use rigid_limit::study::convergence::Convergence;
 
 /// The Painlevé rod in the hand-coded model's coordinates q = (x_A, y_A, θ) (the contact point
 /// and the angle; src/models/rod/mechanics.rs), with a radius of gyration `rho2`.
@@ -59,30 +59,12 @@ atol = 1e-14
     )
 }
 
-/// An experiment on the description in file `system`, at one κ.
-fn experiment_of(system: &str, kappa: &str, t_end: Option<f64>) -> String {
+/// An experiment on the description in file `system`, at one κ, by radau5 at the tolerances
+/// of [`settings`].
+fn experiment_of(system: &str, kappa: f64, t_end: Option<f64>) -> String {
     let end = t_end.map(|t| format!("t_end = {t}")).unwrap_or_default();
-    format!(
-        r#"
-name = "equivalence"
-model = "system"
-system = "{system}"
-[sweep]
-kappa = {{ min = {kappa}, max = {kappa}, per_decade = 1 }}
-[solver]
-integrators = ["radau5"]
-rtol = 1e-12
-atol = 1e-14
-{end}
-"#
-    )
-}
-
-fn described(text: &str) -> Convergence<Described> {
-    match Experiment::parse(text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::Described(spec) => *spec,
-        other => panic!("read as {}", other.name()),
-    }
+    let solver = format!("integrators = [\"radau5\"]\nrtol = 1e-12\natol = 1e-14\n{end}");
+    system_experiment(system, kappa, &solver)
 }
 
 fn settings(integrator: IntegratorKind, t_end: Option<f64>) -> RunSettings {
@@ -119,11 +101,38 @@ fn assert_same_run(described: &Record, hand: &RunRecord, tol: f64, what: &str) {
     );
 }
 
+/// The described run of `description` and the hand-coded `problem`'s from `start`, both at the
+/// problem's compliance by `integrator` to `t_end` (to the separation when none): the same run
+/// within 1e-12 ([`assert_same_run`]), the described one with its energy balanced (with its
+/// declared potential) to 1e-9. Returns the hand-coded run.
+fn assert_described_as_hand_coded<Sys: PlanarContactSystem<N>, const N: usize>(
+    description: &Description,
+    problem: &ContactProblem<'_, Sys, N>,
+    start: ([f64; N], [f64; N]),
+    integrator: IntegratorKind,
+    t_end: Option<f64>,
+    what: &str,
+) -> RunRecord {
+    let kappa = problem.compliance.kappa;
+    let (record, _) = Described::run(
+        description,
+        Method::Compliant { kappa },
+        &settings(integrator, t_end),
+    )
+    .unwrap();
+    let end = t_end.map_or(EndCondition::Separation, EndCondition::Time);
+    let hand = simulate(problem, &start.0, &start.1, &options(integrator, end)).unwrap();
+    let what = format!("{what}{integrator}");
+    assert_same_run(&record, &hand, 1e-12, &what);
+    assert!(record.energy_balance_error.unwrap().abs() < 1e-9, "{what}");
+    hand
+}
+
 /// Zhao–Liu's impact (θ0 = 1.3, u0 = −1, μ = 2, κ = 1e-8) of the described rod and of the
 /// hand-coded one, ρ = 1/3 and ρ = 0.2, with an explicit and an implicit integrator.
 #[test]
 fn the_described_rod_runs_as_the_hand_coded_rod() {
-    let base = described(&experiment_of("systems/painleve_rod.toml", "1e-8", None));
+    let base = described(&experiment_of("systems/painleve_rod.toml", 1e-8, None));
     for rho2 in [1.0 / 3.0, 0.2] {
         let mut spec = base.clone();
         spec.params.parameters.insert("rho2".into(), rho2);
@@ -134,23 +143,17 @@ fn the_described_rod_runs_as_the_hand_coded_rod() {
             friction: Coulomb { mu: 2.0, mu_s: 2.0 },
         };
         for integrator in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
-            let (record, _) = Described::run(
+            let start = ([0.0, 0.0, 1.3], [-1.0, 0.0, 0.0]);
+            let what = format!("ρ {rho2}, ");
+            let hand = assert_described_as_hand_coded(
                 &spec.params,
-                Method::Compliant { kappa: 1e-8 },
-                &settings(integrator, None),
-            )
-            .unwrap();
-            let hand = simulate(
                 &problem,
-                &[0.0, 0.0, 1.3],
-                &[-1.0, 0.0, 0.0],
-                &options(integrator, EndCondition::Separation),
-            )
-            .unwrap();
+                start,
+                integrator,
+                None,
+                &what,
+            );
             assert_eq!(hand.modes_joined(">"), "slide_left>stick>slide_right");
-            assert_same_run(&record, &hand, 1e-12, &format!("ρ {rho2}, {integrator}"));
-            // The energy balance of the described run, with its declared potential.
-            assert!(record.energy_balance_error.unwrap().abs() < 1e-9);
         }
     }
 }
@@ -161,7 +164,7 @@ fn the_described_rod_runs_as_the_hand_coded_rod() {
 fn the_described_spring_particle_runs_as_the_hand_coded_one() {
     let spec = described(&experiment_of(
         "systems/spring_particle.toml",
-        "1e-6",
+        1e-6,
         Some(3.0),
     ));
     let particle = SpringParticleMechanics {
@@ -176,24 +179,20 @@ fn the_described_spring_particle_runs_as_the_hand_coded_one() {
         compliance: NormalCompliance::spring_dashpot(kappa, 0.0),
         friction: Coulomb { mu: 0.5, mu_s: 0.5 },
     };
+    let start = (
+        [0.0, -kappa * particle.rest_normal_force(kappa)],
+        [0.0, 0.0],
+    );
     for integrator in [IntegratorKind::Radau5, IntegratorKind::Tsit45] {
-        let (record, _) = Described::run(
+        let hand = assert_described_as_hand_coded(
             &spec.params,
-            Method::Compliant { kappa },
-            &settings(integrator, Some(3.0)),
-        )
-        .unwrap();
-        let y0 = -kappa * particle.rest_normal_force(kappa);
-        let hand = simulate(
             &problem,
-            &[0.0, y0],
-            &[0.0, 0.0],
-            &options(integrator, EndCondition::Time(3.0)),
-        )
-        .unwrap();
+            start,
+            integrator,
+            Some(3.0),
+            "",
+        );
         assert_eq!(hand.modes_joined(">"), "stick>slide_right");
-        assert_same_run(&record, &hand, 1e-12, &format!("{integrator}"));
-        assert!(record.energy_balance_error.unwrap().abs() < 1e-9);
     }
 }
 
@@ -205,7 +204,7 @@ fn the_described_spring_particle_runs_as_the_hand_coded_one() {
 fn the_described_klarbring_particle_runs_as_the_hand_coded_one() {
     let spec = described(&experiment_of(
         "systems/klarbring_2d.toml",
-        "1e-6",
+        1e-6,
         Some(13.5),
     ));
     let load = |constant: f64, sin: f64| LoadComponent {
@@ -226,23 +225,12 @@ fn the_described_klarbring_particle_runs_as_the_hand_coded_one() {
         compliance: NormalCompliance::spring_dashpot(kappa, 0.0),
         friction: Coulomb { mu: 0.8, mu_s: 0.8 },
     };
+    let start = ([kappa / (1.0 + 2.0 * kappa), 0.0], [0.0, 0.0]);
     for integrator in [IntegratorKind::Radau5, IntegratorKind::Dop853] {
-        let (record, _) = Described::run(
-            &spec.params,
-            Method::Compliant { kappa },
-            &settings(integrator, Some(13.5)),
-        )
-        .unwrap();
-        let hand = simulate(
-            &problem,
-            &[kappa / (1.0 + 2.0 * kappa), 0.0],
-            &[0.0, 0.0],
-            &options(integrator, EndCondition::Time(13.5)),
-        )
-        .unwrap();
+        let t_end = Some(13.5);
+        let hand =
+            assert_described_as_hand_coded(&spec.params, &problem, start, integrator, t_end, "");
         assert!(hand.events.len() >= 8, "{}", hand.modes_joined(">"));
-        assert_same_run(&record, &hand, 1e-12, &format!("{integrator}"));
-        assert!(record.energy_balance_error.unwrap().abs() < 1e-9);
     }
 }
 
@@ -259,7 +247,7 @@ fn the_described_spatial_klarbring_particle_runs_as_the_hand_coded_one() {
     let t_end = 14.0;
     let spec = described(&experiment_of(
         "systems/klarbring_3d.toml",
-        "1e-6",
+        1e-6,
         Some(t_end),
     ));
     let load = |constant: f64, sin: f64, frequency: f64| LoadComponent {
@@ -435,7 +423,7 @@ atol = 1e-13
 fn mistakes_in_a_spatial_contact_name_the_key() {
     let base = rod_description(1.0 / 3.0);
     let spatial = base.replace("tangents = [\"xa\"]", "tangents = [\"xa\", \"theta\"]");
-    let parse_error = |text: &str| Experiment::parse(text).unwrap_err().to_string();
+    let parse_error = |text: &str| parse_error(text);
     let cases = [
         (
             spatial.replace(
@@ -511,15 +499,8 @@ atol = 1e-12
 fn the_documented_form_runs_with_its_columns() {
     let text = include_str!("../../experiments/described_rod.toml");
     let experiment = Experiment::parse(text).unwrap();
-    let dir = std::env::temp_dir().join(format!("rigid-limit-described-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let opts = RunOptions {
-        command_line: "test".into(),
-        ..RunOptions::new(dir.clone())
-    };
-    let summary = experiment.run(&opts).unwrap();
+    let (dir, summary) = run_and_report(&experiment, "described");
     assert_eq!(summary.failed, 0);
-    experiment.report(&dir).unwrap();
     let runs = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
     let header = runs.lines().next().unwrap();
     assert_eq!(
@@ -609,14 +590,12 @@ fn mistakes_in_a_description_name_the_key() {
     for (from, to, key, words) in cases {
         assert!(base.contains(from), "{from}");
         let text = base.replace(from, to);
-        let e = Experiment::parse(&text).unwrap_err().to_string();
+        let e = parse_error(&text);
         assert!(!e.contains('\n'), "{e}");
         assert!(e.contains(key) && e.contains(words), "{to}: {e}");
     }
     // A system file that does not exist.
-    let e = Experiment::parse(&experiment_of("systems/none.toml", "1e-8", None))
-        .unwrap_err()
-        .to_string();
+    let e = parse_error(&experiment_of("systems/none.toml", 1e-8, None));
     assert!(
         e.contains("system = systems/none.toml") && e.contains("names no file"),
         "{e}"
@@ -627,7 +606,7 @@ fn mistakes_in_a_description_name_the_key() {
         "[system.initial]",
         &format!("{}[system.initial]", contact.repeat(8)),
     );
-    let e = Experiment::parse(&nine).unwrap_err().to_string();
+    let e = parse_error(&nine);
     assert!(
         e.contains("system.contacts") && e.contains("at most 8 contacts"),
         "{e}"
@@ -723,7 +702,7 @@ fn simulate_runs_several_contacts_as_run_does() {
     let (ok, text, err) = simulate("systems/box.toml", &["--json"]);
     assert!(ok, "{err}");
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let spec = described(&experiment_of("systems/box.toml", "1e-6", Some(1.0)));
+    let spec = described(&experiment_of("systems/box.toml", 1e-6, Some(1.0)));
     let run_settings = RunSettings {
         t_end: Some(1.0),
         ..RunSettings::new(IntegratorKind::Dop853, 1e-10, 1e-12)
@@ -839,9 +818,7 @@ atol = 1e-13
             p.method
         );
     }
-    let e = Experiment::parse(&text.replace("mu = [0.1, 0.2, 0.4]", "nu = [0.1]"))
-        .unwrap_err()
-        .to_string();
+    let e = parse_error(&text.replace("mu = [0.1, 0.2, 0.4]", "nu = [0.1]"));
     assert!(
         e.contains("sweep.nu") && e.contains("no parameter nu"),
         "{e}"
@@ -928,7 +905,7 @@ fn a_non_finite_value_names_its_expression_on_every_formulation() {
 #[test]
 fn the_described_planar_contact_runs_as_the_hand_coded_one() {
     use rigid_limit::models::planar::mechanics::ConstantPlanar;
-    let spec = described(&experiment_of("systems/cv_planar.toml", "1e-6", Some(2.0)));
+    let spec = described(&experiment_of("systems/cv_planar.toml", 1e-6, Some(2.0)));
     let p = &spec.params.parameters;
     let planar = ConstantPlanar {
         free_tangential_accel: p["a"],
@@ -945,23 +922,18 @@ fn the_described_planar_contact_runs_as_the_hand_coded_one() {
             mu_s: p["mu"],
         },
     };
+    let start = ([0.0, 0.0], [p["u0"], 0.0]);
     for integrator in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
-        let (record, _) = Described::run(
+        let t_end = Some(2.0);
+        let hand = assert_described_as_hand_coded(
             &spec.params,
-            Method::Compliant { kappa: 1e-6 },
-            &settings(integrator, Some(2.0)),
-        )
-        .unwrap();
-        let hand = simulate(
             &problem,
-            &[0.0, 0.0],
-            &[p["u0"], 0.0],
-            &options(integrator, EndCondition::Time(2.0)),
-        )
-        .unwrap();
+            start,
+            integrator,
+            t_end,
+            "planar, ",
+        );
         assert!(hand.events.len() >= 2, "{}", hand.modes_joined(">"));
-        assert_same_run(&record, &hand, 1e-12, &format!("planar, {integrator}"));
-        assert!(record.energy_balance_error.unwrap().abs() < 1e-9);
     }
 }
 
@@ -976,11 +948,7 @@ fn a_contact_at_rest_inside_the_cone_chatters_in_reverse_or_sticks_by_its_law() 
     use rigid_limit::models::planar::mechanics::ConstantPlanar;
     let kappa = 1e-10;
     let t_end = 0.01; // s = t/√κ = 1000
-    let base = described(&experiment_of(
-        "systems/cv_planar.toml",
-        "1e-10",
-        Some(t_end),
-    ));
+    let base = described(&experiment_of("systems/cv_planar.toml", 1e-10, Some(t_end)));
     let planar = ConstantPlanar {
         free_tangential_accel: 0.5,
         free_normal_accel: -0.3,

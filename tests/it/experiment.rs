@@ -1,45 +1,33 @@
 //! The sweep runner end to end: resume after an interrupted run, shard + merge equals a full
 //! run, failed points become rows.
 
+use crate::common::{run_options, scratch, zhao_liu_sweep};
 use rigid_limit::experiment::runner::{JOURNAL_CSV, RUNS_CSV};
 use rigid_limit::experiment::table::{header_line, parse_rows, Row};
 use rigid_limit::experiment::{merge_shards, run_experiment, RunOptions, Shard};
 
 /// A rod κ sweep or atlas.
 type ExperimentSpec = rigid_limit::models::rod::sweep::RodExperiment;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-const SMALL: &str = r#"
-name = "small"
-model = "rod"
-[params]
-mu = 2.0
-theta0 = 1.3
-u0 = -1.0
-[sweep]
-kappa = { min = 1e-6, max = 1e-2, per_decade = 1 }
-[solver]
-integrators = ["bdf", "tsit45"]
-rtol = 1e-8
-atol = 1e-10
-"#;
+/// A small κ sweep of Zhao–Liu's impact: 5 κ by BDF and Tsit45.
+fn small() -> String {
+    zhao_liu_sweep(
+        "small",
+        "{ min = 1e-6, max = 1e-2, per_decade = 1 }",
+        "integrators = [\"bdf\", \"tsit45\"]\nrtol = 1e-8\natol = 1e-10",
+    )
+}
 
 /// The columns of a rod experiment's runs.csv.
 fn columns() -> Vec<&'static str> {
-    ExperimentSpec::parse(SMALL).unwrap().columns()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rigid-limit-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    ExperimentSpec::parse(&small()).unwrap().columns()
 }
 
 fn options(dir: &Path, shard: Option<Shard>) -> RunOptions {
     RunOptions {
         shard,
-        command_line: "test".into(),
-        ..RunOptions::new(dir.to_path_buf())
+        ..run_options(dir)
     }
 }
 
@@ -54,8 +42,8 @@ fn rows_without_timing(path: &Path) -> Vec<Row> {
 
 #[test]
 fn an_interrupted_run_resumes_and_skips_finished_points() {
-    let spec = ExperimentSpec::parse(SMALL).unwrap();
-    let dir = scratch("resume");
+    let spec = ExperimentSpec::parse(&small()).unwrap();
+    let dir = scratch("test-resume");
     let full = run_experiment(&spec, &options(&dir, None)).unwrap();
     assert_eq!((full.points, full.ran, full.failed), (10, 10, 0));
     let reference = rows_without_timing(&dir.join(RUNS_CSV));
@@ -79,7 +67,7 @@ fn an_interrupted_run_resumes_and_skips_finished_points() {
     let again = run_experiment(&spec, &options(&dir, None)).unwrap();
     assert_eq!((again.resumed, again.ran), (10, 0));
     // Rows of other inputs are not reused: a tighter tolerance reruns everything.
-    let tighter = ExperimentSpec::parse(&SMALL.replace("rtol = 1e-8", "rtol = 1e-9")).unwrap();
+    let tighter = ExperimentSpec::parse(&small().replace("rtol = 1e-8", "rtol = 1e-9")).unwrap();
     assert_eq!(
         run_experiment(&tighter, &options(&dir, None)).unwrap().ran,
         10
@@ -89,10 +77,10 @@ fn an_interrupted_run_resumes_and_skips_finished_points() {
 
 #[test]
 fn shards_merged_equal_a_full_run() {
-    let spec = ExperimentSpec::parse(SMALL).unwrap();
-    let full_dir = scratch("full");
+    let spec = ExperimentSpec::parse(&small()).unwrap();
+    let full_dir = scratch("test-full");
     run_experiment(&spec, &options(&full_dir, None)).unwrap();
-    let shard_dir = scratch("sharded");
+    let shard_dir = scratch("test-sharded");
     for i in 0..3 {
         let s = run_experiment(
             &spec,
@@ -120,15 +108,15 @@ fn shards_merged_equal_a_full_run() {
 /// rerun after t_max is raised (the error's own advice then works), and the run says why.
 #[test]
 fn resume_after_a_setting_change_reruns_the_rows_and_says_why() {
-    let short = SMALL.replace("atol = 1e-10", "atol = 1e-10\nt_max = 0.05");
-    let dir = scratch("resume-setting");
+    let short = small().replace("atol = 1e-10", "atol = 1e-10\nt_max = 0.05");
+    let dir = scratch("test-resume-setting");
     let first = run_experiment(
         &ExperimentSpec::parse(&short).unwrap(),
         &options(&dir, None),
     )
     .unwrap();
     assert!(first.failed > 0);
-    let long = SMALL.replace("atol = 1e-10", "atol = 1e-10\nt_max = 10");
+    let long = small().replace("atol = 1e-10", "atol = 1e-10\nt_max = 10");
     let second =
         run_experiment(&ExperimentSpec::parse(&long).unwrap(), &options(&dir, None)).unwrap();
     assert_eq!((second.resumed, second.ran, second.failed), (0, 10, 0));
@@ -148,9 +136,9 @@ fn resume_after_a_setting_change_reruns_the_rows_and_says_why() {
 /// and the setting; nothing is written.
 #[test]
 fn merge_refuses_shards_of_other_settings_or_other_splits() {
-    let spec = ExperimentSpec::parse(SMALL).unwrap();
-    let other = ExperimentSpec::parse(&SMALL.replace("u0 = -1.0", "u0 = -0.5")).unwrap();
-    let dir = scratch("mixed-shards");
+    let spec = ExperimentSpec::parse(&small()).unwrap();
+    let other = ExperimentSpec::parse(&small().replace("u0 = -1.0", "u0 = -0.5")).unwrap();
+    let dir = scratch("test-mixed-shards");
     for i in [0, 2] {
         run_experiment(&spec, &options(&dir, Some(Shard { index: i, count: 3 }))).unwrap();
     }
@@ -162,7 +150,7 @@ fn merge_refuses_shards_of_other_settings_or_other_splits() {
     );
     assert!(!dir.join(RUNS_CSV).exists());
     run_experiment(&spec, &options(&dir, Some(Shard { index: 1, count: 3 }))).unwrap();
-    let tighter = ExperimentSpec::parse(&SMALL.replace("rtol = 1e-8", "rtol = 1e-9")).unwrap();
+    let tighter = ExperimentSpec::parse(&small().replace("rtol = 1e-8", "rtol = 1e-9")).unwrap();
     let err = merge_shards(&tighter, &dir, "test")
         .unwrap_err()
         .to_string();
@@ -189,8 +177,8 @@ fn merge_refuses_shards_of_other_settings_or_other_splits() {
 /// A second run into a directory another run is writing into fails at once.
 #[test]
 fn a_second_run_into_a_busy_directory_is_refused() {
-    let spec = ExperimentSpec::parse(SMALL).unwrap();
-    let dir = scratch("busy");
+    let spec = ExperimentSpec::parse(&small()).unwrap();
+    let dir = scratch("test-busy");
     std::fs::create_dir_all(&dir).unwrap();
     let held = rigid_limit::experiment::store::DirLock::acquire(&dir).unwrap();
     let err = run_experiment(&spec, &options(&dir, None))
@@ -205,9 +193,9 @@ fn a_second_run_into_a_busy_directory_is_refused() {
 #[test]
 fn a_failing_point_becomes_a_row_and_the_sweep_goes_on() {
     // t_max too short for the impacts at the larger κ: those points fail with NoSeparation.
-    let text = SMALL.replace("atol = 1e-10", "atol = 1e-10\nt_max = 0.05");
+    let text = small().replace("atol = 1e-10", "atol = 1e-10\nt_max = 0.05");
     let spec = ExperimentSpec::parse(&text).unwrap();
-    let dir = scratch("failing");
+    let dir = scratch("test-failing");
     let s = run_experiment(&spec, &options(&dir, None)).unwrap();
     let rows = parse_rows(
         &std::fs::read_to_string(dir.join(RUNS_CSV)).unwrap(),
@@ -258,7 +246,7 @@ fn an_atlas_masks_the_grid_and_reports_every_state() {
         .all(|c| c.omega0.powi(2) * c.theta0.sin() < 1.0));
     assert_eq!(grid.kept.len() + grid.skipped, 8);
     assert!(grid.skipped > 0 && grid.kept.len() >= 4);
-    let dir = scratch("atlas");
+    let dir = scratch("test-atlas");
     let summary = run_experiment(&spec, &options(&dir, None)).unwrap();
     assert_eq!(summary.points, grid.kept.len() * 3);
     assert_eq!(summary.failed, 0);
@@ -310,8 +298,8 @@ fn bad_grids_are_refused_with_messages_a_person_can_act_on() {
         ),
     ];
     for (from, to, expected) in cases {
-        let text = SMALL.replace(from, to);
-        assert_ne!(text, SMALL, "{from}");
+        let text = small().replace(from, to);
+        assert_ne!(text, small(), "{from}");
         let err = rigid_limit::models::Experiment::parse(&text)
             .map(|_| ())
             .unwrap_err()

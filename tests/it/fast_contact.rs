@@ -15,13 +15,12 @@
 //! lift-off/IWC boundary on the line V0 = 0 at the saddle's depth Y* = b/p₊ at every κ, and the
 //! generic phase portraits must draw its trajectories in its own gap and normal velocity.
 
-use crate::common::number;
+use crate::common::{number, run_all};
 use rigid_limit::compliant::coulomb::Coulomb;
 use rigid_limit::error::SimError;
 use rigid_limit::experiment::grammar::LogGrid;
 use rigid_limit::experiment::rows::Cells;
 use rigid_limit::experiment::table::Row;
-use rigid_limit::experiment::Plan;
 use rigid_limit::model::iwc::FastStart;
 use rigid_limit::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
 use rigid_limit::study::fast::basin::Basin;
@@ -246,10 +245,6 @@ window_scaled = 200
     )
 }
 
-fn rows<P: Plan>(plan: &P) -> Vec<Row> {
-    plan.points().map(|p| plan.run_point(&p)).collect()
-}
-
 /// C–V's scalars of the cart, by hand (module docs).
 fn scalars(b_wanted: f64) -> [f64; 5] {
     let (s, c) = ALPHA.sin_cos();
@@ -284,7 +279,7 @@ fn the_generic_mode_table_finds_table_3_for_a_third_system() {
         &FastPlan::<ModeTable<TiltedCart, 2>, 2>::columns()[2..8],
         &["f1", "f2", "u0", "Y0", "V0", "integrator"]
     );
-    let rows = rows(&spec);
+    let rows = run_all(&spec);
     assert_eq!(rows.len(), 4 * 4 * 3);
     for (i, ((b, u0), (cell, outcomes))) in states.iter().zip(&table3).enumerate() {
         let mine: Vec<&Row> = rows[i * 12..(i + 1) * 12].iter().collect();
@@ -318,7 +313,7 @@ fn the_generic_basin_finds_the_saddle_depth_for_a_third_system() {
     let spec = FastPlan::<Basin<TiltedCart, 2>, 2>::parse(&text).unwrap_or_else(|e| panic!("{e}"));
     let [_, b, _, bb, cc] = scalars(1.0);
     let depth = b / (cc - MU * bb);
-    let rows = rows(&spec);
+    let rows = run_all(&spec);
     assert_eq!(rows.len(), 3 * 3);
     let resting: Vec<&Row> = rows.iter().filter(|r| r.text("line") == "V0=0").collect();
     assert_eq!(resting.len(), 3);
@@ -374,7 +369,7 @@ fn the_generic_portraits_draw_the_third_systems_fast_plane() {
     let spec =
         FastPlan::<Portraits<TiltedCart, 2>, 2>::parse(&text).unwrap_or_else(|e| panic!("{e}"));
     let [_, b, _, bb, cc] = scalars(1.0);
-    let rows = rows(&spec);
+    let rows = run_all(&spec);
     assert_eq!(rows.len(), 4 * 3);
     for r in &rows {
         assert_eq!(r.text("status"), "ok", "{:?}", r.fields);

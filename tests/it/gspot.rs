@@ -1,7 +1,7 @@
 //! The rod's G-spot (C–V §5.1) end to end: its experiment file on a short κ ladder through the
 //! registry, against the rigid slip's G-spot time and the jump into stick there; bad input.
 
-use rigid_limit::experiment::RunOptions;
+use crate::common::run_and_report;
 use rigid_limit::models::Experiment;
 use std::path::Path;
 
@@ -23,15 +23,8 @@ fn the_compliant_rod_stops_its_slip_at_the_g_spot_as_kappa_falls() {
         )
         .replace("damping = [0.0, 1.0]", "damping = [0.0]");
     let experiment = Experiment::parse(&text).unwrap();
-    let dir = std::env::temp_dir().join(format!("rigid-limit-gspot-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let opts = RunOptions {
-        command_line: "test".into(),
-        ..RunOptions::new(dir.clone())
-    };
-    let summary = experiment.run(&opts).unwrap();
+    let (dir, summary) = run_and_report(&experiment, "gspot");
     assert_eq!((summary.points, summary.failed), (6, 0));
-    experiment.report(&dir).unwrap();
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("analysis.json")).unwrap()).unwrap();
     assert_eq!(json["rigid_end"], "gspot");

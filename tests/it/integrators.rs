@@ -2,9 +2,10 @@
 //! the tolerance tightens (order sanity), closed forms of the new scenarios, the implicit methods'
 //! κ-independent cost in sustained contact, and the study file's validation and outputs.
 
+use crate::common::{parse_error, run_options, scratch};
 use rigid_limit::compliant::record::RunRecord;
 use rigid_limit::compliant::SimulationOptions;
-use rigid_limit::experiment::{run_experiment, RunOptions};
+use rigid_limit::experiment::run_experiment;
 use rigid_limit::integrate::IntegratorKind;
 use rigid_limit::models::rod::mechanics::{SlideCoefficients, THETA, X_A, Y_A};
 use rigid_limit::models::rod::scenario::{RodImpact, Scenario};
@@ -348,7 +349,7 @@ fn study_file_errors_name_the_key() {
         ),
     ];
     for (text, key) in cases {
-        let e = Experiment::parse(&text).unwrap_err().to_string();
+        let e = parse_error(&text);
         assert!(e.contains(key), "error does not name {key}: {e}");
     }
 }
@@ -360,13 +361,8 @@ fn a_small_study_runs_and_reports() {
     let Experiment::RodScenarioWorkPrecision(spec) = Experiment::parse(TINY_STUDY).unwrap() else {
         panic!("not a study")
     };
-    let dir = std::env::temp_dir().join(format!("rigid-limit-study-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let opts = RunOptions {
-        command_line: "test".into(),
-        ..RunOptions::new(dir.clone())
-    };
-    let summary = run_experiment(spec.as_ref(), &opts).unwrap();
+    let dir = scratch("study");
+    let summary = run_experiment(spec.as_ref(), &run_options(&dir)).unwrap();
     // 4 configurations × (2 references + 2 integrators × 5 tolerances).
     assert_eq!((summary.points, summary.failed), (4 * 12, 0));
     let a = write_run_report(spec.as_ref(), &dir).unwrap();

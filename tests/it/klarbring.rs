@@ -2,6 +2,7 @@
 //! stop, slide → lift-off, a 3D slide on a line) and the sequences of the experiments
 //! klarbring_2d/3d, with agreement between tolerances (docs/klarbring.md).
 
+use crate::common::parse_error;
 use rigid_limit::compliant::cone::ConeMode;
 use rigid_limit::compliant::normal::NormalCompliance;
 use rigid_limit::compliant::spatial::{
@@ -642,7 +643,7 @@ fn the_rigid_reference_is_a_method_point() {
         (klarbring_2d_file(rigid_method), "rigid method only"),
         (klarbring_2d_file(without_ladder), "need a κ ladder"),
     ] {
-        let e = Experiment::parse(&text).unwrap_err().to_string();
+        let e = parse_error(&text);
         assert!(e.contains("sweep.kappa") && e.contains(says), "{e}");
     }
     let compliant = points(&klarbring_2d_file(|t| t));
@@ -655,9 +656,7 @@ fn the_rigid_reference_is_a_method_point() {
 #[test]
 fn a_swept_klarbring_parameter_is_refused_naming_the_key() {
     let text = klarbring_2d_file(|t| t.replace("[sweep]\n", "[sweep]\nmu = [0.4, 0.8]\n"));
-    let e = rigid_limit::models::Experiment::parse(&text)
-        .unwrap_err()
-        .to_string();
+    let e = parse_error(&text);
     assert!(
         e.contains("sweep.mu") && e.contains("one configuration"),
         "{e}"
@@ -669,9 +668,7 @@ fn a_swept_klarbring_parameter_is_refused_naming_the_key() {
 #[test]
 fn a_compliance_of_one_body_length_is_refused_naming_the_key() {
     let text = klarbring_2d_file(|t| t.replace("max = 1e-2", "max = 2"));
-    let e = rigid_limit::models::Experiment::parse(&text)
-        .unwrap_err()
-        .to_string();
+    let e = parse_error(&text);
     assert!(
         e.contains("sweep.kappa.max") && e.contains("must be < 1"),
         "{e}"

@@ -2,14 +2,9 @@
 //! against the IWC limit (a closed form, src/model/iwc.rs), κ-independence of the scaled fast
 //! dynamics of the constant planar system, mirror symmetry, and the outcome rule.
 
-use crate::common::number;
+use crate::common::{number, run_all};
 use rigid_limit::experiment::table::Row;
-use rigid_limit::experiment::Plan;
 use rigid_limit::models::Experiment;
-
-fn run_all<P: Plan>(plan: &P) -> Vec<Row> {
-    plan.points().map(|p| plan.run_point(&p)).collect()
-}
 
 /// Run every point of an experiment given as TOML text; the rows in point order.
 fn rows(text: &str) -> Vec<Row> {

@@ -4,14 +4,16 @@
 //! stop at v₀/(μg), the split of the normal forces by the friction moment, N_front − N_rear =
 //! μgh/w, and the tipping threshold μh/w = 1; energy balance and impulse–momentum throughout.
 
+use crate::common::{described, run_and_report, system_experiment};
 use rigid_limit::compliant::coulomb::{Coulomb, Mode};
 use rigid_limit::compliant::multi::{
-    is_separation, simulate_multi, ContactLaw, Modes, MultiContactProblem, OneContact,
+    is_separation, simulate_multi, ContactLaw, Modes, MultiContactProblem, MultiRun, OneContact,
     PlanarContacts,
 };
 use rigid_limit::compliant::normal::NormalCompliance;
+use rigid_limit::compliant::record::RunRecord;
 use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
-use rigid_limit::hybrid::{Named, RunControl, Until};
+use rigid_limit::hybrid::{Named, RunControl, Trace, Until};
 use rigid_limit::integrate::{IntegratorKind, Tolerances};
 use rigid_limit::model::{ContactKinematics, Mechanics, Real};
 use rigid_limit::models::rod::mechanics::PainleveRod;
@@ -156,6 +158,46 @@ fn until(stop: fn(Modes, Modes) -> bool, t_max: f64) -> RunControl<Modes> {
     }
 }
 
+/// The modes of each phase of a run.
+fn phase_names<E>(trace: &Trace<Modes, E>) -> Vec<&'static str> {
+    trace.phases.iter().map(|p| p.mode.name()).collect()
+}
+
+/// Zhao–Liu's impact of the rod (θ0 = 1.3, u0 = −1, μ = 2, κ = 1e-8) by `integrator` to
+/// separation: on the single-contact formulation ([`ContactProblem`]), and on the multi-contact
+/// one of `system`, whose `contacts` contacts all have the rod's law (contact 0 is the rod's).
+fn zhao_liu_single_and_multi<Sys: PlanarContacts<3>>(
+    system: &Sys,
+    contacts: usize,
+    integrator: IntegratorKind,
+) -> (RunRecord, MultiRun) {
+    let rod = PainleveRod::UNIFORM;
+    let law = ContactLaw {
+        compliance: NormalCompliance::linear_spring(1e-8),
+        friction: Coulomb::equal(2.0),
+    };
+    let single = ContactProblem {
+        system: &rod,
+        compliance: law.compliance,
+        friction: law.friction,
+    };
+    let multi = MultiContactProblem::new(system, vec![law; contacts]).unwrap();
+    let (q0, qdot0) = ([0.0, 0.0, 1.3], [-1.0, 0.0, 0.0]);
+    let mut options = SimulationOptions::new(integrator, 1e-12, 1e-14);
+    options.end = EndCondition::Separation;
+    let hand = simulate(&single, &q0, &qdot0, &options).unwrap();
+    let run = simulate_multi(
+        &multi,
+        &q0,
+        &qdot0,
+        integrator,
+        options.tolerances,
+        &until(is_separation, options.t_max),
+    )
+    .unwrap();
+    (hand, run)
+}
+
 /// Started in its sliding equilibrium at v₀ = 1, the box slides on both corners, decelerating
 /// at exactly μg (N_rear + N_front = g while z and θ stay put), so both corners stop together
 /// at t = v₀/(μg); the normal forces split as N_front − N_rear = μgh/w + O(κ) (the moment of
@@ -268,38 +310,10 @@ fn the_box_tips_forward_beyond_the_threshold_mu_h_over_w_equal_to_one() {
 #[test]
 fn one_contact_runs_as_the_single_contact_formulation() {
     let rod = PainleveRod::UNIFORM;
-    let kappa = 1e-8;
-    let friction = Coulomb::equal(2.0);
-    let compliance = NormalCompliance::linear_spring(kappa);
-    let single = ContactProblem {
-        system: &rod,
-        compliance,
-        friction,
-    };
     let one = OneContact(&rod);
-    let multi = MultiContactProblem::new(
-        &one,
-        vec![ContactLaw {
-            compliance,
-            friction,
-        }],
-    )
-    .unwrap();
-    let (q0, qdot0) = ([0.0, 0.0, 1.3], [-1.0, 0.0, 0.0]);
     for integrator in [IntegratorKind::Dop853, IntegratorKind::Radau5] {
-        let mut options = SimulationOptions::new(integrator, 1e-12, 1e-14);
-        options.end = EndCondition::Separation;
-        let hand = simulate(&single, &q0, &qdot0, &options).unwrap();
-        let run = simulate_multi(
-            &multi,
-            &q0,
-            &qdot0,
-            integrator,
-            options.tolerances,
-            &until(is_separation, options.t_max),
-        )
-        .unwrap();
-        let modes: Vec<&str> = run.trace.phases.iter().map(|p| p.mode.name()).collect();
+        let (hand, run) = zhao_liu_single_and_multi(&one, 1, integrator);
+        let modes = phase_names(&run.trace);
         assert_eq!(modes.join(">"), hand.modes_joined(">"), "{integrator}");
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-6);
         let times: Vec<f64> = run.trace.events.iter().map(|e| e.t).collect();
@@ -378,7 +392,7 @@ fn a_pushed_box_sticks_on_both_corners_below_mu_g_and_slides_above() {
             );
             assert!(share(0).abs() < mu, "push {push}: inside the cone");
         } else {
-            let modes: Vec<&str> = run.trace.phases.iter().map(|p| p.mode.name()).collect();
+            let modes = phase_names(&run.trace);
             assert_eq!(modes.last(), Some(&"slide_right,slide_right"), "{modes:?}");
             // ẋ(1) = (P − μg)·1 up to the O(√κ) start of the slide.
             assert!(
@@ -410,7 +424,7 @@ fn the_sliding_box_comes_to_rest_on_both_corners_at_its_stop() {
             &control,
         )
         .unwrap_or_else(|e| panic!("κ {kappa}: {e}"));
-        let modes: Vec<&str> = run.trace.phases.iter().map(|p| p.mode.name()).collect();
+        let modes = phase_names(&run.trace);
         assert_eq!(
             modes,
             ["slide_right,slide_right", "stick,stick"],
@@ -439,35 +453,9 @@ fn the_sliding_box_comes_to_rest_on_both_corners_at_its_stop() {
 #[test]
 fn the_two_ended_rod_runs_as_the_single_contact_rod_while_its_far_end_stays_up() {
     use rigid_limit::models::rod::two_ends::TwoEndedRod;
-    let rod = PainleveRod::UNIFORM;
-    let kappa = 1e-8;
-    let friction = Coulomb::equal(2.0);
-    let compliance = NormalCompliance::linear_spring(kappa);
-    let single = ContactProblem {
-        system: &rod,
-        compliance,
-        friction,
-    };
-    let two = TwoEndedRod(rod);
-    let law = ContactLaw {
-        compliance,
-        friction,
-    };
-    let multi = MultiContactProblem::new(&two, vec![law; 2]).unwrap();
-    let (q0, qdot0) = ([0.0, 0.0, 1.3], [-1.0, 0.0, 0.0]);
-    let mut options = SimulationOptions::new(IntegratorKind::Dop853, 1e-12, 1e-14);
-    options.end = EndCondition::Separation;
-    let hand = simulate(&single, &q0, &qdot0, &options).unwrap();
-    let run = simulate_multi(
-        &multi,
-        &q0,
-        &qdot0,
-        IntegratorKind::Dop853,
-        options.tolerances,
-        &until(is_separation, options.t_max),
-    )
-    .unwrap();
-    let modes: Vec<&str> = run.trace.phases.iter().map(|p| p.mode.name()).collect();
+    let two = TwoEndedRod(PainleveRod::UNIFORM);
+    let (hand, run) = zhao_liu_single_and_multi(&two, 2, IntegratorKind::Dop853);
+    let modes = phase_names(&run.trace);
     assert_eq!(modes, ["slide_left,free", "stick,free", "slide_right,free"]);
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-6);
     for (e, h) in run.trace.events.iter().zip(&hand.events) {
@@ -596,25 +584,8 @@ fn a_rod_dropped_nearly_flat_lands_on_a_then_b_with_momentum_and_energy_accounte
 
 /// A description of systems/ as the experiment's parameters, at compliance `kappa`.
 fn description(file: &str, kappa: f64) -> rigid_limit::models::described::description::Description {
-    use rigid_limit::models::Experiment;
-    let text = format!(
-        r#"
-name = "equivalence"
-model = "system"
-system = "{file}"
-[sweep]
-kappa = {{ min = {kappa:e}, max = {kappa:e}, per_decade = 1 }}
-[solver]
-integrators = ["dop853"]
-rtol = 1e-10
-atol = 1e-12
-t_end = 1.0
-"#
-    );
-    match Experiment::parse(&text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::Described(spec) => spec.params,
-        other => panic!("read as {}", other.name()),
-    }
+    let solver = "integrators = [\"dop853\"]\nrtol = 1e-10\natol = 1e-12\nt_end = 1.0";
+    described(&system_experiment(file, kappa, solver)).params
 }
 
 /// The described system (several contacts) and the hand-coded one from the same start to
@@ -648,24 +619,34 @@ fn assert_described_as_hand_coded<Sys: PlanarContacts<3>>(
         )
         .unwrap_or_else(|e| panic!("{file} {integrator}: {e}"));
         let what = format!("{file}, {integrator}");
-        let modes: Vec<&str> = run.trace.phases.iter().map(|p| p.mode.name()).collect();
-        assert_eq!(record.mode_sequence, modes.join(">"), "{what}");
-        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-3);
-        assert_eq!(record.event_times.len(), run.trace.events.len(), "{what}");
-        for (a, e) in record.event_times.iter().zip(&run.trace.events) {
-            assert!(close(*a, e.t), "{what}: event at {a} against {}", e.t);
-        }
-        for i in 0..3 {
-            assert!(close(record.q_end[i], run.trace.y_end[i]), "{what}: q{i}");
-            assert!(
-                close(record.q_dot_end[i], run.trace.y_end[3 + i]),
-                "{what}: q̇{i}"
-            );
-        }
-        for (a, b) in record.impulse_normal.iter().zip(&run.impulse_normal) {
-            assert!(close(*a, *b), "{what}: impulse {a} against {b}");
-        }
+        assert_record_as_run(&record, &run.trace, &run.impulse_normal, &what);
         assert!(record.energy_balance_error.unwrap().abs() < 1e-8, "{what}");
+    }
+}
+
+/// A described system's record (three coordinates) against a hand-coded run's trace and
+/// per-contact normal impulses: the same modes, events, end state and impulses within 1e-9.
+fn assert_record_as_run<E>(
+    record: &rigid_limit::models::described::Record,
+    trace: &Trace<Modes, E>,
+    impulse_normal: &[f64],
+    what: &str,
+) {
+    assert_eq!(record.mode_sequence, phase_names(trace).join(">"), "{what}");
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-3);
+    assert_eq!(record.event_times.len(), trace.events.len(), "{what}");
+    for (a, e) in record.event_times.iter().zip(&trace.events) {
+        assert!(close(*a, e.t), "{what}: event at {a} against {}", e.t);
+    }
+    for i in 0..3 {
+        assert!(close(record.q_end[i], trace.y_end[i]), "{what}: q{i}");
+        assert!(
+            close(record.q_dot_end[i], trace.y_end[3 + i]),
+            "{what}: q̇{i}"
+        );
+    }
+    for (a, b) in record.impulse_normal.iter().zip(impulse_normal) {
+        assert!(close(*a, *b), "{what}: impulse {a} against {b}");
     }
 }
 
@@ -845,10 +826,6 @@ fn rigid_run<Sys: PlanarContacts<N>, const N: usize>(
     )
 }
 
-fn phase_names(run: &RigidMultiRun) -> Vec<&'static str> {
-    run.trace.phases.iter().map(|p| p.mode.name()).collect()
-}
-
 /// The state `[q, q̇, 0…]` of `problem` (its impulses and work zero).
 fn rigid_state<Sys: PlanarContacts<3>>(
     problem: &RigidMultiProblem<'_, Sys, 3>,
@@ -905,7 +882,7 @@ fn the_rigid_box_slides_on_two_corners_with_the_closed_form_forces_and_stop() {
             )
             .unwrap_or_else(|e| panic!("{integrator} α {alpha}: {e}"));
             assert_eq!(
-                phase_names(&run),
+                phase_names(&run.trace),
                 ["slide_right,slide_right", "stick,stick"],
                 "{integrator} α {alpha}"
             );
@@ -971,10 +948,10 @@ fn the_rigid_box_tips_forward_where_mu_h_over_w_exceeds_one() {
         .unwrap_or_else(|e| panic!("μh/w = {ratio}: {e}"));
         let y = &run.trace.y_end;
         if ratio < 1.0 {
-            assert_eq!(phase_names(&run), ["slide_right,slide_right"]);
+            assert_eq!(phase_names(&run.trace), ["slide_right,slide_right"]);
             assert!(y[2].abs() < 1e-12, "{y:?}");
         } else {
-            assert_eq!(phase_names(&run)[0], "free,slide_right");
+            assert_eq!(phase_names(&run.trace)[0], "free,slide_right");
             let rear = body.contact::<f64>(0, &[y[0], y[1], y[2]], &[0.0; 3]).gap;
             assert!(y[2] < 0.0 && rear > 0.0, "θ {} rear gap {rear}", y[2]);
         }
@@ -1080,7 +1057,7 @@ fn a_rigid_rod_dropped_nearly_flat_lands_on_a_then_b_never_gaining_energy() {
             .collect();
         eprintln!(
             "nearly flat μ {mu} e {e}: {events:?} {:?}, impacts ΔT {:e}, balance {:e}",
-            phase_names(&run),
+            phase_names(&run.trace),
             run.impact_work,
             run.energy_balance_error
         );
@@ -1118,7 +1095,7 @@ fn a_rigid_rod_dropped_nearly_flat_lands_on_a_then_b_never_gaining_energy() {
     }
     let problem = RigidMultiProblem::new(&two, rigid_laws(0.3, 1.0)).unwrap();
     let err = rigid_run(&problem, &q0, &qdot0, &rigid_control(t_end, vec![]))
-        .map(|r| phase_names(&r))
+        .map(|r| phase_names(&r.trace))
         .unwrap_err()
         .to_string();
     eprintln!("{err}");
@@ -1279,7 +1256,7 @@ fn the_painleve_rod_above_the_critical_mu_has_no_rigid_mode_or_several() {
             &[-1.0, 0.0, spin],
             &to_time(0.5),
         )
-        .map(|r| phase_names(&r))
+        .map(|r| phase_names(&r.trace))
         .unwrap_err()
         .to_string();
         eprintln!("{e}");
@@ -1363,7 +1340,7 @@ fn the_rigid_box_pushed_on_two_corners_sticks_below_mu_g_with_the_shared_split_a
             run.trace.events
         );
         if push < mu * g {
-            assert_eq!(phase_names(&run), ["stick,stick"]);
+            assert_eq!(phase_names(&run.trace), ["stick,stick"]);
             assert!(y[..6].iter().all(|v| v.abs() < 1e-15), "push {push}: {y:?}");
             let f = problem.forces(run.trace.mode_end, y);
             for k in 0..2 {
@@ -1374,7 +1351,7 @@ fn the_rigid_box_pushed_on_two_corners_sticks_below_mu_g_with_the_shared_split_a
             }
             assert!((f[1] + f[3] + push).abs() < 1e-12, "push {push}: {f:?}");
         } else {
-            assert_eq!(phase_names(&run), ["slide_right,slide_right"]);
+            assert_eq!(phase_names(&run.trace), ["slide_right,slide_right"]);
             assert!(
                 (y[3] - (push - mu * g)).abs() < 1e-12,
                 "push {push}: ẋ {}",
@@ -1392,7 +1369,7 @@ fn the_rigid_box_pushed_on_two_corners_sticks_below_mu_g_with_the_shared_split_a
 fn the_rigid_problem_of_contradicting_twins_is_refused_naming_both() {
     let problem = RigidMultiProblem::new(&ContradictingTwins, rigid_laws(0.5, 0.0)).unwrap();
     let e = rigid_run(&problem, &[0.0; 2], &[0.0; 2], &to_time(1.0))
-        .map(|r| phase_names(&r))
+        .map(|r| phase_names(&r.trace))
         .unwrap_err()
         .to_string();
     eprintln!("{e}");
@@ -1500,7 +1477,7 @@ fn the_rigid_box_pushed_high_lifts_its_rear_corner_off_where_its_force_reaches_z
             );
         } else {
             assert!(run.trace.events.is_empty(), "{:?}", run.trace.events);
-            assert_eq!(phase_names(&run), ["slide_right,slide_right"]);
+            assert_eq!(phase_names(&run.trace), ["slide_right,slide_right"]);
         }
         assert!(
             run.energy_balance_error.abs() < 1e-10,
@@ -1547,22 +1524,7 @@ fn the_described_systems_run_rigid_as_the_hand_coded_ones() {
             ..RunSettings::new(IntegratorKind::Dop853, 1e-10, 1e-12)
         };
         let (record, _) = Described::run(&d, Method::Rigid, &settings).unwrap();
-        assert_eq!(record.mode_sequence, phase_names(hand).join(">"), "{file}");
-        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1e-3);
-        assert_eq!(record.event_times.len(), hand.trace.events.len(), "{file}");
-        for (a, e) in record.event_times.iter().zip(&hand.trace.events) {
-            assert!(close(*a, e.t), "{file}: event at {a} against {}", e.t);
-        }
-        for i in 0..3 {
-            assert!(close(record.q_end[i], hand.trace.y_end[i]), "{file}: q{i}");
-            assert!(
-                close(record.q_dot_end[i], hand.trace.y_end[3 + i]),
-                "{file}: q̇{i}"
-            );
-        }
-        for (a, b) in record.impulse_normal.iter().zip(&hand.impulse_normal) {
-            assert!(close(*a, *b), "{file}: impulse {a} against {b}");
-        }
+        assert_record_as_run(&record, &hand.trace, &hand.impulse_normal, file);
         assert_eq!(record.max_penetration, [0.0, 0.0], "{file}");
         assert!(record.energy_balance_error.unwrap().abs() < 1e-9, "{file}");
         // A restitution outside [0, 1] is refused naming its key.
@@ -1835,16 +1797,8 @@ fn the_first_opening_study_of_the_rod_agrees_with_the_scale_free_system() {
         );
     assert_ne!(subset, text);
     let experiment = Experiment::parse(&subset).unwrap();
-    let dir =
-        std::env::temp_dir().join(format!("rigid-limit-first-opening-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let opts = rigid_limit::experiment::RunOptions {
-        command_line: "test".into(),
-        ..rigid_limit::experiment::RunOptions::new(dir.clone())
-    };
-    let summary = experiment.run(&opts).unwrap();
+    let (dir, summary) = run_and_report(&experiment, "first-opening");
     assert_eq!(summary.failed, 0);
-    experiment.report(&dir).unwrap();
     let analysis: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("analysis.json")).unwrap()).unwrap();
     let _ = std::fs::remove_dir_all(&dir);

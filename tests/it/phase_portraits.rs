@@ -3,8 +3,8 @@
 //! dynamics Y'' = b + p λ_N, λ_N = −Y − c_d V (a saddle for p < 0), and the runs that stick
 //! end at the stick focus −λ_N⁰.
 
+use crate::common::{numbers, run_all};
 use rigid_limit::experiment::table::Row;
-use rigid_limit::experiment::Plan;
 use rigid_limit::model::iwc::{FastStart, SlipSaddle};
 use rigid_limit::models::Experiment;
 
@@ -15,19 +15,9 @@ fn rows() -> Vec<Row> {
     ))
     .unwrap();
     match Experiment::parse(&text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::PlanarPortraits(spec) => {
-            let plan = spec.as_ref();
-            plan.points().map(|p| plan.run_point(&p)).collect()
-        }
+        Experiment::PlanarPortraits(spec) => run_all(spec.as_ref()),
         _ => panic!("not the phase portraits"),
     }
-}
-
-fn numbers(r: &Row, column: &str) -> Vec<f64> {
-    r.text(column)
-        .split_whitespace()
-        .map(|x| x.parse().unwrap())
-        .collect()
 }
 
 #[test]

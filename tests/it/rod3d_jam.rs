@@ -3,7 +3,7 @@
 //! energy balance of the compliant runs (which holds only if the hand-coded velocity terms are
 //! those of the mass matrix); bad input.
 
-use rigid_limit::experiment::RunOptions;
+use crate::common::run_and_report;
 use rigid_limit::models::Experiment;
 use std::path::Path;
 
@@ -23,15 +23,8 @@ fn the_compliant_rod_crosses_into_the_painleve_range_and_its_outcome_depends_on_
         "kappa = { min = 1e-9, max = 1e-5, per_decade = 1 }",
     );
     let experiment = Experiment::parse(&text).unwrap();
-    let dir = std::env::temp_dir().join(format!("rigid-limit-rod3d-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let opts = RunOptions {
-        command_line: "test".into(),
-        ..RunOptions::new(dir.clone())
-    };
-    let summary = experiment.run(&opts).unwrap();
+    let (dir, summary) = run_and_report(&experiment, "rod3d");
     assert_eq!((summary.points, summary.failed), (12, 0));
-    experiment.report(&dir).unwrap();
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("analysis.json")).unwrap()).unwrap();
     let rigid = &json["rigid"];

@@ -2,9 +2,9 @@
 //! compliant model of experiments/sm_dynamic.toml run through the harness, checked against the
 //! issue's acceptance numbers, and the experiment files' errors naming the key to fix.
 
+use crate::common::{parse_error, run_and_report};
 use rigid_limit::analysis::fit::power_law;
 use rigid_limit::experiment::table::{parse_rows, Row};
-use rigid_limit::experiment::RunOptions;
 use rigid_limit::models::schmid_mielke::examples::VaryingFriction;
 use rigid_limit::models::schmid_mielke::jump::frozen_load_landing;
 use rigid_limit::models::schmid_mielke::plan::columns;
@@ -13,15 +13,8 @@ use std::path::Path;
 
 fn run(path: &Path, tag: &str) -> Vec<Row> {
     let experiment = Experiment::load(path).unwrap();
-    let dir = std::env::temp_dir().join(format!("rigid-limit-sm-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let opts = RunOptions {
-        command_line: "test".into(),
-        ..RunOptions::new(dir.clone())
-    };
-    let summary = experiment.run(&opts).unwrap();
+    let (dir, summary) = run_and_report(&experiment, &format!("sm-{tag}"));
     assert_eq!(summary.failed, 0);
-    experiment.report(&dir).unwrap();
     assert!(dir.join("summary.md").exists() && dir.join("analysis.json").exists());
     let text = std::fs::read_to_string(dir.join("runs.csv")).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
@@ -180,10 +173,6 @@ fn sm_dynamic_meets_the_acceptance_numbers() {
     assert!((num(finest, "z1_end") + 10.0 / 3.0).abs() < 1e-3);
     assert!((num(finest, "z2_end") - 4.0 / 3.0).abs() < 1e-3);
     assert!(num(finest, "sup_error") < 1e-3);
-}
-
-fn parse_error(text: &str) -> String {
-    Experiment::parse(text).unwrap_err().to_string()
 }
 
 const EX1: &str = "name = \"t\"\nmodel = \"schmid_mielke\"\n[params]\nmethod = \"incremental\"\n\

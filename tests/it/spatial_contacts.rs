@@ -5,6 +5,7 @@
 //! independently, the energy balance, impulse–momentum, the simultaneous stop of both ends, the
 //! described system against a hand-coded twin, two integrators, and bad descriptions refused.
 
+use crate::common::{described, system_experiment};
 use rigid_limit::compliant::cone::ConeMode;
 use rigid_limit::compliant::normal::NormalCompliance;
 use rigid_limit::compliant::spatial_multi::{
@@ -118,23 +119,8 @@ fn twin_run(kappa: f64, v: [f64; 3], t_end: f64, integrator: IntegratorKind) -> 
 
 /// The description in `file` at compliance `kappa`.
 fn description_of(file: &str, kappa: f64) -> Description {
-    let text = format!(
-        r#"
-name = "spatial"
-model = "system"
-system = "{file}"
-[sweep]
-kappa = {{ min = {kappa:e}, max = {kappa:e}, per_decade = 1 }}
-[solver]
-integrators = ["dop853"]
-rtol = 1e-10
-atol = 1e-12
-"#
-    );
-    match Experiment::parse(&text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::Described(spec) => spec.params,
-        other => panic!("read as {}", other.name()),
-    }
+    let solver = "integrators = [\"dop853\"]\nrtol = 1e-10\natol = 1e-12";
+    described(&system_experiment(file, kappa, solver)).params
 }
 
 /// systems/flat_rod.toml at compliance `kappa` with the start (vx0, vy0, w0) = `v`.

@@ -2,10 +2,10 @@
 //! energy account) run by every integrator, and the whole model run through the harness from its
 //! own experiment file.
 
+use crate::common::{parse_error, run_and_report};
 use rigid_limit::compliant::coulomb::Coulomb;
 use rigid_limit::compliant::normal::NormalCompliance;
 use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
-use rigid_limit::experiment::RunOptions;
 use rigid_limit::integrate::IntegratorKind;
 use rigid_limit::models::spring_particle::mechanics::SpringParticleMechanics;
 use rigid_limit::models::Experiment;
@@ -63,15 +63,8 @@ fn slip_onset_matches_its_closed_form_with_every_integrator() {
 fn the_experiment_runs_through_the_harness_and_converges_at_rate_one() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/spring_particle.toml");
     let experiment = Experiment::load(&path).unwrap();
-    let dir = std::env::temp_dir().join(format!("rigid-limit-spring-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let opts = RunOptions {
-        command_line: "test".into(),
-        ..RunOptions::new(dir.clone())
-    };
-    let summary = experiment.run(&opts).unwrap();
+    let (dir, summary) = run_and_report(&experiment, "spring");
     assert_eq!((summary.points, summary.failed), (26, 0));
-    experiment.report(&dir).unwrap();
     let md = std::fs::read_to_string(dir.join("summary.md")).unwrap();
     let radau = md.lines().find(|l| l.starts_with("- radau5:")).unwrap();
     let exponent: f64 = radau
@@ -116,6 +109,6 @@ fn the_study_key_names_the_convergence_study() {
         "model = \"spring_particle\"",
         "model = \"spring_particle\"\nstudy = \"mode_table\"",
     );
-    let e = Experiment::parse(&other).unwrap_err().to_string();
+    let e = parse_error(&other);
     assert!(e.contains("study") && e.contains("convergence"), "{e}");
 }

@@ -3,25 +3,19 @@
 //! matched as numbers, a report that fails half-way. Each case ends in the rows of an
 //! uninterrupted run of the final file, or in a clear refusal.
 
+use crate::common::{run_options, scratch};
 use rigid_limit::experiment::runner::{JOURNAL_CSV, RUNS_CSV};
 use rigid_limit::experiment::store::{replace_report, DirLock, OUTPUTS_JSON, PROVENANCE_JSON};
 use rigid_limit::experiment::table::{parse_rows, Row};
 use rigid_limit::experiment::{RunOptions, RunSummary, Shard};
 use rigid_limit::models::Experiment;
-use std::path::{Path, PathBuf};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rigid-limit-stale-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+use std::path::Path;
 
 fn options(dir: &Path, shard: Option<Shard>, stop_after_rows: Option<usize>) -> RunOptions {
     RunOptions {
         shard,
         stop_after_rows,
-        command_line: "test".into(),
-        ..RunOptions::new(dir.to_path_buf())
+        ..run_options(dir)
     }
 }
 
@@ -184,7 +178,7 @@ fn klarbring_rows_of_another_restitution_never_come_back() {
     let text = experiment_text("klarbring_2d.toml").replace("t_end = 13.5", "t_end = 3.0");
     let half = Experiment::parse(&text.replace("restitution = 1.0", "restitution = 0.5")).unwrap();
     let one = Experiment::parse(&text).unwrap();
-    let dir = scratch("klarbring-restitution");
+    let dir = scratch("stale-klarbring-restitution");
     run(&half, &options(&dir, None, None));
     one.run(&options(&dir, None, Some(3))).unwrap_err();
     let s = run(&one, &options(&dir, None, None));
@@ -210,7 +204,7 @@ fn merge_refuses_unfinished_or_busy_shards_and_supersedes_a_journal() {
     let text = experiment_text("zhao_liu.toml");
     let before = Experiment::parse(&looser(&text)).unwrap();
     let after = Experiment::parse(&text).unwrap();
-    let dir = scratch("merge");
+    let dir = scratch("stale-merge");
     let shard = |i| Some(Shard { index: i, count: 2 });
     for i in 0..2 {
         run(&before, &options(&dir, shard(i), None));
@@ -240,7 +234,7 @@ fn merge_refuses_unfinished_or_busy_shards_and_supersedes_a_journal() {
     let merged = after.merge(&dir, "test").unwrap();
     after.report(&dir).unwrap();
     assert!(!dir.join(JOURNAL_CSV).exists());
-    let reference = scratch("merge-reference");
+    let reference = scratch("stale-merge-reference");
     run(&after, &options(&reference, None, None));
     assert_eq!(rows_without_timing(&dir), rows_without_timing(&reference));
     // The merged rows are resumed as they are.
@@ -255,11 +249,11 @@ fn merge_refuses_unfinished_or_busy_shards_and_supersedes_a_journal() {
 #[test]
 fn schmid_mielke_rows_resume_and_merge() {
     let sm = Experiment::parse(&experiment_text("sm_dynamic.toml")).unwrap();
-    let dir = scratch("sm");
+    let dir = scratch("stale-sm");
     let first = run(&sm, &options(&dir, None, None));
     let again = run(&sm, &options(&dir, None, None));
     assert_eq!((again.resumed, again.ran), (first.points, 0));
-    let sharded = scratch("sm-shards");
+    let sharded = scratch("stale-sm-shards");
     for i in 0..3 {
         run(
             &sm,
@@ -279,7 +273,7 @@ fn a_failed_point_is_a_row_never_a_failed_experiment() {
     let text = experiment_text("klarbring_2d.toml")
         .replace("rtol = 1e-10", "rtol = 1e-10\nmax_events = 1");
     let k = Experiment::parse(&text).unwrap();
-    let dir = scratch("klarbring-failed");
+    let dir = scratch("stale-klarbring-failed");
     let s = run(&k, &options(&dir, None, None));
     assert!(s.failed > 0);
     let rows: Vec<Row> = parse_rows(
@@ -301,7 +295,7 @@ fn a_failed_point_is_a_row_never_a_failed_experiment() {
 /// the new rows, and none of its own; a report that succeeds replaces the previous one whole.
 #[test]
 fn a_report_replaces_the_previous_one_whole_or_leaves_none() {
-    let dir = scratch("report");
+    let dir = scratch("stale-report");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join(RUNS_CSV), "point_id\n0\n").unwrap();
     std::fs::write(dir.join("notes.txt"), "a user's own file\n").unwrap();

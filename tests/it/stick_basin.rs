@@ -7,9 +7,8 @@
 //! off, and the edge near the saddle lies on the other side of it (docs/champneys_varkonyi.md
 //! §10).
 
-use crate::common::number;
+use crate::common::{number, numbers, parse_error, run_all};
 use rigid_limit::experiment::table::Row;
-use rigid_limit::experiment::Plan;
 use rigid_limit::models::Experiment;
 
 const FILE: &str = r#"
@@ -38,19 +37,9 @@ window_scaled = 200
 
 fn rows(text: &str) -> Vec<Row> {
     match Experiment::parse(text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::PlanarStickBasin(spec) => {
-            let plan = spec.as_ref();
-            plan.points().map(|p| plan.run_point(&p)).collect()
-        }
+        Experiment::PlanarStickBasin(spec) => run_all(spec.as_ref()),
         _ => panic!("not a stick basin"),
     }
-}
-
-fn numbers(r: &Row, column: &str) -> Vec<f64> {
-    r.text(column)
-        .split_whitespace()
-        .map(|x| x.parse().unwrap())
-        .collect()
 }
 
 #[test]
@@ -108,7 +97,7 @@ fn a_state_without_the_stick_liftoff_indeterminacy_is_refused() {
         (FILE.replace("u0 = 0.0", "u0 = 0.0\nY0 = -1.0"), "sweep.starts"),
     ];
     for (text, key) in cases {
-        let e = Experiment::parse(&text).unwrap_err().to_string();
+        let e = parse_error(&text);
         assert!(e.contains(key), "error does not name {key}: {e}");
     }
 }

@@ -3,6 +3,7 @@
 //! integration, and, on Zhao–Liu's state at one κ, the compliant rod's stick against them:
 //! δ_l ≤ δ ≤ δ_r ((59), (60)) and ε_l < ε₃ − t_s < ε_r.
 
+use crate::common::parse_error;
 use rigid_limit::experiment::system::RunSettings;
 use rigid_limit::integrate::IntegratorKind;
 use rigid_limit::models::rod::bounds::{stick_lower, stick_upper, LinearOscillator};
@@ -185,7 +186,7 @@ fn a_bad_listed_state_is_refused_naming_its_key() {
         )
     };
     assert!(Experiment::parse(&file("-1.0")).is_ok());
-    let error = Experiment::parse(&file("0.5")).unwrap_err().to_string();
+    let error = parse_error(&file("0.5"));
     assert!(error.contains("params.states[1].u0"), "{error}");
     assert!(!error.contains('\n'), "one line: {error}");
 }

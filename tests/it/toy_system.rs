@@ -12,6 +12,7 @@
 //! throughout, u_end = u₀ − μ(2v₀ + g t_off). Rigid limits: t_off → 0 and u_end → u₀ − 2μv₀,
 //! both at rate κ^(1/2).
 
+use crate::common::{run_options, scratch};
 use rigid_limit::compliant::coulomb::Coulomb;
 use rigid_limit::compliant::normal::NormalCompliance;
 use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
@@ -21,7 +22,6 @@ use rigid_limit::experiment::runner::{run_experiment, RUNS_CSV};
 use rigid_limit::experiment::store::read_rows;
 use rigid_limit::experiment::system::{Method, Quantity, RunSettings, System};
 use rigid_limit::experiment::table::Row;
-use rigid_limit::experiment::RunOptions;
 use rigid_limit::integrate::SolverStats;
 use rigid_limit::model::{ContactKinematics, Mechanics, PlanarContactSystem, Real};
 use rigid_limit::study::convergence::Convergence;
@@ -179,9 +179,8 @@ atol = 1e-13
 #[test]
 fn a_system_from_outside_the_crate_runs_the_convergence_study_and_matches_its_closed_forms() {
     let spec = Convergence::<Toy>::parse(EXPERIMENT).expect("the experiment parses");
-    let dir = std::env::temp_dir().join(format!("rigid-limit-toy-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let opts = options(&dir);
+    let dir = scratch("toy");
+    let opts = run_options(&dir);
     let summary = run_experiment(&spec, &opts).expect("the run completes");
     assert_eq!((summary.points, summary.failed), (18, 0));
     let rows = read_rows(&dir.join(RUNS_CSV), &spec.columns()).unwrap();
@@ -310,9 +309,8 @@ fn a_rigid_reference_is_a_method_point_and_the_rates_are_fitted_against_it() {
         .contains(&"method"));
     let columns = spec.columns();
     assert_eq!(&columns[..3], &["point_id", "kappa", "method"]);
-    let dir = std::env::temp_dir().join(format!("rigid-limit-toy-rigid-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let opts = options(&dir);
+    let dir = scratch("toy-rigid");
+    let opts = run_options(&dir);
     let summary = run_experiment(&spec, &opts).expect("the run completes");
     // The rigid reference per integrator, then 9 κ × 2 integrators.
     assert_eq!((summary.points, summary.failed), (20, 0));
@@ -343,14 +341,6 @@ fn a_rigid_reference_is_a_method_point_and_the_rates_are_fitted_against_it() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A quiet fresh run into `dir`.
-fn options(dir: &std::path::Path) -> RunOptions {
-    RunOptions {
-        command_line: "test".into(),
-        ..RunOptions::new(dir.to_path_buf())
-    }
-}
-
 /// The toy registered the way the crate registers its own systems: one line in `registry!`
 /// gives the experiment type with parsing by `model = "landing"`, run, report, the listing and
 /// `simulate landing` (run by `simulate_system`).
@@ -375,9 +365,10 @@ mod registered {
         assert_eq!(experiment.name(), "landing");
         let Experiment::Landing(spec) = &experiment;
         assert_eq!(**spec, Convergence::<Toy>::parse(EXPERIMENT).unwrap());
-        let dir = std::env::temp_dir().join(format!("rigid-limit-toy-reg-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let summary = experiment.run(&options(&dir)).expect("the run completes");
+        let dir = scratch("toy-reg");
+        let summary = experiment
+            .run(&run_options(&dir))
+            .expect("the run completes");
         assert_eq!((summary.points, summary.failed), (18, 0));
         experiment.report(&dir).expect("the report is written");
         let text = std::fs::read_to_string(dir.join("summary.md")).unwrap();

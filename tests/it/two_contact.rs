@@ -6,9 +6,8 @@
 //! (B)'s sprag–slip cycle repeats its period to 1e-6 and two integrators agree on its event times;
 //! the printed p22 = −0.0375 gives a stable S+S+ and no cycle.
 
-use crate::common::number;
+use crate::common::{number, parse_error, run_all};
 use rigid_limit::experiment::table::Row;
-use rigid_limit::experiment::Plan;
 use rigid_limit::hybrid::{run_hybrid, HybridSystem, RunControl, Until};
 use rigid_limit::integrate::{IntegratorKind, Tolerances};
 use rigid_limit::models::two_contact::linear::{linear_flow, SlipSlip};
@@ -64,10 +63,7 @@ window_scaled = {window}
 
 fn rows(text: &str) -> Vec<Row> {
     match Experiment::parse(text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::TwoContact(spec) => {
-            let plan = spec.as_ref();
-            plan.points().iter().map(|p| plan.run_point(p)).collect()
-        }
+        Experiment::TwoContact(spec) => run_all(spec.as_ref()),
         _ => panic!("not a two-contact experiment"),
     }
 }
@@ -329,7 +325,7 @@ fn errors_name_the_key() {
         ),
     ];
     for (text, key) in cases {
-        let e = Experiment::parse(&text).unwrap_err().to_string();
+        let e = parse_error(&text);
         assert!(e.contains(key), "error does not name {key}: {e}");
     }
 }

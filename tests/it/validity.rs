@@ -2,7 +2,7 @@
 //! validity, grazing re-contact with every integrator, the resolution limit of κ, non-finite
 //! states. Run in release (`cargo test --release`).
 
-use crate::common::cli;
+use crate::common::{cli, zhao_liu_sweep};
 use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use rigid_limit::error::SimError;
 use rigid_limit::integrate::IntegratorKind;
@@ -367,10 +367,10 @@ fn refusal(toml: &str) -> String {
 /// Zhao–Liu's impact as a κ sweep from `kappa_min` to 1e-6 (BDF, atol 1e-12), with `solver`
 /// lines added to `[solver]`.
 fn rod_sweep(kappa_min: &str, solver: &str) -> String {
-    format!(
-        "name = \"probe\"\nmodel = \"rod\"\n[params]\nmu = 2.0\ntheta0 = 1.3\nu0 = -1.0\n\
-         [sweep]\nkappa = {{ min = {kappa_min}, max = 1e-6, per_decade = 1 }}\n\
-         [solver]\nintegrators = [\"bdf\"]\natol = 1e-12\n{solver}\n"
+    zhao_liu_sweep(
+        "probe",
+        &format!("{{ min = {kappa_min}, max = 1e-6, per_decade = 1 }}"),
+        &format!("integrators = [\"bdf\"]\natol = 1e-12\n{solver}"),
     )
 }
 

@@ -3,15 +3,16 @@
 //! Painlevé rod's errors are the rod study's on the same impact, an interrupted study resumes
 //! into the same rows, and a bad key is refused in one line naming it.
 
+use crate::common::{run_all, run_options, scratch};
 use rigid_limit::analysis::work_precision::ConfigurationAnalysis;
-use rigid_limit::experiment::runner::{Plan, RUNS_CSV};
-use rigid_limit::experiment::table::{parse_rows, Row};
+use rigid_limit::experiment::runner::RUNS_CSV;
+use rigid_limit::experiment::table::parse_rows;
 use rigid_limit::experiment::RunOptions;
 use rigid_limit::models::described::Described;
 use rigid_limit::models::Experiment;
 use rigid_limit::report::work_precision::analysis;
 use rigid_limit::study::work_precision::WorkPrecision;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const ALL: &str =
     r#"["bdf", "tr-bdf2", "esdirk34", "tsit45", "radau5", "rodas4", "tsit5", "dop853"]"#;
@@ -51,14 +52,9 @@ fn described(text: &str) -> WorkPrecision<Described> {
     }
 }
 
-/// Every point of `plan` run in this thread, in order.
-fn rows_of<P: Plan>(plan: &P) -> Vec<Row> {
-    plan.points().map(|p| plan.run_point(&p)).collect()
-}
-
 /// Each configuration of the described system's study, analysed from its rows.
 fn analysed(spec: &WorkPrecision<Described>) -> Vec<ConfigurationAnalysis> {
-    analysis(spec, &rows_of(spec)).configurations
+    analysis(spec, &run_all(spec)).configurations
 }
 
 /// Convergence under tolerance refinement: for every integrator on the box's two sliding
@@ -167,9 +163,9 @@ u0 = -1.0
         panic!("an integrator study is the rod scenarios' work–precision study")
     };
     let rod_study = *rod_study;
-    let rows = rows_of(&described_rod);
+    let rows = run_all(&described_rod);
     let runs = &described_rod.configuration_runs(&rows)[0];
-    let rod = &analysis(&rod_study, &rows_of(&rod_study)).configurations[0];
+    let rod = &analysis(&rod_study, &run_all(&rod_study)).configurations[0];
     // The described record's quantities, one error measure each: x_A, y_A, θ at the
     // separation, then their rates.
     let velocities = |values: &Result<Vec<Option<Vec<f64>>>, String>| -> Vec<f64> {
@@ -210,12 +206,6 @@ u0 = -1.0
     assert_eq!(compared, 5 * 8);
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rigid-limit-wp-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
 /// The rows of `dir/runs.csv` (columns `columns`) without the timing cells.
 fn rows_without_timing(dir: &Path, columns: &[&'static str]) -> Vec<Vec<(String, String)>> {
     let text = std::fs::read_to_string(dir.join(RUNS_CSV)).unwrap();
@@ -244,13 +234,12 @@ fn an_interrupted_study_resumes_into_the_same_rows() {
     let experiment = Experiment::parse(&text).unwrap();
     let options = |dir: &Path, stop: Option<usize>| RunOptions {
         stop_after_rows: stop,
-        command_line: "test".into(),
-        ..RunOptions::new(dir.to_path_buf())
+        ..run_options(dir)
     };
-    let whole = scratch("whole");
+    let whole = scratch("wp-whole");
     let n = experiment.run(&options(&whole, None)).unwrap().points;
     assert_eq!(n, 2 + 2 * 4);
-    let dir = scratch("resumed");
+    let dir = scratch("wp-resumed");
     for stop in [3, 5] {
         let e = experiment.run(&options(&dir, Some(stop))).unwrap_err();
         assert!(e.to_string().contains("stopped after"), "{e}");
