@@ -4,7 +4,7 @@
 //! or the name of a plan the registry lists: `two_contact`, `schmid_mielke`, `rod_scenario`); an
 //! integrator study (`kind = "integrator_study"`) is the work–precision study of the rod's
 //! scenarios (`rod::scenario_system`). Adding a system: a folder
-//! implementing [`System`] and one line in `systems` below (README, "Adding a mechanical
+//! implementing [`System`](crate::experiment::system::System) and one line in `systems` below (README, "Adding a mechanical
 //! system"); the registry macro (`crate::experiment::registry`) makes the rest.
 
 pub mod dance;
