@@ -5,7 +5,7 @@
 use crate::experiment::system::System;
 use crate::models::described::cli::{read_description, simulate_description};
 use crate::models::rod::cli::RodFlags;
-use crate::models::{described, models, rod, Experiment, POINT_EXAMPLES};
+use crate::models::{described, models, rod, Experiment, POINT_EXAMPLES, SYSTEMS};
 use crate::study::single::RunFlags;
 
 /// Every flag of `rigid-limit simulate`: those of any run and the rod's own.
@@ -23,6 +23,12 @@ pub struct SimulateArgs {
 pub fn simulate_output(args: &SimulateArgs) -> Result<String, String> {
     let (run, rod) = (&args.run, &args.rod);
     if let Some(path) = &run.system {
+        if let Some(flag) = rod.given() {
+            return Err(format!(
+                "{flag} is a flag of the rod; a described system takes its parameters from its file (--system {})",
+                path.display()
+            ));
+        }
         let d = read_description(path)?;
         return simulate_description(&d, &path.display().to_string(), run);
     }
@@ -45,6 +51,18 @@ pub fn simulate_output(args: &SimulateArgs) -> Result<String, String> {
             "a described system is its file: simulate --system FILE (docs/described_systems.md)"
                 .to_string(),
         );
+    }
+    // The rod's flags and the trajectory's outputs are the rod's (and a described system's):
+    // refused, never ignored, for another system.
+    let rod_only = rod
+        .given()
+        .or(run.trajectory.then_some("--trajectory"))
+        .or(run.csv.then_some("--csv"));
+    let runnable = SYSTEMS.contains(&name) || point_system.is_some();
+    if let (Some(flag), true) = (rod_only, runnable) {
+        return Err(format!(
+            "{flag} is a flag of the rod (simulate rod {flag} …); system {name} takes its [params] by --set KEY=VALUE (rigid-limit simulate --help)"
+        ));
     }
     if let Some(output) = Experiment::simulate_named(name, run) {
         return output;

@@ -235,15 +235,47 @@ impl Axis {
 }
 
 /// A logarithmic grid from `max` down to `min` with `per_decade` points per decade.
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
-#[serde(
-    deny_unknown_fields,
-    expecting = "a κ ladder { min = …, max = …, per_decade = … }"
-)]
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
 pub struct LogGrid {
     pub min: f64,
     pub max: f64,
     pub per_decade: u32,
+}
+
+/// What a κ ladder's table holds.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LogGridTable {
+    min: f64,
+    max: f64,
+    per_decade: u32,
+}
+
+/// A κ ladder is read from a table only: serde's derive would also read a list as its fields in
+/// order, so that `kappa = [1e-8, 1e-6, 2]` (meant as κ values) ran the ladder 1e-8 … 1e-6 at 2
+/// per decade.
+impl<'de> Deserialize<'de> for LogGrid {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Ladder;
+        impl<'de> serde::de::Visitor<'de> for Ladder {
+            type Value = LogGrid;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "a κ ladder { min = …, max = …, per_decade = … } (a table, not a list; one κ: min = max)",
+                )
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<LogGrid, A::Error> {
+                let t =
+                    LogGridTable::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
+                Ok(LogGrid {
+                    min: t.min,
+                    max: t.max,
+                    per_decade: t.per_decade,
+                })
+            }
+        }
+        deserializer.deserialize_map(Ladder)
+    }
 }
 
 impl LogGrid {

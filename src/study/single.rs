@@ -32,10 +32,7 @@ pub struct RunFlags {
     /// `rigid-limit list`: one configuration, its example's `[params]` changed by --set and
     /// --params (e.g. `spring_particle`, `klarbring`), or for `planar`, `two_contact`,
     /// `schmid_mielke` and `rod_scenario` one point of their study (--point).
-    #[arg(
-        value_name = "SYSTEM",
-        conflicts_with_all = ["trajectory", "csv", "system"]
-    )]
+    #[arg(value_name = "SYSTEM", conflicts_with = "system")]
     pub system_name: Option<String>,
     /// KEY=VALUE: set a parameter of SYSTEM's `[params]` (repeatable; VALUE in TOML: 0.3,
     /// '[1.0, 0.5]', rigid).

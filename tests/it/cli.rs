@@ -435,7 +435,7 @@ fn simulate_system_errors_name_the_input() {
 }
 
 /// `simulate rod` takes the rod's `[params]` keys by `--set` and from a rod experiment by
-/// `--params`, the same run as its flags (every number but the wall time); a key that is no
+/// `--params`, and its flags as `simulate` does, the same run as the flags (every number but the wall time); a key that is no
 /// parameter of the rod, or a file of another system, is refused by name; a start above the
 /// ground (`Y0`) falls freely to contact at t = √(2κY0) (ÿ_A = −1 with θ̇ = 0).
 #[test]
@@ -451,6 +451,8 @@ fn simulate_rod_takes_its_parameters_by_set_and_params() {
     assert_eq!(set["params"]["mu"].as_f64(), Some(3.0));
     assert_eq!(set["params"]["mu_s"].as_f64(), Some(3.0));
     assert_eq!(set, run(&["--mu", "3", "--theta0", "1.2"]));
+    // The rod's flags name the rod too: `simulate rod --mu 3` is `simulate --mu 3`.
+    assert_eq!(set, run(&["rod", "--mu", "3", "--theta0", "1.2"]));
     let file = run(&["rod", "--params", "experiments/zhao_liu_damped.toml"]);
     assert_eq!(file["params"]["damping"].as_f64(), Some(0.2));
     assert_eq!(file, run(&["--damping", "0.2"]));

@@ -493,6 +493,65 @@ atol = 1e-12
     );
 }
 
+/// A planar contact's normal and tangent must be independent at the start, as a spatial
+/// contact's: a tangent along the normal would make friction a normal force, a zero one (or a
+/// system of one coordinate) a singular stick force that ran into NaN, and a constant gap a
+/// contact that never closes. Each is refused before the run, naming the key.
+#[test]
+fn a_planar_contact_needs_a_normal_and_an_independent_tangent() {
+    let plane = |coordinates: &str, gap: &str, tangent: &str| {
+        let two = coordinates.contains(',');
+        let (mass, force, q, q_dot) = if two {
+            (
+                r#"[["1", "0"], ["0", "1"]]"#,
+                r#"["0", "-1"]"#,
+                r#"["0", "0"]"#,
+                r#"["1", "-1"]"#,
+            )
+        } else {
+            (r#"[["1"]]"#, r#"["-1"]"#, r#"["0"]"#, r#"["-1"]"#)
+        };
+        format!(
+            "name = \"plane\"\nmodel = \"system\"\n[system]\ncoordinates = {coordinates}\n\
+             mass_matrix = {mass}\nforce = {force}\n[[system.contacts]]\nname = \"floor\"\n\
+             gap = \"{gap}\"\ntangents = [\"{tangent}\"]\nmu = 0.5\n[system.initial]\n\
+             q = {q}\nq_dot = {q_dot}\n[sweep]\nkappa = {{ min = 1e-6, max = 1e-6, per_decade = 1 }}\n\
+             [solver]\nintegrators = [\"dop853\"]\nrtol = 1e-10\natol = 1e-12\n"
+        )
+    };
+    let xy = r#"["x", "y"]"#;
+    // Independent though not orthogonal: accepted.
+    described(&plane(xy, "y", "x + y"));
+    let cases = [
+        (
+            plane(xy, "y", "y"),
+            "system.contacts[0].tangents",
+            "independent",
+        ),
+        (
+            plane(xy, "y", "-2*y"),
+            "system.contacts[0].tangents",
+            "independent",
+        ),
+        (
+            plane(xy, "y", "0"),
+            "system.contacts[0].tangents",
+            "independent",
+        ),
+        (
+            plane(r#"["y"]"#, "y", "0"),
+            "system.contacts[0].tangents",
+            "two coordinates",
+        ),
+        (plane(xy, "1", "x"), "system.contacts[0].gap", "∂g/∂q ≠ 0"),
+    ];
+    for (text, key, words) in cases {
+        let e = parse_error(&text);
+        assert!(!e.contains('\n'), "{e}");
+        assert!(e.contains(key) && e.contains(words), "{key}: {e}");
+    }
+}
+
 /// The issue's form, verbatim (the rod in centre-of-mass coordinates), runs through the registry
 /// with the documented columns.
 #[test]

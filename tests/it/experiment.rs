@@ -296,6 +296,12 @@ fn bad_grids_are_refused_with_messages_a_person_can_act_on() {
             "atol = -0.0000000000001",
             "solver.atol = -1e-13",
         ),
+        // A list is not read as the ladder's fields in order (min 1e-8, max 1e-6, 2 per decade).
+        (
+            "kappa = { min = 1e-6, max = 1e-2, per_decade = 1 }",
+            "kappa = [1e-6, 1e-2, 2]",
+            "a table, not a list",
+        ),
     ];
     for (from, to, expected) in cases {
         let text = small().replace(from, to);

@@ -121,9 +121,7 @@ impl System for Described {
         for k in ends {
             let (q, qdot) = d.initial_state(k)?;
             check_mass_matrix(&compiled, &q)?;
-            if compiled.is_spatial() {
-                check_spatial_frame(&compiled, &q, &qdot)?;
-            }
+            check_contact_frames(&compiled, &q, &qdot)?;
         }
         Ok(())
     }
@@ -404,27 +402,32 @@ fn check_mass_matrix(c: &Compiled, q: &[f64]) -> Result<(), SimError> {
     }
 }
 
-/// How far from dependent a spatial contact's normal and tangents must be at the start: the
-/// relative Cholesky pivot of W = J M⁻¹ Jᵀ (rounding leaves about 1e-16 for dependent rows).
+/// How far from dependent a contact's normal and tangents must be at the start: the relative
+/// Cholesky pivot of W = J M⁻¹ Jᵀ (rounding leaves about 1e-16 for dependent rows).
 const INDEPENDENT_DIRECTIONS: f64 = 1e-10;
 
-/// A spatial contact's normal d and tangents c₁, c₂ must be independent at the start (W =
-/// J M⁻¹ Jᵀ positive definite): the stick force solves W_TT λ_T = …, and the formulation needs
-/// the three contact velocities to be free.
-fn check_spatial_frame(c: &Compiled, q0: &[f64], qdot0: &[f64]) -> Result<(), SimError> {
+/// Each contact's normal d and tangents c (one for a planar contact, two for a spatial one)
+/// must be independent at the start (W = J M⁻¹ Jᵀ positive definite): the stick force solves
+/// W_TT λ_T = …, and the formulation needs the contact's normal and tangential velocities to
+/// be free. A tangent along the normal would turn friction into a normal force; a zero one
+/// makes the stick force singular.
+fn check_contact_frames(c: &Compiled, q0: &[f64], qdot0: &[f64]) -> Result<(), SimError> {
     match c.coordinates.len() {
-        3 => check_spatial_frame_n::<3>(c, q0, qdot0),
-        4 => check_spatial_frame_n::<4>(c, q0, qdot0),
-        // The compilation refuses fewer than three, the dispatch of a run more than four.
+        1 => check_contact_frames_n::<1>(c, q0, qdot0),
+        2 => check_contact_frames_n::<2>(c, q0, qdot0),
+        3 => check_contact_frames_n::<3>(c, q0, qdot0),
+        4 => check_contact_frames_n::<4>(c, q0, qdot0),
+        // The dispatch of a run refuses more than four.
         _ => Ok(()),
     }
 }
 
-fn check_spatial_frame_n<const N: usize>(
+fn check_contact_frames_n<const N: usize>(
     compiled: &Compiled,
     q0: &[f64],
     qdot0: &[f64],
 ) -> Result<(), SimError> {
+    use crate::compliant::multi::PlanarContacts;
     use crate::compliant::spatial_multi::SpatialContacts;
     use crate::model::Mechanics;
     let mechanics = DescribedMechanics::<N>::new(compiled);
@@ -432,21 +435,37 @@ fn check_spatial_frame_n<const N: usize>(
     let qdot0: [f64; N] = std::array::from_fn(|i| qdot0[i]);
     let m = mechanics.mass_matrix(&q0);
     let mass = crate::model::MassFactor::of(&m);
+    let spatial = compiled.is_spatial();
     for k in 0..compiled.contacts.len() {
-        let fr = mechanics.frame(k, &q0, &qdot0);
-        let rows = [fr.normal, fr.tangents[0], fr.tangents[1]];
-        let (_, w) = crate::compliant::multi::delassus_block(&mass, &rows, 3);
-        let w: Vec<Vec<f64>> = w.iter().map(|row| row.to_vec()).collect();
+        let (rows, n) = if spatial {
+            let fr = SpatialContacts::frame(&mechanics, k, &q0, &qdot0);
+            ([fr.normal, fr.tangents[0], fr.tangents[1]], 3)
+        } else {
+            let kin = PlanarContacts::contact(&mechanics, k, &q0, &qdot0);
+            ([kin.normal, kin.tangential, [0.0; N]], 2)
+        };
+        let (_, w) = crate::compliant::multi::delassus_block(&mass, &rows, n);
+        let w: Vec<Vec<f64>> = w[..n].iter().map(|row| row[..n].to_vec()).collect();
         if let Some((j, pivot)) = failed_pivot(&w, INDEPENDENT_DIRECTIONS) {
+            let requirement = if j == 0 {
+                "the gap must vary with the coordinates at the initial state (∂g/∂q ≠ 0): a contact whose gap is constant never closes or opens"
+            } else if spatial {
+                "the normal ∂g/∂q and the tangents ∂s₁/∂q, ∂s₂/∂q must be independent at the initial state; give tangential positions that move independently of the gap and of each other"
+            } else {
+                "the normal ∂g/∂q and the tangent ∂s/∂q must be independent at the initial state (a contact needs two coordinates or more); give a tangential position that moves independently of the gap"
+            };
+            // A zero direction (a constant gap or tangential position) has no relative pivot.
+            let relative = if w[j][j] == 0.0 { 0.0 } else { pivot / w[j][j] };
+            let field = if j == 0 { "gap" } else { "tangents" };
             return Err(SimError::invalid(
-                &format!("system.contacts[{k}].tangents"),
+                &format!("system.contacts[{k}].{field}"),
                 format!(
                     "{} (relative pivot {:.1e} of {} in W = J M⁻¹ Jᵀ)",
                     compiled.contacts[k].name,
-                    pivot / w[j][j],
+                    relative,
                     ["the normal", "the first tangent", "the second tangent"][j]
                 ),
-                "the normal ∂g/∂q and the tangents ∂s₁/∂q, ∂s₂/∂q must be independent at the initial state; give tangential positions that move independently of the gap and of each other",
+                requirement,
             ));
         }
     }
@@ -570,10 +589,8 @@ pub(crate) fn run_hybrid_engine(
     let compiled = d.compile()?;
     let (q0, qdot0) = d.initial_state(method.kappa())?;
     check_mass_matrix(&compiled, &q0)?;
+    check_contact_frames(&compiled, &q0, &qdot0)?;
     let spatial = compiled.is_spatial();
-    if spatial {
-        check_spatial_frame(&compiled, &q0, &qdot0)?;
-    }
     let several = compiled.contacts.len() > 1;
     let args = (&compiled, &q0[..], &qdot0[..], method, settings, sample);
     let run = match (spatial, compiled.coordinates.len()) {
@@ -733,6 +750,7 @@ pub(crate) fn run_record(
     }
     let (q0, qdot0) = d.initial_state(kappa)?;
     check_mass_matrix(&compiled, &q0)?;
+    check_contact_frames(&compiled, &q0, &qdot0)?;
     let args = (&compiled, &q0[..], &qdot0[..], kappa, settings, trajectory);
     let r = match compiled.coordinates.len() {
         1 => run_n::<1>(args)?,

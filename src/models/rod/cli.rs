@@ -13,40 +13,63 @@ use crate::report::table::{Cell, Table};
 use crate::study::single::{checked_run_flags, RunFlags};
 
 /// The rod's own flags of `rigid-limit simulate` (its physics, scenario and `--repeat`); the
-/// flags of any run are [`crate::study::single::RunFlags`].
-#[derive(clap::Args, Clone, Debug)]
+/// flags of any run are [`crate::study::single::RunFlags`]. Each is `None` unless given, so that
+/// a flag given to another system is refused ([`RodFlags::given`]) rather than ignored; the
+/// defaults are Zhao–Liu's impact's.
+#[derive(clap::Args, Clone, Debug, Default)]
 #[command(allow_negative_numbers = true)]
 pub struct RodFlags {
-    /// Kinetic friction coefficient μ > 0.
-    #[arg(long, conflicts_with_all = ["system_name", "system"], allow_hyphen_values = true, default_value_t = 2.0)]
-    pub mu: f64,
+    /// Kinetic friction coefficient μ > 0 [default: 2].
+    #[arg(long, allow_hyphen_values = true)]
+    pub mu: Option<f64>,
     /// Static friction coefficient μ_s ≥ μ (default: μ).
-    #[arg(long, conflicts_with_all = ["system_name", "system"], allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true)]
     pub mu_s: Option<f64>,
-    /// Initial angle θ0 ∈ (0, π) between rod and ground (rad).
-    #[arg(long, conflicts_with_all = ["system_name", "system"], allow_hyphen_values = true, default_value_t = 1.3)]
-    pub theta0: f64,
-    /// Initial angular velocity θ̇0.
-    #[arg(long, conflicts_with_all = ["system_name", "system"], allow_hyphen_values = true, default_value_t = 0.0)]
-    pub omega0: f64,
-    /// Initial tangential velocity u0 of the contact point (negative: sliding left; a u0 within atol + rtol·abs(u0) of 0, which the integrator does not resolve from 0, starts at u = 0, where the friction cone chooses stick or slip).
-    #[arg(long, conflicts_with_all = ["system_name", "system"], allow_hyphen_values = true, default_value_t = -1.0)]
-    pub u0: f64,
-    /// Dashpot coefficient c_d ≥ 0: F_n = max(0, δ/κ + c_d δ̇/√κ).
-    #[arg(long, conflicts_with_all = ["system_name", "system"], allow_hyphen_values = true, default_value_t = 0.0)]
-    pub damping: f64,
+    /// Initial angle θ0 ∈ (0, π) between rod and ground (rad) [default: 1.3].
+    #[arg(long, allow_hyphen_values = true)]
+    pub theta0: Option<f64>,
+    /// Initial angular velocity θ̇0 [default: 0].
+    #[arg(long, allow_hyphen_values = true)]
+    pub omega0: Option<f64>,
+    /// Initial tangential velocity u0 of the contact point (negative: sliding left; a u0 within atol + rtol·abs(u0) of 0, which the integrator does not resolve from 0, starts at u = 0, where the friction cone chooses stick or slip) [default: -1].
+    #[arg(long, allow_hyphen_values = true)]
+    pub u0: Option<f64>,
+    /// Dashpot coefficient c_d ≥ 0: F_n = max(0, δ/κ + c_d δ̇/√κ) [default: 0].
+    #[arg(long, allow_hyphen_values = true)]
+    pub damping: Option<f64>,
     /// Scenario: impact (put down at δ = δ̇ = 0, until separation), sustained (started at the
-    /// quasi-static penetration, until --t-end) or drop (from --height, until --t-end).
-    #[arg(long, conflicts_with_all = ["system_name", "system"], default_value = "impact")]
-    pub scenario: String,
+    /// quasi-static penetration, until --t-end) or drop (from --height, until --t-end)
+    /// [default: impact].
+    #[arg(long)]
+    pub scenario: Option<String>,
     /// Drop height of the contact point (scenario drop; default 0.5).
-    #[arg(long, conflicts_with_all = ["system_name", "system"], allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true)]
     pub height: Option<f64>,
     /// Run the simulation this many times in one process and report the median of their
     /// wall times (warm caches, as a benchmark would: docs/performance.md); every other number
-    /// is the same in every run.
-    #[arg(long, conflicts_with_all = ["system_name", "system"], allow_hyphen_values = true, default_value_t = 1)]
-    pub repeat: usize,
+    /// is the same in every run [default: 1].
+    #[arg(long, allow_hyphen_values = true)]
+    pub repeat: Option<usize>,
+}
+
+impl RodFlags {
+    /// The first of the rod's flags given, if any (`--mu`), for the refusal of a flag given to
+    /// another system.
+    pub fn given(&self) -> Option<&'static str> {
+        [
+            ("--mu", self.mu.is_some()),
+            ("--mu-s", self.mu_s.is_some()),
+            ("--theta0", self.theta0.is_some()),
+            ("--omega0", self.omega0.is_some()),
+            ("--u0", self.u0.is_some()),
+            ("--damping", self.damping.is_some()),
+            ("--scenario", self.scenario.is_some()),
+            ("--height", self.height.is_some()),
+            ("--repeat", self.repeat.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(flag, given)| given.then_some(flag))
+    }
 }
 
 /// The columns of `simulate --csv`.
@@ -89,13 +112,14 @@ pub fn simulate_output(run: &RunFlags, rod: &RodFlags) -> Result<String, String>
                 .to_string(),
         );
     }
-    if let (Some(h), false) = (rod.height, rod.scenario == "drop") {
+    let scenario_name = rod.scenario.as_deref().unwrap_or("impact");
+    if let (Some(h), false) = (rod.height, scenario_name == "drop") {
         return Err(format!(
             "--height {} is the drop height of --scenario drop; remove it or add --scenario drop",
             crate::error::number_text(h)
         ));
     }
-    let scenario = match rod.scenario.as_str() {
+    let scenario = match scenario_name {
         "impact" => Scenario::Impact(impact),
         "sustained" => Scenario::Sustained {
             rod: impact,
@@ -124,15 +148,16 @@ pub fn simulate_output(run: &RunFlags, rod: &RodFlags) -> Result<String, String>
     if let Some(t_end) = run.t_end {
         options.end = EndCondition::Time(t_end);
     }
-    if rod.repeat == 0 {
+    let repeat = rod.repeat.unwrap_or(1);
+    if repeat == 0 {
         return Err("invalid --repeat = 0: give the number of runs to time, at least 1".into());
     }
     let mut record = scenario
         .simulate(&options)
         .map_err(|e| with_study_hint(e, &scenario, integrator))?;
-    if rod.repeat > 1 {
+    if repeat > 1 {
         let mut times = vec![record.stats.wall_time_s];
-        for _ in 1..rod.repeat {
+        for _ in 1..repeat {
             let again = scenario.simulate(&options).map_err(|e| e.to_string())?;
             times.push(again.stats.wall_time_s);
         }
@@ -180,15 +205,16 @@ pub fn simulate_output(run: &RunFlags, rod: &RodFlags) -> Result<String, String>
 /// (`simulate rod --set mu=3` is `simulate --mu 3`; μ_s is μ unless set). A key that is no
 /// parameter of the rod is refused by name.
 fn impact_of(run: &RunFlags, rod: &RodFlags) -> Result<RodImpact, String> {
+    let zhao_liu = RodImpact::zhao_liu(run.kappa);
+    let mu = rod.mu.unwrap_or(zhao_liu.mu);
     let impact = RodImpact {
-        kappa: run.kappa,
-        mu: rod.mu,
-        mu_s: rod.mu_s.unwrap_or(rod.mu),
-        theta0: rod.theta0,
-        omega0: rod.omega0,
-        u0: rod.u0,
-        damping: rod.damping,
-        ..RodImpact::zhao_liu(run.kappa)
+        mu,
+        mu_s: rod.mu_s.unwrap_or(mu),
+        theta0: rod.theta0.unwrap_or(zhao_liu.theta0),
+        omega0: rod.omega0.unwrap_or(zhao_liu.omega0),
+        u0: rod.u0.unwrap_or(zhao_liu.u0),
+        damping: rod.damping.unwrap_or(zhao_liu.damping),
+        ..zhao_liu
     };
     if run.params.is_none() && run.sets.is_empty() {
         impact.validate(flag).map_err(|e| e.to_string())?;
