@@ -44,15 +44,19 @@ pub enum Verdict {
     Refuted,
     NotComputable,
     Absent,
+    /// The claim's experiment has no results there yet (its directory, or a file its checks
+    /// read, is missing): judged once it has run.
+    NotRun,
 }
 
 impl Verdict {
-    pub const ALL: [Verdict; 5] = [
+    pub const ALL: [Verdict; 6] = [
         Verdict::Reproduced,
         Verdict::Partly,
         Verdict::Refuted,
         Verdict::NotComputable,
         Verdict::Absent,
+        Verdict::NotRun,
     ];
 
     pub fn name(self) -> &'static str {
@@ -62,6 +66,7 @@ impl Verdict {
             Verdict::Refuted => "refuted",
             Verdict::NotComputable => "not computable",
             Verdict::Absent => "absent",
+            Verdict::NotRun => "not run",
         }
     }
 }

@@ -561,6 +561,8 @@ pub struct Judged<'a> {
     pub claim: &'a Claim,
     pub verdict: Verdict,
     pub checks: Vec<Checked>,
+    /// What a claim that is not run misses (its experiment's directory or a file it reads).
+    pub missing: Option<PathBuf>,
 }
 
 /// One check of a judged claim: what was measured, the rule, and whether it holds (`None`: it
@@ -617,15 +619,42 @@ pub fn judge<'a>(inventory: &'a Inventory, results: &Path) -> Result<Vec<Judged<
                 claim,
                 verdict,
                 checks: Vec::new(),
+                missing: None,
             });
             continue;
         }
         let experiment = claim.experiment.as_deref().unwrap_or_default();
-        if !results.join(experiment).is_dir() {
+        // An experiment not run yet (or interrupted before its report) leaves its claims
+        // unjudged, not the ledger: the files its checks read are all there, or it is not run.
+        let dir = results.join(experiment);
+        // A name with neither results nor an experiment file (the ledger's command runs
+        // experiments/NAME.toml from the working directory) is a misspelt row, not a run to do.
+        let file = Path::new("experiments").join(format!("{experiment}.toml"));
+        if !dir.is_dir() && !file.is_file() {
             return Err(fail(format!(
-                "field `experiment`: there is no {}",
-                results.join(experiment).display()
+                "field `experiment`: there is no {} and no {}",
+                dir.display(),
+                file.display()
             )));
+        }
+        let needed = claim.checks.iter().flat_map(|check| {
+            let analysis = (check.table.is_none() || check.reference.is_some())
+                .then(|| dir.join("analysis.json"));
+            analysis
+                .into_iter()
+                .chain(check.table.as_ref().map(|t| dir.join(t)))
+        });
+        if let Some(missing) = std::iter::once(dir.clone())
+            .chain(needed)
+            .find(|path| !path.exists())
+        {
+            judged.push(Judged {
+                claim,
+                verdict: Verdict::NotRun,
+                checks: Vec::new(),
+                missing: Some(missing),
+            });
+            continue;
         }
         let mut checks = Vec::with_capacity(claim.checks.len());
         for (k, check) in claim.checks.iter().enumerate() {
@@ -678,6 +707,7 @@ pub fn judge<'a>(inventory: &'a Inventory, results: &Path) -> Result<Vec<Judged<
             claim,
             verdict: verdict(&outcomes),
             checks,
+            missing: None,
         });
     }
     Ok(judged)
@@ -748,6 +778,9 @@ fn rule_text(rule: &Rule, against: &str) -> String {
 
 /// What a judged claim measured against the paper, one part per check.
 fn measured_against_paper(j: &Judged) -> String {
+    if let Some(missing) = &j.missing {
+        return format!("no {} yet", missing.display());
+    }
     if j.checks.is_empty() {
         return j.claim.reason.clone().unwrap_or_default();
     }
@@ -818,7 +851,8 @@ pub fn markdown(inventory: &Inventory, judged: &[Judged], inventory_name: &str) 
          inventory {inventory_name} and the experiments' results (analysis.json, runs.csv). Each \
          verdict is recomputed from the measured numbers by the rule beside the paper's number: \
          reproduced when every check holds (✓), refuted when none does (✗), partly otherwise; \
-         absent claims are not computed yet, with the reason. The scope says what was measured."
+         absent claims are not computed yet, with the reason; a claim whose experiment has no \
+         results in this directory yet is not run. The scope says what was measured."
     ));
     let counts = counts(inventory, judged);
     let mut header = vec!["paper".to_string()];
