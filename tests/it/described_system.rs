@@ -644,6 +644,31 @@ fn mistakes_in_a_description_name_the_key() {
             "q = [\"0\", \"ln(-1)\", \"1.3\"]",
             "system.initial.q[1]",
             "non-finite",
+        ), // A name the expressions give to something else is refused, not shadowed: the velocity
+        // θ̇ won over a parameter theta_dot, the compliance over a parameter kappa in [initial].
+        (
+            "rho2 = ",
+            "theta_dot = 1.0, rho2 = ",
+            "system.parameters.theta_dot",
+            "a coordinate's velocity",
+        ),
+        (
+            "rho2 = ",
+            "kappa = 1.0, rho2 = ",
+            "system.parameters.kappa",
+            "not t, pi, kappa",
+        ),
+        (
+            "rho2 = ",
+            "pi = 3.0, rho2 = ",
+            "system.parameters.pi",
+            "not t, pi",
+        ),
+        (
+            "[\"xa\", \"ya\", \"theta\"]",
+            "[\"xa\", \"xa_dot\", \"theta\"]",
+            "system.coordinates[1]",
+            "named twice",
         ),
     ];
     for (from, to, key, words) in cases {

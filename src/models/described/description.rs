@@ -247,28 +247,51 @@ impl Description {
                 "name at least one coordinate",
             ));
         }
-        for (i, c) in self.coordinates.iter().enumerate() {
-            let ok = c
-                .chars()
+        let is_name = |c: &str| {
+            c.chars()
                 .next()
                 .is_some_and(|ch| ch.is_alphabetic() || ch == '_')
-                && c.chars().all(|ch| ch.is_alphanumeric() || ch == '_');
-            if !ok || function_names().contains(&c.as_str()) || c == "t" || c == "pi" {
+                && c.chars().all(|ch| ch.is_alphanumeric() || ch == '_')
+        };
+        // A velocity's name, x_dot for coordinate x, is taken by the velocity: a coordinate or a
+        // parameter of that name would be shadowed in the expressions without a word.
+        let velocities: Vec<String> = self
+            .coordinates
+            .iter()
+            .map(|c| format!("{c}_dot"))
+            .collect();
+        for (i, c) in self.coordinates.iter().enumerate() {
+            if !is_name(c) || function_names().contains(&c.as_str()) || c == "t" || c == "pi" {
                 return Err(invalid(
                     &format!("system.coordinates[{i}]"),
                     c,
                     "must be a name (letters, digits, '_'), not t, pi or a function",
                 ));
             }
-            if self.coordinates[..i].contains(c) || self.parameters.contains_key(c) {
+            if self.coordinates[..i].contains(c)
+                || self.parameters.contains_key(c)
+                || velocities.contains(c)
+            {
                 return Err(invalid(
                     &format!("system.coordinates[{i}]"),
                     c,
-                    "is named twice (as a coordinate or a parameter); give it one name",
+                    "is named twice (as a coordinate, a coordinate's velocity <coordinate>_dot or a parameter); give it one name",
                 ));
             }
         }
         for (k, v) in &self.parameters {
+            // t, pi and a velocity would win over the parameter in the expressions, kappa in
+            // [initial] (the compliance) but not in the others.
+            let reserved = function_names().contains(&k.as_str())
+                || ["t", "pi", "kappa"].contains(&k.as_str())
+                || velocities.contains(k);
+            if !is_name(k) || reserved {
+                return Err(invalid(
+                    &format!("system.parameters.{k}"),
+                    k,
+                    "must be a name (letters, digits, '_'), not t, pi, kappa, a function or a coordinate's velocity (<coordinate>_dot); rename it",
+                ));
+            }
             crate::error::require_finite(&format!("system.parameters.{k}"), *v)?;
         }
         if self.mass_matrix.len() != n || self.mass_matrix.iter().any(|r| r.len() != n) {
