@@ -1,8 +1,10 @@
 //! The convergence study of any [`System`]: each configuration (`[params]`, with any parameter
 //! swept in `[sweep]`) run over a κ ladder by each listed integrator, after the rigid reference
-//! ([`Method::Rigid`], one run per integrator) for a system that has one; per quantity of the system, its values against the closed form at κ and the rigid
-//! limit, the fitted rate of convergence and the limit extrapolated from the ladder alone
-//! (docs/extrapolation.md §1) against the rigid one.
+//! ([`Method::Rigid`], one run per integrator) for a system that has one; per quantity of the
+//! system, its values against the closed form at κ and the rigid limit, the fitted rate of
+//! convergence (against its predicted exponent) and the limit extrapolated from the ladder alone
+//! (docs/extrapolation.md §1) against the rigid one, or, for a column that is already a distance
+//! to the rigid run, its rate; then the system's own sections ([`System::report_sections`]).
 //!
 //! ```toml
 //! name = "spring_particle"
@@ -996,7 +998,8 @@ fn ladder_values(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> (Vec<f64>
 
 /// For `kind`'s rows: the rate of |q − rigid limit| ∝ κ^p when the rigid limit is known (its
 /// column, or the value of the rigid reference run by the same integrator), and q extrapolated to
-/// κ → 0 from the ladder alone (against the rigid limit when known).
+/// κ → 0 from the ladder alone (against the rigid limit when known); for a
+/// [`Quantity::distance`], the rate of the column alone. Each rate beside its predicted exponent.
 fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, rows: &[Row]) {
     let (own, reference) = compliant_rows_and_reference(q, kind, rows);
     let limit_of = |r: &Row| rigid_limit_of(q, reference, r);
