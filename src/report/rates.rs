@@ -222,3 +222,41 @@ impl SlipTally {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ladder of d = κ^(1/2)·(1 ± 1 %), the sign alternating: the fit finds 1/2 within its
+    /// interval, and the rate line says so only of a prediction the interval leaves out.
+    #[test]
+    fn a_rate_line_says_when_the_interval_excludes_the_prediction() {
+        let kappa: Vec<f64> = (0..9).map(|i| 10f64.powf(-8.0 + 0.5 * i as f64)).collect();
+        let d: Vec<f64> = kappa
+            .iter()
+            .enumerate()
+            .map(|(i, k)| k.sqrt() * if i % 2 == 0 { 1.01 } else { 0.99 })
+            .collect();
+        let f = power_law(&kappa, &d).unwrap();
+        assert!((f.slope - 0.5).abs() < f.slope_ci95, "{f:?}");
+        assert!(!excludes(&f, 0.5) && excludes(&f, 0.6));
+        let kept = rate_against_prediction(&f, Some(0.5));
+        assert!(kept.ends_with("; predicted exponent 0.5"), "{kept}");
+        let left_out = rate_against_prediction(&f, Some(0.6));
+        assert!(
+            left_out.ends_with(", which the 95 % interval excludes"),
+            "{left_out}"
+        );
+        // The interval's first digit is printed: ± 0.00…, never ± 0.0000.
+        let interval: f64 = kept
+            .split("± ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap();
+        assert!(
+            interval > 0.0 && (interval - f.slope_ci95).abs() <= 0.5 * interval,
+            "{kept}"
+        );
+    }
+}
