@@ -10,11 +10,13 @@ use crate::error::SimError;
 use crate::experiment::grammar::LogGrid;
 use crate::experiment::record;
 use crate::experiment::rows::Cells;
-use crate::experiment::table::Fields;
+use crate::experiment::runner::RunError;
+use crate::experiment::table::{Fields, Row};
 use crate::integrate::{IntegratorKind, SolverStats};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::fmt::Debug;
+use std::path::Path;
 
 /// The error of a `[first_opening]` study of system `name`, which has no projected scale-free
 /// fast system.
@@ -106,8 +108,10 @@ impl RunSettings {
 
 /// A quantity whose limit κ → 0 a convergence study reports: the column of the system's record
 /// that holds it (or one component of a space-separated list there), and the columns of the same
-/// record that predict it (a closed form at the run's κ, the rigid limit), each optional.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// record that predict it (a closed form at the run's κ, the rigid limit), each optional; or a
+/// column that already holds a distance to the rigid reference ([`Quantity::distance`]).
+/// `..Quantity::default()` leaves the fields a quantity does not use unset.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Quantity {
     /// The record's column.
     pub column: &'static str,
@@ -119,8 +123,19 @@ pub struct Quantity {
     pub closed_form: Option<&'static str>,
     /// The record's column holding its rigid limit (κ = 0).
     pub rigid_limit: Option<&'static str>,
-    /// The predicted exponent p of |value − rigid limit| ∝ κ^p.
+    /// The predicted exponent p of |value − rigid limit| ∝ κ^p (of the value itself for a
+    /// distance).
     pub exponent: Option<f64>,
+    /// Whether the column is itself a distance of the run to the rigid reference, measured by
+    /// the run over the whole path (sup‖ΔU‖ to the rigid run's displacement): the study fits the
+    /// column, not |value − rigid limit|, and extrapolates nothing (its limit is 0).
+    pub distance: bool,
+    /// What it is, in a few words (`sup‖ΔU‖ up to the rigid lift-off`): the figure's legend and
+    /// the summary's rate line; empty when the symbol says it.
+    pub meaning: &'static str,
+    /// The κ range its rate is fitted over (`crate::report::rates::FIT_RANGE`, where the model's
+    /// rates are compared across experiments), or `None` for the whole ladder.
+    pub fit_range: Option<(f64, f64)>,
 }
 
 /// How the work–precision study (`crate::study::work_precision`) lays out a system's runs.csv
@@ -329,6 +344,19 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     ) -> Result<(), String> {
         row.insert_all(&Self::record_cells(config, record)?.into());
         Ok(())
+    }
+    /// The system's own sections of a convergence study's summary, after the generic ones (the
+    /// values, the rates and convergence.png): the physics the generic report cannot know (the
+    /// rigid event sequence, an energy account). `config` is `[params]`, `integrators` those
+    /// `[solver]` lists, `rows` runs.csv; it may write its own figures and analysis.json into
+    /// `dir` (the report's directory, beside the side tables). None by default.
+    fn report_sections(
+        _config: &Self::Config,
+        _integrators: &[IntegratorKind],
+        _rows: &[Row],
+        _dir: &Path,
+    ) -> Result<String, RunError> {
+        Ok(String::new())
     }
     /// Columns of the record shown beside the quantities, as they are (an energy balance error):
     /// (column, what it is).

@@ -36,7 +36,9 @@ crate::registry! {
             report = rod::stick_envelope_report::write_report;
         /// The 3D rod's dynamic jam (`model = "rod3d_jam"`).
         Rod3dJam(rod3d::study::Rod3dJam), report = rod3d::report::write_report;
-        Klarbring(klarbring::Klarbring), report = klarbring::report::write_report;
+        /// Klarbring's particle: the generic report, with its own sections
+        /// (`System::report_sections`).
+        Klarbring(klarbring::Klarbring);
         /// One impact of Klarbring's particle (`model = "klarbring_impacts"`).
         KlarbringImpacts(klarbring::KlarbringImpacts),
             report = klarbring::impacts_report::write_report;

@@ -3,6 +3,8 @@
 
 use crate::analysis::fit::{power_law, LinearFit};
 use crate::experiment::table::Row;
+use crate::plot::{Mark, Series};
+use crate::report::markdown::significant;
 use serde::Serialize;
 
 /// The κ range of the fitted rates: [1e-8, 1e-4].
@@ -25,10 +27,80 @@ pub fn rate(rows: &[&Row], column: &str) -> Option<LinearFit> {
 
 /// A [`power_law`] fit drawn across [`FIT_RANGE`]: its values at the range's two ends.
 pub(crate) fn fit_range_line(f: &LinearFit) -> Vec<(f64, f64)> {
-    [FIT_RANGE.0, FIT_RANGE.1]
+    range_line(f, FIT_RANGE)
+}
+
+/// A [`power_law`] fit drawn across `[smallest, largest]`: its values at the two ends.
+pub(crate) fn range_line(f: &LinearFit, (smallest, largest): (f64, f64)) -> Vec<(f64, f64)> {
+    [smallest, largest]
         .iter()
         .map(|&k| (k, f.power_law_at(k)))
         .collect()
+}
+
+/// Whether the 95 % interval of a fitted exponent leaves out the `predicted` one.
+pub(crate) fn excludes(f: &LinearFit, predicted: f64) -> bool {
+    (f.slope - predicted).abs() > f.slope_ci95
+}
+
+/// A fitted exponent against its prediction, as a summary's rate line ends:
+/// `κ^0.4998 ± 0.0002 (95 %, n = 9); predicted exponent 0.5` and, when the interval leaves the
+/// prediction out, says so in words (the interval is the fit's alone: a higher-order term of
+/// the expansion in κ, or the tolerance's floor, bends the slope too).
+pub(crate) fn rate_against_prediction(f: &LinearFit, predicted: Option<f64>) -> String {
+    // Four decimals, or as many as show the interval's first digit (up to eight): an interval
+    // printed as ± 0.0000 could not show why it leaves the prediction out.
+    let decimals = if f.slope_ci95 > 0.0 {
+        (-f.slope_ci95.log10()).ceil().clamp(4.0, 8.0) as usize
+    } else {
+        4
+    };
+    let mut text = format!(
+        "κ^{:.decimals$} ± {:.decimals$} (95 %, n = {})",
+        f.slope, f.slope_ci95, f.n
+    );
+    if let Some(p) = predicted {
+        text.push_str(&format!("; predicted exponent {}", significant(p)));
+        if excludes(f, p) {
+            text.push_str(", which the 95 % interval excludes");
+        }
+    }
+    text
+}
+
+/// Measured points (markers, the fitted rate in the label, against `predicted` when given) and
+/// their power-law fit across `range` (a line of the same colour).
+pub(crate) fn fitted_series(
+    label: &str,
+    points: Vec<(f64, f64)>,
+    fit: Option<LinearFit>,
+    predicted: Option<f64>,
+    range: (f64, f64),
+    color: usize,
+) -> Vec<Series> {
+    let rate = |f: &LinearFit| match predicted {
+        Some(p) => format!(
+            "{label}: rate {:.3} (predicted {})",
+            f.slope,
+            significant(p)
+        ),
+        None => format!("{label}: rate {:.3}", f.slope),
+    };
+    let mut out = vec![Series {
+        label: fit.as_ref().map_or_else(|| label.to_string(), rate),
+        points,
+        mark: Mark::Markers,
+        color,
+    }];
+    if let Some(f) = fit {
+        out.push(Series {
+            label: String::new(),
+            points: range_line(&f, range),
+            mark: Mark::Line,
+            color,
+        });
+    }
+    out
 }
 
 /// Fit `value` ∝ κ^p over the κ in `range` (positive values only).
@@ -148,5 +220,43 @@ impl SlipTally {
             separated: own.iter().filter(|r| r.text("separated") == "true").count(),
             sequences,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A ladder of d = κ^(1/2)·(1 ± 1 %), the sign alternating: the fit finds 1/2 within its
+    /// interval, and the rate line says so only of a prediction the interval leaves out.
+    #[test]
+    fn a_rate_line_says_when_the_interval_excludes_the_prediction() {
+        let kappa: Vec<f64> = (0..9).map(|i| 10f64.powf(-8.0 + 0.5 * i as f64)).collect();
+        let d: Vec<f64> = kappa
+            .iter()
+            .enumerate()
+            .map(|(i, k)| k.sqrt() * if i % 2 == 0 { 1.01 } else { 0.99 })
+            .collect();
+        let f = power_law(&kappa, &d).unwrap();
+        assert!((f.slope - 0.5).abs() < f.slope_ci95, "{f:?}");
+        assert!(!excludes(&f, 0.5) && excludes(&f, 0.6));
+        let kept = rate_against_prediction(&f, Some(0.5));
+        assert!(kept.ends_with("; predicted exponent 0.5"), "{kept}");
+        let left_out = rate_against_prediction(&f, Some(0.6));
+        assert!(
+            left_out.ends_with(", which the 95 % interval excludes"),
+            "{left_out}"
+        );
+        // The interval's first digit is printed: ± 0.00…, never ± 0.0000.
+        let interval: f64 = kept
+            .split("± ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap();
+        assert!(
+            interval > 0.0 && (interval - f.slope_ci95).abs() <= 0.5 * interval,
+            "{kept}"
+        );
     }
 }

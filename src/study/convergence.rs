@@ -1,8 +1,10 @@
 //! The convergence study of any [`System`]: each configuration (`[params]`, with any parameter
 //! swept in `[sweep]`) run over a κ ladder by each listed integrator, after the rigid reference
-//! ([`Method::Rigid`], one run per integrator) for a system that has one; per quantity of the system, its values against the closed form at κ and the rigid
-//! limit, the fitted rate of convergence and the limit extrapolated from the ladder alone
-//! (docs/extrapolation.md §1) against the rigid one.
+//! ([`Method::Rigid`], one run per integrator) for a system that has one; per quantity of the
+//! system, its values against the closed form at κ and the rigid limit, the fitted rate of
+//! convergence (against its predicted exponent) and the limit extrapolated from the ladder alone
+//! (docs/extrapolation.md §1) against the rigid one, or, for a column that is already a distance
+//! to the rigid run, its rate; then the system's own sections ([`System::report_sections`]).
 //!
 //! ```toml
 //! name = "spring_particle"
@@ -20,7 +22,7 @@
 //! ```
 
 use crate::analysis::extrapolate::{extrapolate, points_needed, ExtrapolationOptions};
-use crate::analysis::fit::power_law;
+use crate::analysis::fit::{power_law, LinearFit};
 use crate::error::SimError;
 use crate::experiment::grammar::{
     from_table_validated, parse_validated, validate_name, LogGrid, ParameterAxis, ParameterValue,
@@ -33,7 +35,8 @@ use crate::experiment::table::{Fields, Row};
 use crate::integrate::IntegratorKind;
 use crate::plot::style::{format_small_parameter, plot_text};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
-use crate::report::markdown::{fixed, sci, significant, Markdown, MarkdownTable};
+use crate::report::markdown::{fixed, sci, Markdown, MarkdownTable};
+use crate::report::rates::{fitted_series, in_range, rate_against_prediction};
 use crate::study::cycles::{write_cycles, CyclesSpec};
 use crate::study::first_opening::{
     reference_table, write_first_opening, FirstOpeningSpec, REFERENCE_KAPPA,
@@ -519,8 +522,9 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
     }
 
     /// summary.md from the rows of runs.csv, and the figure of the distances to the rigid
-    /// reference (a rigid run or a quantity's rigid-limit column) or, without one, to the
-    /// extrapolated limit (convergence.png, .svg).
+    /// reference (a rigid run, a quantity's rigid-limit column, or a column that is a distance)
+    /// or, without one, to the extrapolated limit (convergence.png, .svg); then the system's own
+    /// sections ([`System::report_sections`]).
     pub fn report(&self, rows: &[Row], dir: &Path) -> Result<(), RunError> {
         if let Some(spec) = &self.first_opening {
             // The first openings replace the per-configuration tables (runs.csv holds each
@@ -545,13 +549,24 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             summary.push_str(&write_cycles(cycles, &swept, rows, dir)?);
         }
         if let Some(reference_symbol) = self.figure(rows, dir)? {
+            let integrator = self
+                .solver
+                .integrators
+                .first()
+                .map_or("", |kind| kind.name());
+            let what = if S::quantities(&self.params).iter().all(|q| q.distance) {
+                "distances to the rigid reference".to_string()
+            } else {
+                format!("|q(κ) − {reference_symbol}|")
+            };
             summary.push_str(&format!(
-                "\n![|q(κ) − {reference_symbol}| against κ, {} rows](convergence.png)\n",
-                self.solver
-                    .integrators
-                    .first()
-                    .map_or("", |kind| kind.name())
+                "\n![{what} against κ, {integrator} rows](convergence.png)\n"
             ));
+        }
+        let own = S::report_sections(&self.params, &self.solver.integrators, rows, dir)?;
+        if !own.is_empty() {
+            summary.push('\n');
+            summary.push_str(&own);
         }
         write_atomically(&dir.join("summary.md"), &summary)
     }
@@ -627,7 +642,9 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             let mut panel = Panel {
                 title,
                 x_label: "compliance κ".into(),
-                y_label: if at_end {
+                y_label: if quantities.iter().all(|q| q.distance) {
+                    "distance to the rigid motion".to_string()
+                } else if at_end {
                     format!("|q(κ) − {reference_symbol}| at the end time")
                 } else {
                     format!("|q(κ) − {reference_symbol}|")
@@ -655,8 +672,35 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 if points.is_empty() || (!known && points.len() < 3) {
                     continue;
                 }
+                let label = if q.meaning.is_empty() {
+                    plot_text(q.symbol.trim_end_matches("(t_end)"))
+                } else {
+                    // Written for the reader already.
+                    q.meaning.to_string()
+                };
+                // A predicted exponent is what the figure tests: the fit drawn over its range,
+                // its rate against the prediction in the legend.
+                if let (true, Some(predicted)) = (known, q.exponent) {
+                    let fit = rigid_rate(q, kind, &own);
+                    let range = q.fit_range.unwrap_or_else(|| {
+                        let kappa = points.iter().map(|p| p.0);
+                        (
+                            kappa.clone().fold(f64::INFINITY, f64::min),
+                            kappa.fold(0.0, f64::max),
+                        )
+                    });
+                    panel.series.extend(fitted_series(
+                        &label,
+                        points,
+                        fit,
+                        Some(predicted),
+                        range,
+                        COLOURS[j % COLOURS.len()],
+                    ));
+                    continue;
+                }
                 panel.series.push(Series {
-                    label: plot_text(q.symbol.trim_end_matches("(t_end)")),
+                    label,
                     points,
                     mark: if j < COLOURS.len() {
                         Mark::LineMarkers
@@ -673,9 +717,14 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         let Some(figure) = Figure::two_to_a_row(panels, (700, 560)) else {
             return Ok(None);
         };
+        let fitted = known && quantities.iter().any(|q| q.exponent.is_some());
         let caption = format!(
-            "Each quantity's distance to its {reference} against the compliance κ: {kind}, rtol {}, \
-             atol {}",
+            "{}: {kind}, rtol {}, atol {}",
+            if fitted {
+                format!("Distances to the {reference} against κ (lines: fitted power laws)")
+            } else {
+                format!("Each quantity's distance to its {reference} against the compliance κ")
+            },
             format_small_parameter(self.solver.rtol),
             format_small_parameter(self.solver.atol)
         );
@@ -765,7 +814,11 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
 fn values_table<S: System>(quantities: &[Quantity], rows: &[Row]) -> MarkdownTable {
     let mut header = vec!["integrator".to_string(), "κ".to_string()];
     for q in quantities {
-        header.push(format!("{} measured", q.symbol));
+        header.push(if q.distance {
+            q.symbol.to_string()
+        } else {
+            format!("{} measured", q.symbol)
+        });
         if q.closed_form.is_some() {
             header.push("− closed form".into());
         }
@@ -794,7 +847,9 @@ fn values_table<S: System>(quantities: &[Quantity], rows: &[Row]) -> MarkdownTab
                 let d = value.zip(reference.and_then(|c| r.number(c)));
                 d.map_or_else(String::new, |(v, e)| sci(v - e, digits))
             };
-            cells.push(value.map_or_else(String::new, |v| fixed(v, 12)));
+            // A distance spans decades over the ladder: significant digits, not fixed ones.
+            let digits = |v: f64| if q.distance { sci(v, 3) } else { fixed(v, 12) };
+            cells.push(value.map_or_else(String::new, digits));
             if q.closed_form.is_some() {
                 cells.push(gap(q.closed_form, 2));
             }
@@ -852,16 +907,44 @@ fn rigid_limit_of(q: &Quantity, reference: Option<f64>, r: &Row) -> Option<f64> 
     }
 }
 
-/// κ and |q(κ) − q(rigid)| of `kind`'s compliant rows that have both (empty without a rigid
-/// limit).
+/// κ and the distance of `kind`'s compliant rows to the rigid reference: the column itself for a
+/// [`Quantity::distance`], else |q(κ) − q(rigid)| of the rows that have both (empty without a
+/// rigid limit).
 fn rigid_distances(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> (Vec<f64>, Vec<f64>) {
     let (own, reference) = compliant_rows_and_reference(q, kind, rows);
     own.iter()
         .filter_map(|r| {
-            let gap = quantity_value(r, q)? - rigid_limit_of(q, reference, r)?;
+            let value = quantity_value(r, q)?;
+            let gap = if q.distance {
+                value
+            } else {
+                value - rigid_limit_of(q, reference, r)?
+            };
             Some((r.number("kappa")?, gap.abs()))
         })
         .unzip()
+}
+
+/// The fit of `q`'s distance to the rigid reference ∝ κ^p over its [`Quantity::fit_range`] (the
+/// whole ladder without one); a zero distance (a run on the reference to rounding) has no
+/// logarithm and is left out.
+fn rigid_rate(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> Option<LinearFit> {
+    let (kappa, gap) = rigid_distances(q, kind, rows);
+    let (kappa, gap): (Vec<f64>, Vec<f64>) = kappa
+        .into_iter()
+        .zip(gap)
+        .filter(|&(k, d)| d > 0.0 && q.fit_range.is_none_or(|range| in_range(k, range)))
+        .unzip();
+    power_law(&kappa, &gap)
+}
+
+/// `q` in a rate line: its symbol, and what it is when the quantity says.
+fn named(q: &Quantity) -> String {
+    if q.meaning.is_empty() {
+        q.symbol.to_string()
+    } else {
+        format!("{} = {}", q.symbol, q.meaning)
+    }
 }
 
 /// κ and |q(κ) − q₀| of `kind`'s compliant rows, q₀ the limit κ → 0 extrapolated from them
@@ -915,25 +998,31 @@ fn ladder_values(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> (Vec<f64>
 
 /// For `kind`'s rows: the rate of |q − rigid limit| ∝ κ^p when the rigid limit is known (its
 /// column, or the value of the rigid reference run by the same integrator), and q extrapolated to
-/// κ → 0 from the ladder alone (against the rigid limit when known).
+/// κ → 0 from the ladder alone (against the rigid limit when known); for a
+/// [`Quantity::distance`], the rate of the column alone. Each rate beside its predicted exponent.
 fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, rows: &[Row]) {
     let (own, reference) = compliant_rows_and_reference(q, kind, rows);
     let limit_of = |r: &Row| rigid_limit_of(q, reference, r);
     let symbol = q.symbol;
+    let over = q
+        .fit_range
+        .map(|(smallest, largest)| format!(", κ ∈ [{smallest:e}, {largest:e}]"))
+        .unwrap_or_default();
+    let rate_line = |fitted: &str| match rigid_rate(q, kind, rows) {
+        Some(f) => format!(
+            "{kind}{over}: {fitted} ∝ {}.",
+            rate_against_prediction(&f, q.exponent)
+        ),
+        None => format!("{kind}{over}: {symbol}: too few successful runs to fit a rate."),
+    };
+    if q.distance {
+        // A distance to the rigid reference tends to 0 by definition: its rate is all there is.
+        md.item(rate_line(&named(q)));
+        return;
+    }
     let rigid = own.iter().find_map(|r| limit_of(r));
     if rigid.is_some() {
-        let (kappa, gap) = rigid_distances(q, kind, rows);
-        let predicted = q
-            .exponent
-            .map(|p| format!("; predicted exponent {}", significant(p)))
-            .unwrap_or_default();
-        match power_law(&kappa, &gap) {
-            Some(f) => md.item(format!(
-                "{kind}: |{symbol} − {symbol}(rigid)| ∝ κ^{:.4} ± {:.4} (95 %, n = {}){predicted}.",
-                f.slope, f.slope_ci95, f.n
-            )),
-            None => md.item(format!("{kind}: too few successful runs to fit a rate.")),
-        };
+        md.item(rate_line(&format!("|{symbol} − {symbol}(rigid)|")));
     } else {
         md.item(format!("{kind}, {symbol}:"));
     }

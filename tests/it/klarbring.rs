@@ -730,3 +730,68 @@ fn energy_inequality_of_cor_4_3_on_the_compliant_runs() {
         );
     }
 }
+
+/// The report of the committed klarbring_2d and klarbring_2d_unstable_slip rows (`rigid-limit
+/// report`, nothing re-run): the generic convergence report fits the distances the runs measured
+/// at the rates derived for them (docs/klarbring.md): 1 up to the rigid lift-off (the spring's
+/// O(κ) deflection), 1/2 over a run through an impact (resolved over O(√κ)), and 1 over a whole
+/// run without one; the particle's own sections and figures follow.
+#[test]
+fn report_fits_the_distances_at_their_derived_rates() {
+    for (name, whole_run) in [("klarbring_2d", 0.5), ("klarbring_2d_unstable_slip", 1.0)] {
+        let dir = crate::common::scratch(&format!("report-{name}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("results")
+            .join(name);
+        for file in std::fs::read_dir(&committed).unwrap() {
+            let file = file.unwrap();
+            std::fs::copy(file.path(), dir.join(file.file_name())).unwrap();
+        }
+        let experiment = format!("experiments/{name}.toml");
+        let (ok, _, err) =
+            crate::common::cli(&["report", &experiment, "--out", dir.to_str().unwrap()]);
+        assert!(ok, "{err}");
+        let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+        let rate = |symbol: &str| -> f64 {
+            let line = summary
+                .lines()
+                .find(|l| {
+                    l.starts_with("- tsit45, κ ∈ [1e-8, 1e-4]: ")
+                        && l.contains(&format!(": {symbol} = "))
+                })
+                .unwrap_or_else(|| panic!("no rate of {symbol} in {summary}"));
+            line.split("κ^")
+                .nth(1)
+                .and_then(|s| s.split(' ').next())
+                .and_then(|s| s.parse().ok())
+                .unwrap_or_else(|| panic!("no exponent in {line}"))
+        };
+        for (symbol, derived) in [
+            ("d_U,c", 1.0),
+            ("d_V,c", 1.0),
+            ("d_U", whole_run),
+            ("d_V", whole_run),
+        ] {
+            let p = rate(symbol);
+            assert!((p - derived).abs() < 0.01, "{name} {symbol}: {p}");
+        }
+        // The particle's own sections come after the study's rates, with their figures.
+        let rates = summary.find("## Convergence as κ → 0").unwrap();
+        let own = summary.find("## Rigid reference").unwrap();
+        assert!(rates < own, "{summary}");
+        for figure in ["convergence.png", "event_times.png", "paths.png"] {
+            assert!(dir.join(figure).exists(), "{name}: no {figure}");
+            assert!(
+                summary.contains(&format!("]({figure})")),
+                "{name}: {figure} not linked"
+            );
+        }
+        assert_eq!(
+            summary.contains("The rigid run has no impact"),
+            whole_run == 1.0,
+            "{summary}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

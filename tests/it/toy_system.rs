@@ -136,6 +136,7 @@ impl System for Toy {
                 closed_form: Some("t_liftoff_closed_form"),
                 rigid_limit: Some("t_liftoff_rigid"),
                 exponent: Some(0.5),
+                ..Quantity::default()
             },
             Quantity {
                 column: "u_end",
@@ -144,6 +145,7 @@ impl System for Toy {
                 closed_form: Some("u_end_closed_form"),
                 rigid_limit: Some("u_end_rigid"),
                 exponent: Some(0.5),
+                ..Quantity::default()
             },
         ]
     }
@@ -278,6 +280,7 @@ impl System for ToyWithImpactLaw {
                 closed_form: None,
                 rigid_limit: None,
                 exponent: Some(0.5),
+                ..Quantity::default()
             })
             .to_vec()
     }

@@ -175,6 +175,7 @@ impl System for Described {
             closed_form: None,
             rigid_limit: None,
             exponent: None,
+            ..Quantity::default()
         };
         let q = d
             .coordinates

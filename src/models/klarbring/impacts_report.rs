@@ -4,7 +4,6 @@
 //! extrapolated to κ → 0 against e(c_d): the report of `Convergence<KlarbringImpacts>`. No
 //! solver here.
 
-use super::report::fitted_series;
 use super::{predicted_rate, KlarbringImpacts};
 use crate::analysis::fit::multiple_least_squares;
 use crate::experiment::runner::{write_atomically, RunError};
@@ -12,7 +11,7 @@ use crate::experiment::table::Row;
 use crate::plot::style::{format_small_parameter, format_value};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::markdown::{each_number, fixed, small};
-use crate::report::rates::{rate, FIT_RANGE};
+use crate::report::rates::{fitted_series, rate, FIT_RANGE};
 use crate::study::convergence::Convergence;
 use std::fmt::Write;
 use std::path::Path;
@@ -250,6 +249,8 @@ fn figure(all: &[Case], caption: &str, dir: &Path) -> Result<(), String> {
             &c.label(),
             points(&|r| r.number("d_V_plus")),
             rate(&ok, "d_V_plus"),
+            None,
+            FIT_RANGE,
             i,
         ));
         rest.series.push(Series::new(

@@ -204,6 +204,7 @@ impl System for RodGspot {
                 closed_form: None,
                 rigid_limit: Some("t_slip_end_rigid"),
                 exponent: Some(1.0 / 3.0),
+                ..Quantity::default()
             },
             Quantity {
                 column: "impulse_normal",
@@ -212,6 +213,7 @@ impl System for RodGspot {
                 closed_form: None,
                 rigid_limit: Some("impulse_normal_slip_stop"),
                 exponent: None,
+                ..Quantity::default()
             },
             Quantity {
                 column: "v_out",
@@ -220,6 +222,7 @@ impl System for RodGspot {
                 closed_form: None,
                 rigid_limit: Some("v_out_slip_stop"),
                 exponent: None,
+                ..Quantity::default()
             },
             Quantity {
                 column: "omega_out",
@@ -228,6 +231,7 @@ impl System for RodGspot {
                 closed_form: None,
                 rigid_limit: Some("omega_out_slip_stop"),
                 exponent: None,
+                ..Quantity::default()
             },
         ]
     }

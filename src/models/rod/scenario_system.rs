@@ -304,6 +304,7 @@ impl System for RodScenario {
             closed_form: None,
             rigid_limit: None,
             exponent: None,
+            ..Quantity::default()
         };
         match config.kind {
             ScenarioKind::Impact => [

@@ -407,6 +407,7 @@ impl System for RodStickEnvelope {
             closed_form: None,
             rigid_limit: None,
             exponent: Some(0.5),
+            ..Quantity::default()
         }]
     }
 

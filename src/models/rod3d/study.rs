@@ -333,6 +333,7 @@ impl System for Rod3dJam {
             closed_form: None,
             rigid_limit: None,
             exponent: None,
+            ..Quantity::default()
         };
         vec![
             Quantity {
@@ -342,6 +343,7 @@ impl System for Rod3dJam {
                 closed_form: None,
                 rigid_limit: Some("t_slip_end_rigid"),
                 exponent: Some(0.4),
+                ..Quantity::default()
             },
             outcome("impulse_normal", "∫F_n"),
             outcome("v_out", "v_out"),

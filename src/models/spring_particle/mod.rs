@@ -180,6 +180,7 @@ impl System for SpringParticle {
             closed_form: Some("t_slip_onset_closed_form"),
             rigid_limit: Some("t_slip_onset_rigid"),
             exponent: Some(1.0),
+            ..Quantity::default()
         }]
     }
 
