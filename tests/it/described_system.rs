@@ -1132,8 +1132,9 @@ fn simulate_runs_a_system_of_several_contacts_rigid() {
 
 /// The box of systems/box.toml with μ = 0.8 set on the command line slides to rest: both
 /// corners stick together once its rocking on the springs is all that tells their rows apart,
-/// at the rigid stop t = v₀/(μg) = 1.25, x = v₀²/(2μg) = 0.625, within √κ. A parameter the
-/// description lacks, a value that is no number and `--params` are refused by name.
+/// at the rigid stop t = v₀/(μg) = 1.25, x = v₀²/(2μg) = 0.625, within √κ; the summary names
+/// the parameters used. A parameter the description lacks, a value that is no number and
+/// `--params` are refused by name.
 #[test]
 fn the_box_slides_to_rest_on_both_corners_with_its_parameter_set() {
     for kappa in ["1e-4", "1e-6"] {
@@ -1165,6 +1166,24 @@ fn the_box_slides_to_rest_on_both_corners_with_its_parameter_set() {
         assert!((x - 0.625).abs() < root, "κ = {kappa}: x = {x}");
         assert!(json["energy_balance_error"].as_f64().unwrap().abs() < 1e-9);
     }
+    // The summary names the parameters the run used, the one set among them.
+    let (ok, text, err) = cli(&[
+        "simulate",
+        "--system",
+        "systems/box.toml",
+        "--set",
+        "mu=0.8",
+        "--t-end",
+        "0.1",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        text.lines()
+            .next()
+            .unwrap()
+            .contains("(g = 1, h = 0.3, mu = 0.8, v0 = 1, w = 0.5)"),
+        "{text}"
+    );
     for (flags, named) in [
         (&["--set", "muu=0.8"][..], "no parameter muu"),
         (&["--set", "mu=fast"][..], "is a number"),

@@ -118,7 +118,7 @@ pub fn simulate(d: &Description, label: &str, o: &SimulateOptions) -> Result<Str
     if o.csv {
         return Ok(trajectory_csv(names, &r));
     }
-    Ok(summary(label, o, names, contact, balance, &r))
+    Ok(summary(&titled(label, d), o, names, contact, balance, &r))
 }
 
 /// The sampled trajectory: t, mode, the coordinates, their rates, the contact forces.
@@ -166,6 +166,20 @@ fn summary(
     );
     out.push_str(&energy_and_stats(balance, &r.stats));
     out
+}
+
+/// The system's label in the summary with the values of its parameters, those `--set` gave
+/// included (`ball.toml (g = 2, mu = 0.5)`).
+fn titled(label: &str, d: &Description) -> String {
+    if d.parameters.is_empty() {
+        return label.to_string();
+    }
+    let values: Vec<String> = d
+        .parameters
+        .iter()
+        .map(|(k, v)| format!("{k} = {}", number_text(*v)))
+        .collect();
+    format!("{label} ({})", values.join(", "))
 }
 
 /// The summary's header: the system, κ, the coordinates and the integrator.
@@ -258,7 +272,7 @@ fn simulate_hybrid(d: &Description, label: &str, o: &SimulateOptions) -> Result<
     if o.csv {
         return Ok(contacts_csv(&compiled, &run));
     }
-    let mut out = header(label, o, names);
+    let mut out = header(&titled(label, d), o, names);
     let _ = writeln!(
         out,
         "{:<16} {:>22} {:>22} {:>22}",
