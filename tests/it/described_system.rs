@@ -1137,19 +1137,19 @@ fn simulate_runs_a_system_of_several_contacts_rigid() {
 /// `--params` are refused by name.
 #[test]
 fn the_box_slides_to_rest_on_both_corners_with_its_parameter_set() {
-    for kappa in ["1e-4", "1e-6"] {
-        let (ok, text, err) = cli(&[
+    // The box with μ = 0.8 set, and `flags`.
+    let with_mu = |flags: &[&str]| {
+        let set = [
             "simulate",
             "--system",
             "systems/box.toml",
             "--set",
             "mu=0.8",
-            "--kappa",
-            kappa,
-            "--t-end",
-            "2",
-            "--json",
-        ]);
+        ];
+        cli(&[&set[..], flags].concat())
+    };
+    for kappa in ["1e-4", "1e-6"] {
+        let (ok, text, err) = with_mu(&["--kappa", kappa, "--t-end", "2", "--json"]);
         assert!(ok, "κ = {kappa}: {err}");
         let json: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(json["parameters"]["mu"].as_f64(), Some(0.8), "{json}");
@@ -1167,15 +1167,7 @@ fn the_box_slides_to_rest_on_both_corners_with_its_parameter_set() {
         assert!(json["energy_balance_error"].as_f64().unwrap().abs() < 1e-9);
     }
     // The summary names the parameters the run used, the one set among them.
-    let (ok, text, err) = cli(&[
-        "simulate",
-        "--system",
-        "systems/box.toml",
-        "--set",
-        "mu=0.8",
-        "--t-end",
-        "0.1",
-    ]);
+    let (ok, text, err) = with_mu(&["--t-end", "0.1"]);
     assert!(ok, "{err}");
     assert!(
         text.lines()
