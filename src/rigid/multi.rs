@@ -4,7 +4,8 @@
 //!
 //! A system is the same [`PlanarContacts`] as for the compliant formulation
 //! ([`crate::compliant::multi`]); each contact has Coulomb friction (μ, μ_s) and a Newton
-//! restitution coefficient e. The mode is the tuple of the contacts' modes ([`Modes`]: free,
+//! restitution coefficient e, given or that of a compliant spring–dashpot's frictionless impact
+//! ([`Restitution`]). The mode is the tuple of the contacts' modes ([`Modes`]: free,
 //! stick, slide left, slide right). In the contact space (contact k's normal row at 2k, its
 //! tangent at 2k + 1) the accelerations are a = b + W λ with the Delassus matrix
 //! W = J M⁻¹ Jᵀ and b = J M⁻¹ g + J̇ q̇. In a mode the closed contacts hold a_N,k = 0, the
@@ -27,6 +28,7 @@ use crate::compliant::multi::{
     body_energy, check_contact_laws, delassus_block, indeterminate_stick, solve_small, Modes,
     PlanarContacts, StateLayout, MAX_CONTACTS, SINGULAR_PIVOT,
 };
+use crate::compliant::normal::restitution_unit_normal_mass;
 use crate::error::SimError;
 use crate::hybrid::{
     check_tolerances, run_hybrid, Crossing, HybridSystem, Named, Recording, RunControl, Trace,
@@ -52,11 +54,37 @@ const SAME_MOTION: f64 = 1e-7;
 /// off every edge (no force at zero or on its cone, no free contact at zero acceleration).
 const ROBUST: f64 = 1e-6;
 
-/// One contact's laws: Coulomb friction and Newton's restitution coefficient e ∈ [0, 1].
+/// One contact's laws: Coulomb friction and Newton's restitution.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RigidContactLaw {
     pub friction: Coulomb,
-    pub restitution: f64,
+    pub restitution: Restitution,
+}
+
+/// Newton's restitution coefficient of a contact's impacts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Restitution {
+    /// A given e ∈ [0, 1].
+    Newton(f64),
+    /// The rigid limit of the compliant spring–dashpot F_n = δ/κ + c_d δ̇/√κ with this c_d: a
+    /// frictionless impact through it returns e(c_d √C) of the normal velocity, C = W_NN the
+    /// contact's normal mobility at the impact ([`restitution_unit_normal_mass`]; 1 for an
+    /// undamped spring, at every C). The reference that the compliant contact converges to
+    /// when the contact impacts alone and without friction.
+    SpringDashpot { damping: f64 },
+}
+
+impl Restitution {
+    /// The coefficient at an impact where the contact's normal mobility is `normal_mobility`.
+    fn at(self, normal_mobility: f64) -> Result<f64, String> {
+        match self {
+            Restitution::Newton(e) => Ok(e),
+            Restitution::SpringDashpot { damping } => {
+                restitution_unit_normal_mass(damping * normal_mobility.max(0.0).sqrt())
+                    .map_err(|e| e.to_string())
+            }
+        }
+    }
 }
 
 /// What happens at one contact.
@@ -175,12 +203,14 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> RigidMultiProblem<'a, Sys, N> {
                     "must be at least mu",
                 ));
             }
-            if !(0.0..=1.0).contains(&law.restitution) {
-                return Err(SimError::invalid(
-                    "restitution",
-                    law.restitution,
-                    "must lie in [0, 1]",
-                ));
+            match law.restitution {
+                Restitution::Newton(e) if !(0.0..=1.0).contains(&e) => {
+                    return Err(SimError::invalid("restitution", e, "must lie in [0, 1]"));
+                }
+                Restitution::SpringDashpot { damping } => {
+                    crate::error::require_non_negative("damping", damping)?;
+                }
+                Restitution::Newton(_) => {}
             }
         }
         Ok(RigidMultiProblem {
@@ -698,7 +728,8 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> RigidMultiProblem<'a, Sys, N> {
         });
         let mut b = [0.0; ROWS];
         for j in (0..count).filter(|&j| set[j]) {
-            b[2 * j] = (1.0 + self.laws[j].restitution) * cs.velocity[2 * j];
+            let e = self.laws[j].restitution.at(cs.w[2 * j][2 * j])?;
+            b[2 * j] = (1.0 + e) * cs.velocity[2 * j];
             b[2 * j + 1] = cs.velocity[2 * j + 1];
         }
         let choice = self.choose(&cs, &b, &set, &[0; MAX_CONTACTS], Level::Impulse, None)?;

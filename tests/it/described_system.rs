@@ -1190,3 +1190,73 @@ fn the_box_slides_to_rest_on_both_corners_with_its_parameter_set() {
         );
     }
 }
+
+/// Without a `restitution`, a contact's rigid reference takes the compliant contact's own impact
+/// law, so that the two meet as κ → 0. A particle of masses (1, 2) lands sliding (u0 = 1,
+/// v0 = −1, μ = 0.2) on a floor whose normal mobility is C = 1/2; a wall far away makes it a
+/// system of two contacts, with a rigid reference. A frictionless impact through the
+/// spring–dashpot δ/κ + c_d δ̇/√κ returns e = e(c_d √C) of the normal velocity at every κ
+/// (`restitution_unit_normal_mass`), and the slip impulse is μ P_N with P_N = 2 (1 + e), so
+/// ẏ⁺ = e and ẋ⁺ = 1 − 0.2 · 2 (1 + e): the compliant run (κ = 1e-8), the rigid reference and
+/// the closed form agree, undamped (e = 1) and damped (c_d = 0.5). A given restitution is
+/// Newton's coefficient as before.
+#[test]
+fn the_rigid_reference_takes_the_compliant_contacts_restitution_by_default() {
+    use rigid_limit::compliant::normal::restitution_unit_normal_mass;
+    let dir = crate::common::scratch("restitution-default");
+    std::fs::create_dir_all(&dir).unwrap();
+    let system = |damping: f64, restitution: &str| {
+        let path = dir.join(format!("drop_{damping}_{}.toml", restitution.len()));
+        let text = format!(
+            r#"coordinates = ["x", "y"]
+parameters = {{ mu = 0.2, u0 = 1.0, v0 = -1.0 }}
+mass_matrix = [["1", "0"], ["0", "2"]]
+force = ["0", "0"]
+[[contacts]]
+name = "floor"
+gap = "y"
+tangents = ["x"]
+mu = "mu"
+damping = {damping}
+{restitution}
+[[contacts]]
+name = "wall"
+gap = "x + 5"
+tangents = ["y"]
+mu = "mu"
+[initial]
+q = ["0", "0"]
+q_dot = ["u0", "v0"]
+"#
+        );
+        std::fs::write(&path, text).unwrap();
+        path.to_string_lossy().into_owned()
+    };
+    let end_velocity = |path: &str, method: &str| {
+        let (ok, text, err) = cli(&[
+            "simulate", "--system", path, "--method", method, "--t-end", "0.5", "--json",
+        ]);
+        assert!(ok, "{method}: {err}");
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let v = &json["final_state"]["q_dot"];
+        (v[0].as_f64().unwrap(), v[1].as_f64().unwrap())
+    };
+    for damping in [0.0, 0.5] {
+        let e = restitution_unit_normal_mass(damping * 0.5f64.sqrt()).unwrap();
+        let expected = (1.0 - 0.2 * 2.0 * (1.0 + e), e);
+        let path = system(damping, "");
+        for method in ["compliant", "rigid"] {
+            let (u, v) = end_velocity(&path, method);
+            assert!(
+                (u - expected.0).abs() < 1e-8 && (v - expected.1).abs() < 1e-8,
+                "c_d = {damping}, {method}: (ẋ, ẏ) = ({u}, {v}), closed form {expected:?}"
+            );
+        }
+    }
+    // Given, Newton's e holds in the rigid reference whatever the compliant law.
+    let (u, v) = end_velocity(&system(0.0, "restitution = 0.25"), "rigid");
+    assert!(
+        (u - (1.0 - 0.4 * 1.25)).abs() < 1e-12 && (v - 0.25).abs() < 1e-12,
+        "({u}, {v})"
+    );
+}

@@ -788,14 +788,14 @@ fn every_integrator_runs_the_nearly_flat_drop_of_the_two_ended_rod_alike() {
 // reference").
 
 use rigid_limit::rigid::multi::{
-    simulate_rigid_multi, RigidContactLaw, RigidMultiProblem, RigidMultiRun,
+    simulate_rigid_multi, Restitution, RigidContactLaw, RigidMultiProblem, RigidMultiRun,
 };
 
 fn rigid_laws(mu: f64, restitution: f64) -> Vec<RigidContactLaw> {
     vec![
         RigidContactLaw {
             friction: Coulomb::equal(mu),
-            restitution,
+            restitution: Restitution::Newton(restitution),
         };
         2
     ]
@@ -1112,7 +1112,7 @@ fn the_rigid_two_ended_rod_is_the_one_contact_rod_until_b_lands() {
     let one = OneContact(&rod);
     let law = RigidContactLaw {
         friction: Coulomb::equal(0.3),
-        restitution: 0.0,
+        restitution: Restitution::Newton(0.0),
     };
     let (q0, qdot0) = ([0.0, 0.05, 0.1], [0.5, -1.0, 0.0]);
     let both = RigidMultiProblem::new(&two, vec![law; 2]).unwrap();
@@ -1196,7 +1196,7 @@ fn one_contact_rigid_runs_as_the_single_contact_rigid_formulation() {
     let one = OneContact(&particle);
     let law = RigidContactLaw {
         friction: Coulomb::equal(mu),
-        restitution: e,
+        restitution: Restitution::Newton(e),
     };
     let multi = RigidMultiProblem::new(&one, vec![law]).unwrap();
     let run = simulate_rigid_multi(

@@ -39,8 +39,9 @@ pub struct ContactDescription {
     /// c_d of the spring–dashpot δ/κ + c_d δ̇/√κ (default 0).
     #[serde(default)]
     pub damping: NumberOrName,
-    /// Newton's restitution coefficient e ∈ [0, 1] of the rigid reference's impacts (default 0:
-    /// plastic).
+    /// Newton's restitution coefficient e ∈ [0, 1] of the rigid reference's impacts (default:
+    /// the compliant contact's own, e(c_d √C) of a frictionless impact at the impact's normal
+    /// mobility C, 1 for an undamped spring: [`crate::rigid::multi::Restitution`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restitution: Option<NumberOrName>,
 }
@@ -102,8 +103,9 @@ pub struct CompiledContact {
     pub mu: f64,
     pub mu_s: f64,
     pub damping: f64,
-    /// Newton's restitution of the rigid reference.
-    pub restitution: f64,
+    /// Newton's restitution of the rigid reference: given, or `None` for the compliant
+    /// contact's own ([`crate::rigid::multi::Restitution::SpringDashpot`]).
+    pub restitution: Option<f64>,
 }
 
 /// The second tangent of a spatial contact: c₂ = ∂s₂/∂q and ċ₂ᵀq̇.
@@ -593,13 +595,13 @@ impl Description {
         }
         crate::compliant::normal::require_resolvable_damping(&format!("{key}.damping"), damping)?;
         let restitution = match &c.restitution {
-            Some(v) => self.value(&format!("{key}.restitution"), v)?,
-            None => 0.0,
+            Some(v) => Some(self.value(&format!("{key}.restitution"), v)?),
+            None => None,
         };
-        if !(0.0..=1.0).contains(&restitution) {
+        if let Some(e) = restitution.filter(|e| !(0.0..=1.0).contains(e)) {
             return Err(invalid(
                 &format!("{key}.restitution"),
-                restitution,
+                e,
                 "must lie in [0, 1] (Newton's coefficient of the rigid reference)",
             ));
         }

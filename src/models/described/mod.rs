@@ -651,7 +651,9 @@ fn run_contacts_n<const N: usize>(
     (compiled, q0, qdot0, method, s, sample): HybridArgs<'_>,
 ) -> Result<HybridRun, SimError> {
     use crate::compliant::multi::{simulate_multi_sampled, ContactLaw, MultiContactProblem};
-    use crate::rigid::multi::{simulate_rigid_multi, RigidContactLaw, RigidMultiProblem};
+    use crate::rigid::multi::{
+        simulate_rigid_multi, Restitution, RigidContactLaw, RigidMultiProblem,
+    };
     let mechanics = DescribedMechanics::<N>::new(compiled);
     let friction = |c: &description::CompiledContact| Coulomb {
         mu: c.mu,
@@ -668,7 +670,10 @@ fn run_contacts_n<const N: usize>(
                 .iter()
                 .map(|c| RigidContactLaw {
                     friction: friction(c),
-                    restitution: c.restitution,
+                    restitution: c.restitution.map_or(
+                        Restitution::SpringDashpot { damping: c.damping },
+                        Restitution::Newton,
+                    ),
                 })
                 .collect();
             let problem = RigidMultiProblem::new(&mechanics, laws)?;
