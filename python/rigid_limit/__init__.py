@@ -130,10 +130,12 @@ def simulate(
 ) -> Simulation:
     """Run one simulation, as ``rigid-limit simulate`` does, and return it with its trajectory.
 
-    ``system``: ``"rod"`` (the Painlevé rod of Zhao–Liu; its physics from ``mu`` … ``height``,
-    defaults those of the command line: Zhao–Liu's impact), a description file
-    (``"systems/NAME.toml"`` or an experiment file with ``model = "system"``), a
-    :class:`System`, or the name of another system (``"spring_particle"``, ``"klarbring"``:
+    ``system``: ``"rod"`` (the Painlevé rod of Zhao–Liu; its physics from ``mu`` … ``height``
+    or ``params``, defaults those of the command line: Zhao–Liu's impact), a description file
+    (``"systems/NAME.toml"`` or an experiment file with ``model = "system"``) or a
+    :class:`System`, with ``params`` setting its parameters and ``method="rigid"`` running the
+    rigid reference of several contacts (an empty trajectory: its events, phases and end state
+    are the result), or the name of another system (``"spring_particle"``, ``"klarbring"``:
     ``rigid-limit simulate SYSTEM``), run from its documented example with ``params`` set
     (``{"mu": 0.3}``) and ``method`` ``"compliant"`` or ``"rigid"``; its measured columns are
     the attribute ``record`` (no trajectory). ``"planar"``, ``"two_contact"``,
@@ -151,21 +153,19 @@ def simulate(
         and not system.endswith(".toml")
     )
     flags = ["--json", f"--kappa={_flag_value(kappa)}"]
-    if named_system:
-        flags.insert(0, system)
-        for key, value in (params or {}).items():
-            flags.append(f"--set={key}={_toml_value(value)}")
-        if method is not None:
-            flags.append(f"--method={method}")
-        if point is not None:
-            flags.append(f"--point={point}")
-    else:
+    if named_system or str(system) == "rod":
+        # The command line's SYSTEM (`simulate rod --set mu=3` is `simulate --mu 3`).
+        flags.insert(0, str(system))
+    if not named_system:
         flags.append("--trajectory")
-        if params is not None or method is not None or point is not None:
-            raise RigidLimitError(
-                "params, method and point are for a named system (simulate('spring_particle', "
-                "params={...})); the rod takes mu, theta0, … and a description its file"
-            )
+    # The command line decides what each system takes (a description no --point, the rod no
+    # --method rigid) and says so in its message.
+    for key, value in (params or {}).items():
+        flags.append(f"--set={key}={_toml_value(value)}")
+    if method is not None:
+        flags.append(f"--method={method}")
+    if point is not None:
+        flags.append(f"--point={point}")
     named = {
         "integrator": integrator,
         "rtol": rtol,

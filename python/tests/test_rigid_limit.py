@@ -129,6 +129,27 @@ def test_a_system_of_several_contacts_equals_the_cli_json():
     assert vy_c_end - vy_c_start + sim.t[-1] == pytest.approx(impulses, rel=1e-9)
 
 
+def test_a_description_takes_params_and_its_rigid_reference_as_the_cli():
+    # The box on both corners with μ = 0.8 set, compliant and on its rigid reference.
+    for method in ["compliant", "rigid"]:
+        sim = rl.simulate("systems/box.toml", kappa=1e-6, t_end=1.0, params={"mu": 0.8}, method=method)
+        assert without_wall_time(sim.raw) == without_wall_time(
+            cli_json(
+                "--system", "systems/box.toml", "--kappa", "1e-6", "--t-end", "1",
+                "--set", "mu=0.8", "--method", method,
+            )
+        )
+        assert sim.parameters["mu"] == 0.8 and sim.method == method
+    # Rigid: sliding at v0 = 1 against μ g = 0.8 the box stops at t = 1.25, so at t = 1 it is at
+    # x = v0 t − μ g t²/2 = 0.6 with ẋ = 0.2.
+    assert sim.final_state["q"][0] == pytest.approx(0.6, abs=1e-9)
+    assert sim.final_state["q_dot"][0] == pytest.approx(0.2, abs=1e-9)
+    # The rod's parameters by params, as its flags.
+    by_params = rl.simulate(kappa=1e-6, params={"mu": 3.0, "theta0": 1.2})
+    by_flags = rl.simulate(kappa=1e-6, mu=3.0, theta0=1.2)
+    assert without_wall_time(by_params.raw) == without_wall_time(by_flags.raw)
+
+
 def read_rows(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
@@ -230,7 +251,8 @@ def test_a_short_ladder_is_refused():
         (lambda: rl.simulate(integrator="euler"), "--integrator"),
         (lambda: rl.simulate("systems/none.toml"), "cannot read systems/none.toml"),
         (lambda: rl.simulate("spring_particle", params={"bogus": 1}), "bogus"),
-        (lambda: rl.simulate(mu=1.0, params={"mu": 1.0}), "params, method and point are for a named"),
+        (lambda: rl.simulate(mu=1.0, params={"mu": 2.0}), "--mu 1 and --set mu=… both set mu: give it once"),
+        (lambda: rl.simulate("systems/box.toml", point=2), "--point 2: a described system runs its one configuration"),
         (lambda: rl.run("experiments/none.toml"), "experiments/none.toml"),
         (lambda: rl.run({"name": "x", "model": "rod", "params": {"mu": None}}), "no None"),
         (lambda: rl.run({"name": "x", "model": "pendulum"}), "model"),

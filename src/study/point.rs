@@ -6,7 +6,7 @@
 use crate::error::SimError;
 use crate::experiment::runner::Plan;
 use crate::experiment::table::Row;
-use crate::study::single::{parse_set, toml_table};
+use crate::study::single::{parse_sets, toml_table};
 
 /// A point that ran: its position among the experiment's points and its row.
 #[derive(Clone, Debug)]
@@ -46,8 +46,7 @@ pub fn run_point<P: Plan>(plan: &P, id: usize) -> Result<PointRun, SimError> {
 /// `solver.rtol=1e-10`).
 pub fn with_sets(text: &str, label: &str, sets: &[String]) -> Result<String, SimError> {
     let mut table = toml_table(text, label)?;
-    for set in sets {
-        let (key, value) = parse_set(set)?;
+    for (set, (key, value)) in sets.iter().zip(parse_sets(sets)?) {
         let path: Vec<&str> = match key.split_once('.') {
             Some(_) => key.split('.').collect(),
             None => vec!["params", key.as_str()],

@@ -240,6 +240,24 @@ pub fn params_table(experiment: &str, label: &str) -> Result<toml::Table, SimErr
 }
 
 /// `KEY=VALUE` as the key and its TOML value (a string when VALUE is no TOML value).
+/// Every `--set KEY=VALUE` of `sets` ([`parse_set`]), in order; a KEY given twice is refused
+/// (the second would silently replace the first).
+pub(crate) fn parse_sets(sets: &[String]) -> Result<Vec<(String, toml::Value)>, SimError> {
+    let mut parsed: Vec<(String, toml::Value)> = Vec::with_capacity(sets.len());
+    for set in sets {
+        let (key, value) = parse_set(set)?;
+        if parsed.iter().any(|(k, _)| *k == key) {
+            return Err(SimError::invalid(
+                "--set",
+                set,
+                &format!("{key} is set twice: give each KEY once"),
+            ));
+        }
+        parsed.push((key, value));
+    }
+    Ok(parsed)
+}
+
 pub(crate) fn parse_set(set: &str) -> Result<(String, toml::Value), SimError> {
     let Some((key, value)) = set.split_once('=') else {
         return Err(SimError::invalid(
@@ -283,8 +301,7 @@ pub fn config_with_sets<C: serde::de::DeserializeOwned>(
     sets: &[String],
     name: &str,
 ) -> Result<C, SimError> {
-    for set in sets {
-        let (key, value) = parse_set(set)?;
+    for (key, value) in parse_sets(sets)? {
         params.insert(key, value);
     }
     crate::experiment::grammar::refuse_unrepresentable_numbers(&params)?;

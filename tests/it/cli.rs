@@ -456,6 +456,19 @@ fn simulate_rod_takes_its_parameters_by_set_and_params() {
     let file = run(&["rod", "--params", "experiments/zhao_liu_damped.toml"]);
     assert_eq!(file["params"]["damping"].as_f64(), Some(0.2));
     assert_eq!(file, run(&["--damping", "0.2"]));
+    // A flag given is never dropped: not for the file's [params], not for --set of another key.
+    let over_file = run(&[
+        "rod",
+        "--u0",
+        "-2",
+        "--params",
+        "experiments/zhao_liu_damped.toml",
+    ]);
+    assert_eq!(over_file["params"]["u0"].as_f64(), Some(-2.0));
+    assert_eq!(over_file, run(&["--u0", "-2", "--damping", "0.2"]));
+    let with_set = run(&["rod", "--mu-s", "3", "--set", "theta0=1.2"]);
+    assert_eq!(with_set["params"]["mu_s"].as_f64(), Some(3.0));
+    assert_eq!(with_set, run(&["--mu-s", "3", "--theta0", "1.2"]));
 
     let kappa: f64 = 1e-6;
     let fall = run(&["rod", "--set", "Y0=1"]);
@@ -473,6 +486,35 @@ fn simulate_rod_takes_its_parameters_by_set_and_params() {
         (
             &["rod", "--set", "theta0=4"][..],
             &["params.theta0", "(0, pi)"][..],
+        ),
+        // One parameter given twice is refused, not decided by the order of the flags.
+        (
+            &["rod", "--mu", "1", "--set", "mu=2"][..],
+            &["--mu 1", "--set mu=", "give it once"][..],
+        ),
+        (
+            &["rod", "--set", "mu=2", "--set", "mu=3"][..],
+            &["--set = mu=3", "mu is set twice"][..],
+        ),
+        (
+            &["spring_particle", "--set", "mu=0.2", "--set", "mu=0.3"][..],
+            &["mu is set twice"][..],
+        ),
+        (
+            &[
+                "--system",
+                "systems/box.toml",
+                "--set",
+                "mu=0.2",
+                "--set",
+                "mu=0.3",
+            ][..],
+            &["mu is set twice"][..],
+        ),
+        // --point is a point of a study's; a description runs its one configuration.
+        (
+            &["--system", "systems/box.toml", "--point", "2"][..],
+            &["--point 2", "one configuration"][..],
         ),
     ] {
         let (ok, _, err) = simulate(args);

@@ -684,6 +684,17 @@ fn mistakes_in_a_description_name_the_key() {
         e.contains("system = systems/none.toml") && e.contains("names no file"),
         "{e}"
     );
+    // A system file and a [params] table (the description by its older name) together: one of
+    // the two descriptions would be dropped.
+    let both = format!(
+        "{}[params]\nmu = 0.3\n",
+        experiment_of("systems/painleve_rod.toml", 1e-8, None)
+    );
+    let e = parse_error(&both);
+    assert!(
+        e.contains("params") && e.contains("remove one") && e.contains("[sweep]"),
+        "{e}"
+    );
     // Nine contacts: more than the formulation of several contacts holds.
     let contact = "[[system.contacts]]\nname = \"B\"\ngap = \"ya + 2*sin(theta)\"\ntangents = [\"xa + 2*cos(theta)\"]\nmu = 2.0\n\n";
     let nine = base.replace(

@@ -341,13 +341,19 @@ fn contacts_csv(compiled: &Compiled, run: &HybridRun) -> String {
 }
 
 /// The description `d` (from file `label`) with the parameters `--set KEY=VALUE` gives; a key that
-/// is no parameter of the description, a value that is no number, or `--params` (a description
-/// holds its own parameters) is refused by name.
+/// is no parameter of the description, a value that is no number, `--params` (a description
+/// holds its own parameters) or `--point` (it has no study's points) is refused by name.
 fn with_parameters_set(
     d: &Description,
     label: &str,
     args: &RunFlags,
 ) -> Result<Description, String> {
+    if args.point != 0 {
+        return Err(format!(
+            "--point {}: a described system runs its one configuration ({label}); --point runs one point of a study's system (rigid-limit simulate --help)",
+            args.point
+        ));
+    }
     if let Some(path) = &args.params {
         return Err(format!(
             "--params {}: a described system takes its parameters from its file ({label}); change one with --set KEY=VALUE",
@@ -355,8 +361,7 @@ fn with_parameters_set(
         ));
     }
     let mut d = d.clone();
-    for set in &args.sets {
-        let (key, value) = crate::study::single::parse_set(set).map_err(|e| e.to_string())?;
+    for (key, value) in crate::study::single::parse_sets(&args.sets).map_err(|e| e.to_string())? {
         let number = match value {
             toml::Value::Float(x) => x,
             toml::Value::Integer(n) => n as f64,

@@ -322,6 +322,20 @@ pub fn with_system_file(
     dir: Option<&std::path::Path>,
 ) -> Result<toml::Table, SpecError> {
     let name = match table.get("system") {
+        // `[params]` is `[system]` by its older name: with a file as well, one of the two
+        // descriptions would be dropped.
+        Some(toml::Value::String(name)) if table.contains_key("params") => {
+            return Err(SpecError::Invalid {
+                path: String::new(),
+                source: SimError::invalid(
+                    "params",
+                    "(a table)",
+                    &format!(
+                        "[params] is the description of the system, which system = \"{name}\" gives already: remove one; a parameter's own value goes in [sweep] (e.g. mu = [0.3])"
+                    ),
+                ),
+            });
+        }
         Some(toml::Value::String(name)) => name,
         Some(_) => return Ok(table),
         None if table.contains_key("params") => return Ok(table),

@@ -220,13 +220,16 @@ fn impact_of(run: &RunFlags, rod: &RodFlags) -> Result<RodImpact, String> {
         impact.validate(flag).map_err(|e| e.to_string())?;
         return Ok(impact);
     }
+    // Zhao–Liu's impact, then the file's [params], then the flags given, then --set: a flag is
+    // never dropped for a value from the file, and a parameter that a flag and --set both give
+    // is refused.
     let mut params = toml::Table::new();
     for (key, value) in [
-        ("mu", impact.mu),
-        ("theta0", impact.theta0),
-        ("omega0", impact.omega0),
-        ("u0", impact.u0),
-        ("damping", impact.damping),
+        ("mu", zhao_liu.mu),
+        ("theta0", zhao_liu.theta0),
+        ("omega0", zhao_liu.omega0),
+        ("u0", zhao_liu.u0),
+        ("damping", zhao_liu.damping),
     ] {
         params.insert(key.to_string(), toml::Value::Float(value));
     }
@@ -239,6 +242,23 @@ fn impact_of(run: &RunFlags, rod: &RodFlags) -> Result<RodImpact, String> {
             std::fs::read_to_string(path).map_err(|e| format!("{source}: cannot read it: {e}"))?;
         params
             .extend(crate::study::single::params_table(&text, source).map_err(|e| e.to_string())?);
+    }
+    let sets = crate::study::single::parse_sets(&run.sets).map_err(|e| e.to_string())?;
+    for (flag, key, value) in [
+        ("--mu", "mu", rod.mu),
+        ("--mu-s", "mu_s", rod.mu_s),
+        ("--theta0", "theta0", rod.theta0),
+        ("--omega0", "omega0", rod.omega0),
+        ("--u0", "u0", rod.u0),
+        ("--damping", "damping", rod.damping),
+    ] {
+        let Some(value) = value else { continue };
+        if sets.iter().any(|(k, _)| k == key) {
+            return Err(format!(
+                "{flag} {value} and --set {key}=… both set {key}: give it once"
+            ));
+        }
+        params.insert(key.to_string(), toml::Value::Float(value));
     }
     let config: RodParams =
         crate::study::single::config_with_sets(params, source.as_deref(), &run.sets, "rod")
