@@ -441,6 +441,13 @@ fn free_corner(
     if has_hidden {
         obstacles.push((plot.0, plot.3));
         obstacles.push((plot.2, plot.3));
+        // The hollow markers of values the log axis cannot show, where draw_panel puts them.
+        for p in prepared {
+            for &x in &p.not_drawable {
+                let px = to_pixels(plot, ax, ay, (x, ay.lo)).0;
+                obstacles.push((px, plot.3 - size::MARKER - 3.0));
+            }
+        }
     }
     let (x_l, x_r, x_c) = (plot.0 + m, plot.2 - m - lw, (plot.0 + plot.2 - lw) / 2.0);
     let (y_t, y_b, y_c) = (plot.1 + m, plot.3 - m - lh, (plot.1 + plot.3 - lh) / 2.0);
@@ -638,10 +645,17 @@ where
         1.0,
         RGBColor(200, 200, 200).to_rgba(),
     )?;
+    // A caption wider than the figure is set smaller rather than cut off at the right edge.
+    let full = cv.text_size(caption, size::CAPTION).0;
+    let font = if full > width - 24.0 {
+        size::CAPTION * (width - 24.0) / full
+    } else {
+        size::CAPTION
+    };
     cv.text(
         caption,
         (12.0, height - caption_height(caption) / 2.0),
-        size::CAPTION,
+        font,
         (HPos::Left, VPos::Center),
         false,
         RGBColor(70, 70, 70),
