@@ -61,11 +61,13 @@ pub(crate) fn rigid_run_without_impact(rows: &[Row]) -> bool {
         .is_some_and(|r| !r.text("event_kinds").contains("impact"))
 }
 
-/// The particle and its load, as a summary states them.
+/// The particle and its load, as a summary states them, each symbol named.
 pub fn parameters(p: &Params) -> String {
     format!(
-        "K = {:?}, F = {:?} + {:?} cos(ω t) + {:?} sin(ω t), ω = {:?}, μ = {}, e = {}, c_d = {}, \
-         U0 = {:?}, V0 = {:?}, T = {}",
+        "Stiffness K = {:?}, load F(t) = {:?} + {:?} cos(ω t) + {:?} sin(ω t) with ω = {:?}, \
+         friction coefficient μ = {}, restitution e = {} (of the rigid impacts), dashpot c_d = {} \
+         (of the compliant contact), initial displacement U0 = {:?} and velocity V0 = {:?} \
+         (normal component first), end time T = {}",
         p.stiffness,
         p.force_constant,
         p.force_cos.clone().unwrap_or_default(),
