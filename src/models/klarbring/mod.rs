@@ -96,12 +96,12 @@ impl System for Klarbring {
     /// The distances of the compliant run (U, V) to the rigid one (U⁰, V⁰) that the run
     /// measures (the rigid lift-off is the rigid run's first, T when there is none), fitted over
     /// the shared range [`FIT_RANGE`], with the predictions of a rigid motion through an impact
-    /// ([`distances`]; [`Self::reported_quantities`] sets them from the rigid run).
+    /// (`distances`; [`Self::reported_quantities`] sets them from the rigid run).
     fn quantities(_: &Params) -> Vec<Quantity> {
         distances(0.5)
     }
 
-    /// [`distances`] with the whole run's prediction the rigid run decides: 1/2 when it goes
+    /// `distances` with the whole run's prediction the rigid run decides: 1/2 when it goes
     /// through an impact, 1 when it has none (the whole run is then one contact phase).
     fn reported_quantities(_: &Params, rows: &[Row]) -> Vec<Quantity> {
         distances(if report::rigid_run_without_impact(rows) {
