@@ -6,6 +6,7 @@ use super::style::{self, size, Shape};
 use super::{Figure, Mark, Panel};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
+use std::collections::HashMap;
 
 /// One axis in its drawing space (log10 of the value on a log axis).
 pub struct Axis {
@@ -325,19 +326,23 @@ where
         )?;
     }
     grid(cv, &plot, &ax, &ay)?;
-    for (s, p) in panel.series.iter().zip(&prepared) {
+    let pixels: Vec<Vec<(f64, f64)>> = prepared
+        .iter()
+        .map(|p| p.points.iter().map(|&q| to_px(&plot, q)).collect())
+        .collect();
+    let radii = marker_radii(panel, &pixels);
+    for (((s, p), px), radii) in panel.series.iter().zip(&prepared).zip(&pixels).zip(&radii) {
         let c = style::colour(s.color);
-        let px: Vec<(f64, f64)> = p.points.iter().map(|&q| to_px(&plot, q)).collect();
         if matches!(
             s.mark,
             Mark::Line | Mark::Dashed | Mark::Dotted | Mark::DashDot | Mark::LineMarkers
         ) {
-            cv.line(&px, style::dash_pattern(s.mark), size::LINE, c.to_rgba())?;
+            cv.line(px, style::dash_pattern(s.mark), size::LINE, c.to_rgba())?;
         }
         let shape: Shape = style::shape(s.color);
         if matches!(s.mark, Mark::Markers | Mark::LineMarkers) {
-            for &q in &px {
-                cv.marker(shape, q, size::MARKER, c, true)?;
+            for (&q, &r) in px.iter().zip(radii) {
+                cv.marker(shape, q, r, c, true)?;
             }
         }
         for &x in &p.not_drawable {
@@ -351,6 +356,52 @@ where
         draw_legend(cv, &entries, at)?;
     }
     Ok(())
+}
+
+/// A marker already drawn: its series and its centre in figure pixels.
+type DrawnMarker = (usize, (f64, f64));
+
+/// The radius of each marker of each series (`pixels`: its points in figure pixels):
+/// [`size::MARKER`], halved for the first earlier series with a marker on the same spot (closer
+/// than a marker's radius) and down to a third for more. Series whose values coincide (a distance up to a
+/// lift-off that never comes equals the one over the whole run) would otherwise hide all but the
+/// last drawn; nested, each shows its own shape and colour.
+fn marker_radii(panel: &Panel, pixels: &[Vec<(f64, f64)>]) -> Vec<Vec<f64>> {
+    let near = size::MARKER;
+    let cell = |(x, y): (f64, f64)| ((x / near).floor() as i64, (y / near).floor() as i64);
+    // The markers drawn so far by grid cell of a marker's size: (series, centre).
+    let mut drawn: HashMap<(i64, i64), Vec<DrawnMarker>> = HashMap::new();
+    let mut radii = Vec::with_capacity(pixels.len());
+    for (i, (s, px)) in panel.series.iter().zip(pixels).enumerate() {
+        if !matches!(s.mark, Mark::Markers | Mark::LineMarkers) {
+            radii.push(vec![size::MARKER; px.len()]);
+            continue;
+        }
+        let own: Vec<f64> = px
+            .iter()
+            .map(|&(x, y)| {
+                let (cx, cy) = cell((x, y));
+                let mut under: Vec<usize> = Vec::new();
+                for key in (-1..=1).flat_map(|dx| (-1..=1).map(move |dy| (cx + dx, cy + dy))) {
+                    for &(j, (ox, oy)) in drawn.get(&key).into_iter().flatten() {
+                        if (ox - x).hypot(oy - y) < near && !under.contains(&j) {
+                            under.push(j);
+                        }
+                    }
+                }
+                match under.len() {
+                    0 => size::MARKER,
+                    1 => 0.5 * size::MARKER,
+                    _ => size::MARKER / 3.0,
+                }
+            })
+            .collect();
+        for &q in px {
+            drawn.entry(cell(q)).or_default().push((i, q));
+        }
+        radii.push(own);
+    }
+    radii
 }
 
 /// The first corner of `plot` (in the panel's order of preference) where a legend of `size`
@@ -390,6 +441,13 @@ fn free_corner(
     if has_hidden {
         obstacles.push((plot.0, plot.3));
         obstacles.push((plot.2, plot.3));
+        // The hollow markers of values the log axis cannot show, where draw_panel puts them.
+        for p in prepared {
+            for &x in &p.not_drawable {
+                let px = to_pixels(plot, ax, ay, (x, ay.lo)).0;
+                obstacles.push((px, plot.3 - size::MARKER - 3.0));
+            }
+        }
     }
     let (x_l, x_r, x_c) = (plot.0 + m, plot.2 - m - lw, (plot.0 + plot.2 - lw) / 2.0);
     let (y_t, y_b, y_c) = (plot.1 + m, plot.3 - m - lh, (plot.1 + plot.3 - lh) / 2.0);
@@ -587,10 +645,17 @@ where
         1.0,
         RGBColor(200, 200, 200).to_rgba(),
     )?;
+    // A caption wider than the figure is set smaller rather than cut off at the right edge.
+    let full = cv.text_size(caption, size::CAPTION).0;
+    let font = if full > width - 24.0 {
+        size::CAPTION * (width - 24.0) / full
+    } else {
+        size::CAPTION
+    };
     cv.text(
         caption,
         (12.0, height - caption_height(caption) / 2.0),
-        size::CAPTION,
+        font,
         (HPos::Left, VPos::Center),
         false,
         RGBColor(70, 70, 70),
@@ -665,4 +730,43 @@ where
         }
     }
     draw_caption(cv, caption, w, h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plot::Series;
+
+    /// Three series on the same two spots and one apart: the first keeps the full marker, the
+    /// second is drawn at half its size inside it, the third at a third; a line's points and a
+    /// marker elsewhere are left as they are.
+    #[test]
+    fn coinciding_markers_nest() {
+        let at = vec![(10.0, 10.0), (50.0, 50.0)];
+        let series = |mark, points: Vec<(f64, f64)>| Series::new("", points, mark, 0);
+        let panel = Panel {
+            title: String::new(),
+            x_label: String::new(),
+            y_label: String::new(),
+            log_x: false,
+            log_y: false,
+            legend_lower: false,
+            series: vec![
+                series(Mark::Markers, at.clone()),
+                series(Mark::LineMarkers, at.clone()),
+                series(Mark::Markers, at.clone()),
+                series(Mark::Line, at.clone()),
+                series(Mark::Markers, vec![(90.0, 90.0)]),
+            ],
+            bands: Vec::new(),
+        };
+        let pixels: Vec<Vec<(f64, f64)>> = panel.series.iter().map(|s| s.points.clone()).collect();
+        let r = marker_radii(&panel, &pixels);
+        let m = size::MARKER;
+        assert_eq!(r[0], [m, m]);
+        assert_eq!(r[1], [m / 2.0, m / 2.0]);
+        assert_eq!(r[2], [m / 3.0, m / 3.0]);
+        assert_eq!(r[3], [m, m]);
+        assert_eq!(r[4], [m]);
+    }
 }

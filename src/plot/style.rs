@@ -193,11 +193,17 @@ pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
         &[1.0, 2.0, 5.0][..],
         &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0],
     ] {
-        let ticks: Vec<(f64, String)> = (lo.floor() as i64..=hi.ceil() as i64)
+        let at: Vec<(f64, f64, i64)> = (lo.floor() as i64..=hi.ceil() as i64)
             .flat_map(|e| mantissas.iter().map(move |&m| (m, e)))
             .map(|(m, e)| (m * 10f64.powi(e as i32), m, e))
             .filter(|(v, _, _)| (lo..=hi).contains(&v.log10()))
-            .map(|(v, m, e)| (v.log10(), mantissa_tick(m, e)))
+            .collect();
+        // One form per axis: plain only when every tick reads plain (0.002 beside 5×10⁻⁴
+        // would write the same kind of number two ways).
+        let plain = at.iter().all(|&(_, _, e)| PLAIN_EXPONENTS.contains(&e));
+        let ticks: Vec<(f64, String)> = at
+            .into_iter()
+            .map(|(v, m, e)| (v.log10(), mantissa_tick(m, e, plain)))
             .collect();
         if ticks.len() >= 3 || mantissas.len() == 9 {
             return ticks;
@@ -206,10 +212,14 @@ pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
     Vec::new()
 }
 
-/// The label of the log-axis tick m × 10ᵉ (m a whole mantissa 1–9): plain between 10⁻³ and
-/// 10⁴ with the decimals e asks for (0.002, 0.05, 300), m×10ᵉ outside (5×10⁻⁴), 10ᵉ for m = 1.
-fn mantissa_tick(m: f64, e: i64) -> String {
-    if (-3..4).contains(&e) {
+/// The exponents e of the log-axis ticks m × 10ᵉ that may be written plain: 10⁻³ to 10⁴.
+const PLAIN_EXPONENTS: std::ops::Range<i64> = -3..4;
+
+/// The label of the log-axis tick m × 10ᵉ (m a whole mantissa 1–9): `plain` (e in
+/// [`PLAIN_EXPONENTS`]) with the decimals e asks for (0.002, 0.05, 300), else m×10ᵉ (5×10⁻⁴),
+/// 10ᵉ for m = 1.
+fn mantissa_tick(m: f64, e: i64, plain: bool) -> String {
+    if plain {
         let decimals = usize::try_from(-e).unwrap_or(0);
         format!("{:.decimals$}", m * 10f64.powi(e as i32))
     } else if m == 1.0 {
@@ -378,9 +388,12 @@ mod tests {
         assert!(t.len() >= 2, "{t:?}");
         assert!(t.iter().all(|(v, _)| (-3.2..=-2.5).contains(v)));
         // Within a decade and a half the mantissas are labelled with the digits they need,
-        // never rounded to "0" (1e-3 and 2e-3 read 0.001 and 0.002).
+        // never rounded to "0" (1e-3 and 2e-3 read 0.001 and 0.002), and in one form per axis:
+        // powers of ten throughout when one tick needs them.
+        let labels: Vec<String> = log_ticks(-2.9, -1.5).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(labels, ["0.002", "0.005", "0.01", "0.02"], "{labels:?}");
         let labels: Vec<String> = log_ticks(-3.8, -2.5).into_iter().map(|(_, l)| l).collect();
-        assert_eq!(labels, ["2×10⁻⁴", "5×10⁻⁴", "0.001", "0.002"], "{labels:?}");
+        assert_eq!(labels, ["2×10⁻⁴", "5×10⁻⁴", "10⁻³", "2×10⁻³"], "{labels:?}");
         let labels: Vec<String> = log_ticks(0.1, 1.2).into_iter().map(|(_, l)| l).collect();
         assert_eq!(labels, ["2", "5", "10"], "{labels:?}");
     }

@@ -245,7 +245,7 @@ fn plane_figure(rows: &[Row], state_columns: &[&str]) -> Option<Figure> {
     Some(Figure {
         panels: vec![
             panel(
-                "scanned starts (V0 = 0 and Y0 = 0)",
+                "scanned starts (V₀ = 0 and Y₀ = 0)",
                 (y_min - margin, margin),
                 (v_min - margin, margin),
             ),

@@ -84,7 +84,7 @@ pub fn write_report<S: System>(
         (
             true,
             FIGURE_WORK,
-            "largest error against the work units (RHS + JVP + LU)",
+            "largest error against the work: right-hand sides + Jacobian–vector products + LU factorisations",
         ),
     ] {
         save_captioned(&figure(&a, by_work), &caption(what), dir, stem)
@@ -93,10 +93,11 @@ pub fn write_report<S: System>(
     for (group, stem) in cost_groups(&a) {
         save_captioned(
             &cost_figure(&a, &group),
-            &caption(&format!(
-                "{group}: cost against κ at rtol {}",
+            &format!(
+                "Each integrator's cost against κ in the {group} scenario at rtol {}; p: the fitted \
+                 exponent of cost ∝ κ^p",
                 format_small_parameter(a.cost_rtol)
-            )),
+            ),
             dir,
             &stem,
         )
@@ -631,7 +632,7 @@ pub fn figure(a: &WorkPrecisionAnalysis, by_work: bool) -> Figure {
             Panel {
                 title: panel_title(c),
                 x_label: if by_work {
-                    "work units (RHS + JVP + LU)".into()
+                    "work: right-hand sides + Jacobian–vector products + LUs".into()
                 } else {
                     "wall time (s, median of repeats)".into()
                 },
@@ -699,7 +700,10 @@ pub fn cost_figure(a: &WorkPrecisionAnalysis, group: &str) -> Figure {
                             "{}{}",
                             e.integrator,
                             e.fit
-                                .map(|f| format!(", p = {:.2}", f.slope))
+                                .map(|f| {
+                                    // A true minus sign, as on the axes.
+                                    format!(", p = {:.2}", f.slope).replacen('-', "−", 1)
+                                })
                                 .unwrap_or_default()
                         ),
                         points: e.points.clone(),

@@ -35,8 +35,8 @@ use crate::experiment::table::{Fields, Row};
 use crate::integrate::IntegratorKind;
 use crate::plot::style::{format_small_parameter, plot_text};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
-use crate::report::markdown::{fixed, sci, Markdown, MarkdownTable};
-use crate::report::rates::{fitted_series, in_range, rate_against_prediction};
+use crate::report::markdown::{fixed, sci, significant, Markdown, MarkdownTable};
+use crate::report::rates::{excludes, fitted_series, in_range, rate_against_prediction};
 use crate::study::cycles::{write_cycles, CyclesSpec};
 use crate::study::first_opening::{
     reference_table, write_first_opening, FirstOpeningSpec, REFERENCE_KAPPA,
@@ -554,7 +554,10 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 .integrators
                 .first()
                 .map_or("", |kind| kind.name());
-            let what = if S::quantities(&self.params).iter().all(|q| q.distance) {
+            let what = if S::reported_quantities(&self.params, rows)
+                .iter()
+                .all(|q| q.distance)
+            {
                 "distances to the rigid reference".to_string()
             } else {
                 format!("|q(κ) − {reference_symbol}|")
@@ -603,7 +606,7 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         let Some(kind) = self.solver.integrators.first() else {
             return Ok(None);
         };
-        let quantities = S::quantities(&self.params);
+        let quantities = S::reported_quantities(&self.params, rows);
         // A rigid run is the reference where the rows hold one, else the rigid-limit columns,
         // else (a system without either) each quantity's limit extrapolated from its ladder.
         // Without an extrapolation either (a ladder that does not resolve the correction), the
@@ -622,7 +625,7 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         } else if extrapolated {
             ("limit extrapolated to κ → 0", "q(κ → 0)")
         } else {
-            ("value at the smallest κ", "q(κ_min)")
+            ("value at the smallest κ", "q(smallest κ)")
         };
         // Quantities read at the run's end say so once, on the axis, rather than in each label.
         let at_end = quantities.iter().all(|q| q.symbol.ends_with("(t_end)"));
@@ -714,19 +717,34 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 panels.push(panel);
             }
         }
+        // Quantities equal at every κ (a lift-off that never comes) share their markers: the
+        // caption says how both stay in sight.
+        let coincide = panels.iter().any(|p| {
+            let marked: Vec<&Vec<(f64, f64)>> = p
+                .series
+                .iter()
+                .filter(|s| matches!(s.mark, Mark::Markers | Mark::LineMarkers))
+                .map(|s| &s.points)
+                .collect();
+            marked
+                .iter()
+                .enumerate()
+                .any(|(i, a)| marked[..i].iter().any(|b| a == b))
+        });
         let Some(figure) = Figure::two_to_a_row(panels, (700, 560)) else {
             return Ok(None);
         };
         let fitted = known && quantities.iter().any(|q| q.exponent.is_some());
         let caption = format!(
-            "{}: {kind}, rtol {}, atol {}",
+            "{}: {kind}, rtol {}, atol {}{}",
             if fitted {
                 format!("Distances to the {reference} against κ (lines: fitted power laws)")
             } else {
                 format!("Each quantity's distance to its {reference} against the compliance κ")
             },
             format_small_parameter(self.solver.rtol),
-            format_small_parameter(self.solver.atol)
+            format_small_parameter(self.solver.atol),
+            if coincide { "; equal values nest" } else { "" }
         );
         save_captioned(&figure, &caption, dir, "convergence").map_err(|e| RunError::Io {
             path: dir.join("convergence.png").display().to_string(),
@@ -764,7 +782,7 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
     pub fn summary(&self, rows: &[Row]) -> String {
         let mut md = Markdown::new();
         self.heading(&mut md);
-        let quantities = S::quantities(&self.params);
+        let quantities = S::reported_quantities(&self.params, rows);
         let configurations = self.configurations().unwrap_or_default();
         let configuration_of: Vec<usize> = self.points().iter().map(|p| p.configuration).collect();
         for (i, config) in configurations.iter().enumerate() {
@@ -799,14 +817,56 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 ));
                 continue;
             }
+            let mut misses = Vec::new();
             for q in &quantities {
                 for kind in &self.solver.integrators {
                     convergence_items(&mut md, q, kind, &own);
+                    let fit = rigid_rate(q, kind, &own);
+                    if let (Some(f), Some(p)) = (fit, q.exponent) {
+                        if excludes(&f, p) {
+                            misses.push(format!(
+                                "{} ({kind}) by {} ({} % of {})",
+                                q.symbol,
+                                sci(f.slope - p, 1),
+                                percent(100.0 * (f.slope - p).abs() / p.abs()),
+                                significant(p)
+                            ));
+                        }
+                    }
                 }
+            }
+            if !misses.is_empty() {
+                md.paragraph(interval_misses(&misses));
             }
         }
         md.finish()
     }
+}
+
+/// A percentage to two significant digits (3.8, 0.52, 0.00069).
+fn percent(v: f64) -> String {
+    let decimals = if v > 0.0 {
+        (1.0 - v.log10().floor()).clamp(0.0, 8.0) as usize
+    } else {
+        0
+    };
+    format!("{v:.decimals$}")
+}
+
+/// The paragraph on the fitted exponents whose 95 % interval leaves their prediction out
+/// (`misses`: `symbol (integrator) by miss (percent of prediction)`): what such an interval
+/// measures, and so what a miss beyond it says.
+fn interval_misses(misses: &[String]) -> String {
+    format!(
+        "Where a 95 % interval above excludes its prediction, the fitted exponent misses it: {}. \
+         The interval measures only how the points scatter about one straight line in log–log \
+         coordinates, not how far its slope lies from the leading exponent: a higher-order term \
+         of the expansion in κ, or the tolerance's floor under the smallest distances, bends the \
+         slope over the fit range by an amount such a fit cannot tell from the leading rate. A \
+         miss of a fraction of a percent is of that kind; one of several percent suggests that \
+         the fit range has not yet reached the leading rate, or that the prediction is wrong.",
+        misses.join("; ")
+    )
 }
 
 /// Every row: each quantity measured, its difference from the closed form at κ and from the

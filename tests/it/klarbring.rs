@@ -753,19 +753,14 @@ fn report_fits_the_distances_at_their_derived_rates() {
             crate::common::cli(&["report", &experiment, "--out", dir.to_str().unwrap()]);
         assert!(ok, "{err}");
         let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
-        let rate = |symbol: &str| -> f64 {
-            let line = summary
+        let line = |symbol: &str| -> &str {
+            summary
                 .lines()
                 .find(|l| {
                     l.starts_with("- tsit45, κ ∈ [1e-8, 1e-4]: ")
                         && l.contains(&format!(": {symbol} = "))
                 })
-                .unwrap_or_else(|| panic!("no rate of {symbol} in {summary}"));
-            line.split("κ^")
-                .nth(1)
-                .and_then(|s| s.split(' ').next())
-                .and_then(|s| s.parse().ok())
-                .unwrap_or_else(|| panic!("no exponent in {line}"))
+                .unwrap_or_else(|| panic!("no rate of {symbol} in {summary}"))
         };
         for (symbol, derived) in [
             ("d_U,c", 1.0),
@@ -773,8 +768,20 @@ fn report_fits_the_distances_at_their_derived_rates() {
             ("d_U", whole_run),
             ("d_V", whole_run),
         ] {
-            let p = rate(symbol);
+            let line = line(symbol);
+            let p: f64 = line
+                .split("κ^")
+                .nth(1)
+                .and_then(|s| s.split(' ').next())
+                .and_then(|s| s.parse().ok())
+                .unwrap_or_else(|| panic!("no exponent in {line}"));
             assert!((p - derived).abs() < 0.01, "{name} {symbol}: {p}");
+            // The prediction the summary (and convergence.png's legend) states is the derived
+            // one: 1 over a whole run without an impact, not an impact's 1/2.
+            assert!(
+                line.contains(&format!("; predicted exponent {derived}")),
+                "{name} {symbol}: {line}"
+            );
         }
         // The particle's own sections come after the study's rates, with their figures.
         let rates = summary.find("## Convergence as κ → 0").unwrap();

@@ -95,36 +95,20 @@ impl System for Klarbring {
 
     /// The distances of the compliant run (U, V) to the rigid one (U⁰, V⁰) that the run
     /// measures (the rigid lift-off is the rigid run's first, T when there is none), fitted over
-    /// the shared range [`FIT_RANGE`]. Predicted
-    /// rates: while the particle stays in contact the penalty spring's deflection κN shifts the
-    /// motion and its events by O(κ), rate 1; an impact is resolved over a time O(√κ), which
-    /// shifts the motion after it by O(√κ), rate 1/2 (docs/klarbring.md, "One impact").
+    /// the shared range [`FIT_RANGE`], with the predictions of a rigid motion through an impact
+    /// (`distances`; [`Self::reported_quantities`] sets them from the rigid run).
     fn quantities(_: &Params) -> Vec<Quantity> {
-        let distance = |column, symbol, meaning, exponent| Quantity {
-            column,
-            symbol,
-            exponent: Some(exponent),
-            distance: true,
-            meaning,
-            fit_range: Some(FIT_RANGE),
-            ..Quantity::default()
-        };
-        vec![
-            distance(
-                "d_U_contact",
-                "d_U,c",
-                "sup‖U − U⁰‖ up to the rigid lift-off",
-                1.0,
-            ),
-            distance(
-                "d_V_contact",
-                "d_V,c",
-                "∫‖V − V⁰‖dt up to the rigid lift-off",
-                1.0,
-            ),
-            distance("d_U", "d_U", "sup‖U − U⁰‖ over the whole run", 0.5),
-            distance("d_V_L1", "d_V", "∫‖V − V⁰‖dt over the whole run", 0.5),
-        ]
+        distances(0.5)
+    }
+
+    /// `distances` with the whole run's prediction the rigid run decides: 1/2 when it goes
+    /// through an impact, 1 when it has none (the whole run is then one contact phase).
+    fn reported_quantities(_: &Params, rows: &[Row]) -> Vec<Quantity> {
+        distances(if report::rigid_run_without_impact(rows) {
+            1.0
+        } else {
+            0.5
+        })
     }
 
     /// The rigid event sequence, the quasi-static problem at its slip onsets, the compliant
@@ -195,6 +179,39 @@ impl System for Klarbring {
     fn describe(p: &Params) -> String {
         report::parameters(p)
     }
+}
+
+/// The four distances of a compliant run to the rigid one, with their predicted rates: while
+/// the particle stays in contact the penalty spring's deflection κN shifts the motion and its
+/// events by O(κ), rate 1; an impact is resolved over a time O(√κ), which shifts the motion after
+/// it by O(√κ), rate 1/2 (docs/klarbring.md, "One impact"). `whole_run` is the rate of the
+/// distances over the whole run: 1/2 through an impact, 1 without one.
+fn distances(whole_run: f64) -> Vec<Quantity> {
+    let distance = |column, symbol, meaning, exponent| Quantity {
+        column,
+        symbol,
+        exponent: Some(exponent),
+        distance: true,
+        meaning,
+        fit_range: Some(FIT_RANGE),
+        ..Quantity::default()
+    };
+    vec![
+        distance(
+            "d_U_contact",
+            "d_U,c",
+            "sup‖U − U⁰‖ up to the rigid lift-off",
+            1.0,
+        ),
+        distance(
+            "d_V_contact",
+            "d_V,c",
+            "∫‖V − V⁰‖dt up to the rigid lift-off",
+            1.0,
+        ),
+        distance("d_U", "d_U", "sup‖U − U⁰‖ over the whole run", whole_run),
+        distance("d_V_L1", "d_V", "∫‖V − V⁰‖dt over the whole run", whole_run),
+    ]
 }
 
 /// The step and event guards of each run, `[solver]`'s or the defaults.

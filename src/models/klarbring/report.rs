@@ -53,11 +53,21 @@ fn event_differences(rows: &[&Row]) -> Vec<(f64, Vec<f64>)> {
         .collect()
 }
 
-/// The particle and its load, as a summary states them.
+/// Whether the rows' rigid run (the first that ran) has no impact: its whole run is then a
+/// contact phase, whose distances vanish at rate 1 rather than an impact's 1/2.
+pub(crate) fn rigid_run_without_impact(rows: &[Row]) -> bool {
+    rows.iter()
+        .find(|r| r.text("method") == "rigid" && r.text("status") == "ok")
+        .is_some_and(|r| !r.text("event_kinds").contains("impact"))
+}
+
+/// The particle and its load, as a summary states them, each symbol named.
 pub fn parameters(p: &Params) -> String {
     format!(
-        "K = {:?}, F = {:?} + {:?} cos(ω t) + {:?} sin(ω t), ω = {:?}, μ = {}, e = {}, c_d = {}, \
-         U0 = {:?}, V0 = {:?}, T = {}",
+        "Stiffness K = {:?}, load F(t) = {:?} + {:?} cos(ω t) + {:?} sin(ω t) with ω = {:?}, \
+         friction coefficient μ = {}, restitution e = {} (of the rigid impacts), dashpot c_d = {} \
+         (of the compliant contact), initial displacement U0 = {:?} and velocity V0 = {:?} \
+         (normal component first), end time T = {}",
         p.stiffness,
         p.force_constant,
         p.force_cos.clone().unwrap_or_default(),
@@ -99,15 +109,12 @@ pub fn sections(
         .iter()
         .filter(|r| r.text("method") == "rigid")
         .collect();
-    let ran = rigid.iter().find(|r| r.text("status") == "ok");
-    if ran.is_some_and(|r| !r.text("event_kinds").contains("impact")) {
-        // The predicted 1/2 is an impact's (resolved over O(√κ)); without one the whole run is
-        // a contact phase.
+    if rigid_run_without_impact(rows) {
         let _ = writeln!(
             s,
             "The rigid run has no impact: the distances over the whole run are those of its \
-             contact phase, with the predicted exponent 1 (the 1/2 above is that of a motion \
-             through an impact).\n"
+             contact phase, so their predicted exponent is 1, as up to the lift-off (a motion \
+             through an impact would have 1/2, the time O(√κ) the compliant impact takes).\n"
         );
     }
     let _ = writeln!(s, "## Rigid reference\n");

@@ -7,6 +7,7 @@ use super::atlas::{
 use super::sweep::RodExperiment;
 use crate::cells;
 use crate::experiment::runner::RunError;
+use crate::report::markdown::provenance;
 use crate::report::table::{write_csv, Cell};
 use std::fmt::Write;
 
@@ -212,14 +213,19 @@ pub(crate) fn render_atlas_summary(
     let _ = writeln!(s, "# {}: atlas of the Painlevé region\n", a.experiment);
     let _ = writeln!(
         s,
-        "Made by `rigid-limit run experiments/{}.toml` (or `rigid-limit reproduce`) from `runs.csv` ({n_rows} rows); per-state results in `{POINTS_CSV}`. \
+        "{} from `runs.csv` ({n_rows} rows); per-state results in `{POINTS_CSV}`. \
          Integrator {}, rtol {:e}, atol {:e}; κ ∈ {{{}}} at every state.{}\n",
-        spec.name,
+        provenance(&spec.name),
         a.integrator,
         spec.solver.rtol,
         spec.solver.atol,
-        a.kappas.iter().map(|k| format!("{k:e}")).collect::<Vec<_>>().join(", "),
-        run_time_s.map(|t| format!(" The simulations took {t:.1} s (meta.json)."))
+        a.kappas
+            .iter()
+            .map(|k| format!("{k:e}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        run_time_s
+            .map(|t| format!(" The simulations took {t:.1} s (meta.json)."))
             .unwrap_or_default()
     );
     let _ = writeln!(s, "## Counts\n");

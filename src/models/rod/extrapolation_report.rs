@@ -8,6 +8,7 @@ use super::extrapolation_atlas::{CoverageSummary, ExtrapolationAtlas, StateExtra
 use super::sweep::RodExperiment;
 use crate::cells;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
+use crate::report::markdown::provenance;
 use crate::report::table::Table;
 use std::fmt::Write;
 use std::path::Path;
@@ -122,10 +123,10 @@ pub(crate) fn render_extrapolation_summary(
     );
     let _ = writeln!(
         s,
-        "Made by `rigid-limit run experiments/{}.toml` (or `rigid-limit reproduce`); per-state results in `{STATES_CSV}`. \
+        "{}; per-state results in `{STATES_CSV}`. \
          {} initial states × κ ∈ [{:e}, {:e}] ({} values), integrator {}, rtol {:e}, atol {:e}: {} runs ({} failed).{} \
          Method and derivations: docs/extrapolation.md.\n",
-        spec.name,
+        provenance(&spec.name),
         a.states,
         a.kappas.iter().copied().fold(f64::MAX, f64::min),
         a.kappas.iter().copied().fold(f64::MIN, f64::max),

@@ -311,7 +311,7 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
     let mut force = Panel {
         title: "Peak normal force and the slip's end after t*".into(),
         x_label: "compliance κ".into(),
-        y_label: "peak F_n;  end of the slip − t*".into(),
+        y_label: "peak normal force;  end of the slip − t*".into(),
         log_x: true,
         log_y: true,
         legend_lower: true,
@@ -337,7 +337,7 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
         };
         let c = 2 * i;
         force.series.push(Series::new(
-            format!("peak F_n, damping c_d = {}", law.damping),
+            format!("peak normal force, damping c_d = {}", law.damping),
             points(&|r| r.number("peak_normal_force")),
             Mark::LineMarkers,
             c,

@@ -13,7 +13,7 @@ use crate::experiment::runner::{write_atomically, RunError, META_JSON, RUNS_CSV}
 use crate::experiment::store::{read_rows, stream_rows};
 use crate::experiment::table::Row;
 use crate::report::figure_error;
-use crate::report::markdown::slope_n;
+use crate::report::markdown::{provenance, slope_n};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -116,9 +116,9 @@ pub(crate) fn render_summary(spec: &RodExperiment, a: &SweepAnalysis, n_rows: us
     );
     let _ = writeln!(
         s,
-        "Made by `rigid-limit run experiments/{}.toml` (or `rigid-limit reproduce`) from `runs.csv` ({n_rows} rows). \
+        "{} from `runs.csv` ({n_rows} rows). \
          Parameters: μ = {}, μ_s = {}, θ0 = {}, θ̇0 = {}, u0 = {}, c_d = {}; κ from {:e} to {:e}, {} per decade; rtol {:e}, atol {:e}.\n",
-        spec.name,
+        provenance(&spec.name),
         p.mu,
         p.mu_s,
         p.theta0,

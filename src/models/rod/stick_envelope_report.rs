@@ -379,9 +379,14 @@ fn envelope_figure(samples: &[Vec<f64>]) -> Option<(Figure, String)> {
         ],
         bands: Vec::new(),
     };
+    // Six significant digits: the state is named, not reproduced (stick_samples.csv holds it).
+    let v = |x: f64| crate::report::markdown::significant(x).replacen('-', "−", 1);
     let state = format!(
-        "μ = {}, θ0 = {}, θ̇0 = {}, u0 = {}",
-        first[0], first[1], first[2], first[3]
+        "μ = {}, θ₀ = {}, θ̇₀ = {}, u₀ = {}",
+        v(first[0]),
+        v(first[1]),
+        v(first[2]),
+        v(first[3])
     );
     Some((
         Figure {

@@ -435,7 +435,7 @@ fn scaling_figure(rows: &[Row], a: &Rod3dAnalysis) -> Figure {
     let mut panel = Panel {
         title: "Peak normal force and the compliant slip's end after t*".into(),
         x_label: "compliance κ".into(),
-        y_label: "peak F_n;  t_slip − t*".into(),
+        y_label: "peak normal force;  end of the slip − t*".into(),
         log_x: true,
         log_y: true,
         legend_lower: true,
@@ -451,13 +451,13 @@ fn scaling_figure(rows: &[Row], a: &Rod3dAnalysis) -> Figure {
                 .collect()
         };
         panel.series.push(Series::new(
-            format!("peak F_n, c_d = {}", law.damping),
+            format!("peak normal force, damping c_d = {}", law.damping),
             points(&|r| r.number("peak_normal_force")),
             Mark::LineMarkers,
             2 * i,
         ));
         panel.series.push(Series::new(
-            format!("t_slip − t*, c_d = {}", law.damping),
+            format!("end of the slip − t*, damping c_d = {}", law.damping),
             points(&slip_end_offset),
             Mark::LineMarkers,
             2 * i + 1,

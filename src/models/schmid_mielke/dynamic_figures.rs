@@ -132,8 +132,14 @@ pub(crate) fn jump_figure(
             ));
             if let Some(j) = jumps.iter().find(|j| j.case == c.label && j.zeta == zeta) {
                 let level = j.frozen.excursion;
+                // The frozen-load jump's landing height, named once (dashed, the ζ's colour).
+                let named = landing.series.iter().any(|s| s.mark == Mark::Dashed);
                 landing.series.push(series(
-                    "",
+                    if named {
+                        ""
+                    } else {
+                        "dashed: the frozen-load jump's landing"
+                    },
                     vec![(0.0, level), (40.0, level)],
                     Mark::Dashed,
                     i,
@@ -252,8 +258,13 @@ pub(crate) fn convergence_figure(
             Mark::LineMarkers,
             i,
         ));
+        // The frozen-load jump's excursion, named once (dashed, the ζ's colour).
         excursion.series.push(series(
-            "",
+            if i == 0 {
+                "dashed: the frozen-load jump's"
+            } else {
+                ""
+            },
             vec![(ends.0, j.frozen.excursion), (ends.1, j.frozen.excursion)],
             Mark::Dashed,
             i,

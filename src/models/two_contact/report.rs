@@ -11,7 +11,7 @@ use super::system::TwoContactSystem;
 use crate::experiment::runner::{write_atomically, Plan, RunError, RUNS_CSV};
 use crate::experiment::table::Row;
 use crate::plot::{self, Figure, Mark, Panel, Series, REFERENCE};
-use crate::report::markdown::{fixed, optional};
+use crate::report::markdown::{fixed, optional, provenance};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::f64::consts::PI;
@@ -425,18 +425,35 @@ fn classification_figure(k: &Classification) -> Figure {
     }
 }
 
-/// Left: the circle's starts in (Y1 − Y1*, Y2 − Y2*) by outcome, with the stable manifold's
-/// trace in the plane V = 0 and the bisected crossings. Right: the first opening's time
-/// against θ, which grows without bound at the crossings.
+/// A contact law as a figure names it: what it does, not the spec's key (`literal`,
+/// `harness`; docs/two_contact.md).
+fn law_text(law: &str) -> String {
+    match law {
+        "literal" => "C–V's law at any gap".into(),
+        "harness" => "the law only while closed".into(),
+        other => format!("{other} law"),
+    }
+}
+
+/// Left: the first state's starts on its circle in (Y1 − Y1*, Y2 − Y2*) by outcome, with the
+/// stable manifold's trace in the plane V = 0 and the bisected crossings. Right: the first
+/// opening's time against θ, which grows without bound at the crossings, per state and law.
 fn circle_figure(rows: &[Row]) -> Figure {
     let ok: Vec<&Row> = rows.iter().filter(|r| r.text("status") == "ok").collect();
     let first_integrator = ok.first().map(|r| r.text("integrator").to_string());
     let first_law = ok.first().map(|r| r.text("law").to_string());
+    let first_state = ok.first().map(|r| r.text("state").to_string());
     let mine = |r: &&&Row| Some(r.text("integrator").to_string()) == first_integrator;
-    let circle: Vec<&&Row> = ok
+    let every_circle: Vec<&&Row> = ok
         .iter()
         .filter(|r| r.text("start") == "circle")
         .filter(mine)
+        .collect();
+    // Each state has its own equilibrium and manifold: the left panel draws the first one's.
+    let circle: Vec<&&Row> = every_circle
+        .iter()
+        .copied()
+        .filter(|r| Some(r.text("state").to_string()) == first_state)
         .collect();
     let mut outcomes: Vec<String> = circle
         .iter()
@@ -490,6 +507,7 @@ fn circle_figure(rows: &[Row]) -> Figure {
         .iter()
         .filter(|r| r.text("start") == "crossing")
         .filter(mine)
+        .filter(|r| Some(r.text("state").to_string()) == first_state)
         .filter_map(|r| {
             let t = r.number("theta_bisected")?;
             Some((radius * t.cos(), radius * t.sin()))
@@ -501,38 +519,62 @@ fn circle_figure(rows: &[Row]) -> Figure {
         Mark::Markers,
         outcomes.len(),
     ));
-    let mut laws: Vec<String> = circle.iter().map(|r| r.text("law").to_string()).collect();
+    let mut laws: Vec<String> = every_circle
+        .iter()
+        .map(|r| r.text("law").to_string())
+        .collect();
     laws.sort();
     laws.dedup();
-    let mut right: Vec<Series> = laws
-        .iter()
-        .enumerate()
-        .map(|(i, law)| Series {
-            label: format!("{law} law"),
-            points: circle
+    // States in their order in the rows: one colour each, one line style per law.
+    let mut states: Vec<String> = Vec::new();
+    for r in &every_circle {
+        if !states.iter().any(|s| s == r.text("state")) {
+            states.push(r.text("state").to_string());
+        }
+    }
+    let mut right: Vec<Series> = Vec::new();
+    for (k, state) in states.iter().enumerate() {
+        for (i, law) in laws.iter().enumerate() {
+            let points: Vec<(f64, f64)> = every_circle
                 .iter()
-                .filter(|r| r.text("law") == law)
+                .filter(|r| r.text("state") == state && r.text("law") == law)
                 .filter_map(|r| Some((r.number("theta")? / PI, r.number("first_open_s")?)))
-                .collect(),
-            mark: if i == 0 {
-                Mark::LineMarkers
-            } else {
-                Mark::Dashed
-            },
-            color: i,
-        })
-        .collect();
+                .collect();
+            if points.is_empty() {
+                continue;
+            }
+            right.push(Series {
+                label: if states.len() > 1 {
+                    format!("{}, {}", plot::style::plot_text(state), law_text(law))
+                } else {
+                    law_text(law)
+                },
+                points,
+                mark: if i == 0 {
+                    Mark::LineMarkers
+                } else {
+                    Mark::Dashed
+                },
+                color: if states.len() > 1 { k } else { i },
+            });
+        }
+    }
     if let Some(angles) = star.and_then(|e| e.manifold_angles()) {
-        let top = circle
+        let top = every_circle
             .iter()
             .filter_map(|r| r.number("first_open_s"))
             .fold(0.0f64, f64::max);
         for (i, a) in angles.iter().enumerate() {
             right.push(Series {
-                label: if i == 0 {
-                    "predicted crossing θ".into()
-                } else {
+                label: if i > 0 {
                     String::new()
+                } else if states.len() > 1 {
+                    format!(
+                        "predicted crossing θ ({})",
+                        plot::style::plot_text(&first_state.clone().unwrap_or_default())
+                    )
+                } else {
+                    "predicted crossing θ".into()
                 },
                 points: vec![(a / PI, 0.0), (a / PI, top)],
                 mark: Mark::Dotted,
@@ -544,8 +586,16 @@ fn circle_figure(rows: &[Row]) -> Figure {
         panels: vec![
             Panel {
                 title: format!(
-                    "outcome of the starts on |Y − Y*| = R, V = 0 ({} law)",
-                    first_law.clone().unwrap_or_default()
+                    "outcome of the starts on |Y − Y*| = R, V = 0 ({}{})",
+                    if states.len() > 1 {
+                        format!(
+                            "{}, ",
+                            plot::style::plot_text(&first_state.clone().unwrap_or_default())
+                        )
+                    } else {
+                        String::new()
+                    },
+                    law_text(&first_law.clone().unwrap_or_default())
                 ),
                 x_label: "Y₁ − Y₁*".into(),
                 y_label: "Y₂ − Y₂*".into(),
@@ -580,7 +630,12 @@ fn cycle_figure(c: &Checks) -> Figure {
         .enumerate()
         .map(|(i, x)| {
             Series::new(
-                format!("{} · {} law · {}", x.state, x.law, x.integrator),
+                format!(
+                    "{} · {} · {}",
+                    plot::style::plot_text(&x.state),
+                    law_text(&x.law),
+                    x.integrator
+                ),
                 x.intervals.clone(),
                 if i % 2 == 0 { Mark::Line } else { Mark::Dashed },
                 i,
@@ -745,12 +800,12 @@ fn render(name: &str, c: &Checks, figures: &[&str]) -> String {
     );
     let _ = writeln!(
         s,
-        "Generated by `rigid-limit run experiments/{name}.toml` (or `rigid-limit reproduce`). \
-         Y_i'' = b_i + Σ_j P_ij f_j with f_j = max(k_j Y_j + q_j V_j, 0) (literal law) or the \
+        "{}. Y_i'' = b_i + Σ_j P_ij f_j with f_j = max(k_j Y_j + q_j V_j, 0) (literal law) or the \
          same only while contact j is closed (harness law); the kinks are located events. \
          Outcome at the end of the window: IF/FI/II when a force exceeds 1e6 (the other contact \
          open), `cycle` when a contact opens ≥ 6 times in the window's second half, else the \
-         final mode. docs/two_contact.md.\n"
+         final mode. docs/two_contact.md.\n",
+        provenance(name)
     );
     let _ = writeln!(s, "## States\n");
     let _ = writeln!(
