@@ -178,11 +178,51 @@ fn run(path: &Path, out: Option<PathBuf>, shard: Option<Shard>, fresh: bool) -> 
         progress: true,
         fresh,
         command_line: command_line(),
+        cancel: Some(stop_on_ctrl_c()),
         ..RunOptions::new(out_dir)
     };
     let summary = run_and_report(&experiment, &opts)?;
     report(experiment.name(), &summary);
     Ok(())
+}
+
+/// Set by the first Ctrl-C of a run ([`stop_on_ctrl_c`]).
+#[cfg(unix)]
+static CTRL_C: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(unix)]
+extern "C" fn on_ctrl_c(_: libc::c_int) {
+    CTRL_C.store(true, std::sync::atomic::Ordering::SeqCst);
+    // A second Ctrl-C ends the process at once (signal() is async-signal-safe).
+    // SAFETY: restores the default disposition of SIGINT; no memory is touched.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+    }
+}
+
+/// The cancel flag of a run that the first Ctrl-C sets: the sweep stops as an interruption does
+/// (the points in flight finish and are journalled, none starts) and says how to resume, instead
+/// of the process dying mid-write; a second Ctrl-C ends it at once. A thread carries the
+/// handler's flag to the runner's (a signal handler may only touch an atomic).
+fn stop_on_ctrl_c() -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let cancel = std::sync::Arc::new(AtomicBool::new(false));
+    #[cfg(unix)]
+    {
+        // SAFETY: installs a handler that only stores to an atomic and calls signal().
+        unsafe {
+            libc::signal(libc::SIGINT, on_ctrl_c as *const () as libc::sighandler_t);
+        }
+        let flag = std::sync::Arc::clone(&cancel);
+        std::thread::spawn(move || loop {
+            if CTRL_C.load(Ordering::SeqCst) {
+                flag.store(true, Ordering::SeqCst);
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        });
+    }
+    cancel
 }
 
 fn merge(path: &Path, out: Option<PathBuf>) -> Result<(), String> {

@@ -1,7 +1,7 @@
 //! The `rigid-limit simulate` command: bad input gets a one-line error naming the flag and the
 //! allowed range (non-zero exit, no panic); `--json` carries the documented fields.
 
-use crate::common::zhao_liu_sweep;
+use crate::common::{cli, zhao_liu_sweep};
 use std::process::Command;
 
 fn simulate(args: &[&str]) -> (bool, String, String) {
@@ -524,4 +524,57 @@ fn simulate_rod_takes_its_parameters_by_set_and_params() {
             assert!(err.contains(word), "{args:?}: {err}");
         }
     }
+}
+
+/// Ctrl-C during `run` stops the sweep as an interruption does: the process ends with one line
+/// saying how many new rows it kept and how to resume, the journal holds them, and the same
+/// command resumes from exactly those rows to the whole experiment.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_a_run_that_the_same_command_resumes() {
+    let dir = crate::common::scratch("ctrl-c");
+    let out = dir.to_string_lossy().into_owned();
+    let args = ["run", "experiments/painleve_atlas.toml", "--out", &out];
+    let child = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let journal = dir.join("runs.journal.csv");
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&journal).map_or(true, |t| t.lines().count() < 200) {
+        assert!(started.elapsed().as_secs() < 120, "no rows after 120 s");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let output = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the run finished: {err}");
+    let line = err
+        .lines()
+        .find(|l| l.contains("stopped after"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains("run it again to resume"), "{line}");
+    let kept: usize = line
+        .split("stopped after ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(kept >= 199 && !dir.join("runs.csv").exists(), "{line}");
+    let (ok, text, err) = cli(&args);
+    assert!(ok, "{err}");
+    assert!(
+        text.contains(&format!(
+            "100800 points ({kept} resumed, {} run, 0 failed)",
+            100800 - kept
+        )),
+        "{text}"
+    );
 }
