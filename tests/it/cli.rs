@@ -1,7 +1,7 @@
 //! The `rigid-limit simulate` command: bad input gets a one-line error naming the flag and the
 //! allowed range (non-zero exit, no panic); `--json` carries the documented fields.
 
-use crate::common::{cli, zhao_liu_sweep};
+use crate::common::{cli, number_after, zhao_liu_sweep};
 use std::process::Command;
 
 fn simulate(args: &[&str]) -> (bool, String, String) {
@@ -561,12 +561,7 @@ fn ctrl_c_stops_a_run_that_the_same_command_resumes() {
         .find(|l| l.contains("stopped after"))
         .unwrap_or_else(|| panic!("{err}"));
     assert!(line.contains("run it again to resume"), "{line}");
-    let kept: usize = line
-        .split("stopped after ")
-        .nth(1)
-        .and_then(|rest| rest.split(' ').next())
-        .and_then(|n| n.parse().ok())
-        .unwrap_or_else(|| panic!("{line}"));
+    let kept: usize = number_after(line, "stopped after ");
     assert!(kept >= 199 && !dir.join("runs.csv").exists(), "{line}");
     let (ok, text, err) = cli(&args);
     assert!(ok, "{err}");

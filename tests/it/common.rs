@@ -129,3 +129,13 @@ pub fn cli(args: &[&str]) -> (bool, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// The number written right after `marker` in `line` (up to the next space), or a panic naming
+/// the line.
+pub fn number_after<T: std::str::FromStr>(line: &str, marker: &str) -> T {
+    line.split(marker)
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no number after {marker:?} in {line}"))
+}

@@ -56,19 +56,29 @@ impl RodFlags {
     /// The first of the rod's flags given, if any (`--mu`), for the refusal of a flag given to
     /// another system.
     pub fn given(&self) -> Option<&'static str> {
+        let physics = self
+            .physics()
+            .into_iter()
+            .map(|(flag, _, value)| (flag, value.is_some()));
+        physics
+            .chain([
+                ("--scenario", self.scenario.is_some()),
+                ("--height", self.height.is_some()),
+                ("--repeat", self.repeat.is_some()),
+            ])
+            .find_map(|(flag, given)| given.then_some(flag))
+    }
+
+    /// The flags of the rod's `[params]`: (flag, key, value if given).
+    fn physics(&self) -> [(&'static str, &'static str, Option<f64>); 6] {
         [
-            ("--mu", self.mu.is_some()),
-            ("--mu-s", self.mu_s.is_some()),
-            ("--theta0", self.theta0.is_some()),
-            ("--omega0", self.omega0.is_some()),
-            ("--u0", self.u0.is_some()),
-            ("--damping", self.damping.is_some()),
-            ("--scenario", self.scenario.is_some()),
-            ("--height", self.height.is_some()),
-            ("--repeat", self.repeat.is_some()),
+            ("--mu", "mu", self.mu),
+            ("--mu-s", "mu_s", self.mu_s),
+            ("--theta0", "theta0", self.theta0),
+            ("--omega0", "omega0", self.omega0),
+            ("--u0", "u0", self.u0),
+            ("--damping", "damping", self.damping),
         ]
-        .into_iter()
-        .find_map(|(flag, given)| given.then_some(flag))
     }
 }
 
@@ -244,14 +254,7 @@ fn impact_of(run: &RunFlags, rod: &RodFlags) -> Result<RodImpact, String> {
             .extend(crate::study::single::params_table(&text, source).map_err(|e| e.to_string())?);
     }
     let sets = crate::study::single::parse_sets(&run.sets).map_err(|e| e.to_string())?;
-    for (flag, key, value) in [
-        ("--mu", "mu", rod.mu),
-        ("--mu-s", "mu_s", rod.mu_s),
-        ("--theta0", "theta0", rod.theta0),
-        ("--omega0", "omega0", rod.omega0),
-        ("--u0", "u0", rod.u0),
-        ("--damping", "damping", rod.damping),
-    ] {
+    for (flag, key, value) in rod.physics() {
         let Some(value) = value else { continue };
         if sets.iter().any(|(k, _)| k == key) {
             return Err(format!(
