@@ -769,7 +769,7 @@ fn report_fits_the_distances_at_their_derived_rates() {
             ("d_V", whole_run),
         ] {
             let line = line(symbol);
-            let p: f64 = crate::common::number_after(&line, "κ^");
+            let p: f64 = crate::common::number_after(line, "κ^");
             assert!((p - derived).abs() < 0.01, "{name} {symbol}: {p}");
             // The prediction the summary (and convergence.png's legend) states is the derived
             // one: 1 over a whole run without an impact, not an impact's 1/2.
