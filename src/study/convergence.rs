@@ -798,9 +798,6 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 }
                 None => 2,
             };
-            md.table(&values_table::<S>(&quantities, &own))
-                .heading(level, "Convergence as κ → 0");
-            // A ladder too short for any fit is said once, not once per quantity.
             let mut ladder: Vec<f64> = own
                 .iter()
                 .filter(|r| !is_rigid(r))
@@ -808,6 +805,16 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 .collect();
             ladder.sort_by(f64::total_cmp);
             ladder.dedup();
+            if ladder.is_empty() && own.iter().any(is_rigid) {
+                md.paragraph(
+                    "The rigid method only, without a κ ladder: nothing converges here. The \
+                     compliant runs of a κ ladder are compared with this reference.",
+                );
+                continue;
+            }
+            md.table(&values_table::<S>(&quantities, &own))
+                .heading(level, "Convergence as κ → 0");
+            // A ladder too short for any fit is said once, not once per quantity.
             let needed = points_needed(&ExtrapolationOptions::default());
             if ladder.len() < needed {
                 md.paragraph(format!(

@@ -1271,3 +1271,32 @@ q_dot = ["u0", "v0"]
         "({u}, {v})"
     );
 }
+
+/// A contact's coefficient given by a parameter's name and refused at a swept value names the
+/// parameter, whose value comes from [sweep], not only the contact's line (which holds "mu").
+#[test]
+fn a_swept_parameter_refused_in_a_contact_is_named() {
+    let text = system_experiment(
+        "systems/box.toml",
+        1e-5,
+        "integrators = [\"dop853\"]\nrtol = 1e-8\natol = 1e-10\nt_end = 0.5",
+    )
+    .replace("[sweep]\n", "[sweep]\nmu = [0.4, -0.5]\n");
+    let err = parse_error(&text);
+    assert!(
+        err.contains("system.contacts[0].mu (the parameter mu) = -0.5")
+            && err.contains("must be finite and >= 0"),
+        "{err}"
+    );
+    let text = system_experiment(
+        "systems/flat_rod.toml",
+        1e-5,
+        "integrators = [\"dop853\"]\nrtol = 1e-8\natol = 1e-10",
+    )
+    .replace("[sweep]\n", "[sweep]\nc = [-1.0]\n");
+    let err = parse_error(&text);
+    assert!(
+        err.contains("system.contacts[0].damping (the parameter c) = -1"),
+        "{err}"
+    );
+}

@@ -797,3 +797,42 @@ fn report_fits_the_distances_at_their_derived_rates() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// A rigid-only file's summary says there is nothing to converge (no empty distance table, no
+/// "ladder of 0 κ values"), and its rigid reference is the one the compliant file runs first:
+/// the same events in the summary.
+#[test]
+fn a_rigid_only_summary_has_the_reference_and_no_distances() {
+    let dir = crate::common::scratch("klarbring-rigid-only");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("klarbring_rigid.toml");
+    let text = klarbring_2d_file(|t| {
+        without_ladder(t.replace("method = \"compliant\"", "method = \"rigid\""))
+    });
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join("out");
+    let (ok, _, err) = crate::common::cli(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--fresh",
+    ]);
+    assert!(ok, "{err}");
+    let summary = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(summary.contains("The rigid method only"), "{summary}");
+    for absent in ["ladder has 0", "In the distances above", "| d_U "] {
+        assert!(!summary.contains(absent), "{absent} in {summary}");
+    }
+    let events = |s: &str| -> String {
+        s.lines()
+            .find(|l| l.trim_start().starts_with("events: slip"))
+            .unwrap_or_else(|| panic!("no rigid events in {s}"))
+            .to_string()
+    };
+    let committed = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/klarbring_2d/summary.md"),
+    )
+    .unwrap();
+    assert_eq!(events(&summary), events(&committed));
+}

@@ -572,39 +572,51 @@ impl Description {
         };
         let constant = |v: &[Expr]| v.iter().map(Expr::constant).collect::<Option<Vec<f64>>>();
         let constant_directions = constant(&tangential).zip(constant(&normal));
+        // A coefficient given by a parameter's name is refused naming the parameter too: its
+        // value may come from [params] or [sweep], not from the contact's line.
+        let field = |name: &str, v: &NumberOrName| match v {
+            NumberOrName::Number(_) => format!("{key}.{name}"),
+            NumberOrName::Name(parameter) => format!("{key}.{name} (the parameter {parameter})"),
+        };
         let mu = self.value(&format!("{key}.mu"), &c.mu)?;
         let mu_s = match &c.mu_s {
             Some(v) => self.value(&format!("{key}.mu_s"), v)?,
             None => mu,
         };
         let damping = self.value(&format!("{key}.damping"), &c.damping)?;
-        crate::error::require_non_negative(&format!("{key}.mu"), mu)?;
+        crate::error::require_non_negative(&field("mu", &c.mu), mu)?;
+        let mu_s_field = c
+            .mu_s
+            .as_ref()
+            .map_or_else(|| format!("{key}.mu_s"), |v| field("mu_s", v));
         if second_tangent.is_some() && mu_s != mu {
             return Err(invalid(
-                &format!("{key}.mu_s"),
+                &mu_s_field,
                 mu_s,
                 &format!("a spatial contact has one friction coefficient (its circular cone): drop mu_s or set it to mu = {mu}"),
             ));
         }
         if mu_s < mu {
-            return Err(invalid(
-                &format!("{key}.mu_s"),
-                mu_s,
-                &format!("must be ≥ mu = {mu}"),
-            ));
+            return Err(invalid(&mu_s_field, mu_s, &format!("must be ≥ mu = {mu}")));
         }
-        crate::compliant::normal::require_resolvable_damping(&format!("{key}.damping"), damping)?;
+        crate::compliant::normal::require_resolvable_damping(
+            &field("damping", &c.damping),
+            damping,
+        )?;
         let restitution = match &c.restitution {
-            Some(v) => Some(self.value(&format!("{key}.restitution"), v)?),
+            Some(v) => {
+                let e = self.value(&format!("{key}.restitution"), v)?;
+                if !(0.0..=1.0).contains(&e) {
+                    return Err(invalid(
+                        &field("restitution", v),
+                        e,
+                        "must lie in [0, 1] (Newton's coefficient of the rigid reference)",
+                    ));
+                }
+                Some(e)
+            }
             None => None,
         };
-        if let Some(e) = restitution.filter(|e| !(0.0..=1.0).contains(e)) {
-            return Err(invalid(
-                &format!("{key}.restitution"),
-                e,
-                "must lie in [0, 1] (Newton's coefficient of the rigid reference)",
-            ));
-        }
         Ok(CompiledContact {
             name: c.name.clone(),
             normal_drift: drift(&normal),

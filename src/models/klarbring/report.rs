@@ -92,12 +92,15 @@ pub fn sections(
     dir: &Path,
 ) -> Result<String, RunError> {
     let mut s = String::new();
-    let _ = writeln!(
-        s,
+    // A rigid-only file has no distances to explain.
+    let distances = if rows.iter().any(|r| r.text("method") != "rigid") {
         "In the distances above U and V are the compliant run's displacement and velocity, U⁰ \
          and V⁰ the rigid run's (κ = 0), and the rigid lift-off is the rigid run's first (T \
-         when there is none). Derivations in docs/klarbring.md.\n"
-    );
+         when there is none). "
+    } else {
+        ""
+    };
+    let _ = writeln!(s, "{distances}Derivations in docs/klarbring.md.\n");
     if !dir.join("paths.csv").exists() {
         let _ = writeln!(
             s,

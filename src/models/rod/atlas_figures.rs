@@ -123,24 +123,30 @@ pub(crate) fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), S
     );
     let save_heatmap =
         |m: &HeatMap, dir: &Path, stem: &str| save_heatmap_captioned(m, &caption, dir, stem);
+    // The legend names the categories that occur, in this order.
+    let category = |s: &StateAnalysis| {
+        if s.failed > 0 {
+            2
+        } else if a.sequence_of(s) == STANDARD_SEQUENCE {
+            0
+        } else {
+            1
+        }
+    };
+    let names = [
+        "slide → stick → reverse slip",
+        "another sequence",
+        "failed runs",
+    ];
+    let present: Vec<usize> = (0..names.len())
+        .filter(|&c| a.per_state.iter().any(|s| category(s) == c))
+        .collect();
     let sequence = map(
         a,
         ColorScale::Categories {
-            names: vec![
-                "slide → stick → reverse slip".into(),
-                "another sequence".into(),
-                "failed runs".into(),
-            ],
+            names: present.iter().map(|&c| names[c].to_string()).collect(),
         },
-        &|s| {
-            Some(if s.failed > 0 {
-                2.0
-            } else if a.sequence_of(s) == STANDARD_SEQUENCE {
-                0.0
-            } else {
-                1.0
-            })
-        },
+        &|s| Some(present.iter().position(|&c| c == category(s))? as f64),
     );
     save_heatmap(&sequence, dir, "atlas_sequence")?;
     let stick = map(a, continuous("lim T_stick/√κ (extrapolated)"), &|s| {

@@ -514,7 +514,7 @@ fn circle_figure(rows: &[Row]) -> Figure {
         })
         .collect();
     left.push(Series::new(
-        "bisected switch",
+        "outcome boundary (by bisection)",
         bisected,
         Mark::Markers,
         outcomes.len(),
