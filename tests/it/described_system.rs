@@ -1300,3 +1300,42 @@ fn a_swept_parameter_refused_in_a_contact_is_named() {
         "{err}"
     );
 }
+
+/// Two contacts at one point (the box of systems/box.toml with w = 0, a thin rod standing on
+/// its foot, which topples) cross their surfaces at the same instant up to round-off: the
+/// second's event, located at the phase start that the first's began, is not put before it.
+/// Every phase starts where the previous one ended and lasts ≥ 0, the events are in time
+/// order, and the energy account closes.
+#[test]
+fn coincident_contacts_keep_time_ordered_phases() {
+    let (ok, text, err) = cli(&[
+        "simulate",
+        "--system",
+        "systems/box.toml",
+        "--set",
+        "w=0",
+        "--t-end",
+        "3.4",
+        "--json",
+    ]);
+    assert!(ok, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let modes = json["modes"].as_array().unwrap();
+    // The toppling begins with simultaneous stick/slip switches of the two contacts.
+    assert!(modes.len() > 100, "{} phases", modes.len());
+    let number = |v: &serde_json::Value, key: &str| v[key].as_f64().unwrap();
+    for pair in modes.windows(2) {
+        assert_eq!(number(&pair[0], "t_end"), number(&pair[1], "t_start"));
+    }
+    for m in modes {
+        assert!(number(m, "duration") >= 0.0, "{m}");
+    }
+    let times: Vec<f64> = json["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| number(e, "t"))
+        .collect();
+    assert!(times.windows(2).all(|t| t[0] <= t[1]), "{times:?}");
+    assert!(number(&json, "energy_balance_error").abs() < 1e-9);
+}
