@@ -9,7 +9,7 @@
 //!     simulate = simulate_system(RunFlags);
 //!     systems {
 //!         SpringParticle(spring_particle::SpringParticle);          // the generic study and report
-//!         Dance(dance::Dance), report = dance::report::write_report;
+//!         Rod3dJam(rod3d::study::Rod3dJam), report = rod3d::report::write_report;
 //!         Described(described::Described), table = described::with_system_file,
 //!             work_precision = DescribedWorkPrecision;
 //!         Rod(rod::Rod), sweep = rod::sweep::RodSweep, report_run = rod::report::write_run_report;

@@ -232,11 +232,21 @@ pub trait System: Sized + Sync + Clone + Debug + PartialEq + 'static {
     ) -> Result<(Self::Record, SolverStats), SimError>;
     /// The quantities whose limit κ → 0 a convergence study reports.
     fn quantities(config: &Self::Config) -> Vec<Quantity>;
-    /// [`Self::quantities`] as the report of `rows` (runs.csv) states them: a predicted exponent
-    /// may depend on what the rigid reference did (a motion through an impact converges more
-    /// slowly than one without), which only the rows know. `quantities` by default.
+    /// [`Self::quantities`] as the report states them for one configuration of the study and
+    /// `rows`, its rows of runs.csv: a predicted exponent may depend on what the rigid reference
+    /// did (a motion through an impact converges more slowly than one without), which only the
+    /// rows know, or on the configuration (Dance's particle: a slip that stops and sticks). A
+    /// configuration without any (one that runs no ladder) has no section in the generic
+    /// summary. `quantities` by default.
     fn reported_quantities(config: &Self::Config, _rows: &[Row]) -> Vec<Quantity> {
         Self::quantities(config)
+    }
+    /// How the summary's headings and convergence.png's panels name `config` among several,
+    /// where the swept keys' values do not tell the configurations apart ([`Self::configurations`]
+    /// makes several of one point of the grid): `μ = 1, from rest, c_d = 1`. `None` (the
+    /// default): the swept keys with their values.
+    fn configuration_label(_config: &Self::Config) -> Option<String> {
+        None
     }
     /// The errors a work–precision study measures against its reference: by default each
     /// quantity on its own, relative above one and absolute below.

@@ -49,7 +49,7 @@ crate::registry! {
         /// Chatter and reverse chatter (`model = "planar"`, `analysis = "chatter"`).
         PlanarChatter(planar::chatter::PlanarChatter), report = planar::chatter_report::write_report;
         /// Dance's particle starting to slide (`model = "dance"`).
-        Dance(dance::Dance), report = dance::report::write_report, table = dance::form::from_file;
+        Dance(dance::Dance), table = dance::form::from_file;
         SpringParticle(spring_particle::SpringParticle),
             work_precision = SpringParticleWorkPrecision;
         /// A system described in the file (`model = "system"`).

@@ -25,11 +25,6 @@ pub fn rate(rows: &[&Row], column: &str) -> Option<LinearFit> {
     rate_in(rows, FIT_RANGE, |r| r.number(column))
 }
 
-/// A [`power_law`] fit drawn across [`FIT_RANGE`]: its values at the range's two ends.
-pub(crate) fn fit_range_line(f: &LinearFit) -> Vec<(f64, f64)> {
-    range_line(f, FIT_RANGE)
-}
-
 /// A [`power_law`] fit drawn across `[smallest, largest]`: its values at the two ends.
 pub(crate) fn range_line(f: &LinearFit, (smallest, largest): (f64, f64)) -> Vec<(f64, f64)> {
     [smallest, largest]
@@ -56,8 +51,10 @@ pub(crate) fn rate_against_prediction(f: &LinearFit, predicted: Option<f64>) -> 
         4
     };
     let mut text = format!(
-        "κ^{:.decimals$} ± {:.decimals$} (95 %, n = {})",
-        f.slope, f.slope_ci95, f.n
+        "κ^{} ± {:.decimals$} (95 %, n = {})",
+        slope_text(f.slope, decimals),
+        f.slope_ci95,
+        f.n
     );
     if let Some(p) = predicted {
         text.push_str(&format!("; predicted exponent {}", significant(p)));
@@ -66,6 +63,16 @@ pub(crate) fn rate_against_prediction(f: &LinearFit, predicted: Option<f64>) -> 
         }
     }
     text
+}
+
+/// A fitted exponent to `decimals` decimals, a slope that rounds to zero written 0 (not −0: a
+/// distance that does not depend on κ fits a slope of either sign at rounding level).
+fn slope_text(slope: f64, decimals: usize) -> String {
+    let text = format!("{slope:.decimals$}");
+    match text.strip_prefix('-') {
+        Some(size) if size.chars().all(|c| c == '0' || c == '.') => size.to_string(),
+        _ => text,
+    }
 }
 
 /// Measured points (markers, the fitted rate in the label, against `predicted` when given) and
@@ -80,11 +87,11 @@ pub(crate) fn fitted_series(
 ) -> Vec<Series> {
     let rate = |f: &LinearFit| match predicted {
         Some(p) => format!(
-            "{label}: rate {:.3} (predicted {})",
-            f.slope,
+            "{label}: rate {} (predicted {})",
+            slope_text(f.slope, 3),
             significant(p)
         ),
-        None => format!("{label}: rate {:.3}", f.slope),
+        None => format!("{label}: rate {}", slope_text(f.slope, 3)),
     };
     let mut out = vec![Series {
         label: fit.as_ref().map_or_else(|| label.to_string(), rate),

@@ -548,16 +548,8 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             summary.push('\n');
             summary.push_str(&write_cycles(cycles, &swept, rows, dir)?);
         }
-        if let Some(reference_symbol) = self.figure(rows, dir)? {
-            let integrator = self
-                .solver
-                .integrators
-                .first()
-                .map_or("", |kind| kind.name());
-            let what = if S::reported_quantities(&self.params, rows)
-                .iter()
-                .all(|q| q.distance)
-            {
+        if let Some((reference_symbol, integrator, distances)) = self.figure(rows, dir)? {
+            let what = if distances {
                 "distances to the rigid reference".to_string()
             } else {
                 format!("|q(κ) − {reference_symbol}|")
@@ -580,6 +572,9 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         if configurations < 2 {
             return None;
         }
+        if let Some(label) = S::configuration_label(config) {
+            return Some(label);
+        }
         let swept: Vec<String> = self
             .sweep
             .swept()
@@ -595,29 +590,48 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         Some(swept.join(", "))
     }
 
-    /// convergence.png/.svg: per configuration (at most four panels), the first integrator's
-    /// distance of every quantity to its reference against κ, on log axes. The reference is the
+    /// convergence.png/.svg: per reported configuration (at most [`MAX_PANELS`] panels), the
+    /// distance of every quantity to its reference against κ by the first integrator that runs
+    /// it, on log axes. The reference is the
     /// rows' rigid run (`method = rigid`) or the quantity's rigid-limit column; a system with
     /// neither takes each quantity's limit extrapolated from its ladder (quantities whose
     /// extrapolation is refused are left out), and where every extrapolation is refused the
-    /// value at the smallest κ. The reference's symbol in the axis label when the figure was
-    /// written.
-    fn figure(&self, rows: &[Row], dir: &Path) -> Result<Option<&'static str>, RunError> {
-        let Some(kind) = self.solver.integrators.first() else {
+    /// value at the smallest κ. When the figure was written: the reference's symbol in the axis
+    /// label, the integrators drawn, and whether every quantity is a distance.
+    fn figure(
+        &self,
+        rows: &[Row],
+        dir: &Path,
+    ) -> Result<Option<(&'static str, String, bool)>, RunError> {
+        let configurations = self.configurations().unwrap_or_default();
+        // Each configuration drawn by the first integrator that runs it.
+        let drawn: Vec<(ReportedConfiguration<'_, S::Config>, IntegratorKind)> = self
+            .reported_configurations(&configurations, rows)
+            .into_iter()
+            .filter_map(|c| {
+                let kind = *c.integrators.first()?;
+                Some((c, kind))
+            })
+            .collect();
+        if drawn.is_empty() {
             return Ok(None);
-        };
-        let quantities = S::reported_quantities(&self.params, rows);
+        }
+        let quantities: Vec<&Quantity> = drawn.iter().flat_map(|(c, _)| &c.quantities).collect();
         // A rigid run is the reference where the rows hold one, else the rigid-limit columns,
         // else (a system without either) each quantity's limit extrapolated from its ladder.
         // Without an extrapolation either (a ladder that does not resolve the correction), the
         // distance to the value at the smallest κ shows whether the ladder settles.
-        let known = quantities
-            .iter()
-            .any(|q| !rigid_distances(q, kind, rows).0.is_empty());
-        let extrapolated = !known
-            && quantities
+        let known = drawn.iter().any(|(c, kind)| {
+            c.quantities
                 .iter()
-                .any(|q| !extrapolated_distances(q, kind, rows).0.is_empty());
+                .any(|q| !rigid_distances(q, kind, rows).0.is_empty())
+        });
+        let extrapolated = !known
+            && drawn.iter().any(|(c, kind)| {
+                c.quantities
+                    .iter()
+                    .any(|q| !extrapolated_distances(q, kind, rows).0.is_empty())
+            });
         let (reference, reference_symbol) = if rows.iter().any(is_rigid) {
             ("rigid reference", "q(rigid)")
         } else if known {
@@ -629,15 +643,13 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         };
         // Quantities read at the run's end say so once, on the axis, rather than in each label.
         let at_end = quantities.iter().all(|q| q.symbol.ends_with("(t_end)"));
-        let configurations = self.configurations().unwrap_or_default();
-        let configuration_of: Vec<usize> = self.points().iter().map(|p| p.configuration).collect();
         let mut panels = Vec::new();
-        for (i, config) in configurations.iter().enumerate().take(4) {
-            let own: Vec<Row> = rows
-                .iter()
-                .filter(|r| configuration_of.get(r.point_id) == Some(&i))
-                .cloned()
-                .collect();
+        let mut kinds: Vec<&str> = Vec::new();
+        for (c, kind) in &drawn {
+            if panels.len() == MAX_PANELS {
+                break;
+            }
+            let (config, own, kind) = (c.config, &c.rows, kind);
             let title = match self.configuration_label(config, configurations.len()) {
                 Some(label) => format!("{}: distance to the {reference}", plot_text(&label)),
                 None => format!("Distance to the {reference}"),
@@ -660,13 +672,13 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             };
             // Seven colours (black is the references'); later quantities repeat them dashed.
             const COLOURS: [usize; 7] = [0, 1, 2, 3, 4, 5, 7];
-            for (j, q) in quantities.iter().enumerate() {
+            for (j, q) in c.quantities.iter().enumerate() {
                 let (kappa, gap) = if known {
-                    rigid_distances(q, kind, &own)
+                    rigid_distances(q, kind, own)
                 } else if extrapolated {
-                    extrapolated_distances(q, kind, &own)
+                    extrapolated_distances(q, kind, own)
                 } else {
-                    smallest_kappa_distances(q, kind, &own)
+                    smallest_kappa_distances(q, kind, own)
                 };
                 let points: Vec<(f64, f64)> =
                     kappa.into_iter().zip(gap).filter(|p| p.1 > 0.0).collect();
@@ -684,7 +696,7 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 // A predicted exponent is what the figure tests: the fit drawn over its range,
                 // its rate against the prediction in the legend.
                 if let (true, Some(predicted)) = (known, q.exponent) {
-                    let fit = rigid_rate(q, kind, &own);
+                    let fit = rigid_rate(q, kind, own);
                     let range = q.fit_range.unwrap_or_else(|| {
                         let kappa = points.iter().map(|p| p.0);
                         (
@@ -715,6 +727,9 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             }
             if !panel.series.is_empty() {
                 panels.push(panel);
+                if !kinds.contains(&kind.name()) {
+                    kinds.push(kind.name());
+                }
             }
         }
         // Quantities equal at every κ (a lift-off that never comes) share their markers: the
@@ -736,12 +751,13 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         };
         let fitted = known && quantities.iter().any(|q| q.exponent.is_some());
         let caption = format!(
-            "{}: {kind}, rtol {}, atol {}{}",
+            "{}: {}, rtol {}, atol {}{}",
             if fitted {
                 format!("Distances to the {reference} against κ (lines: fitted power laws)")
             } else {
                 format!("Each quantity's distance to its {reference} against the compliance κ")
             },
+            kinds.join(", "),
             format_small_parameter(self.solver.rtol),
             format_small_parameter(self.solver.atol),
             if coincide { "; equal values nest" } else { "" }
@@ -750,7 +766,41 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             path: dir.join("convergence.png").display().to_string(),
             source: std::io::Error::other(e),
         })?;
-        Ok(Some(reference_symbol))
+        Ok(Some((
+            reference_symbol,
+            kinds.join(", "),
+            quantities.iter().all(|q| q.distance),
+        )))
+    }
+
+    /// The configurations the generic summary and convergence.png report, in the study's order:
+    /// each with its rows, the quantities [`System::reported_quantities`] gives for it (those
+    /// without any are left out: a configuration that runs no ladder) and the integrators that
+    /// run it ([`System::integrators`]).
+    fn reported_configurations<'a>(
+        &self,
+        configurations: &'a [S::Config],
+        rows: &[Row],
+    ) -> Vec<ReportedConfiguration<'a, S::Config>> {
+        let configuration_of: Vec<usize> = self.points().iter().map(|p| p.configuration).collect();
+        configurations
+            .iter()
+            .enumerate()
+            .filter_map(|(i, config)| {
+                let own: Vec<Row> = rows
+                    .iter()
+                    .filter(|r| configuration_of.get(r.point_id) == Some(&i))
+                    .cloned()
+                    .collect();
+                let quantities = S::reported_quantities(config, &own);
+                (!quantities.is_empty()).then(|| ReportedConfiguration {
+                    config,
+                    rows: own,
+                    quantities,
+                    integrators: S::integrators(config, &self.solver.integrators),
+                })
+            })
+            .collect()
     }
 
     /// The system's contacts in their order, known by their impulse columns.
@@ -782,15 +832,14 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
     pub fn summary(&self, rows: &[Row]) -> String {
         let mut md = Markdown::new();
         self.heading(&mut md);
-        let quantities = S::reported_quantities(&self.params, rows);
         let configurations = self.configurations().unwrap_or_default();
-        let configuration_of: Vec<usize> = self.points().iter().map(|p| p.configuration).collect();
-        for (i, config) in configurations.iter().enumerate() {
-            let own: Vec<Row> = rows
-                .iter()
-                .filter(|r| configuration_of.get(r.point_id) == Some(&i))
-                .cloned()
-                .collect();
+        for ReportedConfiguration {
+            config,
+            rows: own,
+            quantities,
+            integrators,
+        } in self.reported_configurations(&configurations, rows)
+        {
             let level = match self.configuration_label(config, configurations.len()) {
                 Some(label) => {
                     md.heading(2, label);
@@ -826,17 +875,26 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             }
             let mut misses = Vec::new();
             for q in &quantities {
-                for kind in &self.solver.integrators {
+                for kind in &integrators {
                     convergence_items(&mut md, q, kind, &own);
                     let fit = rigid_rate(q, kind, &own);
                     if let (Some(f), Some(p)) = (fit, q.exponent) {
                         if excludes(&f, p) {
+                            // A predicted 0 (a distance that does not depend on κ) has no
+                            // relative miss.
+                            let relative = if p == 0.0 {
+                                String::new()
+                            } else {
+                                format!(
+                                    " ({} % of {})",
+                                    percent(100.0 * (f.slope - p).abs() / p.abs()),
+                                    significant(p)
+                                )
+                            };
                             misses.push(format!(
-                                "{} ({kind}) by {} ({} % of {})",
+                                "{} ({kind}) by {}{relative}",
                                 q.symbol,
                                 sci(f.slope - p, 1),
-                                percent(100.0 * (f.slope - p).abs() / p.abs()),
-                                significant(p)
                             ));
                         }
                     }
@@ -848,6 +906,19 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         }
         md.finish()
     }
+}
+
+/// The panels of convergence.png at most: three rows of two.
+const MAX_PANELS: usize = 6;
+
+/// One configuration of the study as its report sees it
+/// ([`Convergence::reported_configurations`]).
+struct ReportedConfiguration<'a, C> {
+    config: &'a C,
+    /// Its rows of runs.csv.
+    rows: Vec<Row>,
+    quantities: Vec<Quantity>,
+    integrators: Vec<IntegratorKind>,
 }
 
 /// A percentage to two significant digits (3.8, 0.52, 0.00069).

@@ -172,3 +172,88 @@ fn compliant_keys_are_checked_by_name() {
     )
     .contains("resting"));
 }
+
+/// The report of the committed dance_start_slide rows (`rigid-limit report`, nothing re-run):
+/// the generic convergence report fits each compliant case's distances to the rigid motion at
+/// the rates derived from the normal transient (docs/dance.md (D13)–(D18)): sup‖Δv‖ ∝ κ^(1/2)
+/// from rest (the peak μx'√κ), sup‖Δu‖ ∝ κ (μxκ) unless the slip stops and sticks (μ = 1,
+/// c_d = 1: the kept velocity e^(−ζs₁)√κ, rate 1/2), and both independent of κ from the
+/// static penetration (the slip seed). The particle's own sections and figures follow.
+#[test]
+fn report_fits_the_distances_at_their_derived_rates() {
+    let dir = crate::common::scratch("report-dance_start_slide");
+    std::fs::create_dir_all(&dir).unwrap();
+    let committed =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/dance_start_slide");
+    for file in std::fs::read_dir(&committed).unwrap() {
+        let file = file.unwrap();
+        std::fs::copy(file.path(), dir.join(file.file_name())).unwrap();
+    }
+    let (ok, _, err) = crate::common::cli(&[
+        "report",
+        "experiments/dance_start_slide.toml",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    // (heading of the case, derived exponent of sup‖Δu‖, of sup‖Δv‖)
+    let cases = [
+        ("μ = 1, from rest on the plane, normal damping 1", 0.5, 0.5),
+        ("μ = 1, from rest on the plane, normal damping 2", 1.0, 0.5),
+        ("μ = 1, from rest at δ = κ, normal damping 0", 0.0, 0.0),
+        (
+            "μ = 0.5, from rest on the plane, normal damping 1",
+            1.0,
+            0.5,
+        ),
+        (
+            "μ = 0.5, from rest on the plane, normal damping 2",
+            1.0,
+            0.5,
+        ),
+        ("μ = 0.5, from rest at δ = κ, normal damping 0", 0.0, 0.0),
+    ];
+    for (case, position, velocity) in cases {
+        let section = summary
+            .split("\n## ")
+            .find(|s| s.starts_with(&format!("{case}\n")))
+            .unwrap_or_else(|| panic!("no section {case} in {summary}"));
+        for (symbol, derived) in [("sup‖Δu‖", position), ("sup‖Δv‖", velocity)] {
+            let line = section
+                .lines()
+                .find(|l| {
+                    l.starts_with("- radau5, κ ∈ [1e-8, 1e-4]: ")
+                        && l.contains(&format!(": {symbol} = "))
+                })
+                .unwrap_or_else(|| panic!("no rate of {symbol} in {section}"));
+            let p: f64 = crate::common::number_after(line, "κ^");
+            assert!((p - derived).abs() < 0.01, "{case} {symbol}: {p}");
+            assert!(
+                line.contains(&format!("; predicted exponent {derived}")),
+                "{case} {symbol}: {line}"
+            );
+        }
+    }
+    // The rigid configurations have no convergence section: the series is the particle's own.
+    assert!(!summary.contains("\n## μ = 1, rigid"), "{summary}");
+    let rates = summary.find("### Convergence as κ → 0").unwrap();
+    let own = summary.find("## Rigid slide").unwrap();
+    assert!(rates < own, "{summary}");
+    for figure in [
+        "convergence.png",
+        "coefficients.png",
+        "truncation.png",
+        "rigid_start.png",
+        "compliant_velocity.png",
+    ] {
+        assert!(dir.join(figure).exists(), "no {figure}");
+    }
+    for linked in ["convergence.png", "compliant_velocity.png"] {
+        assert!(
+            summary.contains(&format!("]({linked})")),
+            "{linked} not linked"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

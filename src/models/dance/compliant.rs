@@ -338,6 +338,27 @@ pub(crate) fn predicted_constants(mu: f64, damping: f64) -> Option<(f64, Option<
     Some((mu * n.peak_x_dot(), (!stops).then(|| mu * n.peak_x())))
 }
 
+/// The predicted exponents p of sup‖u^κ − u‖ ∝ κ^p and sup‖v^κ − v‖ ∝ κ^p on [0, 2] of one
+/// compliant case (docs/dance.md, (D13)–(D18)). From rest the velocity differs by μx'(s)√κ
+/// (1/2), the position by μx(s)κ (1) unless the slip stops and sticks (μ = 1, c_d < 2): the
+/// slide then keeps the velocity e^(−ζs₁)√κ (D17) and the position drifts by O(√κ) (1/2).
+/// From the static penetration the compliant slide is the rigid one but for the slip seed,
+/// the same at every κ (0). `None` where no transient is derived (c_d outside (0, 2]).
+pub(crate) fn predicted_exponents(
+    mu: f64,
+    start: Start,
+    damping: f64,
+) -> (Option<f64>, Option<f64>) {
+    match start {
+        Start::Equilibrium => (Some(0.0), Some(0.0)),
+        Start::Rest => match predicted_constants(mu, damping) {
+            Some((_, Some(_))) => (Some(1.0), Some(0.5)),
+            Some((_, None)) => (Some(0.5), Some(0.5)),
+            None => (None, None),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

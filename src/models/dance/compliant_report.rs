@@ -1,17 +1,18 @@
-//! The compliant part of the Dance report (docs/dance.md, "Compliant runs"), from runs.csv and
-//! compliant_velocity.csv only: the distance rates with 95 % intervals over κ ∈ [1e-8, 1e-4],
-//! their κ → 0 constants against the normal-transient predictions, the stop and stick of
-//! μ = 1, c_d = 1 in t/√κ, and the figures. No solver here.
+//! The compliant part of the Dance sections (docs/dance.md, "Compliant runs"), from runs.csv
+//! and compliant_velocity.csv only: the distances' κ → 0 constants against the normal-transient
+//! predictions, the slide from the static penetration, the stop and stick of μ = 1, c_d = 1 in
+//! t/√κ, and compliant_velocity.png. The distances' rates are the generic report's
+//! (`Dance::reported_quantities`). No solver here.
 
 use super::compliant::{predicted_constants, NormalTransient};
-use super::Dance;
+use super::Params;
 use crate::analysis::fit::power_law;
 use crate::experiment::table::Row;
+use crate::integrate::IntegratorKind;
 use crate::plot::style::format_small_parameter;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
-use crate::report::rates::{fit_range_line, in_fit_range, rate, FIT_RANGE};
+use crate::report::rates::{in_fit_range, FIT_RANGE};
 use crate::report::table::{column, read_numbers};
-use crate::study::convergence::Convergence;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -22,14 +23,19 @@ pub(crate) const VELOCITY_CSV: &str = "compliant_velocity.csv";
 /// the axis.
 const FIGURE_FROM: f64 = 1e-6;
 
-/// A fitted slope for a label, −0 shown as 0.
-fn slope_text(slope: f64) -> String {
-    format!("{:.3}", if slope.abs() < 5e-4 { 0.0 } else { slope })
-}
-
-/// The integrator of the compliant rows.
-fn compliant_integrator(spec: &Convergence<Dance>) -> crate::integrate::IntegratorKind {
-    super::compliant_integrator(&spec.params, spec.solver.integrators[0])
+/// The integrator of the compliant rows, and their tolerances (the first row's cells).
+fn settings(integrator: Option<IntegratorKind>, rows: &[&Row]) -> String {
+    let tolerance = |key| {
+        rows.first()
+            .and_then(|r| r.number(key))
+            .map_or_else(|| "?".to_string(), format_small_parameter)
+    };
+    format!(
+        "{}, rtol {}, atol {}",
+        integrator.map_or("?", |i| i.name()),
+        tolerance("rtol"),
+        tolerance("atol")
+    )
 }
 
 /// One compliant case: (μ, start, c_d) as written in runs.csv.
@@ -69,27 +75,6 @@ fn smallest<'a>(rows: &[&'a Row]) -> Option<&'a Row> {
         .min_by(|a, b| number(a, "kappa").total_cmp(&number(b, "kappa")))
 }
 
-fn fit_text(rows: &[&Row], column: &str) -> String {
-    match rate(rows, column) {
-        Some(f) => format!(
-            "{:.4} ± {:.4}",
-            if f.slope.abs() < 5e-5 { 0.0 } else { f.slope },
-            f.slope_ci95
-        ),
-        None => "too few runs".to_string(),
-    }
-}
-
-/// The rate of a case's distance, except from the equilibrium start: there the distance is the
-/// slip seed, the same at every κ (the paragraph after the table), and a fitted 0 is no rate.
-fn rate_text(rows: &[&Row], column: &str) -> String {
-    if rows.iter().all(|r| r.text("start") == "equilibrium") {
-        "— (the seed)".to_string()
-    } else {
-        fit_text(rows, column)
-    }
-}
-
 /// The scaled times t/√κ of the events of `kind` of a row.
 fn scaled_events(r: &Row, kind: &str) -> Vec<f64> {
     let k = number(r, "kappa").sqrt();
@@ -102,26 +87,32 @@ fn scaled_events(r: &Row, kind: &str) -> Vec<f64> {
 }
 
 /// The compliant section of summary.md.
-pub(crate) fn write_section(s: &mut String, spec: &Convergence<Dance>, rows: &[&Row]) {
-    let integrator = compliant_integrator(spec);
+pub(crate) fn write_section(
+    s: &mut String,
+    p: &Params,
+    integrator: Option<IntegratorKind>,
+    rows: &[&Row],
+) {
     let _ = writeln!(
         s,
-        "\n## Compliant runs\n\nThe particle on the penalty plane F_n = δ/κ + c_d δ̇/√κ \
-         (spatial Coulomb formulation, Dance's load (−1, 1, t) through the sign map U_N = −u^n; \
-         docs/dance.md, \"Compliant runs\"), {integrator} at rtol {:e}, atol {:e}, to t = {}. \
-         Distances to the rigid motion (series below t₀, rigid numerics above) on [0, 2] over \
-         the samples of runs.csv's `n_samples` (log-spaced from 1e-9, a uniform grid of 4000 \
-         and 50 per unit of t/√κ across the normal transient). Rates: power-law fits over \
-         κ ∈ [{:e}, {:e}] with 95 % intervals. Constants at the smallest κ; predicted: the \
-         normal transient's closed forms (D13)–(D14).\n",
-        spec.solver.rtol, spec.solver.atol, spec.params.t_end, FIT_RANGE.0, FIT_RANGE.1
+        "\n## Compliant runs: the normal transient\n\nThe particle on the penalty plane \
+         F_n = δ/κ + c_d δ̇/√κ (δ the penetration, c_d the normal damping; spatial Coulomb \
+         formulation, Dance's load (−1, 1, t) through the sign map U_N = −u^n; docs/dance.md, \
+         \"Compliant runs\"), {}, to t = {}. In the distances above, u and v are the \
+         particle's displacement and velocity, compliant or rigid (the rigid motion: the series \
+         below t₀, the rigid numerics above), compared on [0, 2] over the samples of \
+         runs.csv's `n_samples` (log-spaced from 1e-9, a uniform grid of 4000 and 50 per unit \
+         of t/√κ across the normal transient). Their constants at the smallest κ against the normal transient's closed forms \
+         (D13)–(D14); modes and the largest normal force F_n of that run.\n",
+        settings(integrator, rows),
+        p.t_end
     );
     let _ = writeln!(
         s,
-        "| μ | start | c_d | runs | rate of sup‖Δu‖ | rate of sup‖Δv‖ | sup‖Δu‖/κ | sup‖Δu‖/√κ | \
-         sup‖Δv‖/√κ | predicted sup‖Δv‖/√κ | predicted sup‖Δu‖/κ | modes | max F_n |"
+        "| μ | start | c_d | runs | sup‖Δu‖/κ | sup‖Δu‖/√κ | sup‖Δv‖/√κ | predicted \
+         sup‖Δv‖/√κ | predicted sup‖Δu‖/κ | modes | max F_n |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
     for c in cases(rows) {
         let rc = of_case(rows, &c);
         let failed = rows
@@ -132,7 +123,7 @@ pub(crate) fn write_section(s: &mut String, spec: &Convergence<Dance>, rows: &[&
         let Some(last) = smallest(&rc) else {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | 0 ({failed} failed) | | | | | | | | | |",
+                "| {} | {} | {} | 0 ({failed} failed) | | | | | | | |",
                 c.0, c.1, c.2
             );
             continue;
@@ -145,7 +136,7 @@ pub(crate) fn write_section(s: &mut String, spec: &Convergence<Dance>, rows: &[&
         let opt = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.5}"));
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {}{} | {} | {} | {:.5} | {:.5} | {:.5} | {} | {} | {} | {:.6} |",
+            "| {} | {} | {} | {}{} | {:.5} | {:.5} | {:.5} | {} | {} | {} | {:.6} |",
             c.0,
             c.1,
             c.2,
@@ -155,8 +146,6 @@ pub(crate) fn write_section(s: &mut String, spec: &Convergence<Dance>, rows: &[&
             } else {
                 String::new()
             },
-            rate_text(&rc, "d_u_sup"),
-            rate_text(&rc, "d_v_sup"),
             number(last, "d_u_sup") / k,
             number(last, "d_u_sup") / k.sqrt(),
             number(last, "d_v_sup") / k.sqrt(),
@@ -193,6 +182,11 @@ pub(crate) fn write_section(s: &mut String, spec: &Convergence<Dance>, rows: &[&
         );
     }
     write_stop_table(s, rows);
+    let _ = writeln!(
+        s,
+        "\n![v₁ of the compliant runs from rest near t = 0 against the rigid v₁ \
+         (compliant_velocity.csv)](compliant_velocity.png)"
+    );
 }
 
 /// μ = 1, c_d = 1 from rest: the stop and the end of the stick in t/√κ against (D15)–(D16).
@@ -268,17 +262,15 @@ fn write_stop_table(s: &mut String, rows: &[&Row]) {
     );
 }
 
-/// compliant_velocity.png and compliant_distances.png.
+/// compliant_velocity.png.
 pub(crate) fn write_figures(
-    spec: &Convergence<Dance>,
+    integrator: Option<IntegratorKind>,
     rows: &[&Row],
     dir: &Path,
 ) -> Result<(), String> {
     let caption = format!(
-        "{}, rtol {}, atol {} · F_n = δ/κ + c_d δ̇/√κ",
-        compliant_integrator(spec),
-        format_small_parameter(spec.solver.rtol),
-        format_small_parameter(spec.solver.atol)
+        "{} · F_n = δ/κ + c_d δ̇/√κ, c_d the normal damping",
+        settings(integrator, rows)
     );
     // Velocity near t = 0.
     let (h, table) = read_numbers(&dir.join(VELOCITY_CSV)).map_err(|e| e.to_string())?;
@@ -333,7 +325,9 @@ pub(crate) fn write_figures(
             });
         }
         panels.push(Panel {
-            title: format!("compliant vs rigid v₁: μ = {mu}, c_d = {d}, from rest"),
+            title: format!(
+                "compliant vs rigid v₁: μ = {mu}, from rest on the plane, normal damping {d}"
+            ),
             x_label: "t".to_string(),
             y_label: "v₁ (along (1, 0))".to_string(),
             log_x: true,
@@ -352,71 +346,5 @@ pub(crate) fn write_figures(
         &format!("The compliant velocity near t = 0 against the rigid one: {caption}"),
         dir,
         "compliant_velocity",
-    )?;
-    // Distances vs κ with the fits.
-    let mut du = Vec::new();
-    let mut dv = Vec::new();
-    for (i, c) in cases(rows).iter().enumerate() {
-        let rc = of_case(rows, c);
-        let name = format!("μ = {}, {}, c_d = {}", c.0, c.1, c.2);
-        for (column, out) in [("d_u_sup", &mut du), ("d_v_sup", &mut dv)] {
-            let points: Vec<(f64, f64)> = rc
-                .iter()
-                .map(|r| (number(r, "kappa"), number(r, column)))
-                .collect();
-            let fit = rate(&rc, column);
-            out.push(Series {
-                label: match fit {
-                    Some(f) => format!("{name}: rate {}", slope_text(f.slope)),
-                    None => name.clone(),
-                },
-                points,
-                mark: Mark::Markers,
-                color: i,
-            });
-            if let Some(f) = fit {
-                out.push(Series::new(
-                    String::new(),
-                    fit_range_line(&f),
-                    Mark::Dashed,
-                    i,
-                ));
-            }
-        }
-    }
-    let panel = |title: &str, y: &str, series| Panel {
-        title: title.to_string(),
-        x_label: "compliance κ".to_string(),
-        y_label: y.to_string(),
-        log_x: true,
-        log_y: true,
-        legend_lower: true,
-        series,
-        bands: Vec::new(),
-    };
-    save_captioned(
-        &Figure {
-            panels: vec![
-                panel(
-                    "position: sup over t ∈ [0, 2] of ‖Δu‖",
-                    "‖u compliant − u rigid‖",
-                    du,
-                ),
-                panel(
-                    "velocity: sup over t ∈ [0, 2] of ‖Δv‖",
-                    "‖v compliant − v rigid‖",
-                    dv,
-                ),
-            ],
-            columns: 1,
-            size: (1200, 1300),
-        },
-        &format!(
-            "Distances of the compliant motion to the rigid one against κ: {caption} · dashed: fits over κ ∈ [{}, {}]",
-            format_small_parameter(FIT_RANGE.0),
-            format_small_parameter(FIT_RANGE.1)
-        ),
-        dir,
-        "compliant_distances",
     )
 }

@@ -2,8 +2,9 @@
 //! formal series of the sliding velocity ([`series`], in the number types of [`precision`]), its
 //! growth and truncation ([`truncation`]), the rigid slide integrated from the series
 //! ([`rigid`]), the particle on a compliant plane against the rigid motion ([`compliant`]), one
-//! run of either method ([`study`]), the experiment file's form ([`form`]) and the report
-//! ([`report`], [`compliant_report`]).
+//! run of either method ([`study`]), the experiment file's form ([`form`]) and its own sections
+//! of the report ([`report`], [`compliant_report`]): the generic convergence report fits the
+//! compliant runs' distances to the rigid motion ([`Dance::reported_quantities`]).
 //!
 //! A [`System`] on the convergence study (`crate::study::convergence`): a configuration is one
 //! μ, either rigid (the series, then the rigid slide: one row per integrator) or one compliant
@@ -41,10 +42,14 @@ use crate::error::SimError;
 use crate::experiment::grammar::{LogGrid, MethodKind};
 use crate::experiment::record;
 use crate::experiment::rows::Cells;
+use crate::experiment::runner::RunError;
 use crate::experiment::system::{Method, Methods, Quantity, RunSettings, System};
+use crate::experiment::table::Row;
 use crate::integrate::{IntegratorKind, SolverStats};
+use crate::report::rates::FIT_RANGE;
 use compliant::Start;
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 /// Dance's particle as a system of the harness.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -289,10 +294,68 @@ impl System for Dance {
         Ok((record, stats))
     }
 
-    /// None for the generic summary: the report ([`report::write_report`]) states the series'
-    /// facts and fits the distances of the compliant rows to the rigid motion.
-    fn quantities(_: &Params) -> Vec<Quantity> {
-        Vec::new()
+    /// A compliant configuration's distances to the rigid motion on [0, 2], which the run
+    /// measures, fitted over the shared range [`FIT_RANGE`] against the exponents the normal
+    /// transient predicts for its start, μ and c_d (`compliant::predicted_exponents`); none
+    /// for a rigid configuration (its series and slide are [`Self::report_sections`]').
+    fn quantities(p: &Params) -> Vec<Quantity> {
+        let Some(start) = p.start else {
+            return Vec::new();
+        };
+        let (position, velocity) =
+            compliant::predicted_exponents(p.mu, start, p.damping.unwrap_or(0.0));
+        let distance = |column, symbol, meaning, exponent| Quantity {
+            column,
+            symbol,
+            exponent,
+            distance: true,
+            meaning,
+            fit_range: Some(FIT_RANGE),
+            ..Quantity::default()
+        };
+        vec![
+            distance(
+                "d_u_sup",
+                "sup‖Δu‖",
+                "sup over t ∈ [0, 2] of ‖u compliant − u rigid‖",
+                position,
+            ),
+            distance(
+                "d_v_sup",
+                "sup‖Δv‖",
+                "sup over t ∈ [0, 2] of ‖v compliant − v rigid‖",
+                velocity,
+            ),
+        ]
+    }
+
+    /// μ, the start and the normal damping c_d in words (the labels are the figure's too): one
+    /// μ of the grid stands for its rigid run and each compliant start and damping
+    /// ([`Self::configurations`]).
+    fn configuration_label(p: &Params) -> Option<String> {
+        let damping = p.damping.unwrap_or(0.0);
+        Some(match p.start {
+            None => format!("μ = {}, rigid", p.mu),
+            Some(Start::Rest) => format!(
+                "μ = {}, from rest on the plane, normal damping {damping}",
+                p.mu
+            ),
+            Some(Start::Equilibrium) => {
+                format!("μ = {}, from rest at δ = κ, normal damping {damping}", p.mu)
+            }
+        })
+    }
+
+    /// The rigid slide and its formal series, then the compliant runs' normal-transient
+    /// constants, the stop and stick of μ = 1, c_d = 1 and the velocity near t = 0
+    /// ([`report::sections`]).
+    fn report_sections(
+        p: &Params,
+        integrators: &[IntegratorKind],
+        rows: &[Row],
+        dir: &Path,
+    ) -> Result<String, RunError> {
+        report::sections(p, integrators, rows, dir)
     }
 
     /// A configuration without a start runs rigid; one with a start runs compliant over the
@@ -358,10 +421,19 @@ impl System for Dance {
         record::cells(&Inputs::of(p)).map_err(|e| e.to_string())
     }
 
+    /// The file's setting; μ and the compliant starts are each section's
+    /// ([`Self::configuration_label`]).
     fn describe(p: &Params) -> String {
+        let compliant = if p.method == MethodKind::Compliant {
+            "; the compliant runs on the penalty plane F_n = δ/κ + c_d δ̇/√κ (δ the penetration, \
+             c_d the normal damping) against the rigid motion"
+        } else {
+            ""
+        };
         format!(
-            "v' = (1, t) − μ v/|v| from rest, μ = {}; the series to t^{}, the rigid slide from t₀ = {} to t = {}",
-            p.mu, p.series_degree, p.t_series, p.t_end
+            "v' = (1, t) − μ v/|v| from rest: the formal series to t^{}, the rigid slide from \
+             t₀ = {} to t = {}{compliant}",
+            p.series_degree, p.t_series, p.t_end
         )
     }
 }

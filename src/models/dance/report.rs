@@ -1,15 +1,19 @@
-//! The Dance experiment's report: summary.md and figures, from runs.csv and the tables the run
-//! stage writes beside it (`super::study::side_tables`: they need the series and the
-//! numerics). No solver here.
+//! The sections of a Dance summary that only this particle has, after the generic convergence
+//! report (`Dance::report_sections`; the distances' rates and convergence.png are the study's,
+//! from `Dance::reported_quantities`): the rigid slide and its formal series (coefficients,
+//! growth or radius, optimal truncation, partial sums) with coefficients.png, truncation.png
+//! and rigid_start.png, then the compliant runs' physics ([`compliant_report`]). From runs.csv
+//! and the tables the run stage writes beside it (`super::study::side_tables`: they need the
+//! series and the numerics). No solver here.
 
 use super::compliant_report;
-use super::{Dance, PARTIAL_SUM_DEGREE};
-use crate::experiment::runner::{write_atomically, RunError};
+use super::{Params, PARTIAL_SUM_DEGREE};
+use crate::experiment::runner::RunError;
 use crate::experiment::table::Row;
+use crate::integrate::IntegratorKind;
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
-use crate::report::markdown::{each_number, fixed, provenance};
+use crate::report::markdown::{each_number, fixed};
 use crate::report::table::{column, read_numbers};
-use crate::study::convergence::Convergence;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -26,26 +30,23 @@ fn failed(message: String) -> RunError {
     }
 }
 
-/// summary.md and the three figures.
-pub fn write_report(spec: &Convergence<Dance>, rows: &[Row], dir: &Path) -> Result<(), RunError> {
+/// The Dance sections of summary.md (the rigid slide, then the compliant runs' physics) and
+/// their figures: coefficients.png, truncation.png, rigid_start.png and, with compliant rows,
+/// compliant_velocity.png.
+pub fn sections(
+    p: &Params,
+    integrators: &[IntegratorKind],
+    rows: &[Row],
+    dir: &Path,
+) -> Result<String, RunError> {
     let mut s = String::new();
-    let p = &spec.params;
     let _ = writeln!(
         s,
-        "# {}: Dance's particle starting to slide (rigid)\n",
-        spec.name
-    );
-    let _ = writeln!(
-        s,
-        "{}. Derivations: docs/dance.md. v' = (1, t) − μ v/|v| from rest, slip along (1, 0); the \
-         formal series to t^{} (256-bit floats, checked at 352 bits), the rigid slide from its \
-         optimal truncation at t₀ = {} with rtol {:e}, atol {:e}. Rigid rows have no \
-         compliance: their `kappa` cell (1) is a placeholder.\n",
-        provenance(&spec.name),
-        p.series_degree,
-        p.t_series,
-        spec.solver.rtol,
-        spec.solver.atol
+        "## Rigid slide\n\nDerivations: docs/dance.md. v' = (1, t) − μ v/|v| from rest, slip \
+         along (1, 0); the formal series to t^{} (256-bit floats, checked at 352 bits), the rigid \
+         slide from its optimal truncation at t₀ = {}. Rigid rows have no compliance: their \
+         `kappa` cell (1) is a placeholder.\n",
+        p.series_degree, p.t_series,
     );
     let _ = writeln!(s, "| μ | integrator | series | digits (256 vs 352 bits) | v(.5) | v(1) | v(2) | change at rtol/10 | smallest term at t₀ |");
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|");
@@ -82,7 +83,7 @@ pub fn write_report(spec: &Convergence<Dance>, rows: &[Row], dir: &Path) -> Resu
             r.number("start_smallest_term").unwrap_or(f64::NAN),
         );
     }
-    let _ = writeln!(s, "\n## What the coefficients say\n");
+    let _ = writeln!(s, "\n### What the coefficients say\n");
     let mut seen = Vec::new();
     for r in rows.iter().filter(|r| r.text("status") == "ok") {
         let mu = r.text("mu").to_string();
@@ -133,30 +134,30 @@ pub fn write_report(spec: &Convergence<Dance>, rows: &[Row], dir: &Path) -> Resu
          (v(t) near 0: series below t₀, rigid numerics above). Tables: coefficients.csv, \
          truncation.csv, partial_sums.csv, trajectory.csv."
     );
+    write_figures(p, &mus(&rows), dir).map_err(failed)?;
     if !compliant_rows.is_empty() {
-        compliant_report::write_section(&mut s, spec, &compliant_rows);
+        let integrator = integrators
+            .first()
+            .map(|&first| super::compliant_integrator(p, first));
+        compliant_report::write_section(&mut s, p, integrator, &compliant_rows);
+        compliant_report::write_figures(integrator, &compliant_rows, dir).map_err(failed)?;
     }
-    write_atomically(&dir.join("summary.md"), &s)?;
-    write_figures(spec, dir).map_err(failed)?;
-    if !compliant_rows.is_empty() {
-        compliant_report::write_figures(spec, &compliant_rows, dir).map_err(failed)?;
-    }
-    Ok(())
+    Ok(s)
 }
 
-/// The μ of the experiment: those of its rigid configurations, in grid order.
-fn mus(spec: &Convergence<Dance>) -> Vec<f64> {
-    spec.configurations()
-        .unwrap_or_default()
-        .iter()
-        .filter(|c| c.start.is_none())
-        .map(|c| c.mu)
-        .collect()
+/// The μ of the experiment: those of its rigid rows, in their order.
+fn mus(rigid_rows: &[&Row]) -> Vec<f64> {
+    let mut mus = Vec::new();
+    for mu in rigid_rows.iter().filter_map(|r| r.number("mu")) {
+        if !mus.contains(&mu) {
+            mus.push(mu);
+        }
+    }
+    mus
 }
 
-fn write_figures(spec: &Convergence<Dance>, dir: &Path) -> Result<(), String> {
+fn write_figures(p: &Params, mus: &[f64], dir: &Path) -> Result<(), String> {
     let table = |name| read_numbers(&dir.join(name)).map_err(|e| e.to_string());
-    let mus = &mus(spec);
     let by_mu = |rows: &[Vec<f64>], mu: f64, x: usize, y: usize| -> Vec<(f64, f64)> {
         let mut points: Vec<(f64, f64)> = rows
             .iter()
@@ -327,7 +328,7 @@ fn write_figures(spec: &Convergence<Dance>, dir: &Path) -> Result<(), String> {
             panels: vec![panel(
                 &format!(
                     "rigid slide from rest: series for t < {}, numerics after",
-                    spec.params.t_series
+                    p.t_series
                 ),
                 "t",
                 "v₁, v₂",
