@@ -138,6 +138,28 @@ pub struct Quantity {
     pub fit_range: Option<(f64, f64)>,
 }
 
+impl Quantity {
+    /// A column that is a distance of the run to the rigid reference ([`Quantity::distance`]),
+    /// its rate predicted `exponent` (if known) and fitted over `fit_range`.
+    pub fn distance_to_rigid(
+        column: &'static str,
+        symbol: &'static str,
+        meaning: &'static str,
+        exponent: Option<f64>,
+        fit_range: (f64, f64),
+    ) -> Quantity {
+        Quantity {
+            column,
+            symbol,
+            exponent,
+            distance: true,
+            meaning,
+            fit_range: Some(fit_range),
+            ..Quantity::default()
+        }
+    }
+}
+
 /// How the work–precision study (`crate::study::work_precision`) lays out a system's runs.csv
 /// and repeats its runs: [`WorkPrecisionLayout::DEFAULT`] for every system but those whose table
 /// keeps another layout ([`System::WORK_PRECISION_LAYOUT`]).

@@ -897,10 +897,6 @@ pub fn refine_event<H: HybridSystem, St: Stepper>(
             0.0
         };
         if dt.abs() <= TAYLOR_FRACTION * h.abs() || iter == 5 {
-            // Not before the step's start: a root there by round-off (two contacts of the same
-            // gap, the second's event at the phase start that the first's began) would end the
-            // phase before it began.
-            let dt = dt.max(t_prev - at);
             sys.jvp(mode, &y, flow, jf);
             for i in 0..n {
                 y[i] += dt * flow[i] + 0.5 * dt * dt * jf[i];

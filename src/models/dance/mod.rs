@@ -304,14 +304,8 @@ impl System for Dance {
         };
         let (position, velocity) =
             compliant::predicted_exponents(p.mu, start, p.damping.unwrap_or(0.0));
-        let distance = |column, symbol, meaning, exponent| Quantity {
-            column,
-            symbol,
-            exponent,
-            distance: true,
-            meaning,
-            fit_range: Some(FIT_RANGE),
-            ..Quantity::default()
+        let distance = |column, symbol, meaning, exponent| {
+            Quantity::distance_to_rigid(column, symbol, meaning, exponent, FIT_RANGE)
         };
         vec![
             distance(

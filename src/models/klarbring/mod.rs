@@ -187,14 +187,8 @@ impl System for Klarbring {
 /// it by O(√κ), rate 1/2 (docs/klarbring.md, "One impact"). `whole_run` is the rate of the
 /// distances over the whole run: 1/2 through an impact, 1 without one.
 fn distances(whole_run: f64) -> Vec<Quantity> {
-    let distance = |column, symbol, meaning, exponent| Quantity {
-        column,
-        symbol,
-        exponent: Some(exponent),
-        distance: true,
-        meaning,
-        fit_range: Some(FIT_RANGE),
-        ..Quantity::default()
+    let distance = |column, symbol, meaning, exponent| {
+        Quantity::distance_to_rigid(column, symbol, meaning, Some(exponent), FIT_RANGE)
     };
     vec![
         distance(
