@@ -50,10 +50,16 @@ pub(crate) fn rate_against_prediction(f: &LinearFit, predicted: Option<f64>) -> 
     } else {
         4
     };
+    // An interval below the eighth decimal (a distance that does not depend on κ) is written
+    // with its first digit in powers of ten, not as ± 0.00000000.
+    let interval = if f.slope_ci95 > 0.0 && f.slope_ci95 < 0.5e-8 {
+        crate::report::markdown::sci(f.slope_ci95, 0)
+    } else {
+        format!("{:.decimals$}", f.slope_ci95)
+    };
     let mut text = format!(
-        "κ^{} ± {:.decimals$} (95 %, n = {})",
+        "κ^{} ± {interval} (95 %, n = {})",
         slope_text(f.slope, decimals),
-        f.slope_ci95,
         f.n
     );
     if let Some(p) = predicted {
@@ -265,5 +271,27 @@ mod tests {
             interval > 0.0 && (interval - f.slope_ci95).abs() <= 0.5 * interval,
             "{kept}"
         );
+    }
+
+    /// A distance that does not depend on κ, scattered by 1e-12 of itself, fits a slope of
+    /// about 1e-13 whose interval lies far below the eighth decimal: the line still shows its
+    /// first digit.
+    #[test]
+    fn an_interval_below_the_eighth_decimal_keeps_its_first_digit() {
+        let kappa: Vec<f64> = (0..9).map(|i| 10f64.powf(-8.0 + 0.5 * i as f64)).collect();
+        let d: Vec<f64> = (0..9)
+            .map(|i| 1e-9 * if i % 2 == 0 { 1.0 + 1e-12 } else { 1.0 - 1e-12 })
+            .collect();
+        let f = power_law(&kappa, &d).unwrap();
+        assert!(f.slope_ci95 > 0.0 && f.slope_ci95 < 1e-10, "{f:?}");
+        let line = rate_against_prediction(&f, Some(0.0));
+        let interval: f64 = line
+            .split("± ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap();
+        assert!((interval - f.slope_ci95).abs() <= 0.5 * interval, "{line}");
+        assert!(line.starts_with("κ^0.00000000 ± "), "{line}");
     }
 }
