@@ -240,6 +240,15 @@ impl SlipTally {
 mod tests {
     use super::*;
 
+    /// The 95 % interval a rate line prints after "± ".
+    fn printed_interval(line: &str) -> f64 {
+        line.split("± ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no interval in {line}"))
+    }
+
     /// A ladder of d = κ^(1/2)·(1 ± 1 %), the sign alternating: the fit finds 1/2 within its
     /// interval, and the rate line says so only of a prediction the interval leaves out.
     #[test]
@@ -261,12 +270,7 @@ mod tests {
             "{left_out}"
         );
         // The interval's first digit is printed: ± 0.00…, never ± 0.0000.
-        let interval: f64 = kept
-            .split("± ")
-            .nth(1)
-            .and_then(|s| s.split(' ').next())
-            .and_then(|s| s.parse().ok())
-            .unwrap();
+        let interval = printed_interval(&kept);
         assert!(
             interval > 0.0 && (interval - f.slope_ci95).abs() <= 0.5 * interval,
             "{kept}"
@@ -285,12 +289,7 @@ mod tests {
         let f = power_law(&kappa, &d).unwrap();
         assert!(f.slope_ci95 > 0.0 && f.slope_ci95 < 1e-10, "{f:?}");
         let line = rate_against_prediction(&f, Some(0.0));
-        let interval: f64 = line
-            .split("± ")
-            .nth(1)
-            .and_then(|s| s.split(' ').next())
-            .and_then(|s| s.parse().ok())
-            .unwrap();
+        let interval = printed_interval(&line);
         assert!((interval - f.slope_ci95).abs() <= 0.5 * interval, "{line}");
         assert!(line.starts_with("κ^0.00000000 ± "), "{line}");
     }
