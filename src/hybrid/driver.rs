@@ -427,8 +427,14 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
                     sys, st, &saved, mode, event, t_prev, y_prev, t_step, t_root, buffers,
                 )
                 .map_err(|m| failed(t_root, m))?;
+                // An event found at the phase start by the phase-start rule is refined from
+                // there, and the Newton–Taylor correction can land before it (by 6.5e-12 s where
+                // two contacts' gaps are one function: the second fires at the start of the
+                // phase the first one began). The phase then lasts zero: its end state is the
+                // corrected one, off the start time by less than the event's own resolution,
+                // and events stay in time order.
                 return Ok(PhaseEnd {
-                    duration: t_event,
+                    duration: t_event.max(0.0),
                     y: y_event,
                     event: Some(event),
                 });

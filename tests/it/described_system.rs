@@ -1300,3 +1300,84 @@ fn a_swept_parameter_refused_in_a_contact_is_named() {
         "{err}"
     );
 }
+
+/// Two contacts whose gaps are one function (systems/box.toml with w = 0: both corners at one
+/// foot, a thin rod that topples while its foot slides and sticks) act as one contact of twice
+/// the stiffness: the normal forces add, −2g/κ, and so do their cones. Their events come at one
+/// instant, the second at the start of the phase the first one began, and no phase ends before
+/// it starts: every duration is ≥ 0 and the events are in time order. The run ends where the
+/// twin with one contact at κ/2 ends, to the tolerances (rtol 1e-10). The same holds for two
+/// distinct corners that switch at one instant at a loose tolerance (the box stopping at
+/// μ = 0.8 by Tsit5 at rtol = atol = 1e-3, where the correction steps back by 7e-6).
+#[test]
+fn coincident_contacts_run_as_one_contact_of_twice_the_stiffness_in_time_order() {
+    let run = |args: &[&str]| -> serde_json::Value {
+        let (ok, text, err) = cli(&[&["simulate", "--json"][..], args].concat());
+        assert!(ok, "{args:?}: {err}");
+        serde_json::from_str(&text).unwrap()
+    };
+    let times = |key: &str, v: &serde_json::Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x[key].as_f64().unwrap())
+            .collect()
+    };
+    let in_time_order = |run: &serde_json::Value| -> Vec<f64> {
+        let durations = times("duration", &run["modes"]);
+        assert!(durations.iter().all(|&d| d >= 0.0), "{durations:?}");
+        let events = times("t", &run["events"]);
+        assert!(events.windows(2).all(|w| w[0] <= w[1]), "{events:?}");
+        events
+    };
+    let box_file = ["--system", "systems/box.toml"];
+    let loose = ["--integrator", "tsit5", "--rtol", "1e-3", "--atol", "1e-3"];
+    let stop = [
+        &box_file[..],
+        &["--set", "mu=0.8", "--kappa", "1e-4", "--t-end", "2"],
+        &loose,
+    ]
+    .concat();
+    in_time_order(&run(&stop));
+    let pair = run(&[&box_file[..], &["--set", "w=0", "--t-end", "3.4"]].concat());
+    let events = in_time_order(&pair);
+    // Both contacts switch at one instant at least once (the case that reaches the rule).
+    let contacts: Vec<&str> = pair["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["contact"].as_str().unwrap())
+        .collect();
+    assert!(
+        (1..events.len())
+            .any(|i| events[i] - events[i - 1] < 1e-9 && contacts[i] != contacts[i - 1]),
+        "{contacts:?}"
+    );
+    let dir = crate::common::scratch("coincident-contacts");
+    std::fs::create_dir_all(&dir).unwrap();
+    let foot = dir.join("foot.toml");
+    let box_text = std::fs::read_to_string("systems/box.toml").unwrap();
+    let (one_contact, _front) = box_text
+        .split_once("\n[[contacts]]\nname = \"front\"")
+        .unwrap();
+    let twin = one_contact.replace("w = 0.5", "w = 0.0")
+        + "\n[initial]\nq = [\"0\", \"-kappa*g\", \"0\"]\nq_dot = [\"v0\", \"0\", \"0\"]\n";
+    std::fs::write(&foot, twin).unwrap();
+    let kappa = pair["kappa"].as_f64().unwrap();
+    let one = run(&[
+        "--system",
+        foot.to_str().unwrap(),
+        "--kappa",
+        &(kappa / 2.0).to_string(),
+        "--t-end",
+        "3.4",
+    ]);
+    for key in ["q", "q_dot"] {
+        let (a, b) = (&pair["final_state"][key], &one["final_state"][key]);
+        for i in 0..3 {
+            let (a, b) = (a[i].as_f64().unwrap(), b[i].as_f64().unwrap());
+            assert!((a - b).abs() < 1e-7, "{key}[{i}]: {a} against {b}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
