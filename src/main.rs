@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use rigid_limit::experiment::{RunOptions, RunSummary, Shard};
 use rigid_limit::models::Experiment;
 use rigid_limit::output::write_stdout;
+use rigid_limit::report::markdown::regenerating_command;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -159,15 +160,26 @@ fn report(name: &str, s: &RunSummary) {
     ));
 }
 
-/// Run (or resume) an experiment of either kind, then write its report unless it is a shard.
-fn run_and_report(experiment: &Experiment, opts: &RunOptions) -> Result<RunSummary, String> {
+/// Run (or resume) the experiment of `file`, then write its report unless it is a shard.
+fn run_and_report(
+    experiment: &Experiment,
+    file: &Path,
+    opts: &RunOptions,
+) -> Result<RunSummary, String> {
     let summary = experiment.run(opts).map_err(|e| e.to_string())?;
     if opts.shard.is_none() {
-        experiment
-            .report(&summary.out_dir)
-            .map_err(|e| e.to_string())?;
+        write_report(experiment, file, &summary.out_dir)?;
     }
     Ok(summary)
+}
+
+/// The report of the experiment of `file` run in `dir`, its summary naming the command that
+/// regenerates it.
+fn write_report(experiment: &Experiment, file: &Path, dir: &Path) -> Result<(), String> {
+    let command = regenerating_command(file, experiment.name());
+    experiment
+        .report_regenerated_by(dir, command.as_deref())
+        .map_err(|e| e.to_string())
 }
 
 fn run(path: &Path, out: Option<PathBuf>, shard: Option<Shard>, fresh: bool) -> Result<(), String> {
@@ -181,7 +193,7 @@ fn run(path: &Path, out: Option<PathBuf>, shard: Option<Shard>, fresh: bool) -> 
         cancel: Some(stop_on_ctrl_c()),
         ..RunOptions::new(out_dir)
     };
-    let summary = run_and_report(&experiment, &opts)?;
+    let summary = run_and_report(&experiment, path, &opts)?;
     report(experiment.name(), &summary);
     Ok(())
 }
@@ -231,7 +243,7 @@ fn merge(path: &Path, out: Option<PathBuf>) -> Result<(), String> {
     let summary = experiment
         .merge(&out_dir, &command_line())
         .map_err(|e| e.to_string())?;
-    experiment.report(&out_dir).map_err(|e| e.to_string())?;
+    write_report(&experiment, path, &out_dir)?;
     report(experiment.name(), &summary);
     Ok(())
 }
@@ -239,8 +251,9 @@ fn merge(path: &Path, out: Option<PathBuf>) -> Result<(), String> {
 fn report_again(path: &Path, out: Option<PathBuf>) -> Result<(), String> {
     let experiment = Experiment::load(path).map_err(|e| e.to_string())?;
     let out_dir = out.unwrap_or_else(|| Path::new("results").join(experiment.name()));
+    let command = regenerating_command(path, experiment.name());
     let rows = experiment
-        .report_finished(&out_dir)
+        .report_finished(&out_dir, command.as_deref())
         .map_err(|e| e.to_string())?;
     write_stdout(&format!(
         "{}: report of {rows} rows written -> {}\n",
@@ -363,16 +376,16 @@ fn reproduce(experiments: &Path, results: &Path) -> Result<(), String> {
                 experiment.name()
             ));
         }
-        experiments.push(experiment);
+        experiments.push((experiment, path));
     }
-    for experiment in &experiments {
+    for (experiment, path) in &experiments {
         let opts = RunOptions {
             progress: true,
             fresh: true,
             command_line: command_line(),
             ..RunOptions::new(results.join(experiment.name()))
         };
-        let summary = run_and_report(experiment, &opts)?;
+        let summary = run_and_report(experiment, path, &opts)?;
         report(experiment.name(), &summary);
     }
     let _ = write_stdout(&format!(

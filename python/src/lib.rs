@@ -15,6 +15,7 @@ use rigid_limit::models::described::cli::parse_description;
 use rigid_limit::models::described::cli::simulate_description;
 use rigid_limit::models::Experiment;
 use rigid_limit::output::one_line_error;
+use rigid_limit::report::markdown::regenerating_command;
 use rigid_limit::simulate::{simulate_output, SimulateArgs};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -121,10 +122,17 @@ fn run(
         cancel: Some(cancel.clone()),
         ..RunOptions::new(out_dir)
     };
+    // What the summary names as regenerating it: this call (the experiment's table is in
+    // meta.json when it was given as text), unless the file is experiments/NAME.toml.
+    let regenerated_by = match &path {
+        Some(p) => regenerating_command(p, experiment.name())
+            .map(|_| format!("rigid_limit.run({:?})", p.display().to_string())),
+        None => Some("rigid_limit.run(toml=…)".to_string()),
+    };
     let worker = std::thread::spawn(move || -> Result<RunSummary, String> {
         let summary = experiment.run(&opts).map_err(|e| e.to_string())?;
         experiment
-            .report(&summary.out_dir)
+            .report_regenerated_by(&summary.out_dir, regenerated_by.as_deref())
             .map_err(|e| e.to_string())?;
         Ok(summary)
     });

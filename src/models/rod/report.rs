@@ -13,11 +13,10 @@ use crate::experiment::runner::{write_atomically, RunError, META_JSON, RUNS_CSV}
 use crate::experiment::store::{read_rows, stream_rows};
 use crate::experiment::table::Row;
 use crate::report::figure_error;
-use crate::report::markdown::{provenance, slope_n};
+use crate::report::markdown::{provenance, slope_n, SUMMARY_MD};
 use std::fmt::Write;
 use std::path::Path;
 
-pub(crate) const SUMMARY_MD: &str = "summary.md";
 pub(crate) const ANALYSIS_JSON: &str = "analysis.json";
 
 /// The analysis a rod experiment asked for.
