@@ -175,7 +175,10 @@ pub(crate) fn format_value(v: f64) -> String {
 }
 
 /// Ticks of a log axis over log10 values [lo, hi]: (log10 value, label). Decades as 10ⁿ (every
-/// k-th decade when there are many); within less than two decades also 2 and 5 × 10ⁿ.
+/// k-th decade when there are many); within less than two decades also 2 and 5 × 10ⁿ, then
+/// every whole mantissa; within a range so narrow that whole mantissas give fewer than three
+/// ticks (a distance that is the same at every κ: 1e-9 to 1.9e-9), the round steps of the
+/// values themselves ([`linear_ticks`]) placed on the log scale.
 pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
     let (first, last) = (lo.ceil() as i64, hi.floor() as i64);
     let decades = last - first + 1;
@@ -205,11 +208,15 @@ pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
             .into_iter()
             .map(|(v, m, e)| (v.log10(), mantissa_tick(m, e, plain)))
             .collect();
-        if ticks.len() >= 3 || mantissas.len() == 9 {
+        if ticks.len() >= 3 {
             return ticks;
         }
     }
-    Vec::new()
+    linear_ticks(10f64.powf(lo), 10f64.powf(hi))
+        .into_iter()
+        .filter(|&(v, _)| v > 0.0)
+        .map(|(v, label)| (v.log10(), label))
+        .collect()
 }
 
 /// The exponents e of the log-axis ticks m × 10ᵉ that may be written plain: 10⁻³ to 10⁴.
@@ -396,6 +403,16 @@ mod tests {
         assert_eq!(labels, ["2×10⁻⁴", "5×10⁻⁴", "10⁻³", "2×10⁻³"], "{labels:?}");
         let labels: Vec<String> = log_ticks(0.1, 1.2).into_iter().map(|(_, l)| l).collect();
         assert_eq!(labels, ["2", "5", "10"], "{labels:?}");
+        // Narrower than one whole mantissa to the next: the values' own round steps.
+        let t = log_ticks(0.9e-9f64.log10(), 1.95e-9f64.log10());
+        assert!(t.len() >= 3, "{t:?}");
+        for (v, label) in &t {
+            assert!(
+                (0.9e-9f64.log10()..=1.95e-9f64.log10()).contains(v),
+                "{t:?}"
+            );
+            assert!(label.contains("×10⁻⁹") || label == "10⁻⁹", "{label}");
+        }
     }
 
     #[test]
