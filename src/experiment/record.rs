@@ -134,6 +134,29 @@ macro_rules! as_text {
     };
 }
 
+/// The newtype methods of both serializers: a newtype struct is its value, an enum variant
+/// with data is refused.
+macro_rules! newtypes {
+    () => {
+        fn serialize_newtype_struct<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            value: &T,
+        ) -> Result<Self::Ok, RecordError> {
+            value.serialize(self)
+        }
+        fn serialize_newtype_variant<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<Self::Ok, RecordError> {
+            Err(not_flat("an enum with data"))
+        }
+    };
+}
+
 /// The sequence traits of [`ListCollector`]: a list and a tuple are collected alike.
 macro_rules! collect_list {
     ($($list:path),*) => {
@@ -196,22 +219,7 @@ impl ser::Serializer for RecordSerializer {
     fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<Fields, RecordError> {
         Err(not_flat("an option"))
     }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<Fields, RecordError> {
-        value.serialize(self)
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<Fields, RecordError> {
-        Err(not_flat("an enum with data"))
-    }
+    newtypes!();
 }
 
 impl ser::SerializeStruct for FieldCollector {
@@ -286,22 +294,7 @@ impl ser::Serializer for CellSerializer {
     ) -> Result<Self::Ok, RecordError> {
         Ok(Some(Cell::Text(variant.to_string())))
     }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<Self::Ok, RecordError> {
-        value.serialize(self)
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<Self::Ok, RecordError> {
-        Err(not_flat("an enum with data"))
-    }
+    newtypes!();
     fn serialize_seq(self, len: Option<usize>) -> Result<ListCollector, RecordError> {
         Ok(ListCollector(Vec::with_capacity(len.unwrap_or(0))))
     }
