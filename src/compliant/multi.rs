@@ -305,14 +305,17 @@ pub struct ContactForces<S, const N: usize, const C: usize = MAX_CONTACTS> {
     pub split_residual: f64,
 }
 
-/// The ODE state of several contacts, compliant or rigid: `[q (N), q̇ (N), (∫λ_N,k, ∫λ_T,k) for
-/// each contact k, friction work, the contacts' own work, then τ and the load's work for a
-/// non-autonomous system, then the dissipative body forces' work for a dissipative one]`. The
-/// contacts' own work is the dashpots' (compliant) or the impacts' (rigid).
+/// The ODE state of several contacts, planar or spatial, compliant or rigid: `[q (N), q̇ (N),
+/// (∫λ_N,k, ∫λ_T,k for each tangent) for each contact k, friction work, the contacts' own work,
+/// then τ and the load's work for a non-autonomous system, then the dissipative body forces'
+/// work for a dissipative one]`. The contacts' own work is the dashpots' (compliant, with the
+/// kinetic energy a spatial contact's stop and seed impulses change) or the impacts' (rigid).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StateLayout {
     pub coordinates: usize,
     pub contacts: usize,
+    /// Tangential directions per contact: 1 for planar contacts, 2 for spatial ones.
+    pub tangents: usize,
     pub autonomous: bool,
     pub dissipative: bool,
 }
@@ -323,6 +326,7 @@ impl StateLayout {
         StateLayout {
             coordinates: N,
             contacts: system.contact_count(),
+            tangents: 1,
             autonomous: system.is_autonomous(),
             dissipative: system.is_dissipative(),
         }
@@ -330,7 +334,7 @@ impl StateLayout {
 
     /// Length of the state.
     pub fn len(&self) -> usize {
-        let base = 2 * self.coordinates + 2 * self.contacts + 2;
+        let base = self.contact_work() + 1;
         let timed = if self.autonomous { base } else { base + 2 };
         timed + usize::from(self.dissipative)
     }
@@ -342,20 +346,21 @@ impl StateLayout {
 
     /// ∫λ_N,k dt's index.
     pub fn impulse_normal(&self, k: usize) -> usize {
-        2 * self.coordinates + 2 * k
+        2 * self.coordinates + (1 + self.tangents) * k
     }
 
-    /// ∫λ_T,k dt's index.
-    pub fn impulse_tangential(&self, k: usize) -> usize {
-        self.impulse_normal(k) + 1
+    /// ∫λ_T,k dt's index along tangent `j` (0 for a planar contact).
+    pub fn impulse_tangential(&self, k: usize, j: usize) -> usize {
+        self.impulse_normal(k) + 1 + j
     }
 
-    /// ∫Σ λ_T,k u_k dt's index.
+    /// ∫Σ λ_T,k·u_k dt's index.
     pub fn friction_work(&self) -> usize {
-        2 * self.coordinates + 2 * self.contacts
+        2 * self.coordinates + (1 + self.tangents) * self.contacts
     }
 
-    /// The contacts' own work's index: the dashpots' ∫Σ −c_d δ̇²/√κ dt, or the impacts' Σ ΔT.
+    /// The contacts' own work's index: the dashpots' ∫Σ −c_d δ̇²/√κ dt (with a spatial contact's
+    /// stop and seed impulses' change of kinetic energy), or the impacts' Σ ΔT.
     pub fn contact_work(&self) -> usize {
         self.friction_work() + 1
     }
@@ -503,7 +508,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
 
     /// ∫F_τ,k dt's index.
     pub fn impulse_tangential_index(&self, k: usize) -> usize {
-        self.layout().impulse_tangential(k)
+        self.layout().impulse_tangential(k, 0)
     }
 
     /// ∫Σ F_τ,k u_k dt's index.
@@ -813,7 +818,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
         let mut damping = S::zero();
         for k in 0..layout.contacts {
             dy[layout.impulse_normal(k)] = f.normal[k];
-            dy[layout.impulse_tangential(k)] = f.tangential[k];
+            dy[layout.impulse_tangential(k, 0)] = f.tangential[k];
             friction = friction + f.tangential[k] * f.slip[k];
             if modes.get(k).is_contact() {
                 damping = damping

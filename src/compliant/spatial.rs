@@ -103,6 +103,71 @@ pub fn contact_velocities<S: Real, Sys: ContactSystem<N, D, 1>, const N: usize, 
     )
 }
 
+/// The Delassus operator of the single contact of `sys` at `y` (its time τ and `(q, q̇)`).
+pub fn delassus_at<S: Real, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>(
+    sys: &Sys,
+    y: &[S],
+) -> Delassus<S, D, 1> {
+    let (q, qdot) = split::<S, N>(y);
+    Delassus::at_time(sys, y[time_index(N)], &q, &qdot)
+}
+
+/// The tangential accelerations a_T + W_TN λ_N + W_TT λ_T under the contact forces
+/// `forces = [λ_N, λ_T…]`.
+pub fn tangential_accelerations<S: Real, const D: usize>(
+    d: &Delassus<S, D, 1>,
+    forces: &[S],
+) -> [S; D] {
+    std::array::from_fn(|j| {
+        (0..=D).fold(d.free_all[1 + j], |s, b| {
+            s + d.entry(0, 1 + j, 0, b) * forces[b]
+        })
+    })
+}
+
+/// The state's derivative `[q̇, q̈, 1, 0…]` under the contact forces `forces = [λ_N, λ_T…]`: the
+/// stored slip direction is constant in every mode.
+pub fn write_vector_field<S: Real, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>(
+    sys: &Sys,
+    y: &[S],
+    forces: &[S],
+    dy: &mut [S],
+) {
+    let (q, qdot) = split::<S, N>(y);
+    let accel = generalized_accel(sys, y[time_index(N)], &q, &qdot, forces);
+    dy[..N].copy_from_slice(&qdot);
+    dy[N..2 * N].copy_from_slice(&accel);
+    dy[time_index(N)] = S::cst(1.0);
+    for j in 0..D {
+        dy[direction_index(N) + j] = S::zero();
+    }
+}
+
+/// The slide's stop function ([`cone::stop_function`]) at `y`, with r = |V_T| along the stored
+/// direction and its rate ṙ = V̂_T·a_T under the slide's tangential accelerations `slide_accel`.
+pub fn slip_stop<S: Real, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>(
+    sys: &Sys,
+    y: &[S],
+    slide_accel: impl FnOnce() -> [S; D],
+) -> (S, S, S) {
+    let (_, _, v) = contact_velocities::<S, Sys, N, D>(sys, y);
+    let e = stored_direction::<S, N, D>(y);
+    let speed = cone::slip_speed(&v, &e);
+    let accel = slide_accel();
+    let unit = cone::slip_unit(&v, &e);
+    let rate = (0..D).fold(S::zero(), |s, j| s + unit[j] * accel[j]);
+    (cone::stop_function::<S, D>(speed, rate), speed, rate)
+}
+
+/// The state `[q0, q̇0, 0, ê]` with t = 0 and ê the first tangent, before a start sets ê.
+pub fn start_state<const N: usize, const D: usize>(q0: &[f64; N], qdot0: &[f64; N]) -> Vec<f64> {
+    let mut y = vec![0.0; 2 * N + 1 + D];
+    y[..N].copy_from_slice(q0);
+    y[N..2 * N].copy_from_slice(qdot0);
+    y[direction_index(N)] = 1.0;
+    y
+}
+
 /// q̇ += M⁻¹ Jᵀ P for the contact impulse `impulse = [P_N, P_T…]` (computed as M⁻¹(JᵀP)
 /// itself, so that a particle's V_T = 0 after [`clear_tangential_velocity`] is exactly 0).
 pub fn apply_impulse<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>(
@@ -151,8 +216,7 @@ pub fn clear_tangential_velocity<Sys: ContactSystem<N, D, 1>, const N: usize, co
     y: &mut [f64],
 ) {
     let (_, _, v) = contact_velocities::<f64, Sys, N, D>(sys, y);
-    let (q, qdot) = split::<f64, N>(y);
-    let d: Delassus<f64, D, 1> = Delassus::at_time(sys, y[time_index(N)], &q, &qdot);
+    let d = delassus_at::<f64, Sys, N, D>(sys, y);
     let impulse = tangential_impulse(&d, &v.map(|x| -x));
     apply_impulse(sys, y, &impulse);
 }
@@ -167,8 +231,7 @@ pub fn seed_slip<Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>(
     if D == 1 {
         return;
     }
-    let (q, qdot) = split::<f64, N>(y);
-    let d: Delassus<f64, D, 1> = Delassus::at_time(sys, y[time_index(N)], &q, &qdot);
+    let d = delassus_at::<f64, Sys, N, D>(sys, y);
     let impulse = tangential_impulse(&d, &e.map(|x| cone::SLIP_SEED * x));
     apply_impulse(sys, y, &impulse);
 }
@@ -215,8 +278,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
 
     /// The contact forces `[F_n, λ_T…]` of `mode` at `y`, and the tangential accelerations.
     pub fn contact_forces<S: Real>(&self, mode: ConeMode, y: &[S]) -> (Vec<S>, [S; D]) {
-        let (q, qdot) = split::<S, N>(y);
-        let d: Delassus<S, D, 1> = Delassus::at_time(self.system, y[time_index(N)], &q, &qdot);
+        let d = delassus_at::<S, Sys, N, D>(self.system, y);
         let (delta, rate) = self.penetration(y);
         let normal = match mode {
             ConeMode::Free => S::zero(),
@@ -242,11 +304,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
                 forces.extend(e.iter().map(|&ej| -(normal * ej).scale(self.mu)));
             }
         }
-        let accel = std::array::from_fn(|j| {
-            (0..=D).fold(d.free_all[1 + j], |s, b| {
-                s + d.entry(0, 1 + j, 0, b) * forces[b]
-            })
-        });
+        let accel = tangential_accelerations(&d, &forces);
         (forces, accel)
     }
 
@@ -257,27 +315,14 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
 
     /// The vector field of `mode` into `dy`; the contact forces `[F_n, λ_T…]` it applied.
     pub fn field_and_forces<S: Real>(&self, mode: ConeMode, y: &[S], dy: &mut [S]) -> Vec<S> {
-        let (q, qdot) = split::<S, N>(y);
         let (forces, _) = self.contact_forces(mode, y);
-        let accel = generalized_accel(self.system, y[time_index(N)], &q, &qdot, &forces);
-        dy[..N].copy_from_slice(&qdot);
-        dy[N..2 * N].copy_from_slice(&accel);
-        dy[time_index(N)] = S::cst(1.0);
-        for j in 0..D {
-            dy[direction_index(N) + j] = S::zero();
-        }
+        write_vector_field(self.system, y, &forces, dy);
         forces
     }
 
     /// The slide's stop function at `y`, with r and ṙ.
     pub fn slip_stop<S: Real>(&self, y: &[S]) -> (S, S, S) {
-        let (_, _, v) = contact_velocities::<S, Sys, N, D>(self.system, y);
-        let e = stored_direction::<S, N, D>(y);
-        let speed = cone::slip_speed(&v, &e);
-        let (_, accel) = self.contact_forces(ConeMode::Slide, y);
-        let unit = cone::slip_unit(&v, &e);
-        let rate = (0..D).fold(S::zero(), |s, j| s + unit[j] * accel[j]);
-        (cone::stop_function::<S, D>(speed, rate), speed, rate)
+        slip_stop(self.system, y, || self.contact_forces(ConeMode::Slide, y).1)
     }
 
     /// The value of `event`'s function at `y`.
@@ -320,20 +365,22 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
         let (_, _, v) = contact_velocities::<f64, Sys, N, D>(self.system, y);
         match cone::unit(&v) {
             Some(e) => (ConeMode::Slide, e),
-            None => {
-                let (mode, e) = self.mode_at_rest(y);
-                // A closed contact stays closed: "free" at rest means the stick force is not
-                // pulling yet (F_n > 0 here), so the contact sticks.
-                (
-                    if mode == ConeMode::Free {
-                        ConeMode::Stick
-                    } else {
-                        mode
-                    },
-                    e,
-                )
-            }
+            None => self.closed_mode_at_rest(y),
         }
+    }
+
+    /// The mode at rest of a contact that stays closed: "free" at rest means the stick force
+    /// is not pulling yet (F_n > 0 here), so the contact sticks.
+    fn closed_mode_at_rest(&self, y: &[f64]) -> (ConeMode, [f64; D]) {
+        let (mode, e) = self.mode_at_rest(y);
+        (
+            if mode == ConeMode::Free {
+                ConeMode::Stick
+            } else {
+                mode
+            },
+            e,
+        )
     }
 
     /// Whether the normal force at `y` is positive. A slide from V_T = 0 needs the seed of
@@ -360,10 +407,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
 
     /// The initial state `[q0, q̇0, 0, ê]`, ê set for a start in a slide.
     pub fn initial_state(&self, q0: &[f64; N], qdot0: &[f64; N]) -> Vec<f64> {
-        let mut y = vec![0.0; self.state_len()];
-        y[..N].copy_from_slice(q0);
-        y[N..2 * N].copy_from_slice(qdot0);
-        y[direction_index(N)] = 1.0;
+        let mut y = start_state::<N, D>(q0, qdot0);
         let (mode, e) = self.start(&y);
         store_direction_and_seed(self.system, &mut y, mode, &e, |y| self.pressed(y));
         y
@@ -381,15 +425,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize>
             }
             SpatialEvent::SlipStops => {
                 clear_tangential_velocity(self.system, y);
-                let (mode, e) = self.mode_at_rest(y);
-                (
-                    if mode == ConeMode::Free {
-                        ConeMode::Stick
-                    } else {
-                        mode
-                    },
-                    e,
-                )
+                self.closed_mode_at_rest(y)
             }
         };
         store_direction_and_seed(self.system, y, mode, &e, |y| self.pressed(y))

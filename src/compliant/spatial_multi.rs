@@ -4,7 +4,7 @@
 //! The planar formulation of [`super::multi`] with each contact's tangent doubled, and the
 //! single spatial contact of [`super::spatial`] with its cone shared among K contacts.
 //!
-//! ODE state ([`ConeLayout`]): `[q (N), q̇ (N), (∫F_n,k, ∫λ_k,1, ∫λ_k,2) for each contact k,
+//! ODE state ([`StateLayout`]): `[q (N), q̇ (N), (∫F_n,k, ∫λ_k,1, ∫λ_k,2) for each contact k,
 //! friction work, the contacts' own work, then τ and the load's work for a non-autonomous
 //! system, then the dissipative body forces' work for a dissipative one]`; the contacts' own
 //! work is the dashpots' and the kinetic energy the stop and seed impulses change. No slip
@@ -20,7 +20,7 @@ use super::cone::{self, ConeMode, SLIP_SEED, STOP_LEAD_TIME};
 use super::multi::{
     body_energy, check_contact_count, check_spring_dashpots, check_stick, delassus_block,
     joint_stick_forces, moves_a_normal, stick_contradicts, stiffest, watched_per_contact, Modes,
-    MAX_CONTACTS, SINGULAR_PIVOT,
+    StateLayout, MAX_CONTACTS, SINGULAR_PIVOT,
 };
 use super::normal::NormalCompliance;
 use super::spatial::{cone_events, SpatialEvent};
@@ -72,65 +72,6 @@ impl Named for ConeEvent {
 pub struct ConeLaw {
     pub compliance: NormalCompliance,
     pub mu: f64,
-}
-
-/// The ODE state's layout (see the module's documentation).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ConeLayout {
-    pub coordinates: usize,
-    pub contacts: usize,
-    pub autonomous: bool,
-    pub dissipative: bool,
-}
-
-impl ConeLayout {
-    /// ∫F_n,k dt's index.
-    pub fn impulse_normal(&self, k: usize) -> usize {
-        2 * self.coordinates + (1 + TANGENTS) * k
-    }
-    /// ∫λ_k,j dt's index (j = 0, 1).
-    pub fn impulse_tangential(&self, k: usize, j: usize) -> usize {
-        self.impulse_normal(k) + 1 + j
-    }
-    /// ∫Σ_k λ_k·V_k dt's index.
-    pub fn friction_work(&self) -> usize {
-        2 * self.coordinates + (1 + TANGENTS) * self.contacts
-    }
-    /// The contacts' own work's index: ∫Σ_k −c_d,k δ̇_k²/√κ_k dt plus the kinetic energy the
-    /// stop and seed impulses change.
-    pub fn contact_work(&self) -> usize {
-        self.friction_work() + 1
-    }
-    /// τ's index (non-autonomous systems).
-    pub fn time(&self) -> Option<usize> {
-        (!self.autonomous).then(|| self.contact_work() + 1)
-    }
-    /// ∫F(τ)·q̇ dt's index (non-autonomous systems).
-    pub fn load_work(&self) -> Option<usize> {
-        self.time().map(|i| i + 1)
-    }
-    /// ∫(power of the dissipative body forces) dt's index (dissipative systems).
-    pub fn viscous_work(&self) -> Option<usize> {
-        self.dissipative.then(|| self.len() - 1)
-    }
-    /// Length of the state.
-    pub fn len(&self) -> usize {
-        let base = self.contact_work() + 1;
-        let timed = if self.autonomous { base } else { base + 2 };
-        timed + usize::from(self.dissipative)
-    }
-    /// Never: a state holds at least q, q̇ and the work.
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-    /// The work done up to `y` by friction, the dashpots, the resets, the load and the
-    /// dissipative body forces.
-    pub fn work(&self, y: &[f64]) -> f64 {
-        y[self.friction_work()]
-            + y[self.contact_work()]
-            + self.load_work().map_or(0.0, |i| y[i])
-            + self.viscous_work().map_or(0.0, |i| y[i])
-    }
 }
 
 /// What the contacts do at one state in one mode.
@@ -218,10 +159,11 @@ impl<'a, Sys: SpatialContacts<N>, const N: usize> SpatialMultiProblem<'a, Sys, N
     }
 
     /// The ODE state's layout.
-    pub fn layout(&self) -> ConeLayout {
-        ConeLayout {
+    pub fn layout(&self) -> StateLayout {
+        StateLayout {
             coordinates: N,
             contacts: self.contact_count(),
+            tangents: TANGENTS,
             autonomous: self.system.is_autonomous(),
             dissipative: self.system.is_dissipative(),
         }

@@ -115,6 +115,67 @@ macro_rules! refuse {
     };
 }
 
+/// Serializer methods that hand a value on to the method of its widest type (`i64`, `u64`,
+/// `f64`), where it becomes a cell.
+macro_rules! widen {
+    ($($method:ident($ty:ty) -> $wide:ident;)*) => {
+        $(fn $method(self, v: $ty) -> Result<Self::Ok, RecordError> {
+            self.$wide(v.into())
+        })*
+    };
+}
+
+/// Serializer methods that write the value as the text of its `Display`.
+macro_rules! as_text {
+    ($($method:ident($ty:ty);)*) => {
+        $(fn $method(self, v: $ty) -> Result<Self::Ok, RecordError> {
+            Ok(Some(Cell::Text(v.to_string())))
+        })*
+    };
+}
+
+/// The newtype methods of both serializers: a newtype struct is its value, an enum variant
+/// with data is refused.
+macro_rules! newtypes {
+    () => {
+        fn serialize_newtype_struct<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            value: &T,
+        ) -> Result<Self::Ok, RecordError> {
+            value.serialize(self)
+        }
+        fn serialize_newtype_variant<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<Self::Ok, RecordError> {
+            Err(not_flat("an enum with data"))
+        }
+    };
+}
+
+/// The sequence traits of [`ListCollector`]: a list and a tuple are collected alike.
+macro_rules! collect_list {
+    ($($list:path),*) => {
+        $(impl $list for ListCollector {
+            type Ok = Option<Cell>;
+            type Error = RecordError;
+            fn serialize_element<T: ?Sized + Serialize>(
+                &mut self,
+                value: &T,
+            ) -> Result<(), RecordError> {
+                self.push(value)
+            }
+            fn end(self) -> Result<Option<Cell>, RecordError> {
+                Ok(Some(Cell::Text(self.0.join(" "))))
+            }
+        })*
+    };
+}
+
 impl ser::Serializer for RecordSerializer {
     type Ok = Fields;
     type Error = RecordError;
@@ -158,22 +219,7 @@ impl ser::Serializer for RecordSerializer {
     fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<Fields, RecordError> {
         Err(not_flat("an option"))
     }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<Fields, RecordError> {
-        value.serialize(self)
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<Fields, RecordError> {
-        Err(not_flat("an enum with data"))
-    }
+    newtypes!();
 }
 
 impl ser::SerializeStruct for FieldCollector {
@@ -206,44 +252,24 @@ impl ser::Serializer for CellSerializer {
     type SerializeStruct = Impossible<Option<Cell>, RecordError>;
     type SerializeStructVariant = Impossible<Option<Cell>, RecordError>;
 
-    fn serialize_bool(self, v: bool) -> Result<Self::Ok, RecordError> {
-        Ok(Some(Cell::Text(v.to_string())))
+    widen! {
+        serialize_i8(i8) -> serialize_i64;
+        serialize_i16(i16) -> serialize_i64;
+        serialize_i32(i32) -> serialize_i64;
+        serialize_u8(u8) -> serialize_u64;
+        serialize_u16(u16) -> serialize_u64;
+        serialize_u32(u32) -> serialize_u64;
+        serialize_f32(f32) -> serialize_f64;
     }
-    fn serialize_i8(self, v: i8) -> Result<Self::Ok, RecordError> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i16(self, v: i16) -> Result<Self::Ok, RecordError> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i32(self, v: i32) -> Result<Self::Ok, RecordError> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i64(self, v: i64) -> Result<Self::Ok, RecordError> {
-        Ok(Some(Cell::Text(v.to_string())))
-    }
-    fn serialize_u8(self, v: u8) -> Result<Self::Ok, RecordError> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u16(self, v: u16) -> Result<Self::Ok, RecordError> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u32(self, v: u32) -> Result<Self::Ok, RecordError> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u64(self, v: u64) -> Result<Self::Ok, RecordError> {
-        Ok(Some(Cell::Text(v.to_string())))
-    }
-    fn serialize_f32(self, v: f32) -> Result<Self::Ok, RecordError> {
-        self.serialize_f64(v.into())
+    as_text! {
+        serialize_bool(bool);
+        serialize_i64(i64);
+        serialize_u64(u64);
+        serialize_char(char);
+        serialize_str(&str);
     }
     fn serialize_f64(self, v: f64) -> Result<Self::Ok, RecordError> {
         Ok(Some(Cell::Number(v)))
-    }
-    fn serialize_char(self, v: char) -> Result<Self::Ok, RecordError> {
-        Ok(Some(Cell::Text(v.to_string())))
-    }
-    fn serialize_str(self, v: &str) -> Result<Self::Ok, RecordError> {
-        Ok(Some(Cell::Text(v.to_string())))
     }
     fn serialize_bytes(self, _: &[u8]) -> Result<Self::Ok, RecordError> {
         Err(not_flat("bytes"))
@@ -268,22 +294,7 @@ impl ser::Serializer for CellSerializer {
     ) -> Result<Self::Ok, RecordError> {
         Ok(Some(Cell::Text(variant.to_string())))
     }
-    fn serialize_newtype_struct<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        value: &T,
-    ) -> Result<Self::Ok, RecordError> {
-        value.serialize(self)
-    }
-    fn serialize_newtype_variant<T: ?Sized + Serialize>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> Result<Self::Ok, RecordError> {
-        Err(not_flat("an enum with data"))
-    }
+    newtypes!();
     fn serialize_seq(self, len: Option<usize>) -> Result<ListCollector, RecordError> {
         Ok(ListCollector(Vec::with_capacity(len.unwrap_or(0))))
     }
@@ -311,27 +322,7 @@ impl ListCollector {
     }
 }
 
-impl ser::SerializeSeq for ListCollector {
-    type Ok = Option<Cell>;
-    type Error = RecordError;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), RecordError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Option<Cell>, RecordError> {
-        Ok(Some(Cell::Text(self.0.join(" "))))
-    }
-}
-
-impl ser::SerializeTuple for ListCollector {
-    type Ok = Option<Cell>;
-    type Error = RecordError;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), RecordError> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Option<Cell>, RecordError> {
-        Ok(Some(Cell::Text(self.0.join(" "))))
-    }
-}
+collect_list!(ser::SerializeSeq, ser::SerializeTuple);
 
 /// Reads a struct from a row, field by field.
 struct RowDeserializer<'a> {

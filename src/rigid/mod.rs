@@ -33,13 +33,14 @@ pub mod simulate;
 
 use crate::compliant::cone::{self, ConeMode, TAYLOR_ORDER};
 use crate::compliant::spatial::{
-    apply_impulse, clear_tangential_velocity, contact_velocities, stick_break_direction,
-    store_direction_and_seed, stored_direction,
+    apply_impulse, clear_tangential_velocity, contact_velocities, delassus_at, slip_stop,
+    start_state, stick_break_direction, store_direction_and_seed, stored_direction,
+    tangential_accelerations, write_vector_field,
 };
 use crate::error::SimError;
 use crate::hybrid::{with_duals, Crossing, HybridSystem, Named};
 use crate::model::jet::flow_jet;
-use crate::model::{generalized_accel, ContactSystem, Delassus, Real};
+use crate::model::{ContactSystem, Delassus, Real};
 use serde::Serialize;
 
 /// Events of the rigid formulation.
@@ -145,13 +146,6 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> RigidProbl
         2 * N + 1 + D
     }
 
-    fn split<S: Real>(y: &[S]) -> ([S; N], [S; N]) {
-        (
-            std::array::from_fn(|i| y[i]),
-            std::array::from_fn(|i| y[N + i]),
-        )
-    }
-
     fn direction(y: &[f64]) -> [f64; D] {
         stored_direction::<f64, N, D>(y)
     }
@@ -164,8 +158,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> RigidProbl
     /// The contact forces `[λ_N, λ_T…]` of `mode` at `y`, and the tangential accelerations
     /// they produce.
     pub fn contact_forces<S: Real>(&self, mode: ConeMode, y: &[S]) -> (Vec<S>, [S; D]) {
-        let (q, qdot) = Self::split(y);
-        let d: Delassus<S, D, 1> = Delassus::at_time(self.system, y[time_index(N)], &q, &qdot);
+        let d = delassus_at::<S, Sys, N, D>(self.system, y);
         let rhs: Vec<S> = d.free_all.iter().map(|&a| -a).collect();
         let forces = match mode {
             ConeMode::Free => vec![S::zero(); 1 + D],
@@ -183,36 +176,19 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> RigidProbl
                 f
             }
         };
-        let accel = std::array::from_fn(|j| {
-            (0..=D).fold(d.free_all[1 + j], |s, b| {
-                s + d.entry(0, 1 + j, 0, b) * forces[b]
-            })
-        });
+        let accel = tangential_accelerations(&d, &forces);
         (forces, accel)
     }
 
     /// The vector field of `mode`.
     pub fn vector_field<S: Real>(&self, mode: ConeMode, y: &[S], dy: &mut [S]) {
-        let (q, qdot) = Self::split(y);
         let (forces, _) = self.contact_forces(mode, y);
-        let accel = generalized_accel(self.system, y[time_index(N)], &q, &qdot, &forces);
-        dy[..N].copy_from_slice(&qdot);
-        dy[N..2 * N].copy_from_slice(&accel);
-        dy[time_index(N)] = S::cst(1.0);
-        for j in 0..D {
-            dy[direction_index(N) + j] = S::zero();
-        }
+        write_vector_field(self.system, y, &forces, dy);
     }
 
     /// The slide's stop function (cone::stop_function) at `y`, and r, ṙ.
     pub fn slip_stop<S: Real>(&self, y: &[S]) -> (S, S, S) {
-        let (_, _, v) = self.contact_kinematics(y);
-        let e = stored_direction::<S, N, D>(y);
-        let speed = cone::slip_speed(&v, &e);
-        let (_, accel) = self.contact_forces(ConeMode::Slide, y);
-        let unit = cone::slip_unit(&v, &e);
-        let rate = (0..D).fold(S::zero(), |s, j| s + unit[j] * accel[j]);
-        (cone::stop_function::<S, D>(speed, rate), speed, rate)
+        slip_stop(self.system, y, || self.contact_forces(ConeMode::Slide, y).1)
     }
 
     /// The value of `event`'s function in `mode` at `y`.
@@ -239,8 +215,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> RigidProbl
     /// zero, [`RigidProblem::comes_to_rest`]).
     fn apply_impact_law(&self, y: &mut [f64], e: f64, to_rest: bool) {
         let (_, v_n, v_t) = self.contact_kinematics(y);
-        let (q, qdot) = Self::split(y);
-        let d: Delassus<f64, D, 1> = Delassus::at_time(self.system, y[time_index(N)], &q, &qdot);
+        let d = delassus_at::<f64, Sys, N, D>(self.system, y);
         let approach = if to_rest { v_n } else { v_n.min(0.0) };
         let normal_impulse = -(1.0 + e) * approach / d.entry(0, 0, 0, 0);
         let speed = v_t.iter().map(|x| x * x).sum::<f64>().sqrt();
@@ -325,10 +300,7 @@ impl<'a, Sys: ContactSystem<N, D, 1>, const N: usize, const D: usize> RigidProbl
 
     /// The initial state `[q0, q̇0, 0, ê]` with ê set for a start in a slide.
     pub fn initial_state(&self, q0: &[f64; N], qdot0: &[f64; N]) -> Vec<f64> {
-        let mut y = vec![0.0; self.state_len()];
-        y[..N].copy_from_slice(q0);
-        y[N..2 * N].copy_from_slice(qdot0);
-        y[direction_index(N)] = 1.0;
+        let mut y = start_state::<N, D>(q0, qdot0);
         let (mode, e) = self.start(&y);
         if mode == ConeMode::Slide {
             // No normal-force condition on the seed: a rigid slide carries λ_N > 0.

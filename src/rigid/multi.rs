@@ -431,7 +431,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> RigidMultiProblem<'a, Sys, N> {
         let mut friction = S::zero();
         for k in 0..self.contact_count() {
             dy[layout.impulse_normal(k)] = solved.lambda[2 * k];
-            dy[layout.impulse_tangential(k)] = solved.lambda[2 * k + 1];
+            dy[layout.impulse_tangential(k, 0)] = solved.lambda[2 * k + 1];
             friction = friction + solved.lambda[2 * k + 1] * cs.velocity[2 * k + 1];
         }
         dy[layout.friction_work()] = friction;
@@ -740,7 +740,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> RigidMultiProblem<'a, Sys, N> {
         }
         for j in 0..count {
             y[layout.impulse_normal(j)] += choice.lambda[2 * j];
-            y[layout.impulse_tangential(j)] += choice.lambda[2 * j + 1];
+            y[layout.impulse_tangential(j, 0)] += choice.lambda[2 * j + 1];
         }
         // q is unchanged: the change of T + V is that of T, judged against T⁻.
         let change = body_energy(self.system, y) - before;
@@ -938,7 +938,7 @@ pub fn simulate_rigid_multi<Sys: PlanarContacts<N>, const N: usize>(
     Ok(RigidMultiRun {
         impulse_normal: (0..count).map(|k| y[layout.impulse_normal(k)]).collect(),
         impulse_tangential: (0..count)
-            .map(|k| y[layout.impulse_tangential(k)])
+            .map(|k| y[layout.impulse_tangential(k, 0)])
             .collect(),
         impact_work: y[layout.contact_work()],
         energy_balance_error: body_energy(problem.system, y)

@@ -4,15 +4,12 @@
 //! a non-oblique contact dropped at v0 < 0 chatters forward with e = r and comes to rest at
 //! the rigid Zeno time 2r|v0|/(|b|(1 − r)).
 
-use crate::common::{number, run_all};
+use crate::common::{number, rows_of};
 use rigid_limit::experiment::table::Row;
 use rigid_limit::models::Experiment;
 
 fn rows(text: &str) -> Vec<Row> {
-    match Experiment::parse(text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::PlanarChatter(spec) => run_all(spec.as_ref()),
-        _ => panic!("not a chatter experiment"),
-    }
+    rows_of!(text, Experiment::PlanarChatter)
 }
 
 const REVERSE: &str = r#"

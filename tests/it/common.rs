@@ -1,5 +1,5 @@
 //! Helpers shared by the integration tests: a described system's experiment, an experiment's
-//! parse error, a plan's rows, a run into a fresh temporary folder, a row's number (or numbers)
+//! parse error, a plan's rows (and an experiment text's, [`rows_of`]), a run into a fresh temporary folder, a row's number (or numbers)
 //! by column, a run's runs.csv rows without its timing columns, and the binary's output.
 
 use rigid_limit::experiment::runner::{Plan, RUNS_CSV};
@@ -60,6 +60,18 @@ pub fn parse_error(text: &str) -> String {
 pub fn run_all<P: Plan>(plan: &P) -> Vec<Row> {
     plan.points().map(|p| plan.run_point(&p)).collect()
 }
+
+/// Every point's row, in point order, of the experiment in TOML `text`, which must read as one
+/// of the `Experiment` variants named (each holding its plan boxed); panics otherwise.
+macro_rules! rows_of {
+    ($text:expr, $($variant:path),+ $(,)?) => {
+        match rigid_limit::models::Experiment::parse($text).unwrap_or_else(|e| panic!("{e}")) {
+            $($variant(spec) => $crate::common::run_all(spec.as_ref()),)+
+            other => panic!("read as {}", other.name()),
+        }
+    };
+}
+pub(crate) use rows_of;
 
 /// The folder `rigid-limit-{tag}-{pid}` in the temporary directory, emptied of what an earlier
 /// run of this process left there (not created).

@@ -6,7 +6,7 @@ use crate::common::parse_error;
 use rigid_limit::compliant::cone::ConeMode;
 use rigid_limit::compliant::normal::NormalCompliance;
 use rigid_limit::compliant::spatial::{
-    simulate_spatial, RunSettings, SpatialContactProblem, SpatialEvent, SpatialRun,
+    simulate_spatial, LocatedEvent, RunSettings, SpatialContactProblem, SpatialEvent, SpatialRun,
 };
 use rigid_limit::hybrid::Named;
 use rigid_limit::integrate::{IntegratorKind, Tolerances};
@@ -307,6 +307,30 @@ fn klarbring_3d_rigid_sequence() {
     );
 }
 
+/// The first opening of the compliant particle `k` (linear spring of compliance `kappa`,
+/// μ = 0.8) from rest at its quasi-static penetration U_N = 1/(2 + 1/κ).
+fn compliant_lift_off<const N: usize, const D: usize>(
+    k: &KlarbringParticle<N>,
+    kappa: f64,
+) -> LocatedEvent<SpatialEvent>
+where
+    KlarbringParticle<N>: ContactSystem<N, D, 1>,
+{
+    let problem = SpatialContactProblem::<_, N, D> {
+        system: k,
+        compliance: NormalCompliance::linear_spring(kappa),
+        mu: 0.8,
+    };
+    let mut q0 = [0.0; N];
+    q0[0] = 1.0 / (2.0 + 1.0 / kappa);
+    let y0 = problem.initial_state(&q0, &[0.0; N]);
+    let r = simulate_spatial(&problem, &y0, &settings(6.0, 1e-10, vec![]), None).unwrap();
+    r.events
+        .into_iter()
+        .find(|e| e.event == SpatialEvent::ContactOpens)
+        .unwrap()
+}
+
 /// The compliant spatial formulation on the slide → lift-off case, 2D and on a line in 3D, at
 /// κ = 1e-6 from the quasi-static penetration: its lift-off within 10κ of the closed form.
 #[test]
@@ -320,18 +344,7 @@ fn compliant_slide_lifts_off_within_ten_kappa_of_the_rigid_time() {
         "K",
     )
     .unwrap();
-    let p2 = SpatialContactProblem::<_, 2, 1> {
-        system: &k2,
-        compliance: NormalCompliance::linear_spring(kappa),
-        mu: 0.8,
-    };
-    let y0 = p2.initial_state(&[1.0 / (2.0 + 1.0 / kappa), 0.0], &[0.0; 2]);
-    let r = simulate_spatial(&p2, &y0, &settings(6.0, 1e-10, vec![]), None).unwrap();
-    let lift = r
-        .events
-        .iter()
-        .find(|e| e.event == SpatialEvent::ContactOpens)
-        .unwrap();
+    let lift = compliant_lift_off::<2, 1>(&k2, kappa);
     assert!(
         (lift.t - t_lift).abs() < 10.0 * kappa,
         "2D: {}",
@@ -343,18 +356,7 @@ fn compliant_slide_lifts_off_within_ten_kappa_of_the_rigid_time() {
         "K",
     )
     .unwrap();
-    let p3 = SpatialContactProblem::<_, 3, 2> {
-        system: &k3,
-        compliance: NormalCompliance::linear_spring(kappa),
-        mu: 0.8,
-    };
-    let y0 = p3.initial_state(&[1.0 / (2.0 + 1.0 / kappa), 0.0, 0.0], &[0.0; 3]);
-    let r = simulate_spatial(&p3, &y0, &settings(6.0, 1e-10, vec![]), None).unwrap();
-    let lift = r
-        .events
-        .iter()
-        .find(|e| e.event == SpatialEvent::ContactOpens)
-        .unwrap();
+    let lift = compliant_lift_off::<3, 2>(&k3, kappa);
     // The 3D slide starts at |V_T| = 1e-9 (cone::SLIP_SEED): a shift far below 10κ.
     assert!(
         (lift.t - t_lift).abs() < 10.0 * kappa,

@@ -2,17 +2,13 @@
 //! against the IWC limit (a closed form, src/model/iwc.rs), κ-independence of the scaled fast
 //! dynamics of the constant planar system, mirror symmetry, and the outcome rule.
 
-use crate::common::{number, run_all};
+use crate::common::{number, rows_of};
 use rigid_limit::experiment::table::Row;
 use rigid_limit::models::Experiment;
 
 /// Run every point of an experiment given as TOML text; the rows in point order.
 fn rows(text: &str) -> Vec<Row> {
-    match Experiment::parse(text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::PlanarModeTable(spec) => run_all(spec.as_ref()),
-        Experiment::RodModeTable(spec) => run_all(spec.as_ref()),
-        _ => panic!("not a mode table"),
-    }
+    rows_of!(text, Experiment::PlanarModeTable, Experiment::RodModeTable)
 }
 
 const PLANAR: &str = r#"
@@ -219,9 +215,5 @@ window_scaled = 200
 }
 
 fn run_basin(text: &str) -> Vec<Row> {
-    match Experiment::parse(text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::PlanarBasin(spec) => run_all(spec.as_ref()),
-        Experiment::RodBasin(spec) => run_all(spec.as_ref()),
-        _ => panic!("not a basin"),
-    }
+    rows_of!(text, Experiment::PlanarBasin, Experiment::RodBasin)
 }

@@ -3,7 +3,7 @@
 //! dynamics Y'' = b + p λ_N, λ_N = −Y − c_d V (a saddle for p < 0), and the runs that stick
 //! end at the stick focus −λ_N⁰.
 
-use crate::common::{numbers, run_all};
+use crate::common::{numbers, rows_of};
 use rigid_limit::experiment::table::Row;
 use rigid_limit::model::iwc::{FastStart, SlipSaddle};
 use rigid_limit::models::Experiment;
@@ -14,10 +14,7 @@ fn rows() -> Vec<Row> {
         "/experiments/fast_phase_portraits.toml"
     ))
     .unwrap();
-    match Experiment::parse(&text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::PlanarPortraits(spec) => run_all(spec.as_ref()),
-        _ => panic!("not the phase portraits"),
-    }
+    rows_of!(&text, Experiment::PlanarPortraits)
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! off, and the edge near the saddle lies on the other side of it (docs/champneys_varkonyi.md
 //! §10).
 
-use crate::common::{number, numbers, parse_error, run_all};
+use crate::common::{number, numbers, parse_error, rows_of};
 use rigid_limit::experiment::table::Row;
 use rigid_limit::models::Experiment;
 
@@ -36,10 +36,7 @@ window_scaled = 200
 "#;
 
 fn rows(text: &str) -> Vec<Row> {
-    match Experiment::parse(text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::PlanarStickBasin(spec) => run_all(spec.as_ref()),
-        _ => panic!("not a stick basin"),
-    }
+    rows_of!(text, Experiment::PlanarStickBasin)
 }
 
 #[test]

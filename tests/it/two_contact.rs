@@ -6,7 +6,7 @@
 //! (B)'s sprag–slip cycle repeats its period to 1e-6 and two integrators agree on its event times;
 //! the printed p22 = −0.0375 gives a stable S+S+ and no cycle.
 
-use crate::common::{number, parse_error, run_all};
+use crate::common::{number, parse_error, rows_of};
 use rigid_limit::experiment::table::Row;
 use rigid_limit::hybrid::{run_hybrid, HybridSystem, RunControl, Until};
 use rigid_limit::integrate::{IntegratorKind, Tolerances};
@@ -62,10 +62,7 @@ window_scaled = {window}
 }
 
 fn rows(text: &str) -> Vec<Row> {
-    match Experiment::parse(text).unwrap_or_else(|e| panic!("{e}")) {
-        Experiment::TwoContact(spec) => run_all(spec.as_ref()),
-        _ => panic!("not a two-contact experiment"),
-    }
+    rows_of!(text, Experiment::TwoContact)
 }
 
 fn tolerances() -> Tolerances {

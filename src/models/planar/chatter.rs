@@ -35,7 +35,10 @@
 //! ```
 
 use super::mechanics::ConstantPlanar;
-use super::oblique_impact::{run_compliant, validate_ladder_and_law, ContactData, LawData};
+use super::oblique_impact::{
+    require_penetrating_speed_on_ladder, run_compliant, validate_ladder_and_law, ContactData,
+    LawData,
+};
 use crate::compliant::coulomb::Mode;
 use crate::compliant::normal::{NormalCompliance, NormalLaw};
 use crate::compliant::record::RunRecord;
@@ -278,14 +281,7 @@ impl System for PlanarChatter {
                 "with v0 = 0 the run starts in sustained slip S+, which needs p+ = C − μB > 0",
             ));
         }
-        if let Some(kappa) = kappa {
-            crate::compliant::normal::require_penetrating_speed(
-                "params.v0",
-                p.v0,
-                "sweep.kappa.max",
-                kappa.max,
-            )?;
-        }
+        require_penetrating_speed_on_ladder("params.v0", p.v0, kappa)?;
         require_positive("params.t_end", p.t_end)?;
         require_finite("sweep.a", p.a).map(|_| ())
     }
@@ -405,15 +401,8 @@ impl System for PlanarChatter {
 
     fn describe(c: &ChatterConfig) -> String {
         format!(
-            "a = {}, b = {}, A = {}, B = {}, C = {}, μ = {}, {} law, damping {}, (u0, v0) = ({}, {}), to t = {}",
-            c.a,
-            c.b,
-            c.tangential_mobility,
-            c.cross_mobility,
-            c.normal_mobility,
-            c.mu,
-            c.law.name(),
-            c.damping,
+            "{}, (u0, v0) = ({}, {}), to t = {}",
+            c.contact_data().describe(c.a, c.b, c.law()),
             c.u0,
             c.v0,
             c.t_end

@@ -88,6 +88,22 @@ impl ContactData {
             ("mu", self.mu.to_string()),
         ]
     }
+
+    /// `a = …, b = …, A = …, B = …, C = …, μ = …, <law> law, damping …`: how the description of
+    /// a run of the oblique impact or of chatter begins.
+    pub fn describe(&self, a: f64, b: f64, law: LawData) -> String {
+        format!(
+            "a = {}, b = {}, A = {}, B = {}, C = {}, μ = {}, {} law, damping {}",
+            a,
+            b,
+            self.tangential_mobility,
+            self.cross_mobility,
+            self.normal_mobility,
+            self.mu,
+            law.law.name(),
+            law.damping,
+        )
+    }
 }
 
 /// One normal law of `[sweep] laws`.
@@ -144,6 +160,24 @@ pub(crate) fn validate_ladder_and_law(
     }
     crate::compliant::normal::require_resolvable_damping("sweep.laws.damping", law.damping)
         .map(|_| ())
+}
+
+/// Checks a start velocity `value` (named `field`) against the ladder's largest κ
+/// ([`crate::compliant::normal::require_penetrating_speed`]); `None`: no compliant run, no check.
+pub(crate) fn require_penetrating_speed_on_ladder(
+    field: &str,
+    value: f64,
+    kappa: Option<&LogGrid>,
+) -> Result<(), SimError> {
+    if let Some(kappa) = kappa {
+        crate::compliant::normal::require_penetrating_speed(
+            field,
+            value,
+            "sweep.kappa.max",
+            kappa.max,
+        )?;
+    }
+    Ok(())
 }
 
 /// The compliant run of the planar `system` under `law` at κ with Coulomb μ from (q0, q̇0),
@@ -312,27 +346,12 @@ impl System for PlanarObliqueImpact {
                 "must be < 0: the contact point approaches the surface",
             ));
         }
-        if let Some(kappa) = kappa {
-            crate::compliant::normal::require_penetrating_speed(
-                "params.v_minus",
-                c.v_minus,
-                "sweep.kappa.max",
-                kappa.max,
-            )?;
-        }
+        require_penetrating_speed_on_ladder("params.v_minus", c.v_minus, kappa)?;
         c.contact()
             .contact()
             .validate_keyed(|k| format!("sweep.contacts.{k}"))?;
         require_finite("sweep.incidence", c.incidence)?;
-        if let Some(kappa) = kappa {
-            crate::compliant::normal::require_penetrating_speed(
-                "sweep.incidence",
-                c.incidence * c.v_minus,
-                "sweep.kappa.max",
-                kappa.max,
-            )?;
-        }
-        Ok(())
+        require_penetrating_speed_on_ladder("sweep.incidence", c.incidence * c.v_minus, kappa)
     }
 
     fn run(
@@ -440,15 +459,8 @@ impl System for PlanarObliqueImpact {
 
     fn describe(c: &ImpactConfig) -> String {
         format!(
-            "a = {}, b = {}, A = {}, B = {}, C = {}, μ = {}, {} law, damping {}, (u⁻, v⁻) = ({}, {}); the run ends when the contact first opens",
-            c.a,
-            c.b,
-            c.tangential_mobility,
-            c.cross_mobility,
-            c.normal_mobility,
-            c.mu,
-            c.law.name(),
-            c.damping,
+            "{}, (u⁻, v⁻) = ({}, {}); the run ends when the contact first opens",
+            c.contact().describe(c.a, c.b, c.law()),
             c.u_minus(),
             c.v_minus
         )

@@ -161,7 +161,7 @@ impl<S: FastContact<N>, const N: usize> FastStudy<N> for Portraits<S, N> {
     ) -> Result<(Cells, SolverStats), String> {
         let (q0, qdot0) = S::initial_state(state, kappa);
         let body = S::body(state);
-        let (outcome, r) = FastRun::at::<S, N>(&body, state, window).outcome_recorded(
+        let (outcome, r) = FastRun::at::<S, N>(&body, state, window).outcome(
             &q0,
             &qdot0,
             kappa,

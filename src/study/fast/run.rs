@@ -140,23 +140,9 @@ impl<Sys> FastRun<'_, Sys> {
     }
 
     /// The outcome rule's verdict ([`fast_outcome`]) on the run from `(q, q̇)` over the whole
-    /// window, and the run's record.
+    /// window, and the run's record, with the trajectory ([`Self::record`]) when `trajectory` is
+    /// set.
     pub fn outcome<const N: usize>(
-        &self,
-        q0: &[f64; N],
-        qdot0: &[f64; N],
-        kappa: f64,
-        integrator: IntegratorKind,
-        solver: &SolverSpec,
-    ) -> Result<(Outcome, RunRecord), String>
-    where
-        Sys: PlanarContactSystem<N>,
-    {
-        self.outcome_recorded(q0, qdot0, kappa, integrator, solver, None)
-    }
-
-    /// [`Self::outcome`], with the trajectory ([`Self::record`]) when `trajectory` is set.
-    pub(crate) fn outcome_recorded<const N: usize>(
         &self,
         q0: &[f64; N],
         qdot0: &[f64; N],
@@ -189,7 +175,7 @@ impl<Sys> FastRun<'_, Sys> {
     {
         let sys = self.system;
         let sk = kappa.sqrt();
-        let (outcome, r) = self.outcome(q0, qdot0, kappa, integrator, solver)?;
+        let (outcome, r) = self.outcome(q0, qdot0, kappa, integrator, solver, None)?;
         let problem = self.problem(kappa);
         let start_pd = ProjectedDynamics::at(sys, q0, qdot0);
         let opt = |v: Option<f64>| v.map(|v| v.to_string()).unwrap_or_default();

@@ -298,7 +298,7 @@ impl<S: FastContact<N>, const N: usize> FastStudy<N> for StickBasin<S, N> {
             let (q0, qdot0) = S::initial_state(&state, kappa);
             let body = S::body(&state);
             let (outcome, r) = FastRun::at::<S, N>(&body, &state, window)
-                .outcome(&q0, &qdot0, kappa, integrator, solver)?;
+                .outcome(&q0, &qdot0, kappa, integrator, solver, None)?;
             stats.add(&r.stats);
             runs += 1;
             if outcome == Outcome::Stick {
