@@ -778,10 +778,34 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> RigidMultiProblem<'a, Sys, N> {
             ));
             return Modes::free(count);
         }
+        if let Some((j, k)) = self.coincident_contacts(&cs) {
+            self.fail(format!(
+                "{} and {} are one point (equal gaps and one normal direction at the start): rigid forces and impulses cannot be split between them, and one drifting closes the other at round-off speed; describe that point contact once, or run it compliant (where the pair acts as one contact of twice the stiffness)",
+                self.system.contact_name(j),
+                self.system.contact_name(k),
+            ));
+            return Modes::free(count);
+        }
         self.select(y, &[false; MAX_CONTACTS], None)
             .unwrap_or_else(|reason| {
                 self.fail(reason);
                 Modes::free(count)
+            })
+    }
+
+    /// The first two contacts that are one point at this state: gaps equal to the resolution
+    /// and normal rows of J in one direction, W_jk² = W_jj W_kk with W_jk > 0 (Cauchy–Schwarz
+    /// with equality in the M⁻¹ metric). For two points of one body that needs their offset
+    /// along the shared normal, which the equal gaps rule out.
+    fn coincident_contacts(&self, cs: &ContactSpace<f64, N>) -> Option<(usize, usize)> {
+        let count = self.contact_count();
+        (0..count)
+            .flat_map(|j| (j + 1..count).map(move |k| (j, k)))
+            .find(|&(j, k)| {
+                let (wjj, wkk, wjk) = (cs.w[2 * j][2 * j], cs.w[2 * k][2 * k], cs.w[2 * j][2 * k]);
+                (cs.gap[j] - cs.gap[k]).abs() <= self.resolution
+                    && wjk > 0.0
+                    && wjj * wkk - wjk * wjk <= 1e-12 * wjj * wkk
             })
     }
 

@@ -1308,7 +1308,8 @@ fn a_swept_parameter_refused_in_a_contact_is_named() {
 /// it starts: every duration is ≥ 0 and the events are in time order. The run ends where the
 /// twin with one contact at κ/2 ends, to the tolerances (rtol 1e-10). The same holds for two
 /// distinct corners that switch at one instant at a loose tolerance (the box stopping at
-/// μ = 0.8 by Tsit5 at rtol = atol = 1e-3, where the correction steps back by 7e-6).
+/// μ = 0.8 by Tsit5 at rtol = atol = 1e-3, where the correction steps back by 7e-6). The rigid
+/// method refuses the pair, which it cannot split a force between.
 #[test]
 fn coincident_contacts_run_as_one_contact_of_twice_the_stiffness_in_time_order() {
     let run = |args: &[&str]| -> serde_json::Value {
@@ -1380,4 +1381,16 @@ fn coincident_contacts_run_as_one_contact_of_twice_the_stiffness_in_time_order()
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
+    // The rigid method cannot split a force between two contacts at one point: refused by name.
+    let rigid = [
+        &["simulate"][..],
+        &box_file,
+        &["--set", "w=0", "--method", "rigid"],
+    ]
+    .concat();
+    let (ok, _, err) = cli(&rigid);
+    assert!(
+        !ok && err.lines().count() == 1 && err.contains("rear and front are one point"),
+        "{err}"
+    );
 }
