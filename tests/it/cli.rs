@@ -73,13 +73,10 @@ fn json_output_has_the_documented_fields() {
     assert!(ok, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
     assert_eq!(v["case"], "inconsistent");
-    let modes: Vec<&str> = v["modes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["mode"].as_str().unwrap())
-        .collect();
-    assert_eq!(modes, ["slide_left", "stick", "slide_right"]);
+    assert_eq!(
+        crate::common::json_texts(&v["modes"], "mode"),
+        ["slide_left", "stick", "slide_right"]
+    );
     for m in v["modes"].as_array().unwrap() {
         assert!(m["t_end"].as_f64().unwrap() > m["t_start"].as_f64().unwrap());
     }

@@ -151,3 +151,16 @@ pub fn number_after<T: std::str::FromStr>(line: &str, marker: &str) -> T {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no number after {marker:?} in {line}"))
 }
+
+/// The number under `key` of every element of the JSON list `list` (the `events`, `modes` or
+/// `contacts` of `simulate --json`).
+pub fn json_numbers(list: &serde_json::Value, key: &str) -> Vec<f64> {
+    let items = list.as_array().expect("a JSON list");
+    items.iter().map(|x| x[key].as_f64().unwrap()).collect()
+}
+
+/// The text under `key` of every element of the JSON list `list` (as [`json_numbers`]).
+pub fn json_texts<'a>(list: &'a serde_json::Value, key: &str) -> Vec<&'a str> {
+    let items = list.as_array().expect("a JSON list");
+    items.iter().map(|x| x[key].as_str().unwrap()).collect()
+}

@@ -3,7 +3,9 @@
 //! runs with its columns, and every
 //! mistake in a description is a one-line error naming the key.
 
-use crate::common::{cli, described, parse_error, run_and_report, system_experiment};
+use crate::common::{
+    cli, described, json_numbers, json_texts, parse_error, run_and_report, system_experiment,
+};
 use rigid_limit::compliant::coulomb::Coulomb;
 use rigid_limit::compliant::normal::NormalCompliance;
 use rigid_limit::compliant::record::RunRecord;
@@ -735,14 +737,7 @@ fn simulate_runs_a_description() {
     let (ok, text, err) = cli(&["simulate", "--json"]);
     assert!(ok, "{err}");
     let hand: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let times = |v: &serde_json::Value| -> Vec<f64> {
-        v["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|e| e["t"].as_f64().unwrap())
-            .collect()
-    };
+    let times = |v: &serde_json::Value| json_numbers(&v["events"], "t");
     let (a, b) = (times(&described), times(&hand));
     assert_eq!(a.len(), 3);
     for (x, y) in a.iter().zip(&b) {
@@ -815,28 +810,12 @@ fn simulate_runs_several_contacts_as_run_does() {
             .map(|x| x.as_f64().unwrap())
             .collect()
     };
-    let times: Vec<f64> = json["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["t"].as_f64().unwrap())
-        .collect();
-    assert_eq!(times, record.event_times);
-    let contacts: Vec<&str> = json["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["contact"].as_str().unwrap())
-        .collect();
+    assert_eq!(json_numbers(&json["events"], "t"), record.event_times);
+    let contacts = json_texts(&json["events"], "contact");
     assert_eq!(contacts.join(" "), record.event_contacts);
     assert_eq!(numbers(&json["final_state"]["q"]), record.q_end);
     assert_eq!(numbers(&json["final_state"]["q_dot"]), record.q_dot_end);
-    let impulses: Vec<f64> = json["contacts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["impulse_normal"].as_f64().unwrap())
-        .collect();
+    let impulses = json_numbers(&json["contacts"], "impulse_normal");
     assert_eq!(impulses, record.impulse_normal);
     let total: f64 = impulses.iter().sum();
     assert!((total - 1.0).abs() < 1e-4, "ΣP_n = {total}");
@@ -1317,17 +1296,10 @@ fn coincident_contacts_run_as_one_contact_of_twice_the_stiffness_in_time_order()
         assert!(ok, "{args:?}: {err}");
         serde_json::from_str(&text).unwrap()
     };
-    let times = |key: &str, v: &serde_json::Value| -> Vec<f64> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x[key].as_f64().unwrap())
-            .collect()
-    };
     let in_time_order = |run: &serde_json::Value| -> Vec<f64> {
-        let durations = times("duration", &run["modes"]);
+        let durations = json_numbers(&run["modes"], "duration");
         assert!(durations.iter().all(|&d| d >= 0.0), "{durations:?}");
-        let events = times("t", &run["events"]);
+        let events = json_numbers(&run["events"], "t");
         assert!(events.windows(2).all(|w| w[0] <= w[1]), "{events:?}");
         events
     };
@@ -1343,12 +1315,7 @@ fn coincident_contacts_run_as_one_contact_of_twice_the_stiffness_in_time_order()
     let pair = run(&[&box_file[..], &["--set", "w=0", "--t-end", "3.4"]].concat());
     let events = in_time_order(&pair);
     // Both contacts switch at one instant at least once (the case that reaches the rule).
-    let contacts: Vec<&str> = pair["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["contact"].as_str().unwrap())
-        .collect();
+    let contacts = json_texts(&pair["events"], "contact");
     assert!(
         (1..events.len())
             .any(|i| events[i] - events[i - 1] < 1e-9 && contacts[i] != contacts[i - 1]),
