@@ -542,13 +542,16 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             )?);
             return write_atomically(&dir.join("summary.md"), &summary);
         }
-        let mut summary = self.summary(rows);
+        let configurations = self.configurations().unwrap_or_default();
+        let reported = self.reported_configurations(&configurations, rows);
+        let mut summary = self.summary_of(configurations.len(), &reported);
         if let Some(cycles) = &self.cycles {
             let swept: Vec<String> = self.sweep.swept().into_iter().map(String::from).collect();
             summary.push('\n');
             summary.push_str(&write_cycles(cycles, &swept, rows, dir)?);
         }
-        if let Some((reference_symbol, integrator, distances)) = self.figure(rows, dir)? {
+        let figure = self.figure(configurations.len(), &reported, rows, dir)?;
+        if let Some((reference_symbol, integrator, distances)) = figure {
             let what = if distances {
                 "distances to the rigid reference".to_string()
             } else {
@@ -600,14 +603,14 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
     /// label, the integrators drawn, and whether every quantity is a distance.
     fn figure(
         &self,
+        configurations: usize,
+        reported: &[ReportedConfiguration<'_, S::Config>],
         rows: &[Row],
         dir: &Path,
     ) -> Result<Option<(&'static str, String, bool)>, RunError> {
-        let configurations = self.configurations().unwrap_or_default();
         // Each configuration drawn by the first integrator that runs it.
-        let drawn: Vec<(ReportedConfiguration<'_, S::Config>, IntegratorKind)> = self
-            .reported_configurations(&configurations, rows)
-            .into_iter()
+        let drawn: Vec<(&ReportedConfiguration<'_, S::Config>, IntegratorKind)> = reported
+            .iter()
             .filter_map(|c| {
                 let kind = *c.integrators.first()?;
                 Some((c, kind))
@@ -650,7 +653,7 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 break;
             }
             let (config, own, kind) = (c.config, &c.rows, kind);
-            let title = match self.configuration_label(config, configurations.len()) {
+            let title = match self.configuration_label(config, configurations) {
                 Some(label) => format!("{}: distance to the {reference}", plot_text(&label)),
                 None => format!("Distance to the {reference}"),
             };
@@ -830,17 +833,28 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
     }
 
     pub fn summary(&self, rows: &[Row]) -> String {
+        let configurations = self.configurations().unwrap_or_default();
+        let reported = self.reported_configurations(&configurations, rows);
+        self.summary_of(configurations.len(), &reported)
+    }
+
+    /// [`Convergence::summary`] of the `reported` configurations of the study's
+    /// `configurations`.
+    fn summary_of(
+        &self,
+        configurations: usize,
+        reported: &[ReportedConfiguration<'_, S::Config>],
+    ) -> String {
         let mut md = Markdown::new();
         self.heading(&mut md);
-        let configurations = self.configurations().unwrap_or_default();
         for ReportedConfiguration {
             config,
             rows: own,
             quantities,
             integrators,
-        } in self.reported_configurations(&configurations, rows)
+        } in reported
         {
-            let level = match self.configuration_label(config, configurations.len()) {
+            let level = match self.configuration_label(config, configurations) {
                 Some(label) => {
                     md.heading(2, label);
                     3
@@ -861,7 +875,7 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 );
                 continue;
             }
-            md.table(&values_table::<S>(&quantities, &own))
+            md.table(&values_table::<S>(quantities, own))
                 .heading(level, "Convergence as κ → 0");
             // A ladder too short for any fit is said once, not once per quantity.
             let needed = points_needed(&ExtrapolationOptions::default());
@@ -874,10 +888,10 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 continue;
             }
             let mut misses = Vec::new();
-            for q in &quantities {
-                for kind in &integrators {
-                    convergence_items(&mut md, q, kind, &own);
-                    let fit = rigid_rate(q, kind, &own);
+            for q in quantities {
+                for kind in integrators {
+                    convergence_items(&mut md, q, kind, own);
+                    let fit = rigid_rate(q, kind, own);
                     if let (Some(f), Some(p)) = (fit, q.exponent) {
                         if excludes(&f, p) {
                             // A predicted 0 (a distance that does not depend on κ) has no
