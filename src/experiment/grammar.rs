@@ -591,15 +591,7 @@ pub fn parse_validated<T: serde::de::DeserializeOwned>(
     text: &str,
     validate: impl Fn(&T) -> Result<(), SimError>,
 ) -> Result<T, SpecError> {
-    let value: T = toml::from_str(text).map_err(|e| SpecError::Parse {
-        path: String::new(),
-        message: e.to_string().trim().replace('\n', " "),
-    })?;
-    validate(&value).map_err(|source| SpecError::Invalid {
-        path: String::new(),
-        source,
-    })?;
-    Ok(value)
+    validated(toml::from_str(text), validate)
 }
 
 /// [`parse_validated`] of a TOML table already read (an experiment whose parts come from several
@@ -608,12 +600,18 @@ pub fn from_table_validated<T: serde::de::DeserializeOwned>(
     table: toml::Table,
     validate: impl Fn(&T) -> Result<(), SimError>,
 ) -> Result<T, SpecError> {
-    let value: T = toml::Value::Table(table)
-        .try_into()
-        .map_err(|e: toml::de::Error| SpecError::Parse {
-            path: String::new(),
-            message: e.to_string().trim().replace('\n', " "),
-        })?;
+    validated(toml::Value::Table(table).try_into(), validate)
+}
+
+/// A deserialized experiment file (`parsed`), its TOML error on one line, then `validate`d.
+fn validated<T>(
+    parsed: Result<T, toml::de::Error>,
+    validate: impl Fn(&T) -> Result<(), SimError>,
+) -> Result<T, SpecError> {
+    let value = parsed.map_err(|e| SpecError::Parse {
+        path: String::new(),
+        message: e.to_string().trim().replace('\n', " "),
+    })?;
     validate(&value).map_err(|source| SpecError::Invalid {
         path: String::new(),
         source,
