@@ -15,7 +15,7 @@ use rigid_limit::models::described::cli::parse_description;
 use rigid_limit::models::described::cli::simulate_description;
 use rigid_limit::models::Experiment;
 use rigid_limit::output::one_line_error;
-use rigid_limit::report::markdown::regenerating_command;
+use rigid_limit::report::markdown::is_committed_file;
 use rigid_limit::simulate::{simulate_output, SimulateArgs};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -125,8 +125,8 @@ fn run(
     // What the summary names as regenerating it: this call (the experiment's table is in
     // meta.json when it was given as text), unless the file is experiments/NAME.toml.
     let regenerated_by = match &path {
-        Some(p) => regenerating_command(p, experiment.name())
-            .map(|_| format!("rigid_limit.run({:?})", p.display().to_string())),
+        Some(p) => (!is_committed_file(p, experiment.name()))
+            .then(|| format!("rigid_limit.run({:?})", p.display().to_string())),
         None => Some("rigid_limit.run(toml=…)".to_string()),
     };
     let worker = std::thread::spawn(move || -> Result<RunSummary, String> {

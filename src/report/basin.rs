@@ -121,7 +121,7 @@ pub fn write_report(study: &BasinStudy, rows: &[Row], dir: &Path) -> Result<(), 
         .map_err(crate::report::figure_error(dir))?;
     }
     write_atomically(
-        &dir.join("summary.md"),
+        &dir.join(crate::report::markdown::SUMMARY_MD),
         &render(study, &c, boundary.is_some()),
     )
 }

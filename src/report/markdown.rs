@@ -38,12 +38,19 @@ fn committed_file(name: &str) -> String {
     format!("experiments/{name}.toml")
 }
 
+/// Whether `file` is experiments/`name`.toml itself (relative to the working directory), whose
+/// summaries say so ([`regenerating_command`]: `None`).
+pub fn is_committed_file(file: &Path, name: &str) -> bool {
+    file.strip_prefix(".").unwrap_or(file) == Path::new(&committed_file(name))
+}
+
 /// The command that regenerates the report of experiment `name` run from `file` by the CLI, or
-/// `None` for experiments/`name`.toml itself, whose summaries already say so.
+/// `None` for experiments/`name`.toml itself ([`is_committed_file`]).
 pub fn regenerating_command(file: &Path, name: &str) -> Option<String> {
-    let file = file.strip_prefix(".").unwrap_or(file);
-    (file != Path::new(&committed_file(name)))
-        .then(|| format!("rigid-limit run {}", file.display()))
+    (!is_committed_file(file, name)).then(|| {
+        let file = file.strip_prefix(".").unwrap_or(file);
+        format!("rigid-limit run {}", file.display())
+    })
 }
 
 /// The summary of experiment `name` in `dir` made to say that `command` regenerates it (the run

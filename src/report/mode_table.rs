@@ -36,7 +36,7 @@ pub fn write_report(
         save_cell_chart(chart, caption, dir, "table3").map_err(crate::report::figure_error(dir))?;
     }
     write_atomically(
-        &dir.join("summary.md"),
+        &dir.join(crate::report::markdown::SUMMARY_MD),
         &render(
             name,
             title,

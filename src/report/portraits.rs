@@ -252,7 +252,7 @@ pub fn write_report(
         &dir.join("analysis.json"),
         &crate::report::json::pretty(&serde_json::json!({ "panels": measures })),
     )?;
-    write_atomically(&dir.join("summary.md"), &s)
+    write_atomically(&dir.join(crate::report::markdown::SUMMARY_MD), &s)
 }
 
 #[cfg(test)]

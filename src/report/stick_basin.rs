@@ -22,7 +22,10 @@ pub fn write_report(study: &BasinStudy, rows: &[Row], dir: &Path) -> Result<(), 
     if let Some(figure) = plane_figure(rows, state_columns) {
         plot::save_captioned(&figure, "Scanned fast starts coloured by outcome (stick or lift-off), the bisected edges and the slip saddle's stable manifold; right: near the saddle", dir, "basin").map_err(crate::report::figure_error(dir))?;
     }
-    write_atomically(&dir.join("summary.md"), &render(study, &c))
+    write_atomically(
+        &dir.join(crate::report::markdown::SUMMARY_MD),
+        &render(study, &c),
+    )
 }
 
 fn render(study: &BasinStudy, c: &StickBasinChecks) -> String {

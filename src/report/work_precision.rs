@@ -77,7 +77,10 @@ pub fn write_report<S: System>(
     let a = analysis(spec, rows);
     crate::report::write_analysis(dir, &a)?;
     write_atomically(&dir.join(ERRORS_CSV), &errors_csv(&a))?;
-    write_atomically(&dir.join("summary.md"), &summary(spec, &a))?;
+    write_atomically(
+        &dir.join(crate::report::markdown::SUMMARY_MD),
+        &summary(spec, &a),
+    )?;
     let caption = |what: &str| format!("The {what}; errors against the reference at the same κ");
     for (by_work, stem, what) in [
         (false, FIGURE, "largest error against the median wall time"),

@@ -540,7 +540,7 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 rows,
                 dir,
             )?);
-            return write_atomically(&dir.join("summary.md"), &summary);
+            return write_atomically(&dir.join(crate::report::markdown::SUMMARY_MD), &summary);
         }
         let configurations = self.configurations().unwrap_or_default();
         let reported = self.reported_configurations(&configurations, rows);
@@ -566,7 +566,7 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             summary.push('\n');
             summary.push_str(&own);
         }
-        write_atomically(&dir.join("summary.md"), &summary)
+        write_atomically(&dir.join(crate::report::markdown::SUMMARY_MD), &summary)
     }
 
     /// The swept parameters of configuration `config` (`mu = 0.3, e = 1`), or `None` with one

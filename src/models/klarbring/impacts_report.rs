@@ -210,7 +210,7 @@ pub fn write_report(
             );
         }
     }
-    write_atomically(&dir.join("summary.md"), &s)?;
+    write_atomically(&dir.join(crate::report::markdown::SUMMARY_MD), &s)?;
     figure(&all, &caption, dir).map_err(|e| RunError::Io {
         path: dir.display().to_string(),
         source: std::io::Error::other(e),

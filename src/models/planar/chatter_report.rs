@@ -368,5 +368,5 @@ pub fn write_report(
         sci(an.forward_e_max_error),
         sci(an.zeno_time_max_error),
     );
-    write_atomically(&dir.join("summary.md"), &s)
+    write_atomically(&dir.join(crate::report::markdown::SUMMARY_MD), &s)
 }

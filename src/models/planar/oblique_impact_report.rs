@@ -432,5 +432,5 @@ pub fn write_report(
         a.reversals_without_negative_k,
         SELECTION_TOLERANCE
     );
-    write_atomically(&dir.join("summary.md"), &s)
+    write_atomically(&dir.join(crate::report::markdown::SUMMARY_MD), &s)
 }

@@ -401,7 +401,10 @@ pub fn write_report(
 ) -> Result<(), RunError> {
     let a = analyse(spec.params.mu, rows);
     write_analysis(dir, &a)?;
-    write_atomically(&dir.join("summary.md"), &render(spec, &a, rows))?;
+    write_atomically(
+        &dir.join(crate::report::markdown::SUMMARY_MD),
+        &render(spec, &a, rows),
+    )?;
     let caption = format!(
         "The rod started next to the G-spot: μ = {}, θ₀ = {}, θ̇₀ = {}, u₀ = {}; {} rtol {}",
         format_value(spec.params.mu),

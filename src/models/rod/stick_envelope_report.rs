@@ -424,5 +424,5 @@ pub fn write_report(
             "\n![δ and the envelopes δ_l, δ_r of eq. (56) over the stick, {state}](stick_envelope.png)\n"
         ));
     }
-    write_atomically(&dir.join("summary.md"), &summary)
+    write_atomically(&dir.join(crate::report::markdown::SUMMARY_MD), &summary)
 }

@@ -502,7 +502,10 @@ pub fn write_report(
     let compliant = side_table(dir, "compliant_path.csv");
     let a = analyse(p.mu, p.gyration_sq, p.theta0, rows, &paths);
     write_analysis(dir, &a)?;
-    write_atomically(&dir.join("summary.md"), &render(spec, &a, rows))?;
+    write_atomically(
+        &dir.join(crate::report::markdown::SUMMARY_MD),
+        &render(spec, &a, rows),
+    )?;
     let caption = format!(
         "The 3D rod (Champneys–Várkonyi §7): μ = {}, ρ = {}, θ₀ = {}, Δ₀ = {}, |u₀| = {}, θ̇₀ = {}, \
          ψ̇₀ = {}; {} rtol {}",

@@ -495,7 +495,7 @@ pub fn write_report(spec: &SmSpec, dir: &Path) -> Result<(), RunError> {
     }
     let compliant =
         super::dynamic_report::write_section(&mut s, &cases, &paths, &out).map_err(fig_err)?;
-    write_atomically(&dir.join("summary.md"), &s)?;
+    write_atomically(&dir.join(crate::report::markdown::SUMMARY_MD), &s)?;
     let analysis = Analysis {
         incremental: fits,
         printed_branch,

@@ -343,7 +343,10 @@ pub fn write_report(spec: &TwoContactStudy, dir: &Path) -> Result<(), RunError> 
         .map_err(crate::report::figure_error(dir))?;
         figures.push("classification.png");
     }
-    write_atomically(&dir.join("summary.md"), &render(&spec.name, &c, &figures))
+    write_atomically(
+        &dir.join(crate::report::markdown::SUMMARY_MD),
+        &render(&spec.name, &c, &figures),
+    )
 }
 
 /// C–V's Fig. classification, computed: per printed class, p₁ and p₂ at the class's
