@@ -891,7 +891,9 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             for q in quantities {
                 for kind in integrators {
                     convergence_items(&mut md, q, kind, own);
-                    let fit = rigid_rate(q, kind, own);
+                    // A distance within the runs' tolerance has no rate to miss.
+                    let fit = rigid_rate(q, kind, own)
+                        .filter(|_| distances_at_floor(q, kind, own).is_none());
                     if let (Some(f), Some(p)) = (fit, q.exponent) {
                         if excludes(&f, p) {
                             // A predicted 0 (a distance that does not depend on κ) has no
@@ -1077,6 +1079,73 @@ fn rigid_distances(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> (Vec<f6
         .unzip()
 }
 
+/// How far apart two values of a quantity may lie and still be one value to the runs'
+/// tolerance: ten times the step-size control's error scale atol + rtol |q| (docs/tolerances.md),
+/// the largest over the settings of `rows` and the magnitudes `values`. A ladder does not resolve
+/// a difference below it: a distance there has no rate, and a ladder that stays within it has no
+/// κ dependence to extrapolate.
+fn tolerance_floor(rows: &[&Row], values: impl IntoIterator<Item = f64>) -> f64 {
+    let largest = values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold(0.0, |m: f64, v| m.max(v.abs()));
+    10.0 * rows
+        .iter()
+        .filter_map(|r| Some(r.number("atol")? + r.number("rtol")? * largest))
+        .fold(0.0, f64::max)
+}
+
+/// The largest distance of `kind`'s compliant rows to the rigid reference and the runs'
+/// [`tolerance_floor`], when every distance lies within that floor: the runs are on the
+/// reference to their tolerance at every κ, and a rate fitted to the distances would fit the
+/// integration error.
+fn distances_at_floor(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> Option<(f64, f64)> {
+    let (own, reference) = compliant_rows_and_reference(q, kind, rows);
+    let (_, gaps) = rigid_distances(q, kind, rows);
+    let magnitudes = own
+        .iter()
+        .filter_map(|r| quantity_value(r, q))
+        .chain(reference);
+    let floor = tolerance_floor(&own, magnitudes);
+    let largest = gaps.iter().copied().fold(0.0, f64::max);
+    (!gaps.is_empty() && largest <= floor).then_some((largest, floor))
+}
+
+/// How a limit from the compliant runs, `limit`, compares with the rigid one, `rigid`, given the
+/// runs' tolerance `floor`, as a summary's line ends: `inside` says whether an interval about
+/// `limit` holds `rigid` (`None`: `limit` has no interval).
+fn against_rigid(limit: f64, rigid: f64, floor: f64, inside: Option<bool>) -> String {
+    let difference = limit - rigid;
+    let verdict = if inside == Some(true) {
+        "inside the interval".to_string()
+    } else {
+        let interval = if inside.is_some() {
+            "outside the interval "
+        } else {
+            ""
+        };
+        if difference.abs() <= floor {
+            let but = if inside.is_some() { "but " } else { "" };
+            format!(
+                "{interval}{but}within the runs' tolerance ({})",
+                sci(floor, 1)
+            )
+        } else {
+            let and = if inside.is_some() { "and " } else { "" };
+            format!(
+                "{interval}{and}beyond the runs' tolerance ({}): the compliant runs tend to \
+                 another limit than the rigid reference",
+                sci(floor, 1)
+            )
+        }
+    };
+    format!(
+        "rigid limit {}: difference {}, {verdict}",
+        fixed(rigid, 12),
+        sci(difference, 1)
+    )
+}
+
 /// The fit of `q`'s distance to the rigid reference ∝ κ^p over its [`Quantity::fit_range`] (the
 /// whole ladder without one); a zero distance (a run on the reference to rounding) has no
 /// logarithm and is left out.
@@ -1160,13 +1229,22 @@ fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, row
         .fit_range
         .map(|(smallest, largest)| format!(", κ ∈ [{smallest:e}, {largest:e}]"))
         .unwrap_or_default();
-    let rate_line = |fitted: &str| match rigid_rate(q, kind, rows) {
-        Some(f) => format!(
-            "{kind}{over}: {fitted} ∝ {}.",
-            rate_against_prediction(&f, q.exponent)
-        ),
-        None => format!("{kind}{over}: {symbol}: too few successful runs to fit a rate."),
-    };
+    let rate_line =
+        |fitted: &str| match (distances_at_floor(q, kind, rows), rigid_rate(q, kind, rows)) {
+            (Some((largest, floor)), _) => format!(
+                "{kind}{over}: {fitted} ≤ {} at every κ, within the runs' tolerance ({}): no rate \
+             to fit.",
+                sci(largest, 1),
+                sci(floor, 1)
+            ),
+            (None, Some(f)) => format!(
+                "{kind}{over}: {fitted} ∝ {}.",
+                rate_against_prediction(&f, q.exponent)
+            ),
+            (None, None) => {
+                format!("{kind}{over}: {symbol}: too few successful runs to fit a rate.")
+            }
+        };
     if q.distance {
         // A distance to the rigid reference tends to 0 by definition: its rate is all there is.
         md.item(rate_line(&named(q)));
@@ -1179,16 +1257,35 @@ fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, row
         md.item(format!("{kind}, {symbol}:"));
     }
     let (kappa, values) = ladder_values(q, kind, rows);
+    let floor = tolerance_floor(&own, values.iter().copied().chain(rigid));
+    let smallest_kappa_value = kappa
+        .iter()
+        .zip(&values)
+        .min_by(|a, b| a.0.total_cmp(b.0))
+        .map(|(_, &v)| v);
+    let spread = values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+        - values.iter().copied().fold(f64::INFINITY, f64::min);
+    if let (Some(level), true) = (smallest_kappa_value, values.len() > 1 && spread <= floor) {
+        // A ladder that does not move beyond the runs' tolerance has no correction in κ for
+        // the extrapolation to resolve: its value is the limit, to that tolerance.
+        let against = rigid
+            .map(|rigid| format!("; {}", against_rigid(level, rigid, floor, None)))
+            .unwrap_or_default();
+        md.item_continued(format!(
+            "{symbol} is the same at every κ to the runs' tolerance (spread {} ≤ {}): {}, \
+             nothing to extrapolate{against}.",
+            sci(spread, 1),
+            sci(floor, 1),
+            fixed(level, 12),
+        ));
+        return;
+    }
     match extrapolate(&kappa, &values, &ExtrapolationOptions::default()) {
         Ok(e) => {
             let against = rigid
                 .map(|rigid| {
-                    format!(
-                        ", rigid limit {}: difference {}, {} the interval",
-                        fixed(rigid, 12),
-                        sci(e.limit - rigid, 1),
-                        if e.covers(rigid) { "inside" } else { "outside" }
-                    )
+                    let inside = Some(e.covers(rigid));
+                    format!(", {}", against_rigid(e.limit, rigid, floor, inside))
                 })
                 .unwrap_or_default();
             md.item_continued(format!(

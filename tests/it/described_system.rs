@@ -1361,3 +1361,127 @@ fn coincident_contacts_run_as_one_contact_of_twice_the_stiffness_in_time_order()
         "{err}"
     );
 }
+
+/// The particle dropped into the right-angled V-groove of systems/v_groove.toml (g = 0, on the
+/// axis, falling at v0 = 1): both walls close at one instant and x stays 0. With F_n = δ/κ on
+/// each wall, δ = −y/√2, and each wall's friction −μ F_n sgn(v_T) along its tangent, whose
+/// vertical part is 1/√2 as the normal's, ÿ = −(y/κ)(1 + μ) while the particle falls (both
+/// walls slip down) and ÿ = −(y/κ)(1 − μ) while it rises: compression for (π/2)√(κ/(1 + μ)),
+/// restitution for (π/2)√(κ/(1 − μ)), and it leaves at √((1 − μ)/(1 + μ)) — at every κ, so that
+/// is the compliant model's limit. Newton's law with e = 1 (the undamped spring's own, the rigid
+/// reference's default) returns ẏ = 1: with friction coupling the two contacts, the rigid
+/// reference is not the compliant runs' limit, and the convergence summary says so. For μ ≥ 1
+/// the stick at the deepest point holds (the friction needed, |F_T| = F_n, lies in the cone):
+/// the compliant particle stays wedged, and Newton's law has no solution, which the rigid
+/// method refuses naming both walls.
+#[test]
+fn a_frictional_v_groove_keeps_the_compliant_restitution_which_newtons_law_does_not() {
+    let run = |args: &[&str]| -> serde_json::Value {
+        let groove = ["simulate", "--json", "--system", "systems/v_groove.toml"];
+        let (ok, text, err) = cli(&[&groove[..], &["--t-end", "0.5"], args].concat());
+        assert!(ok, "{args:?}: {err}");
+        serde_json::from_str(&text).unwrap()
+    };
+    let list = |v: &serde_json::Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    let kappa: f64 = 1e-8;
+    for mu in [0.0_f64, 0.5, 0.9] {
+        let set = format!("mu={mu}");
+        let compliant = run(&["--set", &set, "--kappa", "1e-8"]);
+        let q_dot = list(&compliant["final_state"]["q_dot"]);
+        let leaves = ((1.0 - mu) / (1.0 + mu)).sqrt();
+        assert!(
+            (q_dot[1] - leaves).abs() < 1e-9,
+            "μ = {mu}: ẏ = {}",
+            q_dot[1]
+        );
+        assert!(q_dot[0].abs() < 1e-9, "μ = {mu}: ẋ = {}", q_dot[0]);
+        // The phases in contact: both walls sliding down, then up (μ > 0; frictionless, the
+        // slip's reversal is no event).
+        let durations = json_numbers(&compliant["modes"], "duration");
+        let modes = json_texts(&compliant["modes"], "mode");
+        let lasting = |mode: &str| -> f64 {
+            let at = modes.iter().position(|m| *m == mode).expect(mode);
+            durations[at]
+        };
+        let half = std::f64::consts::FRAC_PI_2;
+        if mu > 0.0 {
+            let down = half * (kappa / (1.0 + mu)).sqrt();
+            let up = half * (kappa / (1.0 - mu)).sqrt();
+            let (d, u) = (
+                lasting("slide_left,slide_left"),
+                lasting("slide_right,slide_right"),
+            );
+            assert!(
+                (d - down).abs() < 1e-9 * down,
+                "μ = {mu}: {d} against {down}"
+            );
+            assert!((u - up).abs() < 1e-9 * up, "μ = {mu}: {u} against {up}");
+        }
+        let rigid = run(&["--set", &set, "--method", "rigid"]);
+        let q_dot = list(&rigid["final_state"]["q_dot"]);
+        assert!(
+            (q_dot[1] - 1.0).abs() < 1e-12,
+            "μ = {mu}: rigid ẏ = {}",
+            q_dot[1]
+        );
+    }
+    // Wedged: the compliant particle sticks at its deepest point; Newton's law has no solution.
+    let wedged = run(&["--set", "mu=1.2", "--kappa", "1e-8"]);
+    let modes = json_texts(&wedged["modes"], "mode");
+    assert_eq!(modes.last(), Some(&"stick,stick"), "{modes:?}");
+    let q_dot = list(&wedged["final_state"]["q_dot"]);
+    assert!(q_dot.iter().all(|v| v.abs() < 1e-12), "{q_dot:?}");
+    let (ok, _, err) = cli(&[
+        "simulate",
+        "--system",
+        "systems/v_groove.toml",
+        "--set",
+        "mu=1.2",
+        "--method",
+        "rigid",
+    ]);
+    assert!(!ok && err.lines().count() == 1, "{err}");
+    assert!(
+        err.contains("impact impulses of right and left have no solution"),
+        "{err}"
+    );
+    // The convergence summary: frictionless, every distance to the rigid reference within the
+    // runs' tolerance or converging; with μ = 0.5, ẏ is the same at every κ and another limit
+    // than the rigid reference's.
+    let text = system_experiment(
+        "systems/v_groove.toml",
+        1e-4,
+        "integrators = [\"dop853\"]\nrtol = 1e-10\natol = 1e-12\nt_end = 0.5",
+    )
+    .replace(
+        "kappa = { min = 1e-4, max = 1e-4, per_decade = 1 }",
+        "kappa = { min = 1e-9, max = 1e-4, per_decade = 2 }\nmu = [0.0, 0.5]",
+    );
+    let experiment = rigid_limit::models::Experiment::parse(&text).unwrap();
+    let (dir, _) = run_and_report(&experiment, "v-groove");
+    let summary = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    let (frictionless, rubbing) = summary.split_once("## mu = 0.5").unwrap();
+    let another = "the compliant runs tend to another limit than the rigid reference";
+    assert!(!frictionless.contains(another), "{frictionless}");
+    let y_dot = rubbing
+        .lines()
+        .find(|l| l.contains("y_dot(t_end) is the same at every κ"))
+        .unwrap_or_else(|| panic!("{rubbing}"));
+    assert!(y_dot.contains("0.577350269189") && y_dot.ends_with(&format!("{another}.")));
+    let y = rubbing
+        .lines()
+        .find(|l| l.contains("y(t_end) extrapolated to κ → 0"))
+        .unwrap_or_else(|| panic!("{rubbing}"));
+    // y(0.5) → 0.4 √(1/3) = 0.2309401076758503 (the flight from the vertex at t = 0.1).
+    assert!(
+        y.contains("0.230940107676") && y.ends_with(&format!("{another}.")),
+        "{y}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
