@@ -371,7 +371,9 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
         st.state(y_prev);
         let mut t_prev = st.time();
         self.resolution_into(y_prev, resolution);
-        buffers.start_phase(sys, mode, y_prev, flow, resolution);
+        // A phase that an event started (not the run's first, nor one resumed after a stop).
+        let after_event = events.last().is_some_and(|e| e.t == t_phase_start);
+        buffers.start_phase(sys, mode, y_prev, flow, resolution, after_event);
         for (j, (event, _)) in watched.iter().enumerate() {
             if off_surface.contains(event) {
                 buffers.leave_surface(j);
