@@ -1,5 +1,5 @@
-//! Drawing in figure pixels on either backend: text (with combining marks), lines with dash
-//! patterns, markers. The SVG backend is [`super::svg::SVG_SCALE`] times finer than a figure
+//! Drawing in figure pixels on either backend: text (with combining marks and subscripts), lines
+//! with dash patterns, markers. The SVG backend is [`super::svg::SVG_SCALE`] times finer than a figure
 //! pixel, the PNG backend is not; a [`Canvas`] converts.
 
 use super::style::{self, Shape};
@@ -25,6 +25,52 @@ pub(crate) fn fail(e: impl std::fmt::Display) -> String {
 /// U+0307 COMBINING DOT ABOVE: θ̇ is "θ\u{307}".
 const DOT_ABOVE: char = '\u{307}';
 
+/// In figure text, `_` makes the one letter after it a subscript, as the papers write c_d, λ_N,
+/// x_A: Unicode has subscript forms of digits and a few letters only (no d, no capitals).
+const SUBSCRIPT: char = '_';
+/// A subscript's size, relative to its text.
+const SUBSCRIPT_SIZE: f64 = 0.7;
+/// How far a subscript's baseline sits below its text's, in text sizes.
+const SUBSCRIPT_DROP: f64 = 0.22;
+/// The space after a subscript, in text sizes (TeX's \scriptspace): the small letter leaves the
+/// space above it empty, and without it "c_d = 0" reads as "c_d= 0".
+const SUBSCRIPT_SPACE: f64 = 0.1;
+
+/// `text` in runs of ordinary text (`false`) and subscripts (`true`): "c_d = 0" is
+/// [("c", false), ("d", true), (" = 0", false)]. A subscript keeps the combining marks after its
+/// letter; a `_` at the end stays as it is.
+fn subscript_runs(text: &str) -> Vec<(String, bool)> {
+    let mut runs: Vec<(String, bool)> = Vec::new();
+    let mut ordinary = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, chars.peek()) {
+            (SUBSCRIPT, Some(&letter)) => {
+                chars.next();
+                let mut sub = letter.to_string();
+                while let Some(&mark) = chars.peek().filter(|&&m| m == DOT_ABOVE) {
+                    sub.push(mark);
+                    chars.next();
+                }
+                if !ordinary.is_empty() {
+                    runs.push((std::mem::take(&mut ordinary), false));
+                }
+                runs.push((sub, true));
+            }
+            _ => ordinary.push(c),
+        }
+    }
+    if !ordinary.is_empty() {
+        runs.push((ordinary, false));
+    }
+    runs
+}
+
+/// Whether `text` has a subscript (a `_` with a letter after it).
+fn has_subscript(text: &str) -> bool {
+    text.contains(SUBSCRIPT) && subscript_runs(text).iter().any(|(_, sub)| *sub)
+}
+
 impl<DB: DrawingBackend> Canvas<'_, DB>
 where
     DB::ErrorType: 'static,
@@ -43,6 +89,42 @@ where
 
     /// Width and height of `text` at `size`, in figure pixels.
     pub(crate) fn text_size(&self, text: &str, size: f64) -> (f64, f64) {
+        if !has_subscript(text) {
+            return self.plain_text_size(text, size);
+        }
+        let height = self.plain_text_size(text, size).1;
+        let width = subscript_runs(text)
+            .iter()
+            .map(|(run, sub)| {
+                let run_size = if *sub { size * SUBSCRIPT_SIZE } else { size };
+                let (lead, inner, trail) = self.run_extent(run, run_size);
+                let after = if *sub { SUBSCRIPT_SPACE * size } else { 0.0 };
+                lead + inner + trail + after
+            })
+            .sum();
+        (width, height)
+    }
+
+    /// The widths of a run's leading spaces, of the rest without trailing spaces, and of the
+    /// trailing spaces: text drawn from its first letter, and measured so, drops the spaces at
+    /// its ends ("c_d = 0" would read "c_d= 0").
+    fn run_extent(&self, run: &str, size: f64) -> (f64, f64, f64) {
+        let space = self.plain_text_size("x x", size).0 - self.plain_text_size("xx", size).0;
+        let inner = run.trim_matches(' ');
+        let lead = run.len() - run.trim_start_matches(' ').len();
+        let trail = run.len() - run.trim_end_matches(' ').len();
+        if inner.is_empty() {
+            return (space * run.len() as f64, 0.0, 0.0);
+        }
+        (
+            space * lead as f64,
+            self.plain_text_size(inner, size).0,
+            space * trail as f64,
+        )
+    }
+
+    /// [`Self::text_size`] of text without subscripts.
+    fn plain_text_size(&self, text: &str, size: f64) -> (f64, f64) {
         let stripped: String = text.chars().filter(|&c| c != DOT_ABOVE).collect();
         let (w, h) = self
             .area
@@ -71,6 +153,9 @@ where
             .color(&colour)
             .pos(Pos::new(anchor.0, anchor.1))
             .transform(transform.clone());
+        if has_subscript(text) {
+            return self.text_with_subscripts(text, at, size, anchor, vertical, colour);
+        }
         let pos = self.point(at);
         if self.vector || !text.contains(DOT_ABOVE) {
             return self
@@ -132,6 +217,64 @@ where
             self.area
                 .draw(&Circle::new(centre, r, colour.filled()))
                 .map_err(fail)?;
+        }
+        Ok(())
+    }
+
+    /// [`Self::text`] of text with subscripts: each run drawn from the left, one after the other,
+    /// a subscript smaller, with its bottom [`SUBSCRIPT_DROP`] below the text's and
+    /// [`SUBSCRIPT_SPACE`] after it.
+    fn text_with_subscripts(
+        &self,
+        text: &str,
+        at: (f64, f64),
+        size: f64,
+        anchor: (HPos, VPos),
+        vertical: bool,
+        colour: RGBColor,
+    ) -> DrawResult {
+        let (total, height) = self.text_size(text, size);
+        // Along the text (u) and across it, downwards (w), from the anchor point.
+        let mut u = match anchor.0 {
+            HPos::Left => 0.0,
+            HPos::Center => -total / 2.0,
+            HPos::Right => -total,
+        };
+        let bottom = match anchor.1 {
+            VPos::Top => height,
+            VPos::Center => height / 2.0,
+            VPos::Bottom => 0.0,
+        };
+        for (run, sub) in subscript_runs(text) {
+            let (run_size, w, v_pos) = if sub {
+                (
+                    size * SUBSCRIPT_SIZE,
+                    bottom + SUBSCRIPT_DROP * size,
+                    VPos::Bottom,
+                )
+            } else {
+                (size, 0.0, anchor.1)
+            };
+            let (lead, inner, trail) = self.run_extent(&run, run_size);
+            u += lead;
+            // Vertical text reads upwards: along it is −y, downwards across it is +x.
+            let run_at = if vertical {
+                (at.0 + w, at.1 - u)
+            } else {
+                (at.0 + u, at.1 + w)
+            };
+            self.text(
+                run.trim_matches(' '),
+                run_at,
+                run_size,
+                (HPos::Left, v_pos),
+                vertical,
+                colour,
+            )?;
+            u += inner + trail;
+            if sub {
+                u += SUBSCRIPT_SPACE * size;
+            }
         }
         Ok(())
     }
@@ -314,7 +457,7 @@ pub(crate) fn dashes(points: &[(f64, f64)], pattern: &[f64]) -> Vec<Vec<(f64, f6
 
 #[cfg(test)]
 mod tests {
-    use super::{dashes, dot_above, Canvas, Ink, DOT_ABOVE};
+    use super::{dashes, dot_above, subscript_runs, Canvas, Ink, DOT_ABOVE};
     use plotters::prelude::*;
     use plotters::style::text_anchor::{HPos, VPos};
 
@@ -473,6 +616,25 @@ mod tests {
         };
         assert!(dot_pixels(100.0) >= 5);
         assert_eq!(dot_pixels(0.0), dot_pixels(100.0));
+    }
+
+    #[test]
+    fn an_underscore_makes_the_letter_after_it_a_subscript() {
+        let runs = |text: &str| -> Vec<(String, bool)> { subscript_runs(text) };
+        let owned = |v: &[(&str, bool)]| -> Vec<(String, bool)> {
+            v.iter().map(|&(t, s)| (t.to_string(), s)).collect()
+        };
+        assert_eq!(
+            runs("damping c_d = 0"),
+            owned(&[("damping c", false), ("d", true), (" = 0", false)])
+        );
+        assert_eq!(runs("ẋ_A"), owned(&[("ẋ", false), ("A", true)]));
+        assert_eq!(
+            runs("x_a\u{307}"),
+            owned(&[("x", false), ("a\u{307}", true)])
+        );
+        assert_eq!(runs("plain"), owned(&[("plain", false)]));
+        assert_eq!(runs("end_"), owned(&[("end_", false)]));
     }
 
     #[test]

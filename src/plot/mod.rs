@@ -69,7 +69,7 @@ impl Series {
 }
 
 /// A guide y ∝ x^`power` on log–log axes through (`x0`, `y0`), drawn to `x1`: a dashed black
-/// reference line labelled e.g. "κ^(−1/3)".
+/// reference line labelled e.g. "∝ κ⁻¹ᐟ³" (superscript digits and ᐟ, a raised slash).
 pub(crate) fn power_guide(label: &str, (x0, y0): (f64, f64), x1: f64, power: f64) -> Series {
     Series {
         label: label.into(),

@@ -250,9 +250,10 @@ pub(crate) fn linear_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
         .map(|m| m * unit)
         .find(|s| (hi - lo) / s <= 8.0)
         .unwrap_or(10.0 * unit);
-    let decimals = (-(step.log10() - 1e-9).floor()).max(0.0) as usize;
+    let decimals = (-(step.log10() + 1e-9).floor()).max(0.0) as usize;
     let magnitude = lo.abs().max(hi.abs());
-    let scientific = !(1e-3..1e4).contains(&magnitude);
+    // Steps finer than 10⁻³ would need ticks like −0.0005: those read as m×10ⁿ too.
+    let scientific = !(1e-3..1e4).contains(&magnitude) || decimals > 3;
     let first = (lo / step).ceil() as i64;
     let last = (hi / step).floor() as i64;
     (first..=last)
@@ -263,7 +264,7 @@ pub(crate) fn linear_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
             } else if scientific {
                 // Mantissa digits: those the step needs relative to the value's own decade.
                 let digits = (v.abs().log10().floor() - step.log10().floor()).max(0.0) as usize;
-                format_number(v, digits)
+                format_power_of_ten(v, digits)
             } else {
                 format!("{v:.decimals$}").replacen('-', "−", 1)
             };
@@ -430,5 +431,9 @@ mod tests {
         let t = linear_ticks(-2e-6, 3e-6);
         assert!(t.iter().any(|(_, l)| l == "0"));
         assert!(t.iter().any(|(_, l)| l.contains("×10⁻⁶")), "{t:?}");
+        // A step of 5×10⁻⁴ within the plain magnitudes: no −0.0005.
+        let t = linear_ticks(-2.1e-3, 0.0);
+        let labels: Vec<&str> = t.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(labels, ["−2×10⁻³", "−1.5×10⁻³", "−10⁻³", "−5×10⁻⁴", "0"]);
     }
 }

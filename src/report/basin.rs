@@ -103,7 +103,7 @@ pub fn write_report(study: &BasinStudy, rows: &[Row], dir: &Path) -> Result<(), 
         };
         plot::save_captioned(
             &figure,
-            "Distance of the bisected lift-off/IWC boundary to the stable manifold against κ, per \
+            "Distance of the lift-off/IWC boundary (by bisection) to the stable manifold against κ, per \
              state and search line; states named together agree to 10⁻⁹",
             dir,
             "offsets",
@@ -114,7 +114,7 @@ pub fn write_report(study: &BasinStudy, rows: &[Row], dir: &Path) -> Result<(), 
     if let Some(figure) = &boundary {
         plot::save_captioned(
             figure,
-            "The slip saddle's stable manifold (line) and the lift-off/IWC boundary bisected at the smallest κ (markers)",
+            "The slip saddle's stable manifold (line) and the lift-off/IWC boundary found by bisection at the smallest κ (markers)",
             dir,
             "boundary",
         )
@@ -203,7 +203,7 @@ fn boundary_figure(title: &str, c: &BasinChecks) -> Option<Figure> {
                     Mark::Dotted,
                 ),
                 Series::new(
-                    "boundary bisected at the smallest κ",
+                    "boundary at the smallest κ (bisection)",
                     found,
                     Mark::Markers,
                     1,

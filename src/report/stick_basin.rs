@@ -20,7 +20,7 @@ pub fn write_report(study: &BasinStudy, rows: &[Row], dir: &Path) -> Result<(), 
     let c = checks(rows, state_columns);
     crate::report::write_analysis(dir, &c)?;
     if let Some(figure) = plane_figure(rows, state_columns) {
-        plot::save_captioned(&figure, "Scanned fast starts coloured by outcome (stick or lift-off), the bisected edges and the slip saddle's stable manifold; right: near the saddle", dir, "basin").map_err(crate::report::figure_error(dir))?;
+        plot::save_captioned(&figure, "Scanned fast starts coloured by outcome (stick or lift-off), the edges between them (by bisection) and the slip saddle's stable manifold; right: near the saddle", dir, "basin").map_err(crate::report::figure_error(dir))?;
     }
     write_atomically(
         &dir.join(crate::report::markdown::SUMMARY_MD),
@@ -183,7 +183,12 @@ fn plane_figure(rows: &[Row], state_columns: &[&str]) -> Option<Figure> {
             Series::new("start lifts off (F)", pick(&lift), Mark::Markers, 1),
             Series::new("start sticks (T)", pick(&stick), Mark::Markers, 0),
             Series::new("start slips (S±)", pick(&other), Mark::Markers, 4),
-            Series::new("edge (bisected)", pick(&edges), Mark::Markers, REFERENCE),
+            Series::new(
+                "edge between the outcomes (bisection)",
+                pick(&edges),
+                Mark::Markers,
+                REFERENCE,
+            ),
         ];
         let lines = [
             (

@@ -98,7 +98,7 @@ pub fn write_report<S: System>(
             &cost_figure(&a, &group),
             &format!(
                 "Each integrator's cost against κ in the {group} scenario at rtol {}; p: the fitted \
-                 exponent of cost ∝ κ^p",
+                 exponent of cost ∝ κᵖ",
                 format_small_parameter(a.cost_rtol)
             ),
             dir,

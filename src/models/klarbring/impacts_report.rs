@@ -43,7 +43,7 @@ impl Case<'_> {
             None => "?",
         };
         format!(
-            "V0 = ({}), c_d = {} ({regime})",
+            "V₀ = ({}), c_d = {} ({regime})",
             self.v0
                 .split_whitespace()
                 .map(|c| c.replacen('-', "−", 1))

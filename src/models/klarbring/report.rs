@@ -404,7 +404,8 @@ fn mode_series(
                 String::new()
             } else {
                 seen.push(p.1.clone());
-                format!("{prefix}{}", p.1)
+                // The mode's sign as a true minus: slide− beside slide+.
+                format!("{prefix}{}", p.1.replace('-', "−"))
             };
             let mut points = Vec::new();
             if i > 0 {

@@ -115,14 +115,16 @@ pub(crate) fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), S
             k.len()
         )
     };
-    let caption = format!(
+    // Each caption says what its map shows, then the runs behind every map.
+    let runs = format!(
         "{} · {} · {} initial states (u₀ < 0, A < 0, B < 0); grey: no value",
         a.integrator,
         kappas(&a.kappas),
         a.states
     );
-    let save_heatmap =
-        |m: &HeatMap, dir: &Path, stem: &str| save_heatmap_captioned(m, &caption, dir, stem);
+    let save_heatmap = |m: &HeatMap, shows: &str, dir: &Path, stem: &str| {
+        save_heatmap_captioned(m, &format!("{shows}: {runs}"), dir, stem)
+    };
     // The legend names the categories that occur, in this order.
     let category = |s: &StateAnalysis| {
         if s.failed > 0 {
@@ -148,30 +150,57 @@ pub(crate) fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), S
         },
         &|s| Some(present.iter().position(|&c| c == category(s))? as f64),
     );
-    save_heatmap(&sequence, dir, "atlas_sequence")?;
-    let stick = map(a, continuous("lim T_stick/√κ (extrapolated)"), &|s| {
-        Some(s.stick_scaled?.interval()?.0)
-    });
-    save_heatmap(&stick, dir, "atlas_stick_limit")?;
+    save_heatmap(
+        &sequence,
+        "The sequence of phases of each initial state",
+        dir,
+        "atlas_sequence",
+    )?;
+    let stick = map(
+        a,
+        continuous("stick duration/√κ extrapolated to κ → 0"),
+        &|s| Some(s.stick_scaled?.interval()?.0),
+    );
+    save_heatmap(
+        &stick,
+        "The stick duration/√κ of each initial state extrapolated to κ → 0",
+        dir,
+        "atlas_stick_limit",
+    )?;
     let slide = map(
         a,
         continuous("slide log-coefficient a·λ (fitted / predicted)"),
         &|s| Some(s.slide_log_coefficient()? * s.limit()?.slide_rate),
     );
-    save_heatmap(&slide, dir, "atlas_slide_coefficient")?;
+    save_heatmap(
+        &slide,
+        "The fitted over the predicted slide log-coefficient of each initial state",
+        dir,
+        "atlas_slide_coefficient",
+    )?;
     // An error of exactly 0 has no place on the log scale: drawn as "no value" (grey).
     let v_err = map(
         a,
         log_continuous("|relative error of post-impact v| at the smallest κ"),
         &|s| s.err_v_out().map(f64::abs),
     );
-    save_heatmap(&v_err, dir, "atlas_v_out_error")?;
+    save_heatmap(
+        &v_err,
+        "The relative error to the rigid limit of each initial state's post-impact v at the smallest κ",
+        dir,
+        "atlas_v_out_error",
+    )?;
     let stick_err = map(
         a,
-        log_continuous("|relative error of T_stick/√κ| at the smallest κ"),
+        log_continuous("|relative error of stick duration/√κ| at the smallest κ"),
         &|s| s.err_stick_scaled().map(f64::abs),
     );
-    save_heatmap(&stick_err, dir, "atlas_stick_error")?;
+    save_heatmap(
+        &stick_err,
+        "The relative error to the rigid limit of each initial state's stick duration/√κ at the smallest κ",
+        dir,
+        "atlas_stick_error",
+    )?;
     // Which bounds fail (at some κ), as categories ordered by how many states they cover.
     let failing = |s: &StateAnalysis| -> String {
         let names: Vec<&str> = s
@@ -187,7 +216,7 @@ pub(crate) fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), S
         if s.bounds().any(|(name, _)| name.starts_with("slide")) {
             verdict
         } else {
-            format!("{verdict} (slide bounds n/a: B ≥ 0)")
+            format!("{verdict} (no slide bounds: B ≥ 0)")
         }
     };
     let mut counts: Vec<(String, usize)> = Vec::new();
@@ -210,5 +239,10 @@ pub(crate) fn write_atlas_figures(a: &AtlasAnalysis, dir: &Path) -> Result<(), S
             names.iter().position(|n| *n == f).map(|i| i as f64)
         },
     );
-    save_heatmap(&bounds, dir, "atlas_bounds")
+    save_heatmap(
+        &bounds,
+        "Which stated phase-duration bounds fail at some κ, per initial state",
+        dir,
+        "atlas_bounds",
+    )
 }

@@ -5,7 +5,7 @@ use super::convergence::RodQuantity;
 use crate::analysis::fit::LinearFit;
 use crate::experiment::table::Row;
 use crate::models::rod::bounds::{stick_lower, stick_upper, SlideBoundConstants};
-use crate::plot::style::{format_small_parameter, format_value};
+use crate::plot::style::{format_number, format_small_parameter, format_value};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series, REFERENCE};
 use crate::report::table::number_at;
 use std::path::Path;
@@ -395,7 +395,11 @@ fn write_sweep_figures(
                 });
             if let Some((e, b, c)) = fit {
                 errors.series.push(series(
-                    format!("fit √κ (b ln(1/κ) + c) + …: b = {b:.3}, c = {c:.3}"),
+                    format!(
+                        "fit √κ (b ln(1/κ) + c) + …: b = {}, c = {}",
+                        format_number(b, 3),
+                        format_number(c, 3)
+                    ),
                     curve(&dense(k_lo, e.kappa_max, 10), |k| {
                         ((e.limit + e.correction(k) - lim) / lim).abs()
                     }),
@@ -543,7 +547,7 @@ fn format_value_1(v: f64) -> String {
         let decimals = (1.0 - v.abs().log10().floor()).max(0.0) as usize;
         format!("{v:.decimals$}")
     } else {
-        crate::plot::style::format_number(v, 1)
+        format_number(v, 1)
     }
 }
 

@@ -381,8 +381,8 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
             let k0 = first.number("kappa").unwrap_or(f64::NAN);
             let kmax = last.number("kappa").unwrap_or(f64::NAN);
             for (value, p, label) in [
-                (first.number("peak_normal_force"), -1.0 / 3.0, "κ^(−1/3)"),
-                (slip_end_offset(first), 1.0 / 3.0, "κ^(1/3)"),
+                (first.number("peak_normal_force"), -1.0 / 3.0, "∝ κ⁻¹ᐟ³"),
+                (slip_end_offset(first), 1.0 / 3.0, "∝ κ¹ᐟ³"),
             ] {
                 if let Some(v) = value {
                     force.series.push(power_guide(label, (k0, v), kmax, p));
@@ -405,8 +405,9 @@ pub fn write_report(
         &dir.join(crate::report::markdown::SUMMARY_MD),
         &render(spec, &a, rows),
     )?;
-    let caption = format!(
-        "The rod started next to the G-spot: μ = {}, θ₀ = {}, θ̇₀ = {}, u₀ = {}; {} rtol {}",
+    // The run behind both figures, after what each shows.
+    let runs = format!(
+        "the rod started next to the G-spot, μ = {}, θ₀ = {}, θ̇₀ = {}, u₀ = {}; {} rtol {}",
         format_value(spec.params.mu),
         format_number(spec.params.theta0, 4),
         format_number(spec.params.omega0, 4),
@@ -423,15 +424,23 @@ pub fn write_report(
         let fig = Figure::side_by_side(
             phase_panel(
                 format!(
-                    "The rod's G-spot, μ = {}: G1 (α₁ = {:.2}, α₂ = {:.2}, α₃ = {:.2})",
-                    spec.params.mu, rates.alpha1, rates.alpha2, rates.alpha3
+                    "The rod's G-spot, μ = {}: G1 (α₁ = {}, α₂ = {}, α₃ = {})",
+                    spec.params.mu,
+                    format_number(rates.alpha1, 2),
+                    format_number(rates.alpha2, 2),
+                    format_number(rates.alpha3, 2)
                 ),
                 &rates,
             ),
             phase_panel("Case G2 (α₁ = −1, α₂ = −2, α₃ = −3): λ_N → 1".into(), &g2),
         );
+        let caption = format!(
+            "Slips in the (p, b) plane into the G-spot, the rod's case G1 and the case G2: {runs}"
+        );
         save_captioned(&fig, &caption, dir, "gspot_phase_plane").map_err(io_error(dir))?;
     }
+    let caption =
+        format!("The peak normal force, the end of the slip and the outcome against κ: {runs}");
     save_captioned(&scaling_figure(rows, &a), &caption, dir, "gspot_scaling")
         .map_err(io_error(dir))?;
     Ok(())

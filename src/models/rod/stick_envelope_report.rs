@@ -412,7 +412,7 @@ pub fn write_report(
         .unwrap_or_default();
     if let Some((figure, state)) = envelope_figure(&samples) {
         let caption = format!(
-            "The stick's envelope, {state}; {} rtol {}",
+            "The deformation through one stick between the bounds of eq. (56), {state}; {} rtol {}",
             spec.solver.integrators.first().map_or("", |k| k.name()),
             crate::plot::style::format_small_parameter(spec.solver.rtol)
         );

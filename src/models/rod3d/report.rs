@@ -468,8 +468,8 @@ fn scaling_figure(rows: &[Row], a: &Rod3dAnalysis) -> Figure {
             let k0 = first.number("kappa").unwrap_or(f64::NAN);
             let kmax = last.number("kappa").unwrap_or(f64::NAN);
             for (value, p, label) in [
-                (first.number("peak_normal_force"), -0.5, "κ^(−1/2)"),
-                (slip_end_offset(first), 0.4, "κ^(2/5)"),
+                (first.number("peak_normal_force"), -0.5, "∝ κ⁻¹ᐟ²"),
+                (slip_end_offset(first), 0.4, "∝ κ²ᐟ⁵"),
             ] {
                 if let Some(v) = value.filter(|v| *v > 0.0) {
                     panel.series.push(power_guide(label, (k0, v), kmax, p));
@@ -506,8 +506,9 @@ pub fn write_report(
         &dir.join(crate::report::markdown::SUMMARY_MD),
         &render(spec, &a, rows),
     )?;
-    let caption = format!(
-        "The 3D rod (Champneys–Várkonyi §7): μ = {}, ρ = {}, θ₀ = {}, Δ₀ = {}, |u₀| = {}, θ̇₀ = {}, \
+    // The runs behind both figures, after what each shows.
+    let runs = format!(
+        "the 3D rod (Champneys–Várkonyi §7), μ = {}, ρ = {}, θ₀ = {}, Δ₀ = {}, |u₀| = {}, θ̇₀ = {}, \
          ψ̇₀ = {}; {} rtol {}",
         format_value(p.mu),
         format_value(p.gyration_sq),
@@ -521,12 +522,17 @@ pub fn write_report(
     );
     save_captioned(
         &jam_figure(&a, &paths, &compliant),
-        &caption,
+        &format!("The rigid and compliant slips into the jam and p along them: {runs}"),
         dir,
         "rod3d_jam",
     )
     .map_err(io_error(dir))?;
-    save_captioned(&scaling_figure(rows, &a), &caption, dir, "rod3d_scaling")
-        .map_err(io_error(dir))?;
+    save_captioned(
+        &scaling_figure(rows, &a),
+        &format!("The peak normal force and the end of the compliant slip against κ: {runs}"),
+        dir,
+        "rod3d_scaling",
+    )
+    .map_err(io_error(dir))?;
     Ok(())
 }

@@ -153,7 +153,14 @@ pub(crate) fn jump_figure(
     if panels.is_empty() {
         return Ok(false);
     }
-    save_grid(panels, (1400, 460), out, "dyn_jump")?;
+    save_grid(
+        panels,
+        (1400, 460),
+        "z₁ through the jump in the fast time (s − jump time)/ε, per ε, and its landing above the \
+         μ₁ branch, per ζ",
+        out,
+        "dyn_jump",
+    )?;
     Ok(true)
 }
 
@@ -261,7 +268,7 @@ pub(crate) fn convergence_figure(
         // The frozen-load jump's excursion, named once (dashed, the ζ's colour).
         excursion.series.push(series(
             if i == 0 {
-                "dashed: the frozen-load jump's"
+                "dashed: the frozen-load jump's excursion"
             } else {
                 ""
             },
@@ -272,5 +279,12 @@ pub(crate) fn convergence_figure(
     }
     let mut panels = vec![by_eps, by_kappa, delay, excursion];
     panels.retain(|p| p.series.iter().any(|s| !s.points.is_empty()));
-    save_grid(panels, (1300, 470), out, "dyn_convergence")
+    save_grid(
+        panels,
+        (1300, 470),
+        "The compliant paths' sup error against ε and κ, the delay of the crossing and the \
+         excursion above the μ₁ branch",
+        out,
+        "dyn_convergence",
+    )
 }

@@ -353,7 +353,13 @@ fn convergence_figure(cases: &[CaseRows], out: &FigureTarget) -> Result<bool, St
     if panels.is_empty() {
         return Ok(false);
     }
-    save_grid(panels, (1300, 480), out, "ip_convergence")?;
+    save_grid(
+        panels,
+        (1300, 480),
+        "The incremental method's sup error and jump-time error against the number of steps N",
+        out,
+        "ip_convergence",
+    )?;
     Ok(true)
 }
 

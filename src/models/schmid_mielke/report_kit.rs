@@ -148,7 +148,13 @@ pub(crate) fn path_figure(
     if panels.is_empty() {
         return Ok(false);
     }
-    save_grid(panels, (1400, 420), out, stem)?;
+    save_grid(
+        panels,
+        (1400, 420),
+        "z₁ around each example's jump, the computed paths against the closed form",
+        out,
+        stem,
+    )?;
     Ok(true)
 }
 
@@ -176,10 +182,12 @@ pub(crate) struct FigureTarget<'a> {
     pub caption: String,
 }
 
-/// Save panels two to a row, each row `size.1` pixels high, as `dir/stem.{svg,png}`, captioned.
+/// Save panels two to a row, each row `size.1` pixels high, as `dir/stem.{svg,png}`, captioned
+/// with what the figure `shows`, then the examples and the method.
 pub(crate) fn save_grid(
     panels: Vec<Panel>,
     size: (u32, u32),
+    shows: &str,
     out: &FigureTarget,
     stem: &str,
 ) -> Result<(), String> {
@@ -189,7 +197,7 @@ pub(crate) fn save_grid(
         columns: 2,
         size: (size.0, size.1 * rows),
     };
-    save_captioned(&fig, &out.caption, out.dir, stem)
+    save_captioned(&fig, &format!("{shows}: {}", out.caption), out.dir, stem)
 }
 
 #[cfg(test)]

@@ -307,8 +307,9 @@ pub fn write_report(spec: &TwoContactStudy, dir: &Path) -> Result<(), RunError> 
     let rows = &crate::experiment::store::read_rows(&dir.join(RUNS_CSV), &spec.columns())?;
     let c = checks(rows);
     crate::report::write_analysis(dir, &c)?;
-    let caption = format!(
-        "The two-contact fast dynamics (Champneys–Várkonyi §4): integrators {}, rtol {}, atol {}, \
+    // The runs behind the circle and the cycle figures, after what each shows.
+    let runs = format!(
+        "the two-contact fast dynamics (Champneys–Várkonyi §4), integrators {}, rtol {}, atol {}, \
          to s = {}",
         spec.solver
             .integrators
@@ -322,11 +323,18 @@ pub fn write_report(spec: &TwoContactStudy, dir: &Path) -> Result<(), RunError> 
     );
     let mut figures = Vec::new();
     if !c.circles.is_empty() {
+        let caption = format!(
+            "The outcome of each start on a circle around S+S+ and its first opening against the \
+             start angle: {runs}"
+        );
         plot::save_captioned(&circle_figure(rows), &caption, dir, "circle")
             .map_err(crate::report::figure_error(dir))?;
         figures.push("circle.png");
     }
     if c.cycles.iter().any(|x| x.intervals.len() > 1) {
+        let caption = format!(
+            "The interval between successive openings of contact 2 and its convergence: {runs}"
+        );
         plot::save_captioned(&cycle_figure(&c), &caption, dir, "cycle")
             .map_err(crate::report::figure_error(dir))?;
         figures.push("cycle.png");
