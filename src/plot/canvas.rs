@@ -143,6 +143,9 @@ where
         vertical: bool,
         colour: RGBColor,
     ) -> DrawResult {
+        if has_subscript(text) {
+            return self.text_with_subscripts(text, at, size, anchor, vertical, colour);
+        }
         let transform = if vertical {
             FontTransform::Rotate270
         } else {
@@ -153,9 +156,6 @@ where
             .color(&colour)
             .pos(Pos::new(anchor.0, anchor.1))
             .transform(transform.clone());
-        if has_subscript(text) {
-            return self.text_with_subscripts(text, at, size, anchor, vertical, colour);
-        }
         let pos = self.point(at);
         if self.vector || !text.contains(DOT_ABOVE) {
             return self

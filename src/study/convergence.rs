@@ -1116,28 +1116,18 @@ fn distances_at_floor(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> Opti
 /// `limit` holds `rigid` (`None`: `limit` has no interval).
 fn against_rigid(limit: f64, rigid: f64, floor: f64, inside: Option<bool>) -> String {
     let difference = limit - rigid;
-    let verdict = if inside == Some(true) {
-        "inside the interval".to_string()
-    } else {
-        let interval = if inside.is_some() {
-            "outside the interval "
-        } else {
-            ""
-        };
-        if difference.abs() <= floor {
-            let but = if inside.is_some() { "but " } else { "" };
-            format!(
-                "{interval}{but}within the runs' tolerance ({})",
-                sci(floor, 1)
-            )
-        } else {
-            let and = if inside.is_some() { "and " } else { "" };
-            format!(
-                "{interval}{and}beyond the runs' tolerance ({}): the compliant runs tend to \
-                 another limit than the rigid reference",
-                sci(floor, 1)
-            )
+    let tolerance = sci(floor, 1);
+    let another = "the compliant runs tend to another limit than the rigid reference";
+    let verdict = match (inside, difference.abs() <= floor) {
+        (Some(true), _) => "inside the interval".to_string(),
+        (Some(false), true) => {
+            format!("outside the interval but within the runs' tolerance ({tolerance})")
         }
+        (Some(false), false) => {
+            format!("outside the interval and beyond the runs' tolerance ({tolerance}): {another}")
+        }
+        (None, true) => format!("within the runs' tolerance ({tolerance})"),
+        (None, false) => format!("beyond the runs' tolerance ({tolerance}): {another}"),
     };
     format!(
         "rigid limit {}: difference {}, {verdict}",
@@ -1194,12 +1184,7 @@ fn smallest_kappa_distances(
     rows: &[Row],
 ) -> (Vec<f64>, Vec<f64>) {
     let (kappa, values) = ladder_values(q, kind, rows);
-    let Some(last) = kappa
-        .iter()
-        .zip(&values)
-        .min_by(|a, b| a.0.total_cmp(b.0))
-        .map(|(_, v)| *v)
-    else {
+    let Some(last) = value_at_smallest_kappa(&kappa, &values) else {
         return (Vec::new(), Vec::new());
     };
     kappa
@@ -1207,6 +1192,15 @@ fn smallest_kappa_distances(
         .zip(values)
         .map(|(k, v)| (k, (v - last).abs()))
         .unzip()
+}
+
+/// The value at the smallest κ of a ladder (`kappa`, `values`), if it has any.
+fn value_at_smallest_kappa(kappa: &[f64], values: &[f64]) -> Option<f64> {
+    kappa
+        .iter()
+        .zip(values)
+        .min_by(|a, b| a.0.total_cmp(b.0))
+        .map(|(_, &v)| v)
 }
 
 /// κ and q of `kind`'s successful compliant rows.
@@ -1258,11 +1252,7 @@ fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, row
     }
     let (kappa, values) = ladder_values(q, kind, rows);
     let floor = tolerance_floor(&own, values.iter().copied().chain(rigid));
-    let smallest_kappa_value = kappa
-        .iter()
-        .zip(&values)
-        .min_by(|a, b| a.0.total_cmp(b.0))
-        .map(|(_, &v)| v);
+    let smallest_kappa_value = value_at_smallest_kappa(&kappa, &values);
     let spread = values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
         - values.iter().copied().fold(f64::INFINITY, f64::min);
     if let (Some(level), true) = (smallest_kappa_value, values.len() > 1 && spread <= floor) {
