@@ -21,8 +21,7 @@
 //! atol = 1e-10
 //! ```
 
-use crate::analysis::extrapolate::{extrapolate, points_needed, ExtrapolationOptions};
-use crate::analysis::fit::{power_law, LinearFit};
+use crate::analysis::extrapolate::{points_needed, ExtrapolationOptions};
 use crate::error::SimError;
 use crate::experiment::grammar::{
     from_table_validated, parse_validated, validate_name, LogGrid, ParameterAxis, ParameterValue,
@@ -36,10 +35,14 @@ use crate::integrate::IntegratorKind;
 use crate::plot::style::{format_small_parameter, plot_text};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::markdown::{fixed, sci, significant, Markdown, MarkdownTable};
-use crate::report::rates::{excludes, fitted_series, in_range, rate_against_prediction};
+use crate::report::rates::{excludes, fitted_series, rate_against_prediction};
 use crate::study::cycles::{write_cycles, CyclesSpec};
 use crate::study::first_opening::{
     reference_table, write_first_opening, FirstOpeningSpec, REFERENCE_KAPPA,
+};
+use crate::study::ladder::{
+    distances_at_floor, extrapolated_distances, is_rigid, quantity_value, rigid_distances,
+    rigid_rate, smallest_kappa_distances, AgainstRigid, LadderLimit, QuantityLimit,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -1019,134 +1022,31 @@ fn values_table<S: System>(quantities: &[Quantity], rows: &[Row]) -> MarkdownTab
     table
 }
 
-/// The value of quantity `q` in row `r` (a component of a list column, or a number).
-pub(crate) fn quantity_value(r: &Row, q: &Quantity) -> Option<f64> {
-    match q.component {
-        None => r.number(q.column),
-        Some(k) => r.text(q.column).split(' ').nth(k)?.parse().ok(),
-    }
-}
-
-/// Whether `r` is a rigid reference row.
-fn is_rigid(r: &Row) -> bool {
-    r.text("method") == Method::Rigid.name()
-}
-
-/// `kind`'s compliant rows, and the value of `q` in its successful rigid reference run if any.
-fn compliant_rows_and_reference<'a>(
-    q: &Quantity,
-    kind: &IntegratorKind,
-    rows: &'a [Row],
-) -> (Vec<&'a Row>, Option<f64>) {
-    let of_kind = |r: &&Row| r.text("integrator") == kind.name();
-    let own = rows
-        .iter()
-        .filter(of_kind)
-        .filter(|r| !is_rigid(r))
-        .collect();
-    let reference = rows
-        .iter()
-        .filter(of_kind)
-        .find(|r| is_rigid(r) && r.text("status") == "ok")
-        .and_then(|r| quantity_value(r, q));
-    (own, reference)
-}
-
-/// The rigid limit of `q` for row `r`: its closed-form column, else the rigid reference run's
-/// value `reference`.
-fn rigid_limit_of(q: &Quantity, reference: Option<f64>, r: &Row) -> Option<f64> {
-    match q.rigid_limit {
-        Some(column) => r.number(column),
-        None => reference,
-    }
-}
-
-/// κ and the distance of `kind`'s compliant rows to the rigid reference: the column itself for a
-/// [`Quantity::distance`], else |q(κ) − q(rigid)| of the rows that have both (empty without a
-/// rigid limit).
-fn rigid_distances(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> (Vec<f64>, Vec<f64>) {
-    let (own, reference) = compliant_rows_and_reference(q, kind, rows);
-    own.iter()
-        .filter_map(|r| {
-            let value = quantity_value(r, q)?;
-            let gap = if q.distance {
-                value
-            } else {
-                value - rigid_limit_of(q, reference, r)?
-            };
-            Some((r.number("kappa")?, gap.abs()))
-        })
-        .unzip()
-}
-
-/// How far apart two values of a quantity may lie and still be one value to the runs'
-/// tolerance: ten times the step-size control's error scale atol + rtol |q| (docs/tolerances.md),
-/// the largest over the settings of `rows` and the magnitudes `values`. A ladder does not resolve
-/// a difference below it: a distance there has no rate, and a ladder that stays within it has no
-/// κ dependence to extrapolate.
-fn tolerance_floor(rows: &[&Row], values: impl IntoIterator<Item = f64>) -> f64 {
-    let largest = values
-        .into_iter()
-        .filter(|v| v.is_finite())
-        .fold(0.0, |m: f64, v| m.max(v.abs()));
-    10.0 * rows
-        .iter()
-        .filter_map(|r| Some(r.number("atol")? + r.number("rtol")? * largest))
-        .fold(0.0, f64::max)
-}
-
-/// The largest distance of `kind`'s compliant rows to the rigid reference and the runs'
-/// [`tolerance_floor`], when every distance lies within that floor: the runs are on the
-/// reference to their tolerance at every κ, and a rate fitted to the distances would fit the
-/// integration error.
-fn distances_at_floor(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> Option<(f64, f64)> {
-    let (own, reference) = compliant_rows_and_reference(q, kind, rows);
-    let (_, gaps) = rigid_distances(q, kind, rows);
-    let magnitudes = own
-        .iter()
-        .filter_map(|r| quantity_value(r, q))
-        .chain(reference);
-    let floor = tolerance_floor(&own, magnitudes);
-    let largest = gaps.iter().copied().fold(0.0, f64::max);
-    (!gaps.is_empty() && largest <= floor).then_some((largest, floor))
-}
-
 /// How a limit from the compliant runs, `limit`, compares with the rigid one, `rigid`, given the
-/// runs' tolerance `floor`, as a summary's line ends: `inside` says whether an interval about
-/// `limit` holds `rigid` (`None`: `limit` has no interval).
-fn against_rigid(limit: f64, rigid: f64, floor: f64, inside: Option<bool>) -> String {
-    let difference = limit - rigid;
+/// runs' tolerance `floor`, as a summary's line ends.
+fn against_rigid(limit: f64, rigid: f64, floor: f64, against: AgainstRigid) -> String {
     let tolerance = sci(floor, 1);
     let another = "the compliant runs tend to another limit than the rigid reference";
-    let verdict = match (inside, difference.abs() <= floor) {
-        (Some(true), _) => "inside the interval".to_string(),
-        (Some(false), true) => {
+    let verdict = match against {
+        AgainstRigid::Inside => "inside the interval".to_string(),
+        AgainstRigid::WithinTolerance { interval: true } => {
             format!("outside the interval but within the runs' tolerance ({tolerance})")
         }
-        (Some(false), false) => {
+        AgainstRigid::Beyond { interval: true } => {
             format!("outside the interval and beyond the runs' tolerance ({tolerance}): {another}")
         }
-        (None, true) => format!("within the runs' tolerance ({tolerance})"),
-        (None, false) => format!("beyond the runs' tolerance ({tolerance}): {another}"),
+        AgainstRigid::WithinTolerance { interval: false } => {
+            format!("within the runs' tolerance ({tolerance})")
+        }
+        AgainstRigid::Beyond { interval: false } => {
+            format!("beyond the runs' tolerance ({tolerance}): {another}")
+        }
     };
     format!(
         "rigid limit {}: difference {}, {verdict}",
         fixed(rigid, 12),
-        sci(difference, 1)
+        sci(limit - rigid, 1)
     )
-}
-
-/// The fit of `q`'s distance to the rigid reference ∝ κ^p over its [`Quantity::fit_range`] (the
-/// whole ladder without one); a zero distance (a run on the reference to rounding) has no
-/// logarithm and is left out.
-fn rigid_rate(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> Option<LinearFit> {
-    let (kappa, gap) = rigid_distances(q, kind, rows);
-    let (kappa, gap): (Vec<f64>, Vec<f64>) = kappa
-        .into_iter()
-        .zip(gap)
-        .filter(|&(k, d)| d > 0.0 && q.fit_range.is_none_or(|range| in_range(k, range)))
-        .unzip();
-    power_law(&kappa, &gap)
 }
 
 /// `q` in a rate line: its symbol, and what it is when the quantity says.
@@ -1158,125 +1058,66 @@ fn named(q: &Quantity) -> String {
     }
 }
 
-/// κ and |q(κ) − q₀| of `kind`'s compliant rows, q₀ the limit κ → 0 extrapolated from them
-/// (empty when the extrapolation is refused): the distance a figure shows for a system without
-/// a rigid limit.
-fn extrapolated_distances(
-    q: &Quantity,
-    kind: &IntegratorKind,
-    rows: &[Row],
-) -> (Vec<f64>, Vec<f64>) {
-    let (kappa, values) = ladder_values(q, kind, rows);
-    match extrapolate(&kappa, &values, &ExtrapolationOptions::default()) {
-        Ok(e) => kappa
-            .into_iter()
-            .zip(values)
-            .map(|(k, v)| (k, (v - e.limit).abs()))
-            .unzip(),
-        Err(_) => (Vec::new(), Vec::new()),
-    }
-}
-
-/// κ and |q(κ) − q(κ_min)| of `kind`'s compliant rows, κ_min the smallest κ with a value.
-fn smallest_kappa_distances(
-    q: &Quantity,
-    kind: &IntegratorKind,
-    rows: &[Row],
-) -> (Vec<f64>, Vec<f64>) {
-    let (kappa, values) = ladder_values(q, kind, rows);
-    let Some(last) = value_at_smallest_kappa(&kappa, &values) else {
-        return (Vec::new(), Vec::new());
-    };
-    kappa
-        .into_iter()
-        .zip(values)
-        .map(|(k, v)| (k, (v - last).abs()))
-        .unzip()
-}
-
-/// The value at the smallest κ of a ladder (`kappa`, `values`), if it has any.
-fn value_at_smallest_kappa(kappa: &[f64], values: &[f64]) -> Option<f64> {
-    kappa
-        .iter()
-        .zip(values)
-        .min_by(|a, b| a.0.total_cmp(b.0))
-        .map(|(_, &v)| v)
-}
-
-/// κ and q of `kind`'s successful compliant rows.
-fn ladder_values(q: &Quantity, kind: &IntegratorKind, rows: &[Row]) -> (Vec<f64>, Vec<f64>) {
-    let (own, _) = compliant_rows_and_reference(q, kind, rows);
-    own.iter()
-        .filter_map(|r| Some((r.number("kappa")?, quantity_value(r, q)?)))
-        .unzip()
-}
-
 /// For `kind`'s rows: the rate of |q − rigid limit| ∝ κ^p when the rigid limit is known (its
 /// column, or the value of the rigid reference run by the same integrator), and q extrapolated to
 /// κ → 0 from the ladder alone (against the rigid limit when known); for a
 /// [`Quantity::distance`], the rate of the column alone. Each rate beside its predicted exponent.
 fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, rows: &[Row]) {
-    let (own, reference) = compliant_rows_and_reference(q, kind, rows);
-    let limit_of = |r: &Row| rigid_limit_of(q, reference, r);
+    let found = QuantityLimit::of(q, kind, rows);
     let symbol = q.symbol;
     let over = q
         .fit_range
         .map(|(smallest, largest)| format!(", κ ∈ [{smallest:e}, {largest:e}]"))
         .unwrap_or_default();
-    let rate_line =
-        |fitted: &str| match (distances_at_floor(q, kind, rows), rigid_rate(q, kind, rows)) {
-            (Some((largest, floor)), _) => format!(
-                "{kind}{over}: {fitted} ≤ {} at every κ, within the runs' tolerance ({}): no rate \
+    let rate_line = |fitted: &str| match (found.at_floor, &found.rate) {
+        (Some((largest, floor)), _) => format!(
+            "{kind}{over}: {fitted} ≤ {} at every κ, within the runs' tolerance ({}): no rate \
              to fit.",
-                sci(largest, 1),
-                sci(floor, 1)
-            ),
-            (None, Some(f)) => format!(
-                "{kind}{over}: {fitted} ∝ {}.",
-                rate_against_prediction(&f, q.exponent)
-            ),
-            (None, None) => {
-                format!("{kind}{over}: {symbol}: too few successful runs to fit a rate.")
-            }
-        };
-    if q.distance {
+            sci(largest, 1),
+            sci(floor, 1)
+        ),
+        (None, Some(f)) => format!(
+            "{kind}{over}: {fitted} ∝ {}.",
+            rate_against_prediction(f, q.exponent)
+        ),
+        (None, None) => {
+            format!("{kind}{over}: {symbol}: too few successful runs to fit a rate.")
+        }
+    };
+    let Some(limit) = &found.limit else {
         // A distance to the rigid reference tends to 0 by definition: its rate is all there is.
         md.item(rate_line(&named(q)));
         return;
-    }
-    let rigid = own.iter().find_map(|r| limit_of(r));
-    if rigid.is_some() {
+    };
+    if found.rigid.is_some() {
         md.item(rate_line(&format!("|{symbol} − {symbol}(rigid)|")));
     } else {
         md.item(format!("{kind}, {symbol}:"));
     }
-    let (kappa, values) = ladder_values(q, kind, rows);
-    let floor = tolerance_floor(&own, values.iter().copied().chain(rigid));
-    let smallest_kappa_value = value_at_smallest_kappa(&kappa, &values);
-    let spread = values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-        - values.iter().copied().fold(f64::INFINITY, f64::min);
-    if let (Some(level), true) = (smallest_kappa_value, values.len() > 1 && spread <= floor) {
-        // A ladder that does not move beyond the runs' tolerance has no correction in κ for
-        // the extrapolation to resolve: its value is the limit, to that tolerance.
-        let against = rigid
-            .map(|rigid| format!("; {}", against_rigid(level, rigid, floor, None)))
-            .unwrap_or_default();
-        md.item_continued(format!(
-            "{symbol} is the same at every κ to the runs' tolerance (spread {} ≤ {}): {}, \
-             nothing to extrapolate{against}.",
-            sci(spread, 1),
-            sci(floor, 1),
-            fixed(level, 12),
-        ));
-        return;
-    }
-    match extrapolate(&kappa, &values, &ExtrapolationOptions::default()) {
-        Ok(e) => {
-            let against = rigid
-                .map(|rigid| {
-                    let inside = Some(e.covers(rigid));
-                    format!(", {}", against_rigid(e.limit, rigid, floor, inside))
-                })
+    let against = |value: f64| {
+        found
+            .rigid
+            .zip(found.against_rigid())
+            .map(|(rigid, against)| against_rigid(value, rigid, found.floor, against))
+    };
+    match limit {
+        LadderLimit::Level { value, spread } => {
+            // A ladder that does not move beyond the runs' tolerance has no correction in κ for
+            // the extrapolation to resolve: its value is the limit, to that tolerance.
+            let against = against(*value)
+                .map(|a| format!("; {a}"))
+                .unwrap_or_default();
+            md.item_continued(format!(
+                "{symbol} is the same at every κ to the runs' tolerance (spread {} ≤ {}): {}, \
+                 nothing to extrapolate{against}.",
+                sci(*spread, 1),
+                sci(found.floor, 1),
+                fixed(*value, 12),
+            ));
+        }
+        LadderLimit::Extrapolated(e) => {
+            let against = against(e.limit)
+                .map(|a| format!(", {a}"))
                 .unwrap_or_default();
             md.item_continued(format!(
                 "{symbol} extrapolated to κ → 0: {} ± {} ({}{}, {} points){against}.",
@@ -1289,7 +1130,7 @@ fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, row
                 e.points,
             ));
         }
-        Err(r) => {
+        LadderLimit::Refused(r) => {
             md.item_continued(format!("{symbol} extrapolated to κ → 0: refused ({r})."));
         }
     }

@@ -6,6 +6,7 @@ pub mod convergence;
 pub mod cycles;
 pub mod fast;
 pub mod first_opening;
+pub mod ladder;
 pub mod point;
 pub mod single;
 pub mod work_precision;

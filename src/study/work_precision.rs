@@ -45,7 +45,7 @@ use crate::experiment::runner::{Plan, Points};
 use crate::experiment::system::{Method, RunSettings, System};
 use crate::experiment::table::{stat_fields, Row};
 use crate::integrate::{IntegratorKind, SolverStats};
-use crate::study::convergence::quantity_value;
+use crate::study::ladder::quantity_value;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
