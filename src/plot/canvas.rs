@@ -1,6 +1,7 @@
-//! Drawing in figure pixels on either backend: text (with combining marks and subscripts), lines
-//! with dash patterns, markers. The SVG backend is [`super::svg::SVG_SCALE`] times finer than a figure
-//! pixel, the PNG backend is not; a [`Canvas`] converts.
+//! Drawing in figure pixels on either backend: text (with combining marks, subscripts and
+//! superscripts), lines with dash patterns, markers. The SVG backend is
+//! [`super::svg::SVG_SCALE`] times finer than a figure pixel, the PNG backend is not; a
+//! [`Canvas`] converts.
 
 use super::style::{self, Shape};
 use plotters::coord::Shift;
@@ -28,23 +29,88 @@ const DOT_ABOVE: char = '\u{307}';
 /// In figure text, `_` makes the one letter after it a subscript, as the papers write c_d, λ_N,
 /// x_A: Unicode has subscript forms of digits and a few letters only (no d, no capitals).
 const SUBSCRIPT: char = '_';
-/// A subscript's size, relative to its text.
-const SUBSCRIPT_SIZE: f64 = 0.7;
+/// In figure text, `^` makes the exponent after it a superscript, as the papers write κ^0.9456:
+/// Unicode has no superscript decimal point, and an extrapolation's formula names its fitted
+/// exponent with one.
+const SUPERSCRIPT: char = '^';
+/// A subscript's or superscript's size, relative to its text.
+const SCRIPT_SIZE: f64 = 0.7;
 /// How far a subscript's baseline sits below its text's, in text sizes.
 const SUBSCRIPT_DROP: f64 = 0.22;
-/// The space after a subscript, in text sizes (TeX's \scriptspace): the small letter leaves the
-/// space above it empty, and without it "c_d = 0" reads as "c_d= 0".
-const SUBSCRIPT_SPACE: f64 = 0.1;
+/// How far a superscript's bottom sits above its text's, in text sizes: its top then reaches
+/// a little above the text's digits and capitals, as TeX sets an exponent.
+const SUPERSCRIPT_RISE: f64 = 0.4;
+/// The space after a subscript or superscript, in text sizes (TeX's \scriptspace): the small
+/// letters leave the space above or below them empty, and without it "c_d = 0" reads as
+/// "c_d= 0".
+const SCRIPT_SPACE: f64 = 0.1;
 
-/// `text` in runs of ordinary text (`false`) and subscripts (`true`): "c_d = 0" is
-/// [("c", false), ("d", true), (" = 0", false)]. A subscript keeps the combining marks after its
-/// letter; a `_` at the end stays as it is.
-fn subscript_runs(text: &str) -> Vec<(String, bool)> {
-    let mut runs: Vec<(String, bool)> = Vec::new();
-    let mut ordinary = String::new();
+/// Where a run of figure text sits: on the line, lowered as a subscript or raised as a
+/// superscript.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Script {
+    Line,
+    Sub,
+    Super,
+}
+
+impl Script {
+    /// The size of a run in this script, in text of `size`.
+    fn size(self, size: f64) -> f64 {
+        match self {
+            Script::Line => size,
+            Script::Sub | Script::Super => size * SCRIPT_SIZE,
+        }
+    }
+
+    /// The space after a run in this script, in text of `size`.
+    fn space_after(self, size: f64) -> f64 {
+        match self {
+            Script::Line => 0.0,
+            Script::Sub | Script::Super => SCRIPT_SPACE * size,
+        }
+    }
+}
+
+/// The exponent at the start of `chars` (after a `^`): an optional minus sign, then letters and
+/// digits, with a `.` only between digits (a sentence's full stop after "κ^p." stays on the
+/// line); the combining marks after a letter come with it. Empty when nothing after the `^` is
+/// an exponent.
+fn exponent(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) -> String {
+    let mut ahead = chars.clone();
+    let mut exponent = String::new();
+    if let Some(&sign) = ahead.peek().filter(|&&c| c == '-' || c == '−') {
+        exponent.push(sign);
+        ahead.next();
+    }
+    while let Some(&c) = ahead.peek() {
+        let digit_after = || ahead.clone().nth(1).is_some_and(|d| d.is_ascii_digit());
+        let continues = c.is_alphanumeric()
+            || c == DOT_ABOVE
+            || (c == '.' && exponent.ends_with(|d: char| d.is_ascii_digit()) && digit_after());
+        if !continues {
+            break;
+        }
+        exponent.push(c);
+        ahead.next();
+    }
+    if exponent.chars().all(|c| c == '-' || c == '−') {
+        return String::new();
+    }
+    *chars = ahead;
+    exponent
+}
+
+/// `text` in runs on the line, subscripts and superscripts: "c_d = 0" is
+/// [("c", Line), ("d", Sub), (" = 0", Line)], "g κ^0.95 + c" is
+/// [("g κ", Line), ("0.95", Super), (" + c", Line)]. A subscript keeps the combining marks after
+/// its letter; a `_` at the end, or a `^` before no exponent (see [`exponent`]), stays as it is.
+fn script_runs(text: &str) -> Vec<(String, Script)> {
+    let mut runs: Vec<(String, Script)> = Vec::new();
+    let mut line = String::new();
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
+        let script = match (c, chars.peek()) {
             (SUBSCRIPT, Some(&letter)) => {
                 chars.next();
                 let mut sub = letter.to_string();
@@ -52,23 +118,33 @@ fn subscript_runs(text: &str) -> Vec<(String, bool)> {
                     sub.push(mark);
                     chars.next();
                 }
-                if !ordinary.is_empty() {
-                    runs.push((std::mem::take(&mut ordinary), false));
-                }
-                runs.push((sub, true));
+                Some((sub, Script::Sub))
             }
-            _ => ordinary.push(c),
+            (SUPERSCRIPT, Some(_)) => Some(exponent(&mut chars))
+                .filter(|e| !e.is_empty())
+                .map(|e| (e, Script::Super)),
+            _ => None,
+        };
+        match script {
+            Some(run) => {
+                if !line.is_empty() {
+                    runs.push((std::mem::take(&mut line), Script::Line));
+                }
+                runs.push(run);
+            }
+            None => line.push(c),
         }
     }
-    if !ordinary.is_empty() {
-        runs.push((ordinary, false));
+    if !line.is_empty() {
+        runs.push((line, Script::Line));
     }
     runs
 }
 
-/// Whether `text` has a subscript (a `_` with a letter after it).
-fn has_subscript(text: &str) -> bool {
-    text.contains(SUBSCRIPT) && subscript_runs(text).iter().any(|(_, sub)| *sub)
+/// Whether `text` has a subscript or a superscript.
+fn has_script(text: &str) -> bool {
+    text.contains([SUBSCRIPT, SUPERSCRIPT])
+        && script_runs(text).iter().any(|(_, s)| *s != Script::Line)
 }
 
 impl<DB: DrawingBackend> Canvas<'_, DB>
@@ -89,17 +165,15 @@ where
 
     /// Width and height of `text` at `size`, in figure pixels.
     pub(crate) fn text_size(&self, text: &str, size: f64) -> (f64, f64) {
-        if !has_subscript(text) {
+        if !has_script(text) {
             return self.plain_text_size(text, size);
         }
         let height = self.plain_text_size(text, size).1;
-        let width = subscript_runs(text)
+        let width = script_runs(text)
             .iter()
-            .map(|(run, sub)| {
-                let run_size = if *sub { size * SUBSCRIPT_SIZE } else { size };
-                let (lead, inner, trail) = self.run_extent(run, run_size);
-                let after = if *sub { SUBSCRIPT_SPACE * size } else { 0.0 };
-                lead + inner + trail + after
+            .map(|(run, script)| {
+                let (lead, inner, trail) = self.run_extent(run, script.size(size));
+                lead + inner + trail + script.space_after(size)
             })
             .sum();
         (width, height)
@@ -123,7 +197,7 @@ where
         )
     }
 
-    /// [`Self::text_size`] of text without subscripts.
+    /// [`Self::text_size`] of text without subscripts or superscripts.
     fn plain_text_size(&self, text: &str, size: f64) -> (f64, f64) {
         let stripped: String = text.chars().filter(|&c| c != DOT_ABOVE).collect();
         let (w, h) = self
@@ -143,8 +217,8 @@ where
         vertical: bool,
         colour: RGBColor,
     ) -> DrawResult {
-        if has_subscript(text) {
-            return self.text_with_subscripts(text, at, size, anchor, vertical, colour);
+        if has_script(text) {
+            return self.text_with_scripts(text, at, size, anchor, vertical, colour);
         }
         let transform = if vertical {
             FontTransform::Rotate270
@@ -221,10 +295,10 @@ where
         Ok(())
     }
 
-    /// [`Self::text`] of text with subscripts: each run drawn from the left, one after the other,
-    /// a subscript smaller, with its bottom [`SUBSCRIPT_DROP`] below the text's and
-    /// [`SUBSCRIPT_SPACE`] after it.
-    fn text_with_subscripts(
+    /// [`Self::text`] of text with subscripts or superscripts: each run drawn from the left, one
+    /// after the other, a subscript or superscript smaller, with its bottom [`SUBSCRIPT_DROP`]
+    /// below the text's or [`SUPERSCRIPT_RISE`] above it, and [`SCRIPT_SPACE`] after it.
+    fn text_with_scripts(
         &self,
         text: &str,
         at: (f64, f64),
@@ -245,15 +319,12 @@ where
             VPos::Center => height / 2.0,
             VPos::Bottom => 0.0,
         };
-        for (run, sub) in subscript_runs(text) {
-            let (run_size, w, v_pos) = if sub {
-                (
-                    size * SUBSCRIPT_SIZE,
-                    bottom + SUBSCRIPT_DROP * size,
-                    VPos::Bottom,
-                )
-            } else {
-                (size, 0.0, anchor.1)
+        for (run, script) in script_runs(text) {
+            let run_size = script.size(size);
+            let (w, v_pos) = match script {
+                Script::Line => (0.0, anchor.1),
+                Script::Sub => (bottom + SUBSCRIPT_DROP * size, VPos::Bottom),
+                Script::Super => (bottom - SUPERSCRIPT_RISE * size, VPos::Bottom),
             };
             let (lead, inner, trail) = self.run_extent(&run, run_size);
             u += lead;
@@ -271,10 +342,7 @@ where
                 vertical,
                 colour,
             )?;
-            u += inner + trail;
-            if sub {
-                u += SUBSCRIPT_SPACE * size;
-            }
+            u += inner + trail + script.space_after(size);
         }
         Ok(())
     }
@@ -457,7 +525,7 @@ pub(crate) fn dashes(points: &[(f64, f64)], pattern: &[f64]) -> Vec<Vec<(f64, f6
 
 #[cfg(test)]
 mod tests {
-    use super::{dashes, dot_above, subscript_runs, Canvas, Ink, DOT_ABOVE};
+    use super::{dashes, dot_above, script_runs, Canvas, Ink, Script, DOT_ABOVE};
     use plotters::prelude::*;
     use plotters::style::text_anchor::{HPos, VPos};
 
@@ -618,23 +686,86 @@ mod tests {
         assert_eq!(dot_pixels(0.0), dot_pixels(100.0));
     }
 
+    fn runs(text: &str) -> Vec<(String, Script)> {
+        script_runs(text)
+    }
+
+    fn owned(v: &[(&str, Script)]) -> Vec<(String, Script)> {
+        v.iter().map(|&(t, s)| (t.to_string(), s)).collect()
+    }
+
     #[test]
     fn an_underscore_makes_the_letter_after_it_a_subscript() {
-        let runs = |text: &str| -> Vec<(String, bool)> { subscript_runs(text) };
-        let owned = |v: &[(&str, bool)]| -> Vec<(String, bool)> {
-            v.iter().map(|&(t, s)| (t.to_string(), s)).collect()
-        };
+        use Script::{Line, Sub};
         assert_eq!(
             runs("damping c_d = 0"),
-            owned(&[("damping c", false), ("d", true), (" = 0", false)])
+            owned(&[("damping c", Line), ("d", Sub), (" = 0", Line)])
         );
-        assert_eq!(runs("ẋ_A"), owned(&[("ẋ", false), ("A", true)]));
+        assert_eq!(runs("ẋ_A"), owned(&[("ẋ", Line), ("A", Sub)]));
+        assert_eq!(runs("x_a\u{307}"), owned(&[("x", Line), ("a\u{307}", Sub)]));
+        assert_eq!(runs("plain"), owned(&[("plain", Line)]));
+        assert_eq!(runs("end_"), owned(&[("end_", Line)]));
+    }
+
+    #[test]
+    fn a_caret_makes_the_exponent_after_it_a_superscript() {
+        use Script::{Line, Sub, Super};
         assert_eq!(
-            runs("x_a\u{307}"),
-            owned(&[("x", false), ("a\u{307}", true)])
+            runs("fitted y₀ + d κ L² + g κ^0.9456"),
+            owned(&[("fitted y₀ + d κ L² + g κ", Line), ("0.9456", Super)])
         );
-        assert_eq!(runs("plain"), owned(&[("plain", false)]));
-        assert_eq!(runs("end_"), owned(&[("end_", false)]));
+        assert_eq!(
+            runs("y₀ + c κ^p + d κ^2p"),
+            owned(&[
+                ("y₀ + c κ", Line),
+                ("p", Super),
+                (" + d κ", Line),
+                ("2p", Super)
+            ])
+        );
+        assert_eq!(
+            runs("F_n ∝ κ^−1."),
+            owned(&[
+                ("F", Line),
+                ("n", Sub),
+                (" ∝ κ", Line),
+                ("−1", Super),
+                (".", Line)
+            ])
+        );
+        assert_eq!(runs("a ^ b, c^"), owned(&[("a ^ b, c^", Line)]));
+        assert_eq!(runs("κ^-"), owned(&[("κ^-", Line)]));
+    }
+
+    /// A superscript is drawn smaller and raised: its ink starts above the ink of the text on
+    /// the line and ends above that text's bottom, and the text's measured width covers it.
+    #[test]
+    fn png_superscripts_are_raised_and_measured() {
+        let at = (20.0, 300.0);
+        let top_left = (HPos::Left, VPos::Top);
+        let blank = vec![255u8; (SIZE.0 * SIZE.1 * 3) as usize];
+        let base = text("κ", at, 13.0, top_left, false);
+        let line = bounds(&darker(&base, &blank));
+        let exponent = bounds(&darker(&text("κ^0.9456", at, 13.0, top_left, false), &base));
+        assert!(
+            exponent.0 > line.1,
+            "exponent {exponent:?} overlaps κ {line:?}"
+        );
+        assert!(
+            exponent.2 < line.2,
+            "exponent {exponent:?} no higher than κ {line:?}"
+        );
+        assert!(
+            exponent.3 < line.3,
+            "exponent {exponent:?} reaches κ's baseline {line:?}"
+        );
+        render(|cv| {
+            let (w, _) = cv.text_size("κ^0.9456", 13.0);
+            assert!(
+                at.0 + w >= f64::from(exponent.1),
+                "width {w} short of {exponent:?}"
+            );
+        });
     }
 
     #[test]

@@ -16,10 +16,11 @@
 //! solved exactly by enumerating its modes (`RigidMultiProblem::choose`): every tuple whose
 //! λ_N ≥ 0, whose stick forces lie in their cones, whose free contacts do not accelerate into
 //! the surface and whose slides at zero slip accelerate their way is a solution. None, or
-//! several with different accelerations (Painlevé), ends the run with an error naming the
-//! contacts; never a guessed mode. Impacts are the same enumeration at the level of impulses
-//! with Newton's law per contact (Glocker–Pfeiffer's impact LCP), over every contact at the
-//! surface at the impact.
+//! several with different accelerations (Painlevé's paradox; none also where friction wedges
+//! the contacts), ends the run with an error naming the contacts; never a guessed mode. Impacts
+//! are the same enumeration at the level of impulses with Newton's law per contact
+//! (Glocker–Pfeiffer's impact LCP), over every contact at the surface at the impact, which
+//! friction wedging the contacts leaves without a solution.
 //!
 //! ODE state: [`StateLayout`] (the contacts' own work is the impacts' Σ ΔT).
 
@@ -604,13 +605,27 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> RigidMultiProblem<'a, Sys, N> {
                 .collect::<Vec<_>>()
                 .join(" and ")
         };
-        let what = match level {
-            Level::Force => "forces",
-            Level::Impulse => "impact impulses",
+        // What the problem is about, what a free contact must not do, and the situation that
+        // leaves it without a solution or with several: Painlevé's paradoxes are the
+        // acceleration problem's; at an impact, friction wedging the contacts
+        // (systems/v_groove.toml at μ ≥ 1) leaves Newton's law without a solution.
+        let (what, free, none, several) = match level {
+            Level::Force => (
+                "forces",
+                "no acceleration into the surface",
+                "Painlevé's paradox or a frictional wedge",
+                "Painlevé's paradox",
+            ),
+            Level::Impulse => (
+                "impact impulses",
+                "no rebound slower than Newton's law",
+                "a frictional wedge or jam at the impact",
+                "friction at the impact",
+            ),
         };
         if solutions.is_empty() {
             return Err(format!(
-                "the rigid contact {what} of {} have no solution (no mode of theirs keeps λ_N ≥ 0, friction in its cone and no acceleration into the surface{}): the rigid problem is inconsistent here (Painlevé), take the compliant κ → 0 extrapolation as the reference",
+                "the rigid contact {what} of {} have no solution (no mode of theirs keeps λ_N ≥ 0, friction in its cone and {free}{}): the rigid problem is inconsistent here ({none}), take the compliant κ → 0 extrapolation as the reference",
                 names(candidates),
                 if contradicting { "; some of its modes' systems are singular or contradict themselves" } else { "" }
             ));
@@ -634,7 +649,7 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> RigidMultiProblem<'a, Sys, N> {
                 .zip(&first)
                 .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
             return Err(format!(
-                "the rigid contact {what} of {} have several solutions (modes {} and {}, whose generalized {} differ by {gap:.3e}): the rigid problem is ambiguous here (Painlevé), take the compliant κ → 0 extrapolation as the reference",
+                "the rigid contact {what} of {} have several solutions (modes {} and {}, whose generalized {} differ by {gap:.3e}): the rigid problem is ambiguous here ({several}), take the compliant κ → 0 extrapolation as the reference",
                 names(candidates),
                 solutions[0].modes.name(),
                 other.modes.name(),

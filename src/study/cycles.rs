@@ -210,7 +210,8 @@ pub(crate) fn write_cycles(
 }
 
 /// One panel per configuration with cycles (at most four), the first integrator's runs: the
-/// growth of each cycle, each κ in colour, the rigid reference in black, 1 (neutral) dashed.
+/// growth of each cycle, each κ in colour, the rigid reference in black, 1 (neutral) dashed where
+/// the growths cross it.
 fn figure(spec: &CyclesSpec, swept: &[String], runs: &[RunCycles]) -> Option<Figure> {
     let integrator = runs.first()?.integrator.clone();
     let own: Vec<&RunCycles> = runs
@@ -260,13 +261,26 @@ fn figure(spec: &CyclesSpec, swept: &[String], runs: &[RunCycles]) -> Option<Fig
                 colour += 1;
             }
         }
-        let last = own.iter().map(|r| r.growth.len()).max().unwrap_or(1).max(2) as f64;
-        series.push(Series {
-            label: "neutral: growth 1".into(),
-            points: vec![(1.0, 1.0), (last, 1.0)],
-            mark: Mark::Dashed,
-            color: REFERENCE,
+        // The neutral line only where the growths cross it: one far from them would squeeze
+        // them into a strip of the panel (the caption says what above 1 means).
+        let growths = || series.iter().flat_map(|s| s.points.iter().map(|p| p.1));
+        let (low, high) = growths().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), g| {
+            (lo.min(g), hi.max(g))
         });
+        if low <= 1.0 && 1.0 <= high {
+            let last = series
+                .iter()
+                .map(|s| s.points.len())
+                .max()
+                .unwrap_or(1)
+                .max(2) as f64;
+            series.push(Series {
+                label: "neutral: growth 1".into(),
+                points: vec![(1.0, 1.0), (last, 1.0)],
+                mark: Mark::Dashed,
+                color: REFERENCE,
+            });
+        }
         panels.push(Panel {
             title: g.clone(),
             x_label: "cycle n".into(),

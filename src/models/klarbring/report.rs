@@ -302,6 +302,17 @@ pub(crate) fn contact_event_count(kinds: &str) -> usize {
         .map_or(k.len(), |i| i + 1)
 }
 
+/// The scale of event `event`'s shift Δt at `kappa`, of a run whose first `contact` events are
+/// the contact phase and the first impact (see [`contact_event_count`]): κ for those (their
+/// rate is 1), √κ for the later impacts (each after an impact that takes a time O(√κ)).
+fn shift_scale(event: usize, contact: usize, kappa: f64) -> f64 {
+    if event < contact {
+        kappa
+    } else {
+        kappa.sqrt()
+    }
+}
+
 fn event_time_section(s: &mut String, rows: &[&Row], rigid_kinds: &str) {
     let kinds: Vec<&str> = rigid_kinds.split_whitespace().collect();
     let diffs = event_differences(rows);
@@ -332,8 +343,7 @@ fn event_time_section(s: &mut String, rows: &[&Row], rigid_kinds: &str) {
         let (mut kk, mut vv) = (Vec::new(), Vec::new());
         for (k, d) in &diffs {
             let v = d.get(i).copied().unwrap_or(f64::NAN);
-            let scale = if scaled { k.sqrt() } else { *k };
-            let _ = write!(row, " {:.4} |", v / scale);
+            let _ = write!(row, " {:.4} |", v / shift_scale(i, contact, *k));
             if in_fit_range(*k) && v != 0.0 && v.is_finite() {
                 kk.push(*k);
                 vv.push(v.abs());
@@ -523,25 +533,42 @@ fn figures(
         .unwrap_or_default();
     let kinds: Vec<&str> = rigid_kinds.split_whitespace().collect();
     let diffs = event_differences(&rows_k);
-    let mut events = Panel {
-        title: "|Δt| of each event, compliant − rigid".into(),
+    // Each shift over its scale (as the summary's table): the shifts themselves, all ∝ κ or
+    // √κ, lie on top of each other, their markers hiding one another's.
+    let contact = contact_event_count(&rigid_kinds);
+    let panel = |title: &str, y_label: &str| Panel {
+        title: title.into(),
         x_label: "compliance κ".into(),
-        y_label: "|Δt| (nondimensional time)".into(),
+        y_label: y_label.into(),
         log_x: true,
         log_y: true,
         legend_lower: false,
         series: Vec::new(),
         bands: Vec::new(),
     };
+    let impact = kinds.contains(&"impact");
+    let early_events = if impact {
+        "Contact-phase events and the first impact"
+    } else {
+        "Each event"
+    };
+    let mut early = panel(
+        &format!("{early_events}: |Δt|/κ, compliant − rigid"),
+        "|Δt|/κ",
+    );
+    let mut later = panel("Later impacts: |Δt|/√κ, compliant − rigid", "|Δt|/√κ");
     for (i, k) in kinds.iter().enumerate() {
         let pts: Vec<(f64, f64)> = diffs
             .iter()
-            .filter_map(|(kappa, d)| Some((*kappa, d.get(i)?.abs())))
+            .filter_map(|(kappa, d)| {
+                Some((*kappa, d.get(i)?.abs() / shift_scale(i, contact, *kappa)))
+            })
             .filter(|p| p.1 > 0.0)
             .collect();
-        // Seven colours (black is the 10κ reference's); later events repeat them dashed.
+        // Seven colours (black is the 10 κ reference's); later events repeat them dashed.
         const COLOURS: [usize; 7] = [0, 1, 2, 3, 4, 5, 7];
-        events.series.push(Series {
+        let panel = if i < contact { &mut early } else { &mut later };
+        panel.series.push(Series {
             label: format!("{} {}", i + 1, k.replace("liftoff", "lift-off")),
             points: pts,
             mark: if i < COLOURS.len() {
@@ -557,19 +584,28 @@ fn figures(
         ks.iter().copied().reduce(f64::min),
         ks.iter().copied().reduce(f64::max),
     ) {
-        events.series.push(Series::new(
-            "10 κ",
-            vec![(lo, 10.0 * lo), (hi, 10.0 * hi)],
+        early.series.push(Series::new(
+            "|Δt| = 10 κ",
+            vec![(lo, 10.0), (hi, 10.0)],
             Mark::Dashed,
             6,
         ));
     }
-    let figure = Figure::two_to_a_row(vec![events], (760, 600)).ok_or("no panel")?;
+    let panels = [early, later]
+        .into_iter()
+        .filter(|p| p.series.iter().any(|s| !s.points.is_empty()))
+        .collect();
+    let figure = Figure::two_to_a_row(panels, (760, 600)).ok_or("no panel")?;
+    let scales = if impact {
+        "over κ (contact-phase events and the first impact) or √κ (later impacts)"
+    } else {
+        "over κ"
+    };
     save_captioned(
         &figure,
         &format!(
-            "How far each event of the compliant run ({kind}) lies from the rigid run's, against \
-             κ, beside the line 10 κ"
+            "How far each event of the compliant run ({kind}) lies from the rigid run's, \
+             {scales}, against κ"
         ),
         dir,
         "event_times",
