@@ -36,6 +36,7 @@ use crate::plot::style::{format_small_parameter, plot_text};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::markdown::{fixed, sci, significant, Markdown, MarkdownTable};
 use crate::report::rates::{excludes, fitted_series, rate_against_prediction};
+use crate::study::atlas::{self, write_atlas, AtlasConfiguration};
 use crate::study::cycles::{write_cycles, CyclesSpec};
 use crate::study::first_opening::{
     reference_table, write_first_opening, FirstOpeningSpec, REFERENCE_KAPPA,
@@ -284,11 +285,15 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 ))
             }
             (None, Some(_)) if !S::ANALYSES.is_empty() => {}
-            (None, Some(study)) if study != NAME => {
+            (None, Some(study)) if study != NAME && study != atlas::NAME => {
                 return Err(SimError::invalid(
                     "study",
                     study,
-                    &format!("system {} has the study {NAME}", S::NAME),
+                    &format!(
+                        "system {} has the studies {NAME} and {} (the same runs, reported per configuration in one line)",
+                        S::NAME,
+                        atlas::NAME
+                    ),
                 ))
             }
             _ => {}
@@ -334,6 +339,9 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             S::validate(config, self.sweep.kappa())?;
         }
         G::check_study(self, &configs)?;
+        if self.is_atlas() {
+            self.validate_atlas()?;
+        }
         if let Some(cycles) = &self.cycles {
             // A contact's name is known by its impulse column.
             let column = format!("impulse_normal_{}", cycles.contact);
@@ -359,6 +367,46 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
     /// `[first_opening]`: a swept start parameter, a fast window and no fixed end, no
     /// `[cycles]` (each writes analysis.json), and every configuration projecting onto the
     /// scale-free fast system at the ladder's smallest κ.
+    /// Whether the file asks for the atlas report (`study = "atlas"`) of a system whose
+    /// `analysis` does not choose among reports of its own.
+    fn is_atlas(&self) -> bool {
+        S::ANALYSES.is_empty() && self.analysis.as_deref() == Some(atlas::NAME)
+    }
+
+    /// An atlas: a parameter swept besides κ, a ladder the extrapolation can read, and neither
+    /// `[cycles]` nor `[first_opening]` (their sections are per configuration).
+    fn validate_atlas(&self) -> Result<(), SimError> {
+        if self.sweep.swept().is_empty() {
+            return Err(SimError::invalid(
+                "sweep",
+                "κ only",
+                "an atlas maps the limit κ → 0 over swept parameters: sweep one besides κ (e.g. mu = { min = 0.0, max = 0.9, n = 10 }), or use study = \"convergence\"",
+            ));
+        }
+        let needed = points_needed(&ExtrapolationOptions::default());
+        let ladder = self.sweep.kappa().map_or(0, |k| k.len());
+        if ladder < needed {
+            return Err(SimError::invalid(
+                "sweep.kappa",
+                format!("{ladder} values"),
+                &format!("an atlas extrapolates each configuration's ladder to κ → 0, which needs at least {needed} κ values: widen the ladder or raise per_decade"),
+            ));
+        }
+        for (given, key) in [
+            (self.cycles.is_some(), "cycles"),
+            (self.first_opening.is_some(), "first_opening"),
+        ] {
+            if given {
+                return Err(SimError::invalid(
+                    key,
+                    "given with study = \"atlas\"",
+                    &format!("the atlas reports each configuration in one line: remove [{key}], or use study = \"convergence\""),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn validate_first_opening(
         &self,
         spec: &FirstOpeningSpec,
@@ -547,6 +595,9 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         }
         let configurations = self.configurations().unwrap_or_default();
         let reported = self.reported_configurations(&configurations, rows);
+        if self.is_atlas() {
+            return self.write_atlas_report(&reported, dir);
+        }
         let mut summary = self.summary_of(configurations.len(), &reported);
         if let Some(cycles) = &self.cycles {
             let swept: Vec<String> = self.sweep.swept().into_iter().map(String::from).collect();
@@ -569,6 +620,46 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             summary.push('\n');
             summary.push_str(&own);
         }
+        write_atomically(&dir.join(crate::report::markdown::SUMMARY_MD), &summary)
+    }
+
+    /// The atlas's summary.md, points.csv and atlas.png (`crate::study::atlas`).
+    fn write_atlas_report(
+        &self,
+        reported: &[ReportedConfiguration<'_, S::Config>],
+        dir: &Path,
+    ) -> Result<(), RunError> {
+        let swept: Vec<String> = self.sweep.swept().into_iter().map(String::from).collect();
+        let atlas: Vec<AtlasConfiguration<'_>> = reported
+            .iter()
+            .map(|c| {
+                let cells = S::inputs(c.config).unwrap_or_default();
+                AtlasConfiguration {
+                    parameters: swept
+                        .iter()
+                        .map(|k| {
+                            cells
+                                .iter()
+                                .find(|(column, _)| column == k)
+                                .map_or_else(|| "?".to_string(), |(_, v)| v.clone())
+                        })
+                        .collect(),
+                    rows: &c.rows,
+                    quantities: &c.quantities,
+                    integrators: &c.integrators,
+                }
+            })
+            .collect();
+        let mut md = Markdown::new();
+        self.heading(&mut md);
+        let mut summary = md.finish();
+        summary.push('\n');
+        summary.push_str(&write_atlas(
+            &swept,
+            &atlas,
+            (self.solver.rtol, self.solver.atol),
+            dir,
+        )?);
         write_atomically(&dir.join(crate::report::markdown::SUMMARY_MD), &summary)
     }
 
@@ -789,15 +880,20 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         rows: &[Row],
     ) -> Vec<ReportedConfiguration<'a, S::Config>> {
         let configuration_of: Vec<usize> = self.points().iter().map(|p| p.configuration).collect();
+        // Each row to its configuration in one pass (an atlas has many).
+        let mut rows_of: Vec<Vec<Row>> = vec![Vec::new(); configurations.len()];
+        for r in rows {
+            if let Some(own) = configuration_of
+                .get(r.point_id)
+                .and_then(|&i| rows_of.get_mut(i))
+            {
+                own.push(r.clone());
+            }
+        }
         configurations
             .iter()
-            .enumerate()
-            .filter_map(|(i, config)| {
-                let own: Vec<Row> = rows
-                    .iter()
-                    .filter(|r| configuration_of.get(r.point_id) == Some(&i))
-                    .cloned()
-                    .collect();
+            .zip(rows_of)
+            .filter_map(|(config, own)| {
                 let quantities = S::reported_quantities(config, &own);
                 (!quantities.is_empty()).then(|| ReportedConfiguration {
                     config,

@@ -1,7 +1,7 @@
 //! What a κ ladder says about one quantity: the rows of one configuration run by one integrator,
 //! read against the rigid limit (a closed-form column or the rigid reference run) and the runs'
 //! tolerance. The convergence study's summary and its atlas both state these findings
-//! ([`QuantityLimit`]); the figures draw the distances.
+//! (`QuantityLimit`); the figures draw the distances.
 
 use crate::analysis::extrapolate::{extrapolate, Extrapolation, ExtrapolationOptions};
 use crate::analysis::fit::{power_law, LinearFit};
@@ -100,6 +100,15 @@ impl QuantityLimit {
             rate,
             limit: Some(limit),
             floor,
+        }
+    }
+
+    /// The limit κ → 0 from the ladder, with the half-width of its interval (0 for a level).
+    pub(crate) fn limit_value(&self) -> Option<(f64, f64)> {
+        match self.limit.as_ref()? {
+            LadderLimit::Level { value, .. } => Some((*value, 0.0)),
+            LadderLimit::Extrapolated(e) => Some((e.limit, e.half_width)),
+            LadderLimit::Refused(_) => None,
         }
     }
 

@@ -2,6 +2,7 @@
 //! study owns the grid of points, the columns of runs.csv, the resume key and the report's
 //! shape; the system owns the physics.
 
+pub mod atlas;
 pub mod convergence;
 pub mod cycles;
 pub mod fast;

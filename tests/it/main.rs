@@ -2,6 +2,7 @@
 //! library once, and its tests run in parallel across files). tests/allocations.rs stays a crate
 //! of its own: its counting global allocator would count every test's allocations here.
 
+mod atlas;
 mod chatter;
 mod claims;
 mod cli;
