@@ -375,7 +375,7 @@ macro_rules! registry {
         )?
     };
     (@report_system $spec:ident, $dir:ident) => {
-        $spec.report(&$crate::registry!(@rows $spec, $dir), $dir)
+        $spec.report_run($dir)
     };
     (@report_system $spec:ident, $dir:ident, rows $report:path) => {
         $report($spec, &$crate::registry!(@rows $spec, $dir), $dir)

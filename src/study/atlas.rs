@@ -42,17 +42,6 @@ pub const POINTS_CSV: &str = "points.csv";
 /// read in points.csv and atlas.png.
 const LISTED: usize = 40;
 
-/// One configuration of an atlas as its report reads it.
-pub(crate) struct AtlasConfiguration<'a> {
-    /// The swept parameters' values as runs.csv writes them, in the order of
-    /// [`write_atlas`]'s `swept`.
-    pub parameters: Vec<String>,
-    /// Its rows of runs.csv.
-    pub rows: &'a [Row],
-    pub quantities: &'a [Quantity],
-    pub integrators: &'a [IntegratorKind],
-}
-
 /// Where one configuration's quantity stands as κ → 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Verdict {
@@ -120,70 +109,130 @@ fn column_name(q: &Quantity) -> String {
     }
 }
 
-/// One finding: a configuration's quantity by one integrator.
+/// One finding: a configuration's quantity by one integrator, as much of its
+/// [`QuantityLimit`] as the report writes (an atlas keeps one per configuration, quantity and
+/// integrator, not the rows).
 struct Finding {
     configuration: usize,
     integrator: IntegratorKind,
-    quantity: Quantity,
-    found: QuantityLimit,
+    /// Its index in [`Atlas::quantities`].
+    quantity: usize,
+    /// The limit κ → 0 and its interval's half-width.
+    limit: Option<(f64, f64)>,
+    rigid: Option<f64>,
+    /// The fitted rate p and its 95 % half-width, unless every distance lies within the runs'
+    /// tolerance.
+    rate: Option<(f64, f64)>,
+    /// The runs' tolerance every distance lies within, when they do.
+    at_floor: Option<f64>,
+    /// The runs' tolerance the limit is read against.
+    floor: f64,
+    /// Whether the rate's interval leaves the quantity's predicted exponent out.
+    misses: bool,
     verdict: Verdict,
 }
 
-/// The findings of every configuration, quantity and integrator, in the atlas's order.
-fn findings(configurations: &[AtlasConfiguration<'_>]) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for (i, c) in configurations.iter().enumerate() {
-        for kind in c.integrators {
-            for q in c.quantities {
-                let found = QuantityLimit::of(q, kind, c.rows);
-                out.push(Finding {
-                    configuration: i,
+/// An atlas being read: each configuration's findings, added one configuration at a time, so
+/// that its report holds one configuration's rows, not the run's.
+pub(crate) struct Atlas {
+    /// The swept parameters, as runs.csv's columns.
+    swept: Vec<String>,
+    /// Per configuration, the swept parameters' values as runs.csv writes them.
+    parameters: Vec<Vec<String>>,
+    /// The quantities, in the order first met (a configuration may report fewer).
+    quantities: Vec<Quantity>,
+    /// The integrators, in the order first met.
+    integrators: Vec<IntegratorKind>,
+    findings: Vec<Finding>,
+}
+
+impl Atlas {
+    /// An atlas over the swept parameters `swept` (their names, as runs.csv's columns).
+    pub(crate) fn new(swept: Vec<String>) -> Atlas {
+        Atlas {
+            swept,
+            parameters: Vec::new(),
+            quantities: Vec::new(),
+            integrators: Vec::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    /// Add the next configuration: its swept parameters' values (as runs.csv writes them, in
+    /// the order of `swept`), the quantities it reports, the integrators that run it, and its
+    /// rows of runs.csv.
+    pub(crate) fn add(
+        &mut self,
+        parameters: Vec<String>,
+        quantities: &[Quantity],
+        integrators: &[IntegratorKind],
+        rows: &[Row],
+    ) {
+        let configuration = self.parameters.len();
+        self.parameters.push(parameters);
+        for kind in integrators {
+            if !self.integrators.contains(kind) {
+                self.integrators.push(*kind);
+            }
+        }
+        for kind in integrators {
+            for q in quantities {
+                let quantity = match self
+                    .quantities
+                    .iter()
+                    .position(|o| column_name(o) == column_name(q))
+                {
+                    Some(i) => i,
+                    None => {
+                        self.quantities.push(*q);
+                        self.quantities.len() - 1
+                    }
+                };
+                let found = QuantityLimit::of(q, kind, rows);
+                let rate = found
+                    .rate
+                    .as_ref()
+                    .filter(|_| found.at_floor.is_none())
+                    .map(|f| (f.slope, f.slope_ci95));
+                self.findings.push(Finding {
+                    configuration,
                     integrator: *kind,
-                    quantity: *q,
+                    quantity,
+                    limit: found.limit_value(),
+                    rigid: found.rigid,
+                    rate,
+                    at_floor: found.at_floor.map(|(_, floor)| floor),
+                    floor: found.floor,
+                    misses: found
+                        .rate
+                        .as_ref()
+                        .zip(q.exponent)
+                        .is_some_and(|(f, p)| excludes(f, p)),
                     verdict: Verdict::of(q, &found),
-                    found,
                 });
             }
         }
     }
-    out
-}
 
-/// The quantities of the atlas, in the order first met (a configuration may report fewer).
-fn quantities_of(configurations: &[AtlasConfiguration<'_>]) -> Vec<Quantity> {
-    let mut out: Vec<Quantity> = Vec::new();
-    for q in configurations.iter().flat_map(|c| c.quantities) {
-        if !out.iter().any(|o| column_name(o) == column_name(q)) {
-            out.push(*q);
-        }
+    /// The findings of quantity `quantity` (its index) by integrator `kind`.
+    fn of(&self, quantity: usize, kind: IntegratorKind) -> Vec<&Finding> {
+        self.findings
+            .iter()
+            .filter(|f| f.integrator == kind && f.quantity == quantity)
+            .collect()
     }
-    out
-}
-
-/// The integrators of the atlas, in the order first met.
-fn integrators_of(configurations: &[AtlasConfiguration<'_>]) -> Vec<IntegratorKind> {
-    let mut out: Vec<IntegratorKind> = Vec::new();
-    for kind in configurations.iter().flat_map(|c| c.integrators) {
-        if !out.contains(kind) {
-            out.push(*kind);
-        }
-    }
-    out
 }
 
 /// points.csv, the summary's sections after its heading, and atlas.png of the atlas over the
 /// swept parameters `swept` (their names, as runs.csv's columns) with runs' tolerances `rtol`
 /// and `atol`; the sections are returned.
 pub(crate) fn write_atlas(
-    swept: &[String],
-    configurations: &[AtlasConfiguration<'_>],
+    atlas: &Atlas,
     (rtol, atol): (f64, f64),
     dir: &Path,
 ) -> Result<String, RunError> {
-    let findings = findings(configurations);
-    let quantities = quantities_of(configurations);
-    let integrators = integrators_of(configurations);
-    write_points(swept, configurations, &quantities, &findings, dir)?;
+    let swept = &atlas.swept;
+    write_points(atlas, dir)?;
     let mut md = Markdown::new();
     md.paragraph(format!(
         "{} configurations of {} swept; per configuration and quantity, the limit κ → 0 of its \
@@ -194,30 +243,20 @@ pub(crate) fn write_atlas(
          limit** lies beyond both; **undecided** has no limit (the extrapolation refused) or, \
          for a distance to the rigid run, no rate above 0; **no rigid limit** has nothing to \
          hold it against. Every finding is in {POINTS_CSV}.",
-        configurations.len(),
+        atlas.parameters.len(),
         swept.join(", ")
     ));
-    for q in &quantities {
-        for kind in &integrators {
-            let own: Vec<&Finding> = findings
-                .iter()
-                .filter(|f| f.integrator == *kind && column_name(&f.quantity) == column_name(q))
-                .collect();
+    for (i, q) in atlas.quantities.iter().enumerate() {
+        for &kind in &atlas.integrators {
+            let own = atlas.of(i, kind);
             if own.is_empty() {
                 continue;
             }
             md.heading(2, format!("{} ({kind})", quantity_title(q)));
-            quantity_section(&mut md, swept, configurations, q, &own);
+            quantity_section(&mut md, atlas, q, &own);
         }
     }
-    let figure = write_figure(
-        swept,
-        configurations,
-        &quantities,
-        &findings,
-        (rtol, atol),
-        dir,
-    )?;
+    let figure = write_figure(atlas, (rtol, atol), dir)?;
     match figure {
         Some(what) => {
             md.paragraph(format!("![{what}](atlas.png)"));
@@ -287,11 +326,11 @@ fn at_end(quantities: &[Quantity]) -> &'static str {
     }
 }
 
-/// The swept parameters of configuration `c`: `mu = 0.5, e = 1`.
-fn parameters_text(swept: &[String], c: &AtlasConfiguration<'_>) -> String {
+/// The swept parameters of one configuration, `parameters` its values: `mu = 0.5, e = 1`.
+fn parameters_text(swept: &[String], parameters: &[String]) -> String {
     swept
         .iter()
-        .zip(&c.parameters)
+        .zip(parameters)
         .map(|(k, v)| match v.parse::<f64>() {
             Ok(x) => format!("{k} = {}", significant(x)),
             Err(_) => format!("{k} = {v}"),
@@ -303,13 +342,8 @@ fn parameters_text(swept: &[String], c: &AtlasConfiguration<'_>) -> String {
 /// One quantity's section for one integrator: the verdicts counted, the range of each swept
 /// parameter where the limit is another, the rates against the prediction, and (for an atlas
 /// small enough) each configuration's line.
-fn quantity_section(
-    md: &mut Markdown,
-    swept: &[String],
-    configurations: &[AtlasConfiguration<'_>],
-    q: &Quantity,
-    own: &[&Finding],
-) {
+fn quantity_section(md: &mut Markdown, atlas: &Atlas, q: &Quantity, own: &[&Finding]) {
+    let swept = &atlas.swept;
     let mut counts = MarkdownTable::new(["verdict", "configurations"]);
     for v in Verdict::ALL {
         let n = own.iter().filter(|f| f.verdict == v).count();
@@ -329,7 +363,7 @@ fn quantity_section(
             .filter_map(|(k, name)| {
                 let values: Vec<f64> = another
                     .iter()
-                    .filter_map(|f| configurations[f.configuration].parameters[k].parse().ok())
+                    .filter_map(|f| atlas.parameters[f.configuration][k].parse().ok())
                     .collect();
                 let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
                 let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -356,11 +390,8 @@ fn quantity_section(
     // A rate says how fast a limit is reached: of the configurations that reach the rigid one.
     let rates: Vec<(f64, bool)> = own
         .iter()
-        .filter(|f| f.verdict == Verdict::Agrees && f.found.at_floor.is_none())
-        .filter_map(|f| {
-            let fit = f.found.rate.as_ref()?;
-            Some((fit.slope, q.exponent.is_some_and(|p| excludes(fit, p))))
-        })
+        .filter(|f| f.verdict == Verdict::Agrees)
+        .filter_map(|f| Some((f.rate?.0, f.misses)))
         .collect();
     if !rates.is_empty() {
         let mut slopes: Vec<f64> = rates.iter().map(|r| r.0).collect();
@@ -403,7 +434,7 @@ fn quantity_section(
         "rate p",
     ]);
     for f in own {
-        let limit = f.found.limit_value().map_or_else(String::new, |(v, h)| {
+        let limit = f.limit.map_or_else(String::new, |(v, h)| {
             if h > 0.0 {
                 format!("{} ± {}", fixed(v, 12), sci(h, 1))
             } else {
@@ -411,19 +442,18 @@ fn quantity_section(
             }
         });
         let difference = f
-            .found
-            .limit_value()
-            .zip(f.found.rigid)
+            .limit
+            .zip(f.rigid)
             .map_or_else(String::new, |((v, _), r)| sci(v - r, 1));
-        let rate = match (f.found.at_floor, &f.found.rate) {
-            (Some((_, floor)), _) => format!("within F = {}", sci(floor, 1)),
-            (None, Some(fit)) => format!("{} ± {}", fixed(fit.slope, 4), sci(fit.slope_ci95, 1)),
+        let rate = match (f.at_floor, f.rate) {
+            (Some(floor), _) => format!("within F = {}", sci(floor, 1)),
+            (None, Some((p, half_width))) => format!("{} ± {}", fixed(p, 4), sci(half_width, 1)),
             (None, None) => String::new(),
         };
         table.row([
-            parameters_text(swept, &configurations[f.configuration]),
+            parameters_text(swept, &atlas.parameters[f.configuration]),
             limit,
-            f.found.rigid.map_or_else(String::new, |r| fixed(r, 12)),
+            f.rigid.map_or_else(String::new, |r| fixed(r, 12)),
             difference,
             f.verdict.name().to_string(),
             rate,
@@ -435,66 +465,50 @@ fn quantity_section(
 /// points.csv: per configuration and integrator, the swept parameters, then per quantity its
 /// limit, the interval's half-width (0 for a level ladder), the rigid limit, the fitted rate
 /// and its 95 % half-width, and the verdict.
-fn write_points(
-    swept: &[String],
-    configurations: &[AtlasConfiguration<'_>],
-    quantities: &[Quantity],
-    findings: &[Finding],
-    dir: &Path,
-) -> Result<(), RunError> {
-    let mut columns: Vec<String> = swept.to_vec();
+fn write_points(atlas: &Atlas, dir: &Path) -> Result<(), RunError> {
+    const WHAT: [&str; 6] = [
+        "limit",
+        "half_width",
+        "rigid",
+        "rate",
+        "rate_half_width",
+        "verdict",
+    ];
+    let mut columns: Vec<String> = atlas.swept.clone();
     columns.push("integrator".into());
-    for q in quantities {
+    for q in &atlas.quantities {
         let name = column_name(q);
-        for what in [
-            "limit",
-            "half_width",
-            "rigid",
-            "rate",
-            "rate_half_width",
-            "verdict",
-        ] {
-            columns.push(format!("{name}_{what}"));
-        }
+        columns.extend(WHAT.map(|what| format!("{name}_{what}")));
     }
-    let mut rows: Vec<Vec<Cell>> = Vec::new();
-    for (i, c) in configurations.iter().enumerate() {
-        for kind in c.integrators {
-            let mut cells: Vec<Cell> = c
-                .parameters
+    // The findings of one configuration and integrator are consecutive (`Atlas::add`).
+    let rows = atlas
+        .findings
+        .chunk_by(|a, b| a.configuration == b.configuration && a.integrator == b.integrator)
+        .map(|group| {
+            let first = &group[0];
+            let mut cells: Vec<Cell> = atlas.parameters[first.configuration]
                 .iter()
                 .map(|v| {
                     v.parse()
                         .map_or_else(|_| Cell::Text(v.clone()), Cell::Number)
                 })
                 .collect();
-            cells.push(Cell::Text(kind.name().to_string()));
-            for q in quantities {
-                let f = findings.iter().find(|f| {
-                    f.configuration == i
-                        && f.integrator == *kind
-                        && column_name(&f.quantity) == column_name(q)
-                });
-                let number = |v: Option<f64>| v.map_or(Cell::Empty, Cell::Number);
-                match f {
-                    Some(f) => {
-                        let limit = f.found.limit_value();
-                        let rate = f.found.rate.as_ref().filter(|_| f.found.at_floor.is_none());
-                        cells.extend([
-                            number(limit.map(|l| l.0)),
-                            number(limit.map(|l| l.1)),
-                            number(f.found.rigid),
-                            number(rate.map(|r| r.slope)),
-                            number(rate.map(|r| r.slope_ci95)),
-                            Cell::Text(f.verdict.name().to_string()),
-                        ]);
-                    }
-                    None => cells.extend(std::iter::repeat_n(Cell::Empty, 6)),
-                }
+            cells.push(Cell::Text(first.integrator.name().to_string()));
+            let mut per_quantity = vec![vec![Cell::Empty; WHAT.len()]; atlas.quantities.len()];
+            let number = |v: Option<f64>| v.map_or(Cell::Empty, Cell::Number);
+            for f in group {
+                per_quantity[f.quantity] = vec![
+                    number(f.limit.map(|l| l.0)),
+                    number(f.limit.map(|l| l.1)),
+                    number(f.rigid),
+                    number(f.rate.map(|r| r.0)),
+                    number(f.rate.map(|r| r.1)),
+                    Cell::Text(f.verdict.name().to_string()),
+                ];
             }
-            rows.push(cells);
-        }
-    }
+            cells.extend(per_quantity.into_iter().flatten());
+            cells
+        });
     write_csv(&dir.join(POINTS_CSV), &columns, rows)
 }
 
@@ -503,29 +517,24 @@ fn write_points(
 /// quantity of the verdicts. `None` (no figure) over more, or fewer with a value that is not a
 /// number; else what the figure shows.
 fn write_figure(
-    swept: &[String],
-    configurations: &[AtlasConfiguration<'_>],
-    quantities: &[Quantity],
-    findings: &[Finding],
+    atlas: &Atlas,
     (rtol, atol): (f64, f64),
     dir: &Path,
 ) -> Result<Option<String>, RunError> {
-    let Some(&kind) = integrators_of(configurations).first() else {
+    let (swept, quantities) = (&atlas.swept, &atlas.quantities);
+    let Some(&kind) = atlas.integrators.first() else {
         return Ok(None);
     };
-    let numbers: Option<Vec<Vec<f64>>> = configurations
+    let numbers: Option<Vec<Vec<f64>>> = atlas
+        .parameters
         .iter()
-        .map(|c| c.parameters.iter().map(|v| v.parse().ok()).collect())
+        .map(|p| p.iter().map(|v| v.parse().ok()).collect())
         .collect();
     let Some(numbers) = numbers else {
         return Ok(None);
     };
-    let of = |q: &Quantity| -> Vec<&Finding> {
-        findings
-            .iter()
-            .filter(|f| f.integrator == kind && column_name(&f.quantity) == column_name(q))
-            .collect()
-    };
+    let index = |q: &Quantity| quantities.iter().position(|o| o == q).unwrap_or(0);
+    let of = |q: &Quantity| atlas.of(index(q), kind);
     let tolerances = format!(
         "{kind}, rtol {}, atol {}",
         format_small_parameter(rtol),
@@ -541,9 +550,8 @@ fn write_figure(
             // axis of symmetry) would show its rounding: it is named in the caption instead.
             let zero = |q: &Quantity| {
                 of(q).iter().all(|f| {
-                    let floor = f.found.floor;
-                    f.found.limit_value().is_none_or(|(v, _)| v.abs() <= floor)
-                        && f.found.rigid.is_none_or(|r| r.abs() <= floor)
+                    f.limit.is_none_or(|(v, _)| v.abs() <= f.floor)
+                        && f.rigid.is_none_or(|r| r.abs() <= f.floor)
                 })
             };
             let zeros: Vec<String> = quantities
@@ -559,12 +567,10 @@ fn write_figure(
                     let at = |f: &Finding| numbers[f.configuration][0];
                     let limits: Vec<(f64, f64)> = own
                         .iter()
-                        .filter_map(|f| Some((at(f), f.found.limit_value()?.0)))
+                        .filter_map(|f| Some((at(f), f.limit?.0)))
                         .collect();
-                    let rigid: Vec<(f64, f64)> = own
-                        .iter()
-                        .filter_map(|f| Some((at(f), f.found.rigid?)))
-                        .collect();
+                    let rigid: Vec<(f64, f64)> =
+                        own.iter().filter_map(|f| Some((at(f), f.rigid?))).collect();
                     let mut series = vec![Series::new(
                         "limit κ → 0 of the compliant runs",
                         limits,
@@ -613,7 +619,8 @@ fn write_figure(
             let occurring: Vec<Verdict> = Verdict::ALL
                 .into_iter()
                 .filter(|v| {
-                    findings
+                    atlas
+                        .findings
                         .iter()
                         .any(|f| f.integrator == kind && f.verdict == *v)
                 })

@@ -28,7 +28,8 @@ use crate::experiment::grammar::{
     SolverSpec, SpecError,
 };
 use crate::experiment::rows::{finish_sweep_row, sweep_columns, sweep_input_row};
-use crate::experiment::runner::{write_atomically, Plan, Points, RunError};
+use crate::experiment::runner::{write_atomically, Plan, Points, RunError, RUNS_CSV};
+use crate::experiment::store::{read_rows, stream_rows};
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
 use crate::experiment::table::{Fields, Row};
 use crate::integrate::IntegratorKind;
@@ -36,7 +37,7 @@ use crate::plot::style::{format_small_parameter, plot_text};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::markdown::{fixed, sci, significant, Markdown, MarkdownTable};
 use crate::report::rates::{excludes, fitted_series, rate_against_prediction};
-use crate::study::atlas::{self, write_atlas, AtlasConfiguration};
+use crate::study::atlas::{self, write_atlas, Atlas};
 use crate::study::cycles::{write_cycles, CyclesSpec};
 use crate::study::first_opening::{
     reference_table, write_first_opening, FirstOpeningSpec, REFERENCE_KAPPA,
@@ -593,11 +594,11 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             )?);
             return write_atomically(&dir.join(crate::report::markdown::SUMMARY_MD), &summary);
         }
+        if self.is_atlas() {
+            return self.write_atlas_report(rows.iter().cloned(), dir);
+        }
         let configurations = self.configurations().unwrap_or_default();
         let reported = self.reported_configurations(&configurations, rows);
-        if self.is_atlas() {
-            return self.write_atlas_report(&reported, dir);
-        }
         let mut summary = self.summary_of(configurations.len(), &reported);
         if let Some(cycles) = &self.cycles {
             let swept: Vec<String> = self.sweep.swept().into_iter().map(String::from).collect();
@@ -623,39 +624,70 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         write_atomically(&dir.join(crate::report::markdown::SUMMARY_MD), &summary)
     }
 
-    /// The atlas's summary.md, points.csv and atlas.png (`crate::study::atlas`).
+    /// The report of the run in `dir` from its runs.csv: an atlas reads it as a stream, one
+    /// configuration's rows at a time (its report keeps each configuration's findings, not the
+    /// rows), any other report reads every row.
+    pub fn report_run(&self, dir: &Path) -> Result<(), RunError> {
+        let path = dir.join(RUNS_CSV);
+        if self.is_atlas() {
+            return self.write_atlas_report(stream_rows(&path, &self.columns())?, dir);
+        }
+        self.report(&read_rows(&path, &self.columns())?, dir)
+    }
+
+    /// The atlas's summary.md, points.csv and atlas.png (`crate::study::atlas`) from `rows`,
+    /// runs.csv's rows in point order (so a configuration's rows come together).
     fn write_atlas_report(
         &self,
-        reported: &[ReportedConfiguration<'_, S::Config>],
+        rows: impl IntoIterator<Item = Row>,
         dir: &Path,
     ) -> Result<(), RunError> {
         let swept: Vec<String> = self.sweep.swept().into_iter().map(String::from).collect();
-        let atlas: Vec<AtlasConfiguration<'_>> = reported
-            .iter()
-            .map(|c| {
-                let cells = S::inputs(c.config).unwrap_or_default();
-                AtlasConfiguration {
-                    parameters: swept
+        let configurations = self.configurations().unwrap_or_default();
+        let configuration_of: Vec<usize> = self.lazy_points().map(|p| p.configuration).collect();
+        let mut atlas = Atlas::new(swept.clone());
+        let mut add = |i: usize, own: &[Row]| {
+            let Some(config) = configurations.get(i) else {
+                return;
+            };
+            let quantities = S::reported_quantities(config, own);
+            if quantities.is_empty() {
+                return;
+            }
+            let cells = S::inputs(config).unwrap_or_default();
+            let parameters = swept
+                .iter()
+                .map(|k| {
+                    cells
                         .iter()
-                        .map(|k| {
-                            cells
-                                .iter()
-                                .find(|(column, _)| column == k)
-                                .map_or_else(|| "?".to_string(), |(_, v)| v.clone())
-                        })
-                        .collect(),
-                    rows: &c.rows,
-                    quantities: &c.quantities,
-                    integrators: &c.integrators,
-                }
-            })
-            .collect();
+                        .find(|(column, _)| column == k)
+                        .map_or_else(|| "?".to_string(), |(_, v)| v.clone())
+                })
+                .collect();
+            let integrators = S::integrators(config, &self.solver.integrators);
+            atlas.add(parameters, &quantities, &integrators, own);
+        };
+        let mut current: Option<usize> = None;
+        let mut own: Vec<Row> = Vec::new();
+        for r in rows {
+            let Some(&i) = configuration_of.get(r.point_id) else {
+                continue;
+            };
+            if let Some(c) = current.filter(|&c| c != i) {
+                add(c, &own);
+                own.clear();
+            }
+            current = Some(i);
+            own.push(r);
+        }
+        if let Some(c) = current {
+            add(c, &own);
+        }
         let mut md = Markdown::new();
         self.heading(&mut md);
         let mut summary = md.finish();
         summary.push('\n');
         summary.push_str(&write_atlas(
-            &swept,
             &atlas,
             (self.solver.rtol, self.solver.atol),
             dir,
