@@ -222,9 +222,52 @@ fn a_system_from_outside_the_crate_runs_the_convergence_study_and_matches_its_cl
 
 #[test]
 fn another_study_name_is_refused_naming_the_key() {
-    let text = EXPERIMENT.replace("study = \"convergence\"", "study = \"atlas\"");
+    let text = EXPERIMENT.replace("study = \"convergence\"", "study = \"basin\"");
     let e = Convergence::<Toy>::parse(&text).unwrap_err().to_string();
-    assert!(e.contains("study") && e.contains("atlas"), "{e}");
+    assert!(
+        e.contains("study = basin") && e.contains("the studies convergence and atlas"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_system_from_outside_the_crate_has_the_atlas_too() {
+    let text = EXPERIMENT
+        .replace("study = \"convergence\"", "study = \"atlas\"")
+        .replace(
+            "per_decade = 2 }\n",
+            "per_decade = 2 }\nmu = [0.1, 0.2, 0.3]\n",
+        )
+        .replace("[\"dop853\", \"radau5\"]", "[\"dop853\"]");
+    let spec = Convergence::<Toy>::parse(&text).expect("the atlas parses");
+    let dir = scratch("toy-atlas");
+    let summary = run_experiment(&spec, &run_options(&dir)).expect("the run completes");
+    assert_eq!((summary.points, summary.failed), (27, 0));
+    spec.report_run(&dir).unwrap();
+    let points = std::fs::read_to_string(dir.join("points.csv")).unwrap();
+    let mut lines = points.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 3, "{points}");
+    for r in &rows {
+        let cell = |c: &str| r[header.iter().position(|h| *h == c).unwrap()];
+        let number = |c: &str| cell(c).parse::<f64>().unwrap();
+        let mu = number("mu");
+        // The rigid landing: the slip keeps its sign, u = u₀ − μ·2v₀, at once.
+        let rigid = 2.0 - 2.0 * mu;
+        assert_eq!(number("u_end_rigid"), rigid);
+        assert!((number("u_end_limit") - rigid).abs() < 1e-7, "{r:?}");
+        assert_eq!(cell("u_end_verdict"), "agrees");
+        assert_eq!(cell("t_liftoff_verdict"), "agrees");
+        // t_off = √κ (π + 2 arctan(g√κ/v₀)): rate 1/2.
+        assert!((number("t_liftoff_rate") - 0.5).abs() < 0.01, "{r:?}");
+    }
+    let text = std::fs::read_to_string(dir.join("summary.md")).unwrap();
+    assert!(
+        text.contains("Fitted exponents p of |q − q(rigid)| ∝ κ^p where the limit agrees, at 3 configurations"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The toy with a rigid reference: the landing as one rigid impact (Newton's law with e = 1, so
