@@ -270,14 +270,7 @@ where
     let (Some(ax), Some(ay)) = (Axis::over(xs, false, 0.0), Axis::over(ys, false, 0.0)) else {
         return Ok(());
     };
-    cv.text(
-        &p.title,
-        ((rect.0 + rect.2) / 2.0, rect.1 + 6.0),
-        size::TITLE,
-        (HPos::Center, VPos::Top),
-        false,
-        BLACK,
-    )?;
+    panel::title(cv, &p.title, rect)?;
     let (left, bottom) = panel::margins(cv, &ay, &map.x_label, &map.y_label);
     let plot = (
         rect.0 + left,

@@ -249,14 +249,7 @@ where
     } else {
         size::TITLE * 1.7
     };
-    cv.text(
-        &panel.title,
-        ((rect.0 + rect.2) / 2.0, rect.1 + 6.0),
-        size::TITLE,
-        (HPos::Center, VPos::Top),
-        false,
-        BLACK,
-    )?;
+    title(cv, &panel.title, rect)?;
     let (Some(ax), Some(mut ay)) = (
         Axis::over(xs, panel.log_x, 0.04),
         Axis::over(ys, panel.log_y, 0.05),
@@ -507,6 +500,21 @@ pub(crate) fn to_pixels(plot: &Rect, ax: &Axis, ay: &Axis, (x, y): (f64, f64)) -
     (
         plot.0 + ax.fraction(x) * (plot.2 - plot.0),
         plot.3 - ay.fraction(y) * (plot.3 - plot.1),
+    )
+}
+
+/// A panel's title, centred at the top of its rectangle `rect` (figure pixels).
+pub(crate) fn title<DB: DrawingBackend>(cv: &Canvas<DB>, title: &str, rect: Rect) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    cv.text(
+        title,
+        ((rect.0 + rect.2) / 2.0, rect.1 + 6.0),
+        size::TITLE,
+        (HPos::Center, VPos::Top),
+        false,
+        BLACK,
     )
 }
 
