@@ -326,3 +326,18 @@ pub trait StepperFactory<M> {
     /// Counters kept outside the steppers (right-hand side, JVP and Jacobian evaluations).
     fn evaluation_counts(&self) -> SolverStats;
 }
+
+/// One classical Runge–Kutta step of size `h` from `y` on `y' = field(y)`: the fixed-step
+/// integration of the rigid slips' rescaled equations and of the tests' direct integrations.
+pub fn rk4_step<const D: usize>(
+    field: impl Fn(&[f64; D]) -> [f64; D],
+    y: &[f64; D],
+    h: f64,
+) -> [f64; D] {
+    let add = |a: &[f64; D], d: &[f64; D], f: f64| std::array::from_fn(|i| a[i] + f * d[i]);
+    let k1 = field(y);
+    let k2 = field(&add(y, &k1, h / 2.0));
+    let k3 = field(&add(y, &k2, h / 2.0));
+    let k4 = field(&add(y, &k3, h));
+    std::array::from_fn(|i| y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]))
+}

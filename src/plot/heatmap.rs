@@ -201,13 +201,7 @@ impl Drawing for (&HeatMap, &str) {
         let rows = map.panels.len().div_ceil(columns).max(1);
         let (pw, ph) = ((w - bar_w) / columns as f64, bottom / rows as f64);
         for (k, p) in map.panels.iter().enumerate() {
-            let (r, c) = (k / columns, k % columns);
-            let rect = (
-                c as f64 * pw,
-                r as f64 * ph,
-                (c + 1) as f64 * pw,
-                (r + 1) as f64 * ph,
-            );
+            let rect = panel::grid_cell(k, columns, (pw, ph));
             draw_panel(cv, map, p, rect, &colour_of)?;
         }
         if !entries.is_empty() {
@@ -270,14 +264,7 @@ where
     let (Some(ax), Some(ay)) = (Axis::over(xs, false, 0.0), Axis::over(ys, false, 0.0)) else {
         return Ok(());
     };
-    cv.text(
-        &p.title,
-        ((rect.0 + rect.2) / 2.0, rect.1 + 6.0),
-        size::TITLE,
-        (HPos::Center, VPos::Top),
-        false,
-        BLACK,
-    )?;
+    panel::title(cv, &p.title, rect)?;
     let (left, bottom) = panel::margins(cv, &ay, &map.x_label, &map.y_label);
     let plot = (
         rect.0 + left,

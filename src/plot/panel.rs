@@ -249,14 +249,7 @@ where
     } else {
         size::TITLE * 1.7
     };
-    cv.text(
-        &panel.title,
-        ((rect.0 + rect.2) / 2.0, rect.1 + 6.0),
-        size::TITLE,
-        (HPos::Center, VPos::Top),
-        false,
-        BLACK,
-    )?;
+    title(cv, &panel.title, rect)?;
     let (Some(ax), Some(mut ay)) = (
         Axis::over(xs, panel.log_x, 0.04),
         Axis::over(ys, panel.log_y, 0.05),
@@ -510,6 +503,33 @@ pub(crate) fn to_pixels(plot: &Rect, ax: &Axis, ay: &Axis, (x, y): (f64, f64)) -
     )
 }
 
+/// The rectangle (figure pixels) of the `k`-th panel of a grid of `columns` columns filled
+/// row by row from the top left, each panel `pw` × `ph` pixels.
+pub(crate) fn grid_cell(k: usize, columns: usize, (pw, ph): (f64, f64)) -> Rect {
+    let (r, c) = (k / columns, k % columns);
+    (
+        c as f64 * pw,
+        r as f64 * ph,
+        (c + 1) as f64 * pw,
+        (r + 1) as f64 * ph,
+    )
+}
+
+/// A panel's title, centred at the top of its rectangle `rect` (figure pixels).
+pub(crate) fn title<DB: DrawingBackend>(cv: &Canvas<DB>, title: &str, rect: Rect) -> DrawResult
+where
+    DB::ErrorType: 'static,
+{
+    cv.text(
+        title,
+        ((rect.0 + rect.2) / 2.0, rect.1 + 6.0),
+        size::TITLE,
+        (HPos::Center, VPos::Top),
+        false,
+        BLACK,
+    )
+}
+
 /// Light grid lines at the ticks (under the data).
 pub(crate) fn grid<DB: DrawingBackend>(
     cv: &Canvas<DB>,
@@ -700,13 +720,7 @@ where
     let rows = fig.panels.len().div_ceil(columns).max(1);
     let (pw, ph) = (w / columns as f64, bottom / rows as f64);
     for (k, panel) in fig.panels.iter().enumerate() {
-        let (r, c) = (k / columns, k % columns);
-        let rect = (
-            c as f64 * pw,
-            r as f64 * ph,
-            (c + 1) as f64 * pw,
-            (r + 1) as f64 * ph,
-        );
+        let rect = grid_cell(k, columns, (pw, ph));
         draw_panel(cv, panel, rect, !shared)?;
     }
     if shared {

@@ -209,21 +209,28 @@ fn a_contact_closing_with_a_tiny_slip_stops_it_at_once_with_every_integrator() {
     }
 }
 
-/// The sustained scenario starts at the quasi-static penetration of Zhao–Liu eq. (10):
-/// A F_n + B = 0, so δ = κ(−B/A); a non-pressing or paradoxical start is refused by name.
-#[test]
-fn sustained_start_is_the_quasi_static_penetration() {
-    let rod = RodImpact {
-        kappa: 1e-8,
+/// The rod of the sustained-contact tests at `kappa`: θ0 = 1, u0 = −1, μ = 0.8, c_d = 1.
+fn sustained_rod(kappa: f64) -> RodImpact {
+    RodImpact {
+        kappa,
         mu: 0.8,
         mu_s: 0.8,
         theta0: 1.0,
         omega0: 0.0,
         u0: -1.0,
         damping: 1.0,
-        ..RodImpact::zhao_liu(1e-8)
+        ..RodImpact::zhao_liu(kappa)
+    }
+}
+
+/// The sustained scenario starts at the quasi-static penetration of Zhao–Liu eq. (10):
+/// A F_n + B = 0, so δ = κ(−B/A); a non-pressing or paradoxical start is refused by name.
+#[test]
+fn sustained_start_is_the_quasi_static_penetration() {
+    let sustained = Scenario::Sustained {
+        rod: sustained_rod(1e-8),
+        t_end: 1.0,
     };
-    let sustained = Scenario::Sustained { rod, t_end: 1.0 };
     let (q, _) = sustained.initial_state().unwrap();
     let k = SlideCoefficients::uniform(0.8, 1.0, 0.0);
     let expected = 1e-8 * (-k.b / k.a);
@@ -244,16 +251,7 @@ fn sustained_start_is_the_quasi_static_penetration() {
 #[test]
 fn implicit_cost_is_independent_of_kappa_in_sustained_contact() {
     let at = |kappa: f64| Scenario::Sustained {
-        rod: RodImpact {
-            kappa,
-            mu: 0.8,
-            mu_s: 0.8,
-            theta0: 1.0,
-            omega0: 0.0,
-            u0: -1.0,
-            damping: 1.0,
-            ..RodImpact::zhao_liu(kappa)
-        },
+        rod: sustained_rod(kappa),
         t_end: 1.0,
     };
     let steps = |kind, kappa| run(&at(kappa), kind, 1e-6).stats.steps as f64;

@@ -136,15 +136,7 @@ impl Tolerances {
                 M::MIN_RTOL
             ));
         }
-        if control.atol.len() != n {
-            return Err(format!(
-                "{name}: {} absolute tolerances for a state of length {n}",
-                control.atol.len()
-            ));
-        }
-        if let Some(a) = control.atol.iter().find(|a| !(a.is_finite() && **a > 0.0)) {
-            return Err(format!("{name}: absolute tolerance {a:e} must be positive"));
-        }
+        check_absolute_tolerances(name, &control.atol, n)?;
         let (rtol, atol) = M::internal_tolerances(rtol, &control.atol);
         Ok(Tolerances {
             rtol,
@@ -225,6 +217,32 @@ impl StepCore {
     }
 }
 
+/// Refuses an initial state `y0` whose length is not the vector field's dimension `n`.
+pub(super) fn check_state_length(name: &str, y0: &[f64], n: usize) -> Result<(), String> {
+    if y0.len() != n {
+        return Err(format!(
+            "{name}: initial state of length {} for a vector field of dimension {n}",
+            y0.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses absolute tolerances `atol` that are not one positive finite number per component
+/// of a state of length `n`.
+pub(super) fn check_absolute_tolerances(name: &str, atol: &[f64], n: usize) -> Result<(), String> {
+    if atol.len() != n {
+        return Err(format!(
+            "{name}: {} absolute tolerances for a state of length {n}",
+            atol.len()
+        ));
+    }
+    if let Some(a) = atol.iter().find(|a| !(a.is_finite() && **a > 0.0)) {
+        return Err(format!("{name}: absolute tolerance {a:e} must be positive"));
+    }
+    Ok(())
+}
+
 /// The step to try from `t` when `h` is proposed and the run stops at `t_stop`: `h` itself,
 /// or the distance to `t_stop` when `t + h` would reach it or come within [`STOP_STRETCH`] of
 /// it (then `true`: the step ends exactly at the stop time).
@@ -284,12 +302,7 @@ impl<F: VectorField, M: OneStepMethod> Native<F, M> {
     pub fn new(f: F, y0: &[f64], control: StepControl) -> Result<Self, String> {
         let name = M::NAME;
         let n = f.dim();
-        if y0.len() != n {
-            return Err(format!(
-                "{name}: initial state of length {} for a vector field of dimension {n}",
-                y0.len()
-            ));
-        }
+        check_state_length(name, y0, n)?;
         let tol = Tolerances::new::<M>(&control, n)?;
         let mut stats = SolverStats::default();
         let mut f0 = vec![0.0; n];

@@ -18,7 +18,10 @@
 //!   non-finite values; interpolation bounds; the work counters.
 
 use super::super::{SolverStats, StepControl, Stepper, VectorField};
-use super::core::{check_inside_last_step, clip_to_stop, later_stop_time};
+use super::core::{
+    check_absolute_tolerances, check_inside_last_step, check_state_length, clip_to_stop,
+    later_stop_time,
+};
 use super::numerics;
 
 /// Largest state the explicit steppers hold (the compliant formulation's states have 2N + 4 to
@@ -194,12 +197,7 @@ impl<F: VectorField, P: ExplicitPair> Explicit<F, P> {
     pub fn new(f: F, y0: &[f64], control: StepControl) -> Result<Self, String> {
         let name = P::NAME;
         let n = f.dim();
-        if y0.len() != n {
-            return Err(format!(
-                "{name}: initial state of length {} for a vector field of dimension {n}",
-                y0.len()
-            ));
-        }
+        check_state_length(name, y0, n)?;
         if n > MAX_STATE {
             return Err(format!(
                 "{name}: a state of {n} components exceeds the {MAX_STATE} this stepper holds \
@@ -212,15 +210,7 @@ impl<F: VectorField, P: ExplicitPair> Explicit<F, P> {
                 "{name}: rtol = {rtol:e} must be finite and positive"
             ));
         }
-        if control.atol.len() != n {
-            return Err(format!(
-                "{name}: {} absolute tolerances for a state of length {n}",
-                control.atol.len()
-            ));
-        }
-        if let Some(a) = control.atol.iter().find(|a| !(a.is_finite() && **a > 0.0)) {
-            return Err(format!("{name}: absolute tolerance {a:e} must be positive"));
-        }
+        check_absolute_tolerances(name, &control.atol, n)?;
         let mut stepper = Explicit {
             f,
             n,
@@ -304,6 +294,25 @@ impl<F: VectorField, P: ExplicitPair> Explicit<F, P> {
         Ok(())
     }
 
+    /// [`ExplicitPair::attempt`] of a step of size `h` from the current state, into `y1` and
+    /// `f1`: its error estimate. Inlined into the step loop, which calls it once per attempt.
+    #[inline(always)]
+    fn attempt(&mut self, h: f64) -> f64 {
+        let s = &self.state;
+        P::attempt(
+            &self.f,
+            self.n,
+            h,
+            &s.y,
+            &s.f0,
+            &self.tol,
+            &mut self.stages,
+            &mut self.y1,
+            &mut self.f1,
+            &mut self.stats,
+        )
+    }
+
     /// Accept the attempted step of size `h` (`last`: it ends at the stop time) whose
     /// controller proposes `h_new`.
     fn accept(&mut self, h: f64, last: bool, mut h_new: f64) {
@@ -344,19 +353,7 @@ impl<F: VectorField, P: ExplicitPair> Explicit<F, P> {
 impl<F: VectorField, P: ExplicitPair> Explicit<F, P> {
     /// One step of exactly `h`, accepted whatever its error estimate (for the order tests).
     pub fn force_step(&mut self, h: f64) {
-        let s = &self.state;
-        P::attempt(
-            &self.f,
-            self.n,
-            h,
-            &s.y,
-            &s.f0,
-            &self.tol,
-            &mut self.stages,
-            &mut self.y1,
-            &mut self.f1,
-            &mut self.stats,
-        );
+        self.attempt(h);
         self.accept(h, false, h);
     }
 }
@@ -389,18 +386,7 @@ impl<F: VectorField, P: ExplicitPair> Stepper for Explicit<F, P> {
                     s.t
                 ));
             }
-            let err = P::attempt(
-                &self.f,
-                self.n,
-                h,
-                &s.y,
-                &s.f0,
-                &self.tol,
-                &mut self.stages,
-                &mut self.y1,
-                &mut self.f1,
-                &mut self.stats,
-            );
+            let err = self.attempt(h);
             let finite = err.is_finite() && numerics::all_finite(&self.f1[..self.n]);
             if !finite {
                 let s = &mut self.state;

@@ -281,6 +281,19 @@ pub fn rigid_like_events(run: &SpatialRun<SpatialEvent>) -> Vec<(f64, &'static s
     out
 }
 
+/// The compliant contact of `particle` at `kappa`: the spring–dashpot of `p`'s c_d and its μ.
+fn compliant_problem<'a, const N: usize, const D: usize>(
+    particle: &'a KlarbringParticle<N>,
+    p: &Params,
+    kappa: f64,
+) -> SpatialContactProblem<'a, KlarbringParticle<N>, N, D> {
+    SpatialContactProblem {
+        system: particle,
+        compliance: NormalCompliance::spring_dashpot(kappa, p.damping),
+        mu: p.mu,
+    }
+}
+
 /// The compliant start: U_N at the quasi-static penetration N(0)/(k_N + 1/κ) with V_N = 0
 /// when the particle starts touching at rest in the normal direction (and pressed, N(0) > 0).
 pub fn compliant_start<const N: usize>(
@@ -330,21 +343,13 @@ where
         ..settings.clone()
     };
     let rigid = rigid_run::<N, D>(particle, p, &sampled)?;
-    let problem = SpatialContactProblem::<_, N, D> {
-        system: particle,
-        compliance: NormalCompliance::spring_dashpot(kappa, p.damping),
-        mu: p.mu,
-    };
+    let problem = compliant_problem::<N, D>(particle, p, kappa);
     let q0 = compliant_start(particle, p, kappa);
     let v0: [f64; N] = std::array::from_fn(|i| p.v0[i]);
     let y0 = problem.initial_state(&q0, &v0);
     let compliant = simulate_spatial(&problem, &y0, &sampled, None)?;
     let (energy_slack, energy_balance_error) = energy_account(
-        SpatialContactProblem::<_, N, D> {
-            system: particle,
-            compliance: NormalCompliance::spring_dashpot(kappa, p.damping),
-            mu: p.mu,
-        },
+        compliant_problem::<N, D>(particle, p, kappa),
         &q0,
         &v0,
         settings,
@@ -463,11 +468,7 @@ where
 {
     let mut lines = path_lines("rigid", &rigid_run::<N, D>(particle, p, settings)?, N, D);
     if let Some(kappa) = kappa {
-        let problem = SpatialContactProblem::<_, N, D> {
-            system: particle,
-            compliance: NormalCompliance::spring_dashpot(kappa, p.damping),
-            mu: p.mu,
-        };
+        let problem = compliant_problem::<N, D>(particle, p, kappa);
         let q0 = compliant_start(particle, p, kappa);
         let v0: [f64; N] = std::array::from_fn(|i| p.v0[i]);
         let run = simulate_spatial(&problem, &problem.initial_state(&q0, &v0), settings, None)?;

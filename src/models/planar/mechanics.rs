@@ -82,6 +82,7 @@ impl PlanarContactSystem<2> for ConstantPlanar {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::integrate::rk4_step;
     use crate::model::iwc::{FastStart, IwcLimit, NoIwc};
     use crate::model::ProjectedDynamics;
 
@@ -131,17 +132,11 @@ mod tests {
         h: f64,
         stop: impl Fn([f64; 2], f64) -> bool,
     ) -> ([f64; 2], f64, f64) {
-        let rhs = |y: [f64; 2]| [y[1], -rate * (y[0] + cd * y[1])];
+        let rhs = |y: &[f64; 2]| [y[1], -rate * (y[0] + cd * y[1])];
         let (mut t, mut impulse) = (0.0, 0.0);
         while !stop(y, impulse) {
             let f0 = y[0] + cd * y[1];
-            let k1 = rhs(y);
-            let k2 = rhs([y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1]]);
-            let k3 = rhs([y[0] + 0.5 * h * k2[0], y[1] + 0.5 * h * k2[1]]);
-            let k4 = rhs([y[0] + h * k3[0], y[1] + h * k3[1]]);
-            for i in 0..2 {
-                y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-            }
+            y = rk4_step(rhs, &y, h);
             t += h;
             impulse += 0.5 * h * (f0 + y[0] + cd * y[1]);
         }

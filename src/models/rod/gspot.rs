@@ -31,6 +31,7 @@
 
 use super::mechanics::{PainleveRod, THETA, Y_A};
 use crate::error::SimError;
+use crate::integrate::rk4_step;
 use crate::model::gspot::GspotRates;
 use crate::model::iwc::{slip_stopping_impulse, velocity_after_slip_stop};
 use crate::model::ProjectedDynamics;
@@ -169,14 +170,7 @@ pub(crate) fn rigid_slip(
         let k = rod.slide_coefficients(mu, y[0], y[1]);
         [k.a * y[1], -k.p * k.b, -k.c * k.b + k.d * k.a, k.a, -k.b]
     };
-    let step = |y: &[f64; 5], h: f64| -> [f64; 5] {
-        let add = |a: &[f64; 5], d: &[f64; 5], f: f64| std::array::from_fn(|i| a[i] + f * d[i]);
-        let k1 = rhs(y);
-        let k2 = rhs(&add(y, &k1, h / 2.0));
-        let k3 = rhs(&add(y, &k2, h / 2.0));
-        let k4 = rhs(&add(y, &k3, h));
-        std::array::from_fn(|i| y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]))
-    };
+    let step = |y: &[f64; 5], h: f64| rk4_step(rhs, y, h);
     let end_at = |end: SlipEnd, y: &[f64; 5]| {
         let k = rod.slide_coefficients(mu, y[0], y[1]);
         RigidSlip {

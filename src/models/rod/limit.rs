@@ -131,6 +131,7 @@ impl RigidLimit {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::integrate::rk4_step;
 
     /// At c_d = 0 the general solution is the doc's closed form.
     #[test]
@@ -171,18 +172,12 @@ mod tests {
         let (a_st, cd) = (4.0 / (1.0 + 3.0 * s * s), 0.2);
         let eta_s = l.slide_rate * l.slide_impulse / (1.0 + cd * l.slide_rate);
         let mut y = [eta_s, l.slide_rate * eta_s];
-        let rhs = |y: [f64; 2]| [y[1], -a_st * (y[0] + cd * y[1])];
+        let rhs = |y: &[f64; 2]| [y[1], -a_st * (y[0] + cd * y[1])];
         let h = 1e-5;
         let mut t = 0.0;
         let f = |y: [f64; 2]| y[0] + cd * y[1];
         while f(y) > 0.0 {
-            let k1 = rhs(y);
-            let k2 = rhs([y[0] + 0.5 * h * k1[0], y[1] + 0.5 * h * k1[1]]);
-            let k3 = rhs([y[0] + 0.5 * h * k2[0], y[1] + 0.5 * h * k2[1]]);
-            let k4 = rhs([y[0] + h * k3[0], y[1] + h * k3[1]]);
-            for i in 0..2 {
-                y[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-            }
+            y = rk4_step(rhs, &y, h);
             t += h;
         }
         assert!(

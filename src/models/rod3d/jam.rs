@@ -13,6 +13,7 @@
 
 use super::mechanics::{SpatialRod, PSI, THETA};
 use crate::error::SimError;
+use crate::integrate::rk4_step;
 use crate::model::{
     cholesky, cholesky_solve, generalized_accel, ContactSystem, Delassus, Mechanics,
 };
@@ -179,14 +180,7 @@ pub(crate) fn rigid_slip(
     y[..5].copy_from_slice(q0);
     y[5..10].copy_from_slice(qdot0);
     let start = check_start(rod, mu, &y)?;
-    let step = |y: &[f64; 12], h: f64| -> [f64; 12] {
-        let add = |a: &[f64; 12], d: &[f64; 12], f: f64| std::array::from_fn(|i| a[i] + f * d[i]);
-        let k1 = rescaled_field(rod, mu, y);
-        let k2 = rescaled_field(rod, mu, &add(y, &k1, h / 2.0));
-        let k3 = rescaled_field(rod, mu, &add(y, &k2, h / 2.0));
-        let k4 = rescaled_field(rod, mu, &add(y, &k3, h));
-        std::array::from_fn(|i| y[i] + h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]))
-    };
+    let step = |y: &[f64; 12], h: f64| rk4_step(|y| rescaled_field(rod, mu, y), y, h);
     let mut path = vec![state_of(rod, mu, &y)];
     let steps = (RESCALED_WINDOW / RESCALED_STEP) as usize;
     let mut before = start;
