@@ -213,6 +213,29 @@ def test_a_kappa_sweep_of_a_sympy_system_from_a_dict(tmp_path):
     assert (tmp_path / "sweep" / "summary.md").exists()
 
 
+def test_an_atlas_from_a_dict_gives_the_v_groove_limit_per_mu(tmp_path):
+    # study = "atlas" through the same entry point: per μ, the compliant exit speed's limit
+    # κ → 0 is √((1 − μ)/(1 + μ)) (docs/multi_contact.md, "Impacts"), Newton's law gives 1.
+    import pandas
+
+    experiment = {
+        "name": "v_groove_atlas",
+        "model": "system",
+        "study": "atlas",
+        "system": "systems/v_groove.toml",
+        "sweep": {"kappa": {"min": 1e-9, "max": 1e-4, "per_decade": 2}, "mu": [0.0, 0.5]},
+        "solver": {"integrators": ["dop853"], "rtol": 1e-10, "atol": 1e-12, "t_end": 0.5},
+    }
+    table = rl.run(experiment, out=tmp_path / "atlas", progress=False)
+    assert set(table["status"]) == {"ok"}
+    points = pandas.read_csv(tmp_path / "atlas" / "points.csv")
+    assert list(points["mu"]) == [0.0, 0.5]
+    for mu, limit, verdict in zip(points["mu"], points["q_dot_end_1_limit"], points["q_dot_end_1_verdict"]):
+        assert limit == pytest.approx(((1 - mu) / (1 + mu)) ** 0.5, abs=1e-9)
+        assert verdict == ("agrees" if mu == 0.0 else "another limit")
+    assert list(points["q_dot_end_1_rigid"]) == [1.0, 1.0]
+
+
 def test_extrapolate_on_the_committed_ladder_gives_the_documented_limit():
     # docs/results.md: Tsit45's ladder extrapolates v_out to 0.09986175332 ± 1.8e-9, the interval
     # including the four integrators' spread (the largest over the others of the median
