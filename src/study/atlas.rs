@@ -252,7 +252,7 @@ pub(crate) fn write_atlas(
             if own.is_empty() {
                 continue;
             }
-            md.heading(2, format!("{} ({kind})", quantity_title(q)));
+            md.heading(2, format!("{} ({kind})", named(q)));
             quantity_section(&mut md, atlas, q, &own);
         }
     }
@@ -272,8 +272,8 @@ pub(crate) fn write_atlas(
     Ok(md.finish())
 }
 
-/// A quantity as a heading names it.
-fn quantity_title(q: &Quantity) -> String {
+/// `q` in a heading or a rate line: its symbol, and what it is when the quantity says.
+pub(crate) fn named(q: &Quantity) -> String {
     if q.meaning.is_empty() {
         q.symbol.to_string()
     } else {
@@ -303,23 +303,31 @@ fn cell_spans(numbers: &[Vec<f64>], k: usize) -> impl Fn(f64) -> (f64, f64) {
 }
 
 /// A quantity's symbol in a figure: a value at the run's end without its `(t_end)`, which the
-/// caption says once ([`at_end`]).
+/// axis or the caption says once ([`all_at_end`]).
 fn plain_symbol(q: &Quantity) -> &str {
     q.symbol.trim_end_matches("(t_end)")
 }
 
-/// [`quantity_title`] with the [`plain_symbol`].
-fn plain_title(q: &Quantity) -> String {
+/// `q` in a figure's legend or panel title: what it is when the quantity says (written for the
+/// reader already), else its [`plain_symbol`].
+pub(crate) fn figure_label(q: &Quantity) -> String {
     if q.meaning.is_empty() {
-        plain_symbol(q).to_string()
+        plot_text(plain_symbol(q))
     } else {
         q.meaning.to_string()
     }
 }
 
+/// Whether every quantity is read at the run's end.
+pub(crate) fn all_at_end<'a>(quantities: impl IntoIterator<Item = &'a Quantity>) -> bool {
+    quantities
+        .into_iter()
+        .all(|q| q.symbol.ends_with("(t_end)"))
+}
+
 /// A caption's note that the quantities are read at the run's end, when they all are.
 fn at_end(quantities: &[Quantity]) -> &'static str {
-    if quantities.iter().all(|q| q.symbol.ends_with("(t_end)")) {
+    if all_at_end(quantities) {
         ", at the end time"
     } else {
         ""
@@ -533,8 +541,7 @@ fn write_figure(
     let Some(numbers) = numbers else {
         return Ok(None);
     };
-    let index = |q: &Quantity| quantities.iter().position(|o| o == q).unwrap_or(0);
-    let of = |q: &Quantity| atlas.of(index(q), kind);
+    let of = |i: usize| atlas.of(i, kind);
     let tolerances = format!(
         "{kind}, rtol {}, atol {}",
         format_small_parameter(rtol),
@@ -548,22 +555,24 @@ fn write_figure(
         1 => {
             // A quantity that is 0 to the runs' tolerance everywhere (a motion that stays on an
             // axis of symmetry) would show its rounding: it is named in the caption instead.
-            let zero = |q: &Quantity| {
-                of(q).iter().all(|f| {
+            let zero = |i: usize| {
+                of(i).iter().all(|f| {
                     f.limit.is_none_or(|(v, _)| v.abs() <= f.floor)
                         && f.rigid.is_none_or(|r| r.abs() <= f.floor)
                 })
             };
             let zeros: Vec<String> = quantities
                 .iter()
-                .filter(|q| !q.distance && zero(q))
-                .map(|q| plot_text(plain_symbol(q)))
+                .enumerate()
+                .filter(|&(i, q)| !q.distance && zero(i))
+                .map(|(_, q)| plot_text(plain_symbol(q)))
                 .collect();
             let panels: Vec<Panel> = quantities
                 .iter()
-                .filter(|q| !q.distance && !zero(q))
-                .map(|q| {
-                    let own = of(q);
+                .enumerate()
+                .filter(|&(i, q)| !q.distance && !zero(i))
+                .map(|(i, q)| {
+                    let own = of(i);
                     let at = |f: &Finding| numbers[f.configuration][0];
                     let limits: Vec<(f64, f64)> = own
                         .iter()
@@ -586,7 +595,7 @@ fn write_figure(
                         ));
                     }
                     Panel {
-                        title: plot_text(&plain_title(q)),
+                        title: figure_label(q),
                         x_label: plot_text(&swept[0]),
                         y_label: plot_text(plain_symbol(q)),
                         log_x: false,
@@ -628,9 +637,10 @@ fn write_figure(
             let category = |v: Verdict| occurring.iter().position(|o| *o == v).map(|i| i as f64);
             let panels: Vec<HeatPanel> = quantities
                 .iter()
-                .map(|q| HeatPanel {
-                    title: plot_text(&plain_title(q)),
-                    cells: of(q)
+                .enumerate()
+                .map(|(i, q)| HeatPanel {
+                    title: figure_label(q),
+                    cells: of(i)
                         .iter()
                         .map(|f| {
                             let [(x, half_w), (y, half_h)] =

@@ -37,14 +37,14 @@ use crate::plot::style::{format_small_parameter, plot_text};
 use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::markdown::{fixed, sci, significant, Markdown, MarkdownTable};
 use crate::report::rates::{excludes, fitted_series, rate_against_prediction};
-use crate::study::atlas::{self, write_atlas, Atlas};
+use crate::study::atlas::{self, all_at_end, figure_label, named, write_atlas, Atlas};
 use crate::study::cycles::{write_cycles, CyclesSpec};
 use crate::study::first_opening::{
     reference_table, write_first_opening, FirstOpeningSpec, REFERENCE_KAPPA,
 };
 use crate::study::ladder::{
-    distances_at_floor, extrapolated_distances, is_rigid, quantity_value, rigid_distances,
-    rigid_rate, smallest_kappa_distances, AgainstRigid, LadderLimit, QuantityLimit,
+    extrapolated_distances, is_rigid, quantity_value, rigid_distances, rigid_rate,
+    smallest_kappa_distances, AgainstRigid, LadderLimit, QuantityLimit,
 };
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -365,9 +365,6 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         self.solver.refuse_unused_keys(S::NAME, &used)
     }
 
-    /// `[first_opening]`: a swept start parameter, a fast window and no fixed end, no
-    /// `[cycles]` (each writes analysis.json), and every configuration projecting onto the
-    /// scale-free fast system at the ladder's smallest κ.
     /// Whether the file asks for the atlas report (`study = "atlas"`) of a system whose
     /// `analysis` does not choose among reports of its own.
     fn is_atlas(&self) -> bool {
@@ -408,6 +405,9 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         Ok(())
     }
 
+    /// `[first_opening]`: a swept start parameter, a fast window and no fixed end, no
+    /// `[cycles]` (each writes analysis.json), and every configuration projecting onto the
+    /// scale-free fast system at the ladder's smallest κ.
     fn validate_first_opening(
         &self,
         spec: &FirstOpeningSpec,
@@ -645,7 +645,7 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
         let swept: Vec<String> = self.sweep.swept().into_iter().map(String::from).collect();
         let configurations = self.configurations().unwrap_or_default();
         let configuration_of: Vec<usize> = self.lazy_points().map(|p| p.configuration).collect();
-        let mut atlas = Atlas::new(swept.clone());
+        let mut atlas = Atlas::new(swept);
         let mut add = |i: usize, own: &[Row]| {
             let Some(config) = configurations.get(i) else {
                 return;
@@ -654,18 +654,8 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             if quantities.is_empty() {
                 return;
             }
-            let cells = S::inputs(config).unwrap_or_default();
-            let parameters = swept
-                .iter()
-                .map(|k| {
-                    cells
-                        .iter()
-                        .find(|(column, _)| column == k)
-                        .map_or_else(|| "?".to_string(), |(_, v)| v.clone())
-                })
-                .collect();
             let integrators = S::integrators(config, &self.solver.integrators);
-            atlas.add(parameters, &quantities, &integrators, own);
+            atlas.add(self.swept_values(config), &quantities, &integrators, own);
         };
         let mut current: Option<usize> = None;
         let mut own: Vec<Row> = Vec::new();
@@ -708,15 +698,26 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             .sweep
             .swept()
             .into_iter()
-            .map(|k| {
-                let value = S::inputs(config)
-                    .ok()
-                    .and_then(|cells| cells.into_iter().find(|(c, _)| *c == k))
-                    .map_or_else(|| "?".to_string(), |(_, v)| v);
-                format!("{k} = {value}")
-            })
+            .zip(self.swept_values(config))
+            .map(|(k, value)| format!("{k} = {value}"))
             .collect();
         Some(swept.join(", "))
+    }
+
+    /// The swept parameters' values in `config` as runs.csv writes them, in the order of
+    /// [`Sweep::swept`] ("?" for one the system's input cells do not hold).
+    fn swept_values(&self, config: &S::Config) -> Vec<String> {
+        let cells = S::inputs(config).unwrap_or_default();
+        self.sweep
+            .swept()
+            .into_iter()
+            .map(|k| {
+                cells
+                    .iter()
+                    .find(|(c, _)| *c == k)
+                    .map_or_else(|| "?".to_string(), |(_, v)| v.clone())
+            })
+            .collect()
     }
 
     /// convergence.png/.svg: per reported configuration (at most [`MAX_PANELS`] panels), the
@@ -771,7 +772,7 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             ("value at the smallest κ", "q(smallest κ)")
         };
         // Quantities read at the run's end say so once, on the axis, rather than in each label.
-        let at_end = quantities.iter().all(|q| q.symbol.ends_with("(t_end)"));
+        let at_end = all_at_end(quantities.iter().copied());
         let mut panels = Vec::new();
         let mut kinds: Vec<&str> = Vec::new();
         for (c, kind) in &drawn {
@@ -816,12 +817,7 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
                 if points.is_empty() || (!known && points.len() < 3) {
                     continue;
                 }
-                let label = if q.meaning.is_empty() {
-                    plot_text(q.symbol.trim_end_matches("(t_end)"))
-                } else {
-                    // Written for the reader already.
-                    q.meaning.to_string()
-                };
+                let label = figure_label(q);
                 // A predicted exponent is what the figure tests: the fit drawn over its range,
                 // its rate against the prediction in the legend.
                 if let (true, Some(predicted)) = (known, q.exponent) {
@@ -1021,12 +1017,12 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             let mut misses = Vec::new();
             for q in quantities {
                 for kind in integrators {
-                    convergence_items(&mut md, q, kind, own);
+                    let found = QuantityLimit::of(q, kind, own);
+                    convergence_items(&mut md, q, kind, &found);
                     // A distance within the runs' tolerance has no rate to miss.
-                    let fit = rigid_rate(q, kind, own)
-                        .filter(|_| distances_at_floor(q, kind, own).is_none());
+                    let fit = found.rate.as_ref().filter(|_| found.at_floor.is_none());
                     if let (Some(f), Some(p)) = (fit, q.exponent) {
-                        if excludes(&f, p) {
+                        if excludes(f, p) {
                             // A predicted 0 (a distance that does not depend on κ) has no
                             // relative miss.
                             let relative = if p == 0.0 {
@@ -1177,21 +1173,17 @@ fn against_rigid(limit: f64, rigid: f64, floor: f64, against: AgainstRigid) -> S
     )
 }
 
-/// `q` in a rate line: its symbol, and what it is when the quantity says.
-fn named(q: &Quantity) -> String {
-    if q.meaning.is_empty() {
-        q.symbol.to_string()
-    } else {
-        format!("{} = {}", q.symbol, q.meaning)
-    }
-}
-
 /// For `kind`'s rows: the rate of |q − rigid limit| ∝ κ^p when the rigid limit is known (its
 /// column, or the value of the rigid reference run by the same integrator), and q extrapolated to
 /// κ → 0 from the ladder alone (against the rigid limit when known); for a
 /// [`Quantity::distance`], the rate of the column alone. Each rate beside its predicted exponent.
-fn convergence_items(md: &mut Markdown, q: &Quantity, kind: &IntegratorKind, rows: &[Row]) {
-    let found = QuantityLimit::of(q, kind, rows);
+/// `found` is what `kind`'s rows say about `q` ([`QuantityLimit::of`]).
+fn convergence_items(
+    md: &mut Markdown,
+    q: &Quantity,
+    kind: &IntegratorKind,
+    found: &QuantityLimit,
+) {
     let symbol = q.symbol;
     let over = q
         .fit_range

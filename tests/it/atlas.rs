@@ -2,7 +2,7 @@
 //! the rigid limit, checked on a system whose compliant limit is known in closed form and differs
 //! from the rigid reference's (systems/v_groove.toml), and its refusals.
 
-use crate::common::{parse_error, run_and_report};
+use crate::common::{parse_error, points_table, run_and_report};
 use std::collections::BTreeMap;
 
 /// An atlas of systems/v_groove.toml over `sweep` (the lines of `[sweep]` after κ).
@@ -15,22 +15,6 @@ fn v_groove_atlas(sweep: &str) -> String {
     )
 }
 
-/// points.csv as one map of column to cell per row.
-fn points(dir: &std::path::Path) -> Vec<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(dir.join("points.csv")).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    lines
-        .map(|l| {
-            header
-                .iter()
-                .zip(l.split(','))
-                .map(|(h, c)| (h.to_string(), c.to_string()))
-                .collect()
-        })
-        .collect()
-}
-
 #[test]
 fn a_v_groove_atlas_finds_the_compliant_limit_and_where_it_leaves_the_rigid_one() {
     let experiment =
@@ -39,7 +23,7 @@ fn a_v_groove_atlas_finds_the_compliant_limit_and_where_it_leaves_the_rigid_one(
     let (dir, summary) = run_and_report(&experiment, "v-groove-atlas");
     // The rigid runs at μ = 1.2 refuse the wedged impact; everything else runs.
     assert_eq!(summary.failed, 1, "{summary:?}");
-    let rows = points(&dir);
+    let rows = points_table(&dir);
     assert_eq!(rows.len(), 4);
     let number = |r: &BTreeMap<String, String>, c: &str| -> f64 {
         r[c].parse()

@@ -164,3 +164,19 @@ pub fn json_texts<'a>(list: &'a serde_json::Value, key: &str) -> Vec<&'a str> {
     let items = list.as_array().expect("a JSON list");
     items.iter().map(|x| x[key].as_str().unwrap()).collect()
 }
+
+/// The atlas's points.csv in `dir` as one map of column to cell per row.
+pub fn points_table(dir: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(dir.join("points.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    lines
+        .map(|l| {
+            header
+                .iter()
+                .zip(l.split(','))
+                .map(|(h, c)| (h.to_string(), c.to_string()))
+                .collect()
+        })
+        .collect()
+}

@@ -12,7 +12,7 @@
 //! throughout, u_end = u₀ − μ(2v₀ + g t_off). Rigid limits: t_off → 0 and u_end → u₀ − 2μv₀,
 //! both at rate κ^(1/2).
 
-use crate::common::{run_options, scratch};
+use crate::common::{points_table, run_options, scratch};
 use rigid_limit::compliant::coulomb::Coulomb;
 use rigid_limit::compliant::normal::NormalCompliance;
 use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
@@ -244,13 +244,10 @@ fn a_system_from_outside_the_crate_has_the_atlas_too() {
     let summary = run_experiment(&spec, &run_options(&dir)).expect("the run completes");
     assert_eq!((summary.points, summary.failed), (27, 0));
     spec.report_run(&dir).unwrap();
-    let points = std::fs::read_to_string(dir.join("points.csv")).unwrap();
-    let mut lines = points.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
-    assert_eq!(rows.len(), 3, "{points}");
+    let rows = points_table(&dir);
+    assert_eq!(rows.len(), 3, "{rows:?}");
     for r in &rows {
-        let cell = |c: &str| r[header.iter().position(|h| *h == c).unwrap()];
+        let cell = |c: &str| r[c].as_str();
         let number = |c: &str| cell(c).parse::<f64>().unwrap();
         let mu = number("mu");
         // The rigid landing: the slip keeps its sign, u = u₀ − μ·2v₀, at once.
