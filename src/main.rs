@@ -285,13 +285,16 @@ fn first_comment_sentence(text: &str) -> String {
         .map(|l| l.trim_start_matches('#').trim())
         .collect();
     let joined = comment.join(" ");
-    // A sentence ends at ". " or "? " after a word longer than an abbreviation ("eq.", "Def.").
+    // A sentence ends at ". " or "? " after a word longer than an abbreviation ("eq.", "Def.")
+    // and outside parentheses ("(Fig. 3Drod)" does not end one).
     let end = joined
         .match_indices(['.', '?'])
         .map(|(i, _)| i)
         .find(|&i| {
-            let word = joined[..i].rsplit(' ').next().unwrap_or("");
-            joined[i + 1..].starts_with(' ') && word.chars().count() > 3
+            let before = &joined[..i];
+            let word = before.rsplit(' ').next().unwrap_or("");
+            let open = before.matches('(').count() > before.matches(')').count();
+            joined[i + 1..].starts_with(' ') && word.chars().count() > 3 && !open
         })
         .map_or(joined.len(), |i| i + 1);
     let sentence = &joined[..end];
@@ -394,4 +397,19 @@ fn reproduce(experiments: &Path, results: &Path) -> Result<(), String> {
         start.elapsed().as_secs_f64()
     ));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_comment_sentence;
+
+    #[test]
+    fn a_sentence_ends_outside_parentheses_and_after_a_word() {
+        let text =
+            "# C–V §7 (Fig. 3Drod): a rod, eq. (5) here. More.\n# Still more.\nname = \"x\"\n";
+        assert_eq!(
+            first_comment_sentence(text),
+            "C–V §7 (Fig. 3Drod): a rod, eq. (5) here."
+        );
+    }
 }

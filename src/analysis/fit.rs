@@ -46,7 +46,7 @@ pub struct LinearFit {
 
 impl LinearFit {
     /// The fitted power law of a [`power_law`] fit at `kappa`: e^intercept · κ^slope.
-    pub fn power_law_at(&self, kappa: f64) -> f64 {
+    pub(crate) fn power_law_at(&self, kappa: f64) -> f64 {
         (self.intercept + self.slope * kappa.ln()).exp()
     }
 }

@@ -28,14 +28,14 @@ pub trait RowCells {
 }
 
 /// A row's state as the fast studies name it: its cells of `state_columns` joined by ", ".
-pub fn state_text<R: RowCells>(r: &R, state_columns: &[&str]) -> String {
+pub(crate) fn state_text<R: RowCells>(r: &R, state_columns: &[&str]) -> String {
     let cells: Vec<&str> = state_columns.iter().map(|c| r.text(c)).collect();
     cells.join(", ")
 }
 
 /// The rows that ran (`status = ok`) grouped by their state ([`state_text`]) and `line` (a
 /// basin study's rows: one group per scanned line of a state, over κ), in key order.
-pub fn ok_rows_by_state_and_line<'a, R: RowCells>(
+pub(crate) fn ok_rows_by_state_and_line<'a, R: RowCells>(
     rows: &'a [R],
     state_columns: &[&str],
 ) -> BTreeMap<(String, String), Vec<&'a R>> {

@@ -11,11 +11,11 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Accuracy targets of a work–precision summary (a run's largest error over the measures).
-pub const TARGETS: [f64; 3] = [1e-3, 1e-6, 1e-9];
+pub(crate) const TARGETS: [f64; 3] = [1e-3, 1e-6, 1e-9];
 
 /// A target closer than this factor to the reference's own disagreement is not certified: the
 /// reference cannot tell which run reached it.
-pub const CERTIFY_FACTOR: f64 = 10.0;
+pub(crate) const CERTIFY_FACTOR: f64 = 10.0;
 
 /// Two integrators whose modelled costs differ by less than this fraction tie: the
 /// recommendation names both rather than a winner by a few percent of a calibration
@@ -105,12 +105,12 @@ pub struct Cheapest {
 
 impl Cheapest {
     /// The cheapest offer.
-    pub fn winner(&self) -> &Offer {
+    pub(crate) fn winner(&self) -> &Offer {
         &self.ranked[0]
     }
 
     /// The cheapest integrator outside the tie.
-    pub fn runner_up(&self) -> Option<&Offer> {
+    pub(crate) fn runner_up(&self) -> Option<&Offer> {
         self.ranked
             .iter()
             .find(|o| !self.tied.iter().any(|(n, _)| *n == o.integrator))
@@ -345,7 +345,7 @@ pub struct WorkPrecisionAnalysis {
 }
 
 /// What the analysis needs of the study besides its runs.
-pub struct StudyFacts<'a> {
+pub(crate) struct StudyFacts<'a> {
     /// The ladder's integrators, in the file's order.
     pub integrators: Vec<String>,
     /// The ladder's tolerances.
@@ -357,7 +357,7 @@ pub struct StudyFacts<'a> {
 }
 
 /// Analyse every configuration's runs.
-pub fn analyse(runs: &[ConfigurationRuns], facts: &StudyFacts) -> WorkPrecisionAnalysis {
+pub(crate) fn analyse(runs: &[ConfigurationRuns], facts: &StudyFacts) -> WorkPrecisionAnalysis {
     let configurations: Vec<ConfigurationAnalysis> = runs.iter().map(analyse_one).collect();
     let time_per_work = time_per_work(&configurations);
     let cost_model: Vec<(String, f64)> = match facts.calibration {

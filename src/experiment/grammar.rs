@@ -564,7 +564,7 @@ pub(crate) fn merge_state<P: Serialize + serde::de::DeserializeOwned>(
 /// in size, before any model reads it: one rule for every key of every model. A non-finite
 /// number would otherwise pass through JSON as null and read as "not given" (a default silently
 /// in its place).
-pub fn refuse_unrepresentable_numbers(table: &toml::Table) -> Result<(), SimError> {
+pub(crate) fn refuse_unrepresentable_numbers(table: &toml::Table) -> Result<(), SimError> {
     fn walk(value: &toml::Value, key: &str) -> Result<(), SimError> {
         match value {
             toml::Value::Float(x) => crate::error::require_representable(key, *x).map(|_| ()),
@@ -587,7 +587,7 @@ pub fn refuse_unrepresentable_numbers(table: &toml::Table) -> Result<(), SimErro
 }
 
 /// Deserialize TOML text (unknown keys rejected by the type) and validate it.
-pub fn parse_validated<T: serde::de::DeserializeOwned>(
+pub(crate) fn parse_validated<T: serde::de::DeserializeOwned>(
     text: &str,
     validate: impl Fn(&T) -> Result<(), SimError>,
 ) -> Result<T, SpecError> {
@@ -596,7 +596,7 @@ pub fn parse_validated<T: serde::de::DeserializeOwned>(
 
 /// [`parse_validated`] of a TOML table already read (an experiment whose parts come from several
 /// files).
-pub fn from_table_validated<T: serde::de::DeserializeOwned>(
+pub(crate) fn from_table_validated<T: serde::de::DeserializeOwned>(
     table: toml::Table,
     validate: impl Fn(&T) -> Result<(), SimError>,
 ) -> Result<T, SpecError> {

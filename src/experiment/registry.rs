@@ -343,7 +343,7 @@ macro_rules! registry {
 
             /// One run of the system named `name` (`rigid-limit simulate SYSTEM`), or `None`
             /// when no system of the registry has that name.
-            pub fn simulate_named(name: &str, args: &$args) -> Option<Result<String, String>> {
+            pub(crate) fn simulate_named(name: &str, args: &$args) -> Option<Result<String, String>> {
                 let _ = &args;
                 $( if name == $crate::experiment::registry::simulate_name::<$st>() {
                     return Some($simulate::<$st>(args));

@@ -141,7 +141,7 @@ pub struct Quantity {
 impl Quantity {
     /// A column that is a distance of the run to the rigid reference ([`Quantity::distance`]),
     /// its rate predicted `exponent` (if known) and fitted over `fit_range`.
-    pub fn distance_to_rigid(
+    pub(crate) fn distance_to_rigid(
         column: &'static str,
         symbol: &'static str,
         meaning: &'static str,

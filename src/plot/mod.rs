@@ -9,7 +9,7 @@
 
 mod canvas;
 pub(crate) mod cell_chart;
-pub mod heatmap;
+pub(crate) mod heatmap;
 mod panel;
 pub mod style;
 mod svg;

@@ -57,7 +57,7 @@ impl Formatter for ShortestNumbers<'_> {
 
 /// `value` as pretty JSON with shortest numbers; empty if it does not serialise (a map with
 /// non-string keys), as `serde_json::to_string_pretty(..).unwrap_or_default()` was.
-pub fn pretty<T: Serialize + ?Sized>(value: &T) -> String {
+pub(crate) fn pretty<T: Serialize + ?Sized>(value: &T) -> String {
     let mut out = Vec::new();
     let mut serializer =
         Serializer::with_formatter(&mut out, ShortestNumbers(PrettyFormatter::new()));

@@ -26,8 +26,8 @@ use crate::study::work_precision::{Values, WorkPrecision, REPEAT_BUDGET_S};
 use std::path::Path;
 
 /// The figures' file stems: error against wall time, against work units.
-pub const FIGURE: &str = "work_precision";
-pub const FIGURE_WORK: &str = "work_precision_work";
+pub(crate) const FIGURE: &str = "work_precision";
+pub(crate) const FIGURE_WORK: &str = "work_precision_work";
 /// One row per (run, error measure): the tidy error table.
 pub const ERRORS_CSV: &str = "errors.csv";
 /// At most this many configurations are drawn, one panel each.
@@ -35,7 +35,7 @@ pub const MAX_PANELS: usize = 16;
 
 /// The palette and marker index of an integrator: the same in every figure of every study
 /// (its place in [`IntegratorKind::ALL`]).
-pub fn integrator_index(name: &str) -> usize {
+pub(crate) fn integrator_index(name: &str) -> usize {
     IntegratorKind::ALL
         .iter()
         .position(|k| k.name() == name)
@@ -110,7 +110,7 @@ pub fn write_report<S: System>(
 }
 
 /// The groups with a cost fit, with their figure's file stem (`cost_vs_kappa_sustained`).
-pub fn cost_groups(a: &WorkPrecisionAnalysis) -> Vec<(String, String)> {
+pub(crate) fn cost_groups(a: &WorkPrecisionAnalysis) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     for e in &a.cost_exponents {
         if !out.iter().any(|(g, _)| *g == e.group) {
@@ -130,7 +130,7 @@ pub fn cost_groups(a: &WorkPrecisionAnalysis) -> Vec<(String, String)> {
 }
 
 /// errors.csv: one row per ladder run and error measure.
-pub fn errors_csv(a: &WorkPrecisionAnalysis) -> String {
+pub(crate) fn errors_csv(a: &WorkPrecisionAnalysis) -> String {
     let mut table = Table::new([
         "configuration",
         "scenario",
@@ -674,7 +674,7 @@ fn panel_title(c: &ConfigurationAnalysis) -> String {
 
 /// Cost against κ of one group at the cost tolerance, one panel per measure (RHS evaluations,
 /// LU factorisations, wall time), one line per integrator with its fitted exponent.
-pub fn cost_figure(a: &WorkPrecisionAnalysis, group: &str) -> Figure {
+pub(crate) fn cost_figure(a: &WorkPrecisionAnalysis, group: &str) -> Figure {
     let measures = [
         ("rhs_evals", "right-hand-side evaluations"),
         ("lu_factorisations", "LU factorisations"),

@@ -36,7 +36,7 @@ use std::path::Path;
 pub const NAME: &str = "atlas";
 
 /// The atlas's table of findings, one row per configuration and integrator.
-pub const POINTS_CSV: &str = "points.csv";
+pub(crate) const POINTS_CSV: &str = "points.csv";
 
 /// The configurations whose findings the summary lists one by one, at most; a larger atlas is
 /// read in points.csv and atlas.png.

@@ -44,7 +44,7 @@ pub fn run_point<P: Plan>(plan: &P, id: usize) -> Result<PointRun, SimError> {
 /// The experiment file `text` (named `label` in errors) with each `KEY=VALUE` of `sets` applied:
 /// a plain KEY sets `[params]`, a dotted one the table it names (`sweep.law=["literal"]`,
 /// `solver.rtol=1e-10`).
-pub fn with_sets(text: &str, label: &str, sets: &[String]) -> Result<String, SimError> {
+pub(crate) fn with_sets(text: &str, label: &str, sets: &[String]) -> Result<String, SimError> {
     let mut table = toml_table(text, label)?;
     for (set, (key, value)) in sets.iter().zip(parse_sets(sets)?) {
         let path: Vec<&str> = match key.split_once('.') {
@@ -74,7 +74,7 @@ pub fn with_sets(text: &str, label: &str, sets: &[String]) -> Result<String, Sim
 }
 
 /// The row as `column = cell` lines under a heading that says which point of which file it is.
-pub fn point_text(system: &str, label: &str, run: &PointRun) -> String {
+pub(crate) fn point_text(system: &str, label: &str, run: &PointRun) -> String {
     let mut out = format!(
         "{system}: point {} of {} of {label} (--point ID runs another, --params FILE another file)\n",
         run.id, run.count
@@ -87,7 +87,7 @@ pub fn point_text(system: &str, label: &str, run: &PointRun) -> String {
 
 /// The row as JSON: `{"system", "experiment", "point_id", "points", "row": {column: cell}}`, a
 /// cell that is a finite number as a number.
-pub fn point_json(system: &str, label: &str, run: &PointRun) -> serde_json::Value {
+pub(crate) fn point_json(system: &str, label: &str, run: &PointRun) -> serde_json::Value {
     let row: serde_json::Map<String, serde_json::Value> = run
         .columns
         .iter()

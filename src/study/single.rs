@@ -227,7 +227,7 @@ pub(crate) fn toml_table(file: &str, label: &str) -> Result<toml::Table, SimErro
 
 /// The `[params]` table of the TOML text `experiment` (an experiment file), named `label` in
 /// errors.
-pub fn params_table(experiment: &str, label: &str) -> Result<toml::Table, SimError> {
+pub(crate) fn params_table(experiment: &str, label: &str) -> Result<toml::Table, SimError> {
     let table = toml_table(experiment, label)?;
     match table.get("params") {
         Some(toml::Value::Table(params)) => Ok(params.clone()),
@@ -295,7 +295,7 @@ pub fn configuration<S: System>(run: &SingleRun) -> Result<S::Config, SimError> 
 /// The `[params]` table `params` of system `name` (from `source`, `--params FILE`, or the
 /// defaults when `None`) with every `--set KEY=VALUE` of `sets` applied in order, read as its
 /// configuration `C` (an unknown key is refused by name, with where it came from).
-pub fn config_with_sets<C: serde::de::DeserializeOwned>(
+pub(crate) fn config_with_sets<C: serde::de::DeserializeOwned>(
     mut params: toml::Table,
     source: Option<&str>,
     sets: &[String],
@@ -378,7 +378,7 @@ pub fn simulate<S: System>(run: &SingleRun) -> Result<SingleOutcome<S>, SimError
 
 /// The outcome as one JSON object: the system, the method, the integrator and its tolerances,
 /// the configuration, the record (runs.csv's measured columns) and the work.
-pub fn outcome_json<S: System>(
+pub(crate) fn outcome_json<S: System>(
     run: &SingleRun,
     outcome: &SingleOutcome<S>,
 ) -> Result<serde_json::Value, SimError> {
@@ -403,7 +403,7 @@ pub fn outcome_json<S: System>(
 
 /// The outcome as text: a heading line, then `key = value` per parameter and per measured
 /// column (the cells runs.csv would hold), then the work.
-pub fn outcome_text<S: System>(
+pub(crate) fn outcome_text<S: System>(
     run: &SingleRun,
     outcome: &SingleOutcome<S>,
 ) -> Result<String, SimError> {

@@ -60,7 +60,7 @@ pub const REPEAT_BUDGET_S: f64 = 0.3;
 /// The wall times of one point's runs: `first`, then `again()`'s while fewer than `repeats`
 /// were made and together they took less than [`REPEAT_BUDGET_S`]; a failed repeat (`None`)
 /// ends them. The work counters of a run are deterministic, only its time varies.
-pub fn repeated_wall_times(
+pub(crate) fn repeated_wall_times(
     first: f64,
     repeats: usize,
     mut again: impl FnMut() -> Option<f64>,
@@ -280,7 +280,7 @@ pub struct Point<C> {
 }
 
 /// The listed parameters of a scenario with their values in one configuration, outermost first.
-pub type Varied = Vec<(String, f64)>;
+pub(crate) type Varied = Vec<(String, f64)>;
 
 /// The parameters a scenario lists (each with its values), outermost first.
 type Listed<'a> = Vec<(&'a str, Vec<f64>)>;

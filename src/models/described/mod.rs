@@ -317,7 +317,7 @@ impl System for Described {
 /// (the file holds what `[system]` would: `coordinates = …`, `[[contacts]]`, `[initial]`). The
 /// path is looked up in the working directory, then beside the experiment file's directory
 /// (`experiments/x.toml` finds `systems/NAME.toml` of the same repository).
-pub fn with_system_file(
+pub(crate) fn with_system_file(
     mut table: toml::Table,
     dir: Option<&std::path::Path>,
 ) -> Result<toml::Table, SpecError> {

@@ -108,7 +108,7 @@ pub(crate) struct RigidSlip {
 /// sliding friction with the configuration frozen. At the G-spot p = 0, so the normal velocity
 /// stays 0 (v = p·P_s) and the rod leaves the ground only if b > 0 after the jump.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct SlipStop {
+pub(crate) struct SlipStop {
     pub normal_impulse: f64,
     /// Normal velocity and spin after the jump.
     pub v_after: f64,

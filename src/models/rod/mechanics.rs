@@ -57,7 +57,7 @@ impl PainleveRod {
     /// k = 1/ρ = l²/r², the factor of Zhao–Liu's 3 in eqs. (9)–(11). At ρ = 1/3 it is 3.0
     /// exactly in floating point, so the uniform rod's formulas below round as the published
     /// ones (the committed results depend on it).
-    pub fn inverse_gyration_sq(&self) -> f64 {
+    pub(crate) fn inverse_gyration_sq(&self) -> f64 {
         1.0 / self.gyration_sq
     }
 

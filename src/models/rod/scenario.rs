@@ -164,7 +164,7 @@ impl RodImpact {
 
     /// The cells of the contact parameters μ, μ_s, θ0, ω0, u0, c_d: the first input columns of
     /// every rod table (the κ sweep's and the fast studies').
-    pub fn parameter_cells(&self) -> Vec<(&'static str, String)> {
+    pub(crate) fn parameter_cells(&self) -> Vec<(&'static str, String)> {
         vec![
             ("mu", self.mu.to_string()),
             ("mu_s", self.mu_s.to_string()),
@@ -318,7 +318,7 @@ impl Scenario {
 /// direction of u (eq. (11)); the force must be that of a pressing (B < 0), consistent (A > 0)
 /// start, and the error names the condition that fails and the parameter that sets it (in stick
 /// the denominator C − B²/A is always positive: only the pressing condition can fail).
-pub fn quasi_static_normal_force(
+pub(crate) fn quasi_static_normal_force(
     rod: &RodImpact,
     q: &[f64; 3],
     qdot: &[f64; 3],

@@ -30,7 +30,7 @@ pub const ABOUT: &str = "the Painlevé rod's impact, sustained contact and drop,
     work–precision study (study = \"work_precision\", or kind = \"integrator_study\")";
 
 /// Fixed-time states recorded per run (columns `state_1` … `state_4`).
-pub const MAX_OUTPUTS: usize = 4;
+pub(crate) const MAX_OUTPUTS: usize = 4;
 
 /// The `state_k` columns: `t x_A y_A θ ẋ_A ẏ_A θ̇`, space-separated.
 pub const STATE_COLUMNS: [&str; MAX_OUTPUTS] = ["state_1", "state_2", "state_3", "state_4"];

@@ -25,5 +25,5 @@ pub mod paths;
 pub mod plan;
 pub mod quasistatic;
 pub mod report;
-pub mod report_kit;
+pub(crate) mod report_kit;
 pub mod spec;
