@@ -1,8 +1,11 @@
-//! The report layer: what a study writes for its reader besides runs.csv. Today: [`table`], the
-//! one writer of side tables (history.csv, points.csv, paths.csv, …) and their reader, [`json`],
-//! pretty JSON with shortest numbers (analysis.json, `simulate --json`), [`rates`], the rates of
-//! convergence fitted to the rows of a κ ladder, and the error of a figure that could not be
-//! drawn. It computes no physics and names no model.
+//! The report layer: what a study writes for its reader besides runs.csv. [`markdown`], the
+//! summary's builder and number formats; [`table`], the one writer of side tables (history.csv,
+//! points.csv, paths.csv, …) and their reader; [`json`], pretty JSON with shortest numbers
+//! (analysis.json, `simulate --json`); [`rates`], the rates of convergence fitted to the rows of
+//! a κ ladder; the summaries and figures of the fast-time studies ([`mode_table`], [`basin`],
+//! [`stick_basin`], [`portraits`]) and of the work–precision study ([`work_precision`]); the
+//! claims ledger ([`claims`]); and the error of a figure that could not be drawn. It computes no
+//! physics and names no model.
 
 pub mod basin;
 pub mod claims;
@@ -41,7 +44,6 @@ pub(crate) fn figure_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
     }
 }
 
-/// The reductions of `crate::analysis` read a row of runs.csv by column name.
 /// An I/O error on `dir` carrying `e` as it is (a figure that could not be written).
 pub(crate) fn io_error(dir: &Path) -> impl FnOnce(String) -> RunError + '_ {
     move |e| RunError::Io {
@@ -61,6 +63,7 @@ pub(crate) fn write_analysis<T: serde::Serialize + ?Sized>(
     )
 }
 
+/// The reductions of `crate::analysis` read a row of runs.csv by column name.
 impl crate::analysis::RowCells for crate::experiment::table::Row {
     fn text(&self, column: &str) -> &str {
         Row::text(self, column)

@@ -3,7 +3,7 @@
 
 use crate::analysis::fit::{power_law, LinearFit};
 use crate::experiment::table::Row;
-use crate::plot::{Mark, Series};
+use crate::plot::{power_guide, Mark, Panel, Series};
 use crate::report::markdown::significant;
 use serde::Serialize;
 
@@ -234,6 +234,67 @@ impl SlipTally {
             sequences,
         }
     }
+}
+
+/// The slip's end against κ, as the dynamic-jam studies draw it: per compliant law (its
+/// damping), the peak normal force and the slip's end after the rigid t* on a log–log panel,
+/// with guides κ^p of the predicted exponents through the first law's values at the smallest
+/// κ (`guides`: the force's, then the end's, each an exponent and its label).
+pub(crate) fn slip_end_panel(
+    title: &str,
+    rows: &[Row],
+    dampings: &[f64],
+    guides: [(f64, &str); 2],
+) -> Panel {
+    let mut panel = Panel {
+        title: title.into(),
+        x_label: "compliance κ".into(),
+        y_label: "peak normal force;  end of the slip − t*".into(),
+        log_x: true,
+        log_y: true,
+        legend_lower: true,
+        series: Vec::new(),
+        bands: Vec::new(),
+    };
+    for (i, &damping) in dampings.iter().enumerate() {
+        let own = law_rows(rows, damping);
+        let points = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<(f64, f64)> {
+            own.iter()
+                .filter_map(|r| Some((r.number("kappa")?, f(r)?)))
+                .filter(|(_, v)| *v > 0.0)
+                .collect()
+        };
+        panel.series.push(Series::new(
+            format!("peak normal force, damping c_d = {damping}"),
+            points(&|r| r.number("peak_normal_force")),
+            Mark::LineMarkers,
+            2 * i,
+        ));
+        panel.series.push(Series::new(
+            format!("end of the slip − t*, damping c_d = {damping}"),
+            points(&slip_end_offset),
+            Mark::LineMarkers,
+            2 * i + 1,
+        ));
+    }
+    let first = dampings.first().map(|&d| law_rows(rows, d));
+    if let Some((smallest, largest)) = first
+        .as_ref()
+        .and_then(|own| Some((own.first()?, own.last()?)))
+    {
+        let k0 = smallest.number("kappa").unwrap_or(f64::NAN);
+        let kmax = largest.number("kappa").unwrap_or(f64::NAN);
+        let [(force_p, force_label), (end_p, end_label)] = guides;
+        for (value, p, label) in [
+            (smallest.number("peak_normal_force"), force_p, force_label),
+            (slip_end_offset(smallest), end_p, end_label),
+        ] {
+            if let Some(v) = value.filter(|v| *v > 0.0) {
+                panel.series.push(power_guide(label, (k0, v), kmax, p));
+            }
+        }
+    }
+    panel
 }
 
 #[cfg(test)]

@@ -120,8 +120,8 @@ struct Finding {
     /// The limit κ → 0 and its interval's half-width.
     limit: Option<(f64, f64)>,
     rigid: Option<f64>,
-    /// The fitted rate p and its 95 % half-width, unless every distance lies within the runs'
-    /// tolerance.
+    /// The fitted rate p and its 95 % half-width of a limit that agrees, unless every distance
+    /// lies within the runs' tolerance.
     rate: Option<(f64, f64)>,
     /// The runs' tolerance every distance lies within, when they do.
     at_floor: Option<f64>,
@@ -189,10 +189,13 @@ impl Atlas {
                     }
                 };
                 let found = QuantityLimit::of(q, kind, rows);
+                let verdict = Verdict::of(q, &found);
+                // A distance that tends to a constant (another limit) has a slope near 0 that
+                // is no rate of convergence: only a limit that agrees has one.
                 let rate = found
                     .rate
                     .as_ref()
-                    .filter(|_| found.at_floor.is_none())
+                    .filter(|_| found.at_floor.is_none() && verdict == Verdict::Agrees)
                     .map(|f| (f.slope, f.slope_ci95));
                 self.findings.push(Finding {
                     configuration,
@@ -208,7 +211,7 @@ impl Atlas {
                         .as_ref()
                         .zip(q.exponent)
                         .is_some_and(|(f, p)| excludes(f, p)),
-                    verdict: Verdict::of(q, &found),
+                    verdict,
                 });
             }
         }
@@ -624,17 +627,8 @@ fn write_figure(
         }
         2 => {
             let spans = [cell_spans(&numbers, 0), cell_spans(&numbers, 1)];
-            // Only the verdicts that occur, in their order, are the map's categories.
-            let occurring: Vec<Verdict> = Verdict::ALL
-                .into_iter()
-                .filter(|v| {
-                    atlas
-                        .findings
-                        .iter()
-                        .any(|f| f.integrator == kind && f.verdict == *v)
-                })
-                .collect();
-            let category = |v: Verdict| occurring.iter().position(|o| *o == v).map(|i| i as f64);
+            // Every verdict is a category, so that a colour means one verdict in every atlas.
+            let category = |v: Verdict| Verdict::ALL.iter().position(|o| *o == v).map(|i| i as f64);
             let panels: Vec<HeatPanel> = quantities
                 .iter()
                 .enumerate()
@@ -671,7 +665,7 @@ fn write_figure(
                 x_label: plot_text(&swept[0]),
                 y_label: plot_text(&swept[1]),
                 scale: ColorScale::Categories {
-                    names: occurring.iter().map(|v| v.name().to_string()).collect(),
+                    names: Verdict::ALL.iter().map(|v| v.name().to_string()).collect(),
                 },
                 size: (650 * columns as u32, 520 * rows + 80),
             };

@@ -942,12 +942,22 @@ impl<S: System, G: Sweep<S>> Convergence<S, G> {
             .collect()
     }
 
-    /// The summary's title and the system's description.
+    /// The summary's title, the system's description (of `[params]`) and the swept parameters
+    /// (each configuration's values are in its section's heading or its line).
     fn heading(&self, md: &mut Markdown) {
+        let swept = self.sweep.swept();
+        let swept = if swept.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " Swept: {} (each configuration runs with its own values).",
+                swept.join(", ")
+            )
+        };
         md.heading(1, format!("{}: {}", self.name, S::TITLE))
             .generated_by(&self.name, "")
             .paragraph(format!(
-                "{}; rtol {:e}, atol {:e}.{}",
+                "{}; rtol {:e}, atol {:e}.{swept}{}",
                 S::describe(&self.params),
                 self.solver.rtol,
                 self.solver.atol,

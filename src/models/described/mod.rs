@@ -303,10 +303,7 @@ impl System for Described {
             if parameters.is_empty() {
                 "none".to_string()
             } else {
-                format!(
-                    "{} (where a section's heading names other values, its runs use those)",
-                    parameters.join(", ")
-                )
+                parameters.join(", ")
             },
             contacts.join("; ")
         )

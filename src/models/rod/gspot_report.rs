@@ -11,10 +11,11 @@ use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::model::gspot::{GspotCase, GspotRates};
 use crate::plot::style::{format_number, format_value};
-use crate::plot::{power_guide, save_captioned, Figure, Mark, Panel, Series};
+use crate::plot::{save_captioned, Figure, Mark, Panel, Series};
 use crate::report::markdown::sections_after_title;
 use crate::report::rates::{
-    dampings, exponent_in, exponent_text, last_mode, law_rows, slip_end_offset, Exponent, SlipTally,
+    dampings, exponent_in, exponent_text, last_mode, law_rows, slip_end_offset, slip_end_panel,
+    Exponent, SlipTally,
 };
 use crate::report::{io_error, write_analysis};
 use crate::study::convergence::Convergence;
@@ -308,16 +309,13 @@ fn phase_panel(title: String, rates: &GspotRates) -> Panel {
 }
 
 fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
-    let mut force = Panel {
-        title: "Peak normal force and the slip's end after t*".into(),
-        x_label: "compliance κ".into(),
-        y_label: "peak normal force;  end of the slip − t*".into(),
-        log_x: true,
-        log_y: true,
-        legend_lower: true,
-        series: Vec::new(),
-        bands: Vec::new(),
-    };
+    let dampings: Vec<f64> = a.laws.iter().map(|l| l.damping).collect();
+    let force = slip_end_panel(
+        "Peak normal force and the slip's end after t*",
+        rows,
+        &dampings,
+        [(-1.0 / 3.0, "∝ κ⁻¹ᐟ³"), (1.0 / 3.0, "∝ κ¹ᐟ³")],
+    );
     let mut outcome = Panel {
         title: "Outcome against the slip stop at the G-spot".into(),
         x_label: "compliance κ".into(),
@@ -336,18 +334,6 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
                 .collect()
         };
         let c = 2 * i;
-        force.series.push(Series::new(
-            format!("peak normal force, damping c_d = {}", law.damping),
-            points(&|r| r.number("peak_normal_force")),
-            Mark::LineMarkers,
-            c,
-        ));
-        force.series.push(Series::new(
-            format!("end of the slip − t*, damping c_d = {}", law.damping),
-            points(&slip_end_offset),
-            Mark::LineMarkers,
-            c + 1,
-        ));
         outcome.series.push(Series::new(
             format!("post-impact v, damping c_d = {}", law.damping),
             points(&|r| r.number("v_out")),
@@ -374,21 +360,6 @@ fn scaling_figure(rows: &[Row], a: &GspotAnalysis) -> Figure {
             mark: Mark::Dotted,
             color: c + 1,
         });
-    }
-    // Guides κ^(∓1/3) through the first law's values at the smallest κ.
-    if let Some(own) = a.laws.first().map(|l| law_rows(rows, l.damping)) {
-        if let (Some(first), Some(last)) = (own.first(), own.last()) {
-            let k0 = first.number("kappa").unwrap_or(f64::NAN);
-            let kmax = last.number("kappa").unwrap_or(f64::NAN);
-            for (value, p, label) in [
-                (first.number("peak_normal_force"), -1.0 / 3.0, "∝ κ⁻¹ᐟ³"),
-                (slip_end_offset(first), 1.0 / 3.0, "∝ κ¹ᐟ³"),
-            ] {
-                if let Some(v) = value {
-                    force.series.push(power_guide(label, (k0, v), kmax, p));
-                }
-            }
-        }
     }
     Figure::side_by_side(force, outcome)
 }

@@ -248,7 +248,7 @@ impl System for RodGspot {
     fn describe(p: &Params) -> String {
         let rod = PainleveRod::UNIFORM;
         let mut text = format!(
-            "Uniform rod, μ = {}, start θ0 = {}, θ̇0 = {}, u0 = {} at the quasi-static penetration, c_d = {} (unless swept: each configuration below)",
+            "Uniform rod, μ = {}, start θ0 = {}, θ̇0 = {}, u0 = {} at the quasi-static penetration, c_d = {}",
             p.mu, p.theta0, p.omega0, p.u0, p.damping
         );
         if let Some(g) = approachable_gspot(&rod, p.mu) {

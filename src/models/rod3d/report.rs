@@ -11,10 +11,11 @@ use crate::analysis::fit::power_law;
 use crate::experiment::runner::{write_atomically, RunError};
 use crate::experiment::table::Row;
 use crate::plot::style::{format_small_parameter, format_value};
-use crate::plot::{power_guide, save_captioned, Figure, Mark, Panel, Series, REFERENCE};
+use crate::plot::{save_captioned, Figure, Mark, Panel, Series, REFERENCE};
 use crate::report::markdown::sections_after_title;
 use crate::report::rates::{
-    dampings, exponent_in, exponent_text, last_mode, law_rows, slip_end_offset, Exponent, SlipTally,
+    dampings, exponent_in, exponent_text, last_mode, law_rows, slip_end_offset, slip_end_panel,
+    Exponent, SlipTally,
 };
 use crate::report::table::read_numbers;
 use crate::report::{io_error, write_analysis};
@@ -432,53 +433,14 @@ fn jam_figure(a: &Rod3dAnalysis, paths: &PathTable, compliant: &PathTable) -> Fi
 }
 
 fn scaling_figure(rows: &[Row], a: &Rod3dAnalysis) -> Figure {
-    let mut panel = Panel {
-        title: "Peak normal force and the compliant slip's end after t*".into(),
-        x_label: "compliance κ".into(),
-        y_label: "peak normal force;  end of the slip − t*".into(),
-        log_x: true,
-        log_y: true,
-        legend_lower: true,
-        series: Vec::new(),
-        bands: Vec::new(),
-    };
-    for (i, law) in a.laws.iter().enumerate() {
-        let own = law_rows(rows, law.damping);
-        let points = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<(f64, f64)> {
-            own.iter()
-                .filter_map(|r| Some((r.number("kappa")?, f(r)?)))
-                .filter(|(_, v)| *v > 0.0)
-                .collect()
-        };
-        panel.series.push(Series::new(
-            format!("peak normal force, damping c_d = {}", law.damping),
-            points(&|r| r.number("peak_normal_force")),
-            Mark::LineMarkers,
-            2 * i,
-        ));
-        panel.series.push(Series::new(
-            format!("end of the slip − t*, damping c_d = {}", law.damping),
-            points(&slip_end_offset),
-            Mark::LineMarkers,
-            2 * i + 1,
-        ));
-    }
-    if let Some(own) = a.laws.first().map(|l| law_rows(rows, l.damping)) {
-        if let (Some(first), Some(last)) = (own.first(), own.last()) {
-            let k0 = first.number("kappa").unwrap_or(f64::NAN);
-            let kmax = last.number("kappa").unwrap_or(f64::NAN);
-            for (value, p, label) in [
-                (first.number("peak_normal_force"), -0.5, "∝ κ⁻¹ᐟ²"),
-                (slip_end_offset(first), 0.4, "∝ κ²ᐟ⁵"),
-            ] {
-                if let Some(v) = value.filter(|v| *v > 0.0) {
-                    panel.series.push(power_guide(label, (k0, v), kmax, p));
-                }
-            }
-        }
-    }
+    let dampings: Vec<f64> = a.laws.iter().map(|l| l.damping).collect();
     Figure {
-        panels: vec![panel],
+        panels: vec![slip_end_panel(
+            "Peak normal force and the compliant slip's end after t*",
+            rows,
+            &dampings,
+            [(-0.5, "∝ κ⁻¹ᐟ²"), (0.4, "∝ κ²ᐟ⁵")],
+        )],
         columns: 1,
         size: (900, 600),
     }
