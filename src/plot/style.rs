@@ -175,14 +175,15 @@ pub(crate) fn format_value(v: f64) -> String {
 }
 
 /// Ticks of a log axis over log10 values [lo, hi]: (log10 value, label). Decades as 10ⁿ (every
-/// k-th decade when there are many); within less than two decades also 2 and 5 × 10ⁿ, then
+/// k-th decade when there are many); where fewer than three decades fall inside, also 2 and
+/// 5 × 10ⁿ (two decade ticks alone leave a reader nothing to read values between), then
 /// every whole mantissa; within a range so narrow that whole mantissas give fewer than three
 /// ticks (a distance that is the same at every κ: 1e-9 to 1.9e-9), the round steps of the
 /// values themselves ([`linear_ticks`]) placed on the log scale.
 pub(crate) fn log_ticks(lo: f64, hi: f64) -> Vec<(f64, String)> {
     let (first, last) = (lo.ceil() as i64, hi.floor() as i64);
     let decades = last - first + 1;
-    if decades >= 2 {
+    if decades >= 3 {
         let step = [1, 2, 3, 4, 5, 10, 20]
             .into_iter()
             .find(|s| decades / s <= 7)
@@ -404,6 +405,13 @@ mod tests {
         assert_eq!(labels, ["2×10⁻⁴", "5×10⁻⁴", "10⁻³", "2×10⁻³"], "{labels:?}");
         let labels: Vec<String> = log_ticks(0.1, 1.2).into_iter().map(|(_, l)| l).collect();
         assert_eq!(labels, ["2", "5", "10"], "{labels:?}");
+        // Two decade ticks inside: 2 and 5 × 10ⁿ between them.
+        let labels: Vec<String> = log_ticks(-0.35, 1.8).into_iter().map(|(_, l)| l).collect();
+        assert_eq!(
+            labels,
+            ["0.5", "1", "2", "5", "10", "20", "50"],
+            "{labels:?}"
+        );
         // Narrower than one whole mantissa to the next: the values' own round steps.
         let t = log_ticks(0.9e-9f64.log10(), 1.95e-9f64.log10());
         assert!(t.len() >= 3, "{t:?}");
