@@ -30,15 +30,6 @@ pub struct ModeInterval {
 /// A located switching event of the compliant contact.
 pub type EventRecord = crate::hybrid::EventRecord<Mode, Event>;
 
-/// Total time in each kind of contact phase. "slide" is slip in the direction of the first slip
-/// phase, "reverse_slip" slip in the other direction. Zero when absent.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
-pub struct PhaseDurations {
-    pub slide: f64,
-    pub stick: f64,
-    pub reverse_slip: f64,
-}
-
 /// The state when the contact first opens after an impact.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct PostImpact {
@@ -116,7 +107,6 @@ pub struct RunRecord {
     pub integrator: IntegratorKind,
     pub modes: Vec<ModeInterval>,
     pub events: Vec<EventRecord>,
-    pub durations: PhaseDurations,
     /// Whether the contact opened (the run ends there unless run to a fixed time).
     pub separated: bool,
     pub post_impact: Option<PostImpact>,

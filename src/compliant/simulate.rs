@@ -2,7 +2,7 @@
 //! trace into a [`RunRecord`] (phases, events, impulses, extrema, the energy account).
 
 use super::coulomb::Mode;
-use super::record::{EnergyAccount, ModeInterval, PhaseDurations, PostImpact, RunRecord, Sample};
+use super::record::{EnergyAccount, ModeInterval, PostImpact, RunRecord, Sample};
 use super::{damping_work_index, friction_work_index, impulse_normal_index, load_work_index};
 use super::{impulse_tangential_index, ContactProblem, Event};
 use crate::error::SimError;
@@ -198,7 +198,6 @@ pub fn simulate<Sys: PlanarContactSystem<N>, const N: usize>(
     stats.wall_time_s = start.elapsed().as_secs_f64();
     Ok(RunRecord {
         integrator: options.integrator,
-        durations: phase_durations(&modes),
         separated: recorder.post_impact.is_some(),
         modes,
         events: trace.events,
@@ -311,23 +310,4 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> Observer<ContactProblem<'_, Sy
             });
         }
     }
-}
-
-/// Sum the contact phases into slide / stick / reverse slip.
-fn phase_durations(modes: &[ModeInterval]) -> PhaseDurations {
-    let first_slip = modes
-        .iter()
-        .map(|m| m.mode.slip_sign())
-        .find(|&s| s != 0)
-        .unwrap_or(0);
-    let mut d = PhaseDurations::default();
-    for m in modes {
-        match m.mode {
-            Mode::Stick => d.stick += m.duration,
-            Mode::Free => {}
-            _ if m.mode.slip_sign() == first_slip => d.slide += m.duration,
-            _ => d.reverse_slip += m.duration,
-        }
-    }
-    d
 }

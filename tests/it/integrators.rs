@@ -7,6 +7,7 @@ use rigid_limit::compliant::record::RunRecord;
 use rigid_limit::compliant::SimulationOptions;
 use rigid_limit::experiment::run_experiment;
 use rigid_limit::integrate::IntegratorKind;
+use rigid_limit::models::rod::columns::PhaseDurations;
 use rigid_limit::models::rod::mechanics::{SlideCoefficients, THETA, X_A, Y_A};
 use rigid_limit::models::rod::scenario::{RodImpact, Scenario};
 use rigid_limit::models::Experiment;
@@ -24,7 +25,10 @@ fn run(scenario: &Scenario, kind: IntegratorKind, rtol: f64) -> RunRecord {
 }
 
 fn duration_error(r: &RunRecord, reference: &RunRecord) -> f64 {
-    let (d, e) = (&r.durations, &reference.durations);
+    let (d, e) = (
+        &PhaseDurations::of(&r.modes),
+        &PhaseDurations::of(&reference.modes),
+    );
     [
         (d.slide, e.slide),
         (d.stick, e.stick),

@@ -7,6 +7,7 @@ use rigid_limit::compliant::record::RunRecord;
 use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, Event, SimulationOptions};
 use rigid_limit::error::SimError;
 use rigid_limit::integrate::IntegratorKind;
+use rigid_limit::models::rod::columns::PhaseDurations;
 use rigid_limit::models::rod::limit::RigidLimit;
 use rigid_limit::models::rod::mechanics::PainleveRod;
 use rigid_limit::models::rod::scenario::RodImpact;
@@ -239,7 +240,10 @@ fn integrators_agree_on_phase_durations() {
         let reference = &runs[0];
         for r in &runs {
             assert_eq!(r.mode_sequence(), "slide_left → stick → slide_right");
-            let (a, b) = (r.durations, reference.durations);
+            let (a, b) = (
+                PhaseDurations::of(&r.modes),
+                PhaseDurations::of(&reference.modes),
+            );
             for (x, y) in [
                 (a.slide, b.slide),
                 (a.stick, b.stick),
@@ -270,15 +274,19 @@ fn durations_converge_under_tolerance_refinement() {
         .unwrap();
     let d = |r: &RunRecord| {
         [
-            r.durations.slide,
-            r.durations.stick,
-            r.durations.reverse_slip,
+            PhaseDurations::of(&r.modes).slide,
+            PhaseDurations::of(&r.modes).stick,
+            PhaseDurations::of(&r.modes).reverse_slip,
         ]
     };
     for (x, y) in d(&check).into_iter().zip(d(&reference)) {
         assert!(rel(x, y) < 1e-10, "reference not confirmed: {x} vs {y}");
     }
-    assert!(reference.durations.slide / reference.durations.reverse_slip > 1e7);
+    assert!(
+        PhaseDurations::of(&reference.modes).slide
+            / PhaseDurations::of(&reference.modes).reverse_slip
+            > 1e7
+    );
     for kind in [
         IntegratorKind::Bdf,
         IntegratorKind::Esdirk34,
@@ -302,7 +310,7 @@ fn approaches_the_rigid_limit() {
     let r = imp
         .simulate(&SimulationOptions::new(IntegratorKind::Bdf, 1e-10, 1e-12))
         .unwrap();
-    let stick = r.durations.stick / imp.kappa.sqrt();
+    let stick = PhaseDurations::of(&r.modes).stick / imp.kappa.sqrt();
     assert!(
         rel(stick, limit.stick_duration_scaled) < 1e-3,
         "{stick} vs {}",

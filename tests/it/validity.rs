@@ -6,6 +6,7 @@ use crate::common::{cli, zhao_liu_sweep};
 use rigid_limit::compliant::{simulate, ContactProblem, EndCondition, SimulationOptions};
 use rigid_limit::error::SimError;
 use rigid_limit::integrate::IntegratorKind;
+use rigid_limit::models::rod::columns::PhaseDurations;
 use rigid_limit::models::rod::mechanics::{PainleveRod, THETA, Y_A};
 use rigid_limit::models::rod::scenario::{RodImpact, Scenario};
 
@@ -198,12 +199,12 @@ fn kappa_below_the_resolution_limit_is_refused_with_the_reason() {
     for (what, got, want) in [
         (
             "T_stick/√κ",
-            r.durations.stick / k.sqrt(),
+            PhaseDurations::of(&r.modes).stick / k.sqrt(),
             limit.stick_duration_scaled,
         ),
         (
             "T_rev/κ",
-            r.durations.reverse_slip / k,
+            PhaseDurations::of(&r.modes).reverse_slip / k,
             limit.reverse_slip_duration_scaled,
         ),
         ("v_out", post.v, limit.v_out),
@@ -214,7 +215,9 @@ fn kappa_below_the_resolution_limit_is_refused_with_the_reason() {
     }
     // The rounding of the reverse slip stays below its predicted upper estimate.
     let rounding = limit.reverse_slip_rounding(k);
-    let err = (r.durations.reverse_slip / k / limit.reverse_slip_duration_scaled - 1.0).abs();
+    let err = (PhaseDurations::of(&r.modes).reverse_slip / k / limit.reverse_slip_duration_scaled
+        - 1.0)
+        .abs();
     assert!(err <= rounding && rounding < 1e-2, "{err} vs {rounding}");
 
     let below = RodImpact::zhao_liu(1e-30);
@@ -257,7 +260,7 @@ fn an_unresolved_reverse_slip_is_flagged_and_a_resolved_one_agrees() {
             let r = imp
                 .simulate(&SimulationOptions::new(kind, 1e-10, 1e-12))
                 .unwrap();
-            r.durations.reverse_slip / kappa
+            PhaseDurations::of(&r.modes).reverse_slip / kappa
         })
         .collect();
         let max = values.iter().copied().fold(f64::MIN, f64::max);

@@ -5,6 +5,7 @@ use crate::cells;
 use crate::compliant::record::RunRecord;
 use crate::compliant::{EndCondition, SimulationOptions};
 use crate::integrate::IntegratorKind;
+use crate::models::rod::columns::PhaseDurations;
 use crate::models::rod::limit::RigidLimit;
 use crate::models::rod::mechanics::THETA;
 use crate::models::rod::scenario::{RodImpact, Scenario};
@@ -184,7 +185,7 @@ pub fn simulate_output(run: &RunFlags, rod: &RodFlags) -> Result<String, String>
             "atol": run.atol,
             "modes": &record.modes,
             "events": &record.events,
-            "durations": &record.durations,
+            "durations": PhaseDurations::of(&record.modes),
             "separated": record.separated,
             "post_impact": post_impact_json(&record),
             "impulse_normal": record.impulse_normal,
@@ -376,7 +377,7 @@ fn summary_text(scenario: &Scenario, imp: &RodImpact, r: &RunRecord, run: &RunFl
     );
     out.push('\n');
     out.push_str(&r.phase_table());
-    let d = &r.durations;
+    let d = PhaseDurations::of(&r.modes);
     let sk = imp.kappa.sqrt();
     let is_impact = matches!(scenario, Scenario::Impact(_));
     out.push('\n');

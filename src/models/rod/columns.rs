@@ -2,7 +2,7 @@
 
 use super::mechanics::THETA;
 use crate::compliant::coulomb::Mode;
-use crate::compliant::record::RunRecord;
+use crate::compliant::record::{ModeInterval, RunRecord};
 use serde::{Deserialize, Serialize};
 
 /// Input columns (between `kappa` and `integrator`).
@@ -36,6 +36,37 @@ pub(crate) const MEASURE_COLUMNS: &[&str] = &[
     "energy_balance_error",
     "normal_force_stick_end",
 ];
+
+/// Total time in each kind of contact phase, Zhao–Liu's three: "slide" is slip in the direction
+/// of the first slip phase, "reverse_slip" slip in the other direction. Zero when absent.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct PhaseDurations {
+    pub slide: f64,
+    pub stick: f64,
+    pub reverse_slip: f64,
+}
+
+impl PhaseDurations {
+    /// The contact phases of a run (its [`RunRecord::modes`]) summed into slide, stick and
+    /// reverse slip.
+    pub fn of(modes: &[ModeInterval]) -> PhaseDurations {
+        let first_slip = modes
+            .iter()
+            .map(|m| m.mode.slip_sign())
+            .find(|&s| s != 0)
+            .unwrap_or(0);
+        let mut d = PhaseDurations::default();
+        for m in modes {
+            match m.mode {
+                Mode::Stick => d.stick += m.duration,
+                Mode::Free => {}
+                _ if m.mode.slip_sign() == first_slip => d.slide += m.duration,
+                _ => d.reverse_slip += m.duration,
+            }
+        }
+        d
+    }
+}
 
 /// What one impact of the rod measures: a row of runs.csv from `mode_sequence` to
 /// `normal_force_stick_end` (an empty cell where a field is `None`).
@@ -80,12 +111,13 @@ impl From<&RunRecord> for RodMeasures {
         let slide = r.modes.first().filter(|m| m.mode.slip_sign() != 0);
         let post = r.post_impact.as_ref();
         let e = &r.energy;
+        let durations = PhaseDurations::of(&r.modes);
         RodMeasures {
             mode_sequence: r.modes_joined(">"),
             n_events: r.events.len(),
-            t_slide: r.durations.slide,
-            t_stick: r.durations.stick,
-            t_reverse_slip: r.durations.reverse_slip,
+            t_slide: durations.slide,
+            t_stick: durations.stick,
+            t_reverse_slip: durations.reverse_slip,
             theta_slide_end: slide.map(|m| m.q_end[THETA]),
             omega_slide_end: slide.map(|m| m.qdot_end[THETA]),
             separated: r.separated,

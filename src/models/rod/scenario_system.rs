@@ -18,6 +18,7 @@ use crate::experiment::system::{
     ErrorMeasure, ErrorScale, Method, Quantity, RunSettings, System, WorkPrecisionLayout,
 };
 use crate::integrate::SolverStats;
+use crate::models::rod::columns::PhaseDurations;
 use crate::models::rod::mechanics::THETA;
 use crate::models::rod::scenario::{RodImpact, Scenario};
 use crate::study::work_precision::WorkPrecision;
@@ -267,6 +268,7 @@ impl System for RodScenario {
                     .join(" ")
             })
         };
+        let durations = PhaseDurations::of(&run.modes);
         let record = ScenarioRecord {
             mode_sequence: run
                 .modes
@@ -280,9 +282,9 @@ impl System for RodScenario {
                 .iter()
                 .filter(|e| e.event == Event::ContactCloses)
                 .count(),
-            t_slide: run.durations.slide,
-            t_stick: run.durations.stick,
-            t_reverse_slip: run.durations.reverse_slip,
+            t_slide: durations.slide,
+            t_stick: durations.stick,
+            t_reverse_slip: durations.reverse_slip,
             u_out: run.post_impact.as_ref().map(|p| p.u),
             v_out: run.post_impact.as_ref().map(|p| p.v),
             omega_out: run.post_impact.as_ref().map(|p| p.qdot[THETA]),
