@@ -659,6 +659,16 @@ impl<Sys: PlanarContactSystem<N>, const N: usize> HybridSystem for ContactProble
         self.next_mode(event, y)
     }
 
+    /// q and q̇, then τ for a non-autonomous system (`event_inputs`, the margins'
+    /// `validity_margin`): the impulses and works after them are read by neither.
+    fn event_state_len(&self) -> usize {
+        if self.system.is_autonomous() {
+            2 * N
+        } else {
+            time_index(N) + 1
+        }
+    }
+
     /// The mechanical system's domain, watched in every mode.
     fn domain(&self) -> &[ValidityMargin] {
         self.system.validity_margins()

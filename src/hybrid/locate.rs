@@ -43,7 +43,7 @@ pub struct ScanBuffers {
     /// side ([`ScanBuffers::start_phase`]); only in the phase's first segment.
     on_surface: Vec<bool>,
     /// Each watched function's resolution at the phase start (`Σ |∂g/∂y_i|·resolution_i`):
-    /// computed for the functions not strictly on their start side, and on first use for the
+    /// computed for the functions that may start on their surface, and on first use for the
     /// others (NaN until then).
     surface_width: Vec<f64>,
     /// The components' resolutions at the phase start ([`ScanBuffers::start_phase`]).
@@ -79,23 +79,39 @@ struct Slope {
     slope: f64,
 }
 
+/// The functions whose slopes [`SparseSlopes`] knows one by one: the first 64.
+const KNOWN_ONE_BY_ONE: usize = u64::BITS as usize;
+
 /// The nonzero slopes of a set of functions, function after function and in the state's
-/// order within one; known only if the system gives them for every function.
+/// order within one, for the functions the system gives them for.
 #[derive(Default)]
 struct SparseSlopes {
     slopes: Vec<Slope>,
-    known: bool,
+    /// Bit f: the system gives function f's slopes (the first [`KNOWN_ONE_BY_ONE`]).
+    known: u64,
+    /// Whether it gives every function's.
+    all_known: bool,
 }
 
 impl SparseSlopes {
-    /// The slopes, `None` unless known for every function.
-    fn get(&self) -> Option<&[Slope]> {
-        self.known.then_some(&self.slopes[..])
+    /// Whether the system gives function `function`'s slopes (for one past the mask: whether
+    /// it gives every function's).
+    fn knows(&self, function: usize) -> bool {
+        if function < KNOWN_ONE_BY_ONE {
+            self.known >> function & 1 == 1
+        } else {
+            self.all_known
+        }
+    }
+
+    /// Function `function`'s slopes.
+    fn of(&self, function: usize) -> impl Iterator<Item = &Slope> {
+        self.slopes.iter().filter(move |w| w.function == function)
     }
 
     /// Refill with the slopes of `count` functions, `slopes_of(f, out)` writing function f's
-    /// into `dense` (a vector of the state's length, zeroed first) and saying whether it has
-    /// them.
+    /// into `dense` (a vector of the state's length, zeroed before each function) and saying
+    /// whether it has them.
     fn refill(
         &mut self,
         count: usize,
@@ -103,11 +119,16 @@ impl SparseSlopes {
         mut slopes_of: impl FnMut(usize, &mut [f64]) -> bool,
     ) {
         self.slopes.clear();
-        self.known = false;
-        dense.fill(0.0);
+        self.known = 0;
+        self.all_known = true;
         for function in 0..count {
+            dense.fill(0.0);
             if !slopes_of(function, dense) {
-                return;
+                self.all_known = false;
+                continue;
+            }
+            if function < KNOWN_ONE_BY_ONE {
+                self.known |= 1 << function;
             }
             self.slopes
                 .extend(dense.iter().enumerate().filter(|(_, &w)| w != 0.0).map(
@@ -118,7 +139,6 @@ impl SparseSlopes {
                     },
                 ));
         }
-        self.known = true;
     }
 }
 
@@ -165,8 +185,8 @@ impl ScanBuffers {
         let margins = sys.domain().len();
         refill(&mut self.g_start, count, 0.0);
         sys.event_values(mode, &watched, y0, &mut self.g_start);
-        // Only functions not strictly on their start side need their resolution (`dim` dual
-        // evaluations each, the probe buffer as the unit vectors).
+        // Only functions that may start on their surface need their resolution now (`dim`
+        // dual evaluations each, the probe buffer as the unit vectors).
         self.slope_scratch.resize(n, 0.0);
         self.margin_slopes
             .refill(margins, &mut self.slope_scratch, |i, out| {
@@ -179,8 +199,16 @@ impl ScanBuffers {
         refill(&mut self.y_probe, n, 0.0);
         self.surface_width.clear();
         for (j, &(event, crossing)) in watched.iter().enumerate() {
+            let g = self.g_start[j];
+            // A function past zero by more than twice what its slopes let the resolutions
+            // reach, Σ w_i·resolution_i ≥ Σ |∂g/∂y_i|·resolution_i (twice: room for the
+            // rounding of both sums), is off its surface unless the event put it there (below),
+            // whatever its resolution: that waits for first use as a start-side function's.
+            let far_past = !(after_event && sys.is_switching(event))
+                && self.event_slopes.knows(j)
+                && g.abs() > 2.0 * slopes_reach(self.event_slopes.of(j), resolution);
             self.surface_width
-                .push(if crossing.is_start_side(self.g_start[j]) {
+                .push(if crossing.is_start_side(g) || far_past {
                     f64::NAN
                 } else {
                     event_resolution(sys, mode, event, y0, resolution, &mut self.y_probe)
@@ -227,6 +255,11 @@ impl ScanBuffers {
     pub fn leave_surface(&mut self, index: usize) {
         self.on_surface[index] = false;
     }
+}
+
+/// `Σ w_i·d_i` over `slopes` (w, [`SparseSlopes::of`]) of the components' `d`.
+fn slopes_reach<'a>(slopes: impl Iterator<Item = &'a Slope>, d: &[f64]) -> f64 {
+    slopes.map(|w| w.slope * d[w.component]).sum()
 }
 
 /// What the integrator resolves of `event`'s function at `y`: the components' error weights
@@ -286,6 +319,7 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
         event_slopes,
         slope_scratch: _,
     } = buffers;
+    let read = sys.event_state_len();
     let mut seg_start = t_prev;
     let mut switch: Option<(H::Event, f64)> = None;
     // A function that starts the phase on its surface and is found past zero with no
@@ -296,24 +330,29 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
     let mut exit: Option<(usize, f64)> = None;
     let mut extrema = Vec::new();
     let mut end_flow_ready = false;
+    let departure = |i| st.dense_departure(i);
     // A margin that no point of the step's dense output can bring to zero cannot leave the
     // domain in this step, whatever the samples show: its samples are taken only where the
     // next step needs them (the last interior one and the end), and nothing is searched.
-    let departure = |i| st.dense_departure(i);
-    let margins_clear = margin_slopes.get().is_some_and(|slopes| {
+    let margins_clear = margin_slopes.all_known && {
         st.state(y_scan);
-        stays_positive(m_start.len(), |i| m_start[i], slopes, departure, y_scan)
-    });
+        stays_positive(
+            m_start.len(),
+            |i| m_start[i],
+            margin_slopes,
+            departure,
+            y_scan,
+        )
+    };
     // Likewise a watched function that no point of the dense output can bring to zero (its
     // distance from zero on its start side at the step's start stays positive) cannot cross,
     // dip or turn to zero in the step. When every function and every margin is clear, the
     // samples cannot find anything: only the last interior one (the next step's sample before
     // its first segment) and the end are taken, and nothing is tested.
-    let clear = margins_clear
-        && event_slopes.get().is_some_and(|slopes| {
-            let distance = |j: usize| watched[j].1.start_side_distance(g_start[j]);
-            stays_positive(watched.len(), distance, slopes, departure, y_scan)
-        });
+    let clear = margins_clear && event_slopes.all_known && {
+        let distance = |j: usize| watched[j].1.start_side_distance(g_start[j]);
+        stays_positive(watched.len(), distance, event_slopes, departure, y_scan)
+    };
     for k in 1..=SCAN_POINTS + 1 {
         if clear && k < SCAN_POINTS {
             continue;
@@ -324,7 +363,8 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
             t_step
         } else {
             let ts = t_prev + (t_step - t_prev) * k as f64 / (SCAN_POINTS + 1) as f64;
-            st.interpolate(ts, y_scan).map_err(|m| failed(ts, m))?;
+            st.interpolate_leading(ts, read, y_scan)
+                .map_err(|m| failed(ts, m))?;
             ts
         };
         sys.event_values(mode, watched, y_scan, g_scan);
@@ -348,7 +388,9 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                     if !(start_side || on_surface[j]) {
                         continue;
                     }
-                    let g_of = probe(st, y_probe, failed, |y| sys.event_value(mode, event, y));
+                    let g_of = probe(st, read, y_probe, failed, |y| {
+                        sys.event_value(mode, event, y)
+                    });
                     let switching = sys.is_switching(event);
                     match root_past_zero(g_of, crossing, start_side, switching, seg, g)? {
                         Some(Root::At(t)) => Some(t),
@@ -409,7 +451,9 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                         }
                         sys.event_rate(mode, event, y_scan, end_flow)
                     };
-                    let g_of = probe(st, y_probe, failed, |y| sys.event_value(mode, event, y));
+                    let g_of = probe(st, read, y_probe, failed, |y| {
+                        sys.event_value(mode, event, y)
+                    });
                     let approach = Approach {
                         dip_in_middle,
                         at_end: approaching_at_end,
@@ -473,7 +517,7 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
                 if !(outside || dip_in_middle || falling_at_end) {
                     continue;
                 }
-                let m_of = probe(st, y_probe, failed, |y| sys.domain_margin(i, y));
+                let m_of = probe(st, read, y_probe, failed, |y| sys.domain_margin(i, y));
                 let fall = if outside {
                     None
                 } else {
@@ -523,14 +567,14 @@ pub fn scan_step<H: HybridSystem, St: Stepper>(
 fn stays_positive(
     count: usize,
     value: impl Fn(usize) -> f64,
-    slopes: &[Slope],
+    slopes: &SparseSlopes,
     departure: impl Fn(usize) -> Option<f64>,
     y_end: &[f64],
 ) -> bool {
     (0..count).all(|function| {
         let m = value(function);
         let (mut reach, mut scale) = (0.0, 0.0);
-        for w in slopes.iter().filter(|w| w.function == function) {
+        for w in slopes.of(function) {
             let Some(d) = departure(w.component) else {
                 return false;
             };
@@ -542,16 +586,19 @@ fn stays_positive(
 }
 
 /// A function of the state (a watched event's, a domain margin) along the dense output of the
-/// step just taken by `st`, interpolated into the one probe buffer.
+/// step just taken by `st`, interpolated into the one probe buffer: its first `read`
+/// components, those the function reads ([`HybridSystem::event_state_len`]).
 #[inline]
 fn probe<'a, St: Stepper>(
     st: &'a St,
+    read: usize,
     y_probe: &'a mut [f64],
     failed: &'a impl Fn(f64, String) -> SimError,
     value: impl Fn(&[f64]) -> f64 + 'a,
 ) -> impl FnMut(f64) -> Result<f64, SimError> + 'a {
     move |t| {
-        st.interpolate(t, y_probe).map_err(|m| failed(t, m))?;
+        st.interpolate_leading(t, read, y_probe)
+            .map_err(|m| failed(t, m))?;
         Ok(value(y_probe))
     }
 }

@@ -137,6 +137,12 @@ pub trait HybridSystem: Sync {
             *o = self.event_value(mode, event, y);
         }
     }
+    /// How many leading components of the state the watched functions and the domain margins
+    /// read (all by default): the scan interpolates only these at its samples and probes
+    /// ([`crate::integrate::Stepper::interpolate_leading`]).
+    fn event_state_len(&self) -> usize {
+        self.dim()
+    }
     /// Whether `mode` can run from `y`: an error (the reason, naming the contacts and the
     /// quantity) ends the run where a phase would start in a mode the formulation cannot
     /// integrate (a singular stick subsystem). Every mode can by default.

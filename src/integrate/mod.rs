@@ -276,6 +276,15 @@ pub trait Stepper {
     fn set_stop_time(&mut self, t: f64) -> Result<(), String>;
     /// Dense output inside the last step.
     fn interpolate(&self, t: f64, out: &mut [f64]) -> Result<(), String>;
+    /// [`Stepper::interpolate`] for the state's first `len` components at least: `out[..len]`
+    /// as `interpolate` gives it, bit for bit, the rest of `out` left stale where the stepper
+    /// can skip it (the native explicit pairs, whose components interpolate independently).
+    /// The scan's samples and probes need only what its functions read
+    /// ([`crate::hybrid::HybridSystem::event_state_len`]). The whole state by default.
+    fn interpolate_leading(&self, t: f64, len: usize, out: &mut [f64]) -> Result<(), String> {
+        let _ = len;
+        self.interpolate(t, out)
+    }
     fn save(&self) -> Self::Saved;
     fn restore(&mut self, saved: Self::Saved);
     /// Counters accumulated by this stepper. Each counter is kept either here or in
@@ -291,7 +300,7 @@ pub trait Stepper {
     /// A bound on how far component `i` of the last step's dense output departs from the
     /// step's start: `|y_i(t) − y_i(t_prev)| ≤ bound` for every `t` of the step, when the
     /// stepper knows one from its interpolant's coefficients; `None` otherwise. The scan skips
-    /// the samples of domain margins this bound keeps away from zero.
+    /// the samples and tests of the functions this bound keeps away from zero.
     fn dense_departure(&self, _i: usize) -> Option<f64> {
         None
     }

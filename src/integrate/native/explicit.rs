@@ -425,13 +425,18 @@ impl<F: VectorField, P: ExplicitPair> Stepper for Explicit<F, P> {
 
     #[inline]
     fn interpolate(&self, t: f64, out: &mut [f64]) -> Result<(), String> {
+        self.interpolate_leading(t, self.n, out)
+    }
+
+    /// Each component's interpolant reads its own dense-output coefficients only.
+    fn interpolate_leading(&self, t: f64, len: usize, out: &mut [f64]) -> Result<(), String> {
         let last = &self.last;
         check_inside_last_step(P::NAME, t, last.t_prev, self.state.t)?;
         if last.h_last == 0.0 {
             self.state(out);
         } else {
             let theta = (t - last.t_prev) / last.h_last;
-            P::interpolate(self.n, theta, &last.y_prev, &last.dense, out);
+            P::interpolate(len.min(self.n), theta, &last.y_prev, &last.dense, out);
         }
         Ok(())
     }
