@@ -238,8 +238,9 @@ impl SlipTally {
 
 /// The slip's end against κ, as the dynamic-jam studies draw it: per compliant law (its
 /// damping), the peak normal force and the slip's end after the rigid t* on a log–log panel,
-/// with guides κ^p of the predicted exponents through the first law's values at the smallest
-/// κ (`guides`: the force's, then the end's, each an exponent and its label).
+/// with guides κ^p of the predicted exponents (the force's dashed, the end's dotted) through
+/// the first law's values at the smallest κ (`guides`: the force's, then the end's, each an
+/// exponent and its label).
 pub(crate) fn slip_end_panel(
     title: &str,
     rows: &[Row],
@@ -285,12 +286,21 @@ pub(crate) fn slip_end_panel(
         let k0 = smallest.number("kappa").unwrap_or(f64::NAN);
         let kmax = largest.number("kappa").unwrap_or(f64::NAN);
         let [(force_p, force_label), (end_p, end_label)] = guides;
-        for (value, p, label) in [
-            (smallest.number("peak_normal_force"), force_p, force_label),
-            (slip_end_offset(smallest), end_p, end_label),
+        // The force's guide dashed, the end's dotted: the legend tells them apart.
+        for (value, p, label, mark) in [
+            (
+                smallest.number("peak_normal_force"),
+                force_p,
+                force_label,
+                Mark::Dashed,
+            ),
+            (slip_end_offset(smallest), end_p, end_label, Mark::Dotted),
         ] {
             if let Some(v) = value.filter(|v| *v > 0.0) {
-                panel.series.push(power_guide(label, (k0, v), kmax, p));
+                panel.series.push(Series {
+                    mark,
+                    ..power_guide(label, (k0, v), kmax, p)
+                });
             }
         }
     }
