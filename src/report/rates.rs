@@ -257,8 +257,8 @@ pub(crate) fn slip_end_panel(
         series: Vec::new(),
         bands: Vec::new(),
     };
-    for (i, &damping) in dampings.iter().enumerate() {
-        let own = law_rows(rows, damping);
+    let laws: Vec<Vec<&Row>> = dampings.iter().map(|&d| law_rows(rows, d)).collect();
+    for (i, (&damping, own)) in dampings.iter().zip(&laws).enumerate() {
         let points = |f: &dyn Fn(&Row) -> Option<f64>| -> Vec<(f64, f64)> {
             own.iter()
                 .filter_map(|r| Some((r.number("kappa")?, f(r)?)))
@@ -278,9 +278,8 @@ pub(crate) fn slip_end_panel(
             2 * i + 1,
         ));
     }
-    let first = dampings.first().map(|&d| law_rows(rows, d));
-    if let Some((smallest, largest)) = first
-        .as_ref()
+    if let Some((smallest, largest)) = laws
+        .first()
         .and_then(|own| Some((own.first()?, own.last()?)))
     {
         let k0 = smallest.number("kappa").unwrap_or(f64::NAN);
