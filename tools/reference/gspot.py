@@ -22,19 +22,26 @@ stop) and p = P_END·p₀ (the G-spot approached; p = 0 itself is reached only a
 the remainder ∫p ds ≈ p/(−α₁) (below 1e-15 here). As a second, unscaled check the slip is also
 integrated in t itself (F_n = −b/p, integrable singularity) with a terminal event at p = 0.
 
+C–V's printed (CPP_bp) lacks the factor ℓ²/r² on its μ term (and has a stray parenthesis): the
+Painlevé parameter of this slip is 1 + (ℓ²/r²) cos θ (cos θ − μ sin θ), which is what (mumin)
+and the §5.1 coefficients (k = ℓ²/r² = 3, ℓ = 1) follow; the script prints both.
+
 Computed and compared:
 - μ_P,min (min over θ of C–V (mumin)) and μ_c: the μ at which α₁ = α₃ at the lower G-spot (both
   by numerical root finding; closed forms 2√(ρ(1+ρ)), 4√(ρ(1+ρ)/3) printed beside);
 - the G-spot (θ*, ω*) as the limit of the slip from the experiment's start, and as the root of
   p(θ) = 0, ω² = 1/sin θ; α₁, α₂, α₃ from finite differences of the rescaled flow (the matrix
   d(dp/ds, db/ds)/d(p, b)), beside the closed forms and C–V's printed §5.1 formulas (k = 3);
-- the case (G1: α₁ < α₃ < 0; G2: α₃ < α₁ < 0, α₂ < 0), the slip's end and t*;
+- the case (G1: α₁ < α₃ < 0; G2: α₃ < α₁ < 0, α₂ < 0), G1's basin condition
+  α₂p < (α₁ − α₃)b along the approach, the slip's end and t*; beside it, the docs' integrator
+  (RK4 in s, step 1e-4) run to b > −1e-12, which reproduces the harness's t* and shows where its
+  4e-12 excess comes from (p frozen at its rounding floor ≈ 4e-13 while t keeps growing);
 - the exponent of λ_N ∝ (t* − t)^γ fitted on the trajectory for t* − t ∈ [1e-9, 1e-6], and
   α₃/α₁ − 1;
 - the slip-stop impulse at the G-spot from impulse–momentum (Λ_T = μΛ_N, u → 0): |u*|/k₋,
   and ω after it, and Δv = p Λ_N (0 at the G-spot).
 
-Run (about 3 s):  python3 tools/reference/gspot.py
+Run (about 6 s):  python3 tools/reference/gspot.py
 Needs numpy and scipy (pip install numpy scipy).
 """
 
@@ -162,7 +169,7 @@ def rel(a, b):
 
 
 def line(name, mine, theirs):
-    print(f"  {name:<34} {mine: .12f}   {theirs: .12f}   {rel(mine, theirs):.1e}")
+    print(f"  {name:<34} {mine: .15f}   {theirs: .15f}   {rel(mine, theirs):.1e}")
 
 
 def main():
@@ -177,7 +184,13 @@ def main():
     mpm, mc = mu_p_min(rho), mu_c(rho)
     print(f"gspot_rod: μ = {mu}, ρ = {rho:.16g}, start θ0 = {th0}, ω0 = {om0}, u0 = {u0}; "
           f"p0 = {rod.p(th0):.6f}, b0 = {rod.b(th0, om0):.6f}")
-    print(f"  {'quantity':<34} {'reference':>16}   {'harness':>16}   rel. diff")
+    # C–V (CPP_bp) as printed, [1 + (ℓ²/r²)cos²θ − μ cos θ sin θ], against p derived above
+    thm = math.atan(2.0)
+    printed = 1 + rod.k * math.cos(thm) ** 2 - mu * math.cos(thm) * math.sin(thm)
+    print(f"  C–V (CPP_bp) as printed at θ = atan 2: {printed:.6f}; derived p = 1 + (ℓ²/r²)cos θ"
+          f"(cos θ − μ sin θ): {rod.p(thm):.6f}; (mumin) follows the derived p "
+          f"(μ_P(atan 2) = {(rho + math.cos(thm) ** 2) / (math.sin(thm) * math.cos(thm)):.6f})")
+    print(f"  {'quantity':<34} {'reference':>19}   {'harness':>19}   rel. diff")
     line("μ_P,min (min of (mumin))", mpm, h["threshold"]["painleve_mu_min"])
     line("μ_c (α₁ = α₃ at the G-spot)", mc, h["threshold"]["mu_c"])
     print(f"    closed forms: 2√(ρ(1+ρ)) = {2 * math.sqrt(rho * (1 + rho)):.12f}, "
@@ -213,10 +226,30 @@ def main():
     print(f"    d(dp/ds)/db = {a12:.1e} (C–V: 0); closed forms α = ({cf[0]:.10f}, {cf[1]:.10f}, "
           f"{cf[2]:.10f}); C–V §5.1 printed (k = 3, R = S = 0): ({cv[0]:.10f}, {cv[1]:.10f}, "
           f"{cv[2]:.10f})")
+    # G1's basin condition α₂p < (α₁ − α₃)b along the approach, and p/b → 0
+    chk = []
+    for frac in (1e-3, 1e-6, 1e-9):
+        s_f = brentq(lambda x: rod.p(sol.sol(x)[0]) - frac * rod.p(th0), 0.0, sol.t[-1])
+        th_f, om_f = sol.sol(s_f)[:2]
+        p_f, b_f = rod.p(th_f), rod.b(th_f, om_f)
+        chk.append(f"p/p0 = {frac:.0e}: α₂p − (α₁ − α₃)b = {a2 * p_f - (a1 - a3) * b_f:.2e}, "
+                   f"p/b = {p_f / b_f:.2e}")
+    print("    approach: " + "; ".join(chk))
     case = "g1" if a1 < a3 < 0 else ("g2" if a3 < a1 < 0 and a2 < 0 else "none")
     print(f"  case: {case} (α₁ < α₃ < 0: {a1 < a3 < 0}; G2 needs α₃ < α₁ < 0, α₂ < 0: "
           f"α₂ = {a2:.4f}); harness: {h['gspot']['case']}")
     line("t* (s-flow + remainder)", t_star, h["t_star"])
+    # the harness's integrator as the docs describe it (RK4 in s, step 1e-4), run until
+    # b > −1e-12: p freezes at its rounding floor once θ's increment p ω h falls below half
+    # an ulp of θ, and t then grows by p·h per step
+    y, h4, n4 = np.array([th0, om0, u0, 0.0]), 1e-4, 0
+    f4 = lambda y: np.array(rod.flow_s(0.0, y))
+    while rod.b(y[0], y[1]) <= -1e-12 and n4 < 300000:
+        k1 = f4(y); k2 = f4(y + h4 / 2 * k1); k3 = f4(y + h4 / 2 * k2); k4 = f4(y + h4 * k3)
+        y = y + h4 / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+        n4 += 1
+    print(f"    RK4 in s, h = 1e-4, to b > −1e-12: s = {n4 * h4:.4f}, p = {rod.p(y[0]):.2e}, "
+          f"t = {float(y[3])!r} (harness {h['t_star']!r}; converged − this: {t_star - y[3]:.2e})")
     tsol = slip_in_t(rod, th0, om0, u0, 2.0 * t_star)
     if len(tsol.t_events[0]):
         line("t* (t-flow, event p = 0)", tsol.t_events[0][0], h["t_star"])
