@@ -958,7 +958,8 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
     /// `modes` made consistent at `y`: each sticking contact whose jointly solved tangential
     /// force lies outside its cone slides toward the side its cone cannot hold, one at a time
     /// (the farthest outside first), until every stick force is inside its cone; a sticking
-    /// contact whose normal force is not positive opens. At most K rounds. A stick set whose
+    /// contact whose normal force is not positive opens unless it moves into the surface. At
+    /// most K rounds. A stick set whose
     /// constraints contradict each other is left as it is (its forces say nothing).
     pub fn consistent(&self, mut modes: Modes, y: &[f64]) -> Modes {
         for _ in 0..=self.contact_count() {
@@ -970,7 +971,10 @@ impl<'a, Sys: PlanarContacts<N>, const N: usize> MultiContactProblem<'a, Sys, N>
             }
             let mut worst: Option<(usize, f64, Mode)> = None;
             for k in (0..self.contact_count()).filter(|&k| modes.get(k) == Mode::Stick) {
-                if f.normal[k] <= 0.0 {
+                // A contact moving into the surface stays closed at F_n ≤ 0: at its closing
+                // without a dashpot F_n = δ/κ is zero (to rounding), and opening it there
+                // would let the body pass through, its closing event already spent.
+                if f.normal[k] <= 0.0 && f.penetration_rate[k] <= 0.0 {
                     worst = Some((k, f64::INFINITY, Mode::Free));
                     break;
                 }

@@ -372,7 +372,7 @@ impl<'a, Sys: SpatialContacts<N>, const N: usize> SpatialMultiProblem<'a, Sys, N
     }
 
     /// `modes` made consistent at `y`: a sticking contact whose normal force is not positive
-    /// opens; else the sticking contact farthest outside its cone (|λ_k| − μ_k F_n,k, the joint
+    /// opens unless it moves into the surface; else the sticking contact farthest outside its cone (|λ_k| − μ_k F_n,k, the joint
     /// stick forces solved again each round) slides along the load its stick force was
     /// holding, −λ_k/|λ_k|; until every stick force lies in its cone (at most K rounds). Also
     /// the slip directions of the contacts it sets sliding.
@@ -390,7 +390,9 @@ impl<'a, Sys: SpatialContacts<N>, const N: usize> SpatialMultiProblem<'a, Sys, N
             }
             let mut worst: Option<(usize, f64)> = None;
             for k in (0..self.contact_count()).filter(|&k| modes.get(k) == ConeMode::Stick) {
-                if f.normal[k] <= 0.0 {
+                // As for planar contacts (`multi`'s `consistent`): a contact
+                // moving into the surface stays closed at its closing's F_n = 0.
+                if f.normal[k] <= 0.0 && f.penetration_rate[k] <= 0.0 {
                     worst = Some((k, f64::INFINITY));
                     break;
                 }
@@ -572,8 +574,13 @@ impl<'a, Sys: SpatialContacts<N>, const N: usize> SpatialMultiProblem<'a, Sys, N
                     .fold(modes, |m, &j| m.with(j, ConeMode::Stick))
             }
         };
-        // A friction event where the normal force has also reached zero opens the contact.
-        let next = if event.event != SpatialEvent::ContactOpens
+        // A friction event where the normal force has also reached zero opens the contact (a
+        // closing has F_n = 0 of an undamped contact, and stays closed).
+        let friction_event = matches!(
+            event.event,
+            SpatialEvent::StickBreaks | SpatialEvent::SlipStops
+        );
+        let next = if friction_event
             && next.get(k).is_contact()
             && self.forces(next.with(k, ConeMode::Stick), y).normal[k] <= 0.0
         {

@@ -2,8 +2,8 @@
 //! as rows with their error, resume after interruption, shards for job arrays, atomic writes.
 
 use super::store::{
-    compact, discard_report, discard_rows, fresh_staging, io_err, temporary_path, DirLock,
-    MergedLines, Provenance, TableLines, TableWriter, PROVENANCE_JSON,
+    compact, discard_report, discard_rows, fresh_staging, io_err, stored_row_count, temporary_path,
+    DirLock, MergedLines, Provenance, TableLines, TableWriter, PROVENANCE_JSON,
 };
 pub use super::store::{write_atomically, RunError};
 use super::table::Row;
@@ -197,7 +197,16 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
         Some("--fresh".to_string())
     } else {
         match Provenance::read(&dir) {
-            Some(p) => provenance.mismatch(&p),
+            Some(p) => {
+                if let Some(other) = provenance.other_experiment(&p) {
+                    return Err(RunError::OtherExperiment(format!(
+                        "{}: holds the rows of another experiment ({other}); give another \
+                         --out, or --fresh to replace them",
+                        dir.display()
+                    )));
+                }
+                provenance.mismatch(&p)
+            }
             None => Some(format!("no {PROVENANCE_JSON} says how they were computed")),
         }
     };
@@ -205,7 +214,7 @@ pub fn run_experiment<P: Plan>(spec: &P, opts: &RunOptions) -> Result<RunSummary
     let not_reused = match why_not {
         Some(reason) => {
             let stored = [resume.clone(), runs.clone(), journal_path.clone()];
-            let rows = MergedLines::open(&stored, columns).count();
+            let rows = stored_row_count(&stored, columns);
             discard_rows(&dir, &[RESUME_CSV, RUNS_CSV, JOURNAL_CSV])?;
             (rows > 0).then_some(NotReused { rows, reason })
         }

@@ -294,6 +294,28 @@ pub(crate) struct MergedLines {
     sources: Vec<std::iter::Peekable<TableLines>>,
 }
 
+/// The rows the tables `paths` hold: by point (a point in two of them once) where they have
+/// `columns`, else their lines below the header (another layout's rows, about to be replaced,
+/// are counted too).
+pub(crate) fn stored_row_count(paths: &[std::path::PathBuf], columns: &[&str]) -> usize {
+    let merged = MergedLines::open(paths, columns).count();
+    if merged > 0 {
+        return merged;
+    }
+    paths
+        .iter()
+        .filter_map(|p| File::open(p).ok())
+        .map(|file| {
+            BufReader::new(file)
+                .lines()
+                .skip(1)
+                .map_while(Result::ok)
+                .filter(|l| !l.trim().is_empty())
+                .count()
+        })
+        .sum()
+}
+
 impl MergedLines {
     pub fn open(paths: &[std::path::PathBuf], columns: &[&str]) -> Self {
         MergedLines {
@@ -399,6 +421,10 @@ pub enum RunError {
     /// A directory holds no finished run whose report can be written (`rigid-limit report`).
     #[error("{0}")]
     NotFinished(String),
+    /// The output directory holds the rows of another model or study, which a run would
+    /// replace (`--fresh` replaces them).
+    #[error("{0}")]
+    OtherExperiment(String),
 }
 
 impl RunError {
@@ -449,6 +475,16 @@ impl Provenance {
 
     /// Why rows of `stored` may not be used as rows of `self`, or `None` when they may:
     /// the first differing setting (its key and both values), another build, another shard.
+    /// The model or study of `stored` where it is not this one's, as "model: stored X, now
+    /// Y": its rows are another experiment's, not an earlier setting of this one.
+    pub(crate) fn other_experiment(&self, stored: &Provenance) -> Option<String> {
+        ["model", "analysis", "study"].iter().find_map(|key| {
+            let (was, now) = (stored.settings.get(key), self.settings.get(key));
+            (show(was) != show(now))
+                .then(|| format!("{key}: stored {}, now {}", show(was), show(now)))
+        })
+    }
+
     pub fn mismatch(&self, stored: &Provenance) -> Option<String> {
         if let Some(d) = first_difference(&stored.settings, &self.settings, "") {
             return Some(d);

@@ -368,7 +368,11 @@ pub fn simulate<S: System>(run: &SingleRun) -> Result<SingleOutcome<S>, SimError
             S::validate(&config, Some(&ladder))?;
         }
     }
-    let (record, stats) = S::run(&config, run.method, &run.settings)?;
+    let start = std::time::Instant::now();
+    let (record, mut stats) = S::run(&config, run.method, &run.settings)?;
+    // The whole run, as runs.csv's `wall_time_s` (`experiment::rows`): not every system's
+    // formulation times itself.
+    stats.wall_time_s = start.elapsed().as_secs_f64();
     Ok(SingleOutcome {
         config,
         record,

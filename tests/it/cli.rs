@@ -382,6 +382,9 @@ fn simulate_runs_klarbring_compliant_and_rigid() {
     };
     let d = |json: &serde_json::Value| json["record"]["d_U_contact"].as_f64().unwrap();
     let (coarse, fine) = (run(&["--kappa", "1e-4"]), run(&["--kappa", "1e-6"]));
+    // The work line times the whole run, as runs.csv does, also where the spatial
+    // formulation does not time itself.
+    assert!(fine["stats"]["wall_time_s"].as_f64().unwrap() > 0.0);
     let ratio = d(&coarse) / d(&fine);
     assert!(
         (30.0..300.0).contains(&ratio),

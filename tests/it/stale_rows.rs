@@ -374,3 +374,39 @@ fn klarbring_columns(e: &Experiment) -> Vec<&'static str> {
     };
     spec.columns()
 }
+
+/// A run into a directory that holds another experiment's rows (another model) refuses,
+/// naming the model, and leaves those rows as they were; `--fresh` replaces them. A changed
+/// setting of the same model reruns and says how many rows it did not reuse, whatever their
+/// columns.
+#[test]
+fn a_run_into_another_experiments_directory_refuses_and_keeps_its_rows() {
+    let dir = scratch("other-experiment");
+    let spring = Experiment::parse(&experiment_text("spring_particle.toml")).unwrap();
+    run(&spring, &options(&dir, None, None));
+    let stored = std::fs::read(dir.join(RUNS_CSV)).unwrap();
+    let klarbring = Experiment::parse(&experiment_text("klarbring_impacts.toml")).unwrap();
+    let e = klarbring
+        .run(&options(&dir, None, None))
+        .expect_err("another model's rows are refused")
+        .to_string();
+    assert!(
+        e.contains("another experiment")
+            && e.contains("model: stored spring_particle, now klarbring_impacts")
+            && e.contains("--fresh"),
+        "{e}"
+    );
+    assert_eq!(std::fs::read(dir.join(RUNS_CSV)).unwrap(), stored);
+    let fresh = RunOptions {
+        fresh: true,
+        ..options(&dir, None, None)
+    };
+    let s = klarbring.run(&fresh).unwrap();
+    let replaced = s.not_reused.expect("the replaced rows are reported");
+    assert_eq!(
+        replaced.rows,
+        String::from_utf8_lossy(&stored).lines().count() - 1
+    );
+    assert_eq!(replaced.reason, "--fresh");
+    let _ = std::fs::remove_dir_all(&dir);
+}
