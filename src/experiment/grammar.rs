@@ -208,9 +208,22 @@ impl Axis {
             Axis::List(v) if v.is_empty() => {
                 Err(SimError::invalid(key, "[]", "list at least one value"))
             }
-            Axis::List(v) => v
-                .iter()
-                .try_for_each(|x| require_finite(key, *x).map(|_| ())),
+            Axis::List(v) => {
+                v.iter()
+                    .try_for_each(|x| require_finite(key, *x).map(|_| ()))?;
+                // A value listed twice would run its points twice and report them twice.
+                match v.iter().enumerate().find(|(i, x)| v[..*i].contains(x)) {
+                    Some((_, x)) => Err(SimError::invalid(
+                        key,
+                        crate::error::as_written(v),
+                        &format!(
+                            "{} is listed twice; list each value once",
+                            crate::error::number_text(*x)
+                        ),
+                    )),
+                    None => Ok(()),
+                }
+            }
             Axis::Range(r) => {
                 require_finite(&format!("{key}.min"), r.min)?;
                 require_finite(&format!("{key}.max"), r.max)?;
@@ -226,6 +239,13 @@ impl Axis {
                         &format!("{key}.max"),
                         r.max,
                         &format!("must be >= {key}.min"),
+                    ));
+                }
+                if r.n == 1 && r.max != r.min {
+                    return Err(SimError::invalid(
+                        &format!("{key}.n"),
+                        1,
+                        &format!("one value of a range from {key}.min to {key}.max is min alone: set n >= 2, or max = min"),
                     ));
                 }
                 Ok(())

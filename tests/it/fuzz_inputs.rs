@@ -328,7 +328,7 @@ fn every_mutated_experiment_file_is_refused_in_one_line_naming_a_key_or_accepted
 /// in one line naming the key.
 #[test]
 fn absurd_inputs_are_refused_at_once_naming_the_key() {
-    let cases: [(&str, &str, &str, &str); 15] = [
+    let cases: [(&str, &str, &str, &str); 17] = [
         (
             "mode_table_planar",
             "{ Y0 = -2, V0 = 0 }",
@@ -379,8 +379,8 @@ fn absurd_inputs_are_refused_at_once_naming_the_key() {
             "params.stiffness",
         ),
         ("sm_ip", "steps = [16,", "steps = [1e9, 16,", "steps"),
-        // Issue 38: numbers whose energy overflows, refused for every key of every model, and
-        // a compliance at which the body sinks by more than its own size.
+        // Numbers whose energy overflows, refused for every key of every model, and a
+        // compliance at which the body sinks by more than its own size.
         ("zhao_liu", "mu = 2.0", "mu = 1e300", "params.mu"),
         (
             "two_contact_sprag_slip",
@@ -400,6 +400,20 @@ fn absurd_inputs_are_refused_at_once_naming_the_key() {
             "n = 601",
             "n = 4294967296",
             "sweep.Y0",
+        ),
+        // A value listed twice (its points would run twice), and a range of one value that
+        // would silently drop its max.
+        (
+            "painleve_atlas",
+            "omega0 = [0.0, 0.5]",
+            "omega0 = [0.5, 0.5]",
+            "sweep.omega0",
+        ),
+        (
+            "painleve_atlas",
+            "max = 10.0, n = 60",
+            "max = 10.0, n = 1",
+            "sweep.mu.n",
         ),
     ];
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");

@@ -525,6 +525,15 @@ impl Description {
                 "must be a name (letters, digits, '_'): it names columns of runs.csv",
             ));
         }
+        if let Some(first) = self.contacts[..k].iter().position(|d| d.name == c.name) {
+            return Err(invalid(
+                &format!("{key}.name"),
+                &c.name,
+                &format!(
+                    "system.contacts[{first}] has this name: give each contact its own (it names columns of runs.csv)"
+                ),
+            ));
+        }
         let gap = self.expr(&format!("{key}.gap"), &c.gap, Allowed::Coordinates)?;
         if !(1..=2).contains(&c.tangents.len()) {
             return Err(invalid(
