@@ -48,8 +48,9 @@ pub(crate) fn sweep_input_row(
     row
 }
 
-/// Room for the cells of a κ-sweep row (the rod's has 63), so that it is built without growing.
-const SWEEP_ROW_CELLS: usize = 64;
+/// Room for the cells of a κ-sweep row (the rod's has 63), so that it is built without growing
+/// (and so are its run's measured cells, a part of them).
+pub(crate) const SWEEP_ROW_CELLS: usize = 64;
 
 /// A κ-sweep row completed by its run's result: the status, the error or the measured cells
 /// (`Cells`, or `Fields` a typed record was written into) and work counters, and the wall time

@@ -150,22 +150,29 @@ impl Fields {
         }
     }
 
-    /// Remove the cell of `key`, returning its text.
+    /// Remove the cell of `key`, returning its text. The other cells keep their text, order
+    /// and form.
     pub fn remove(&mut self, key: &str) -> Option<String> {
         let i = self.position(key)?;
-        let cells: Vec<(&'static str, String)> = self
-            .keys()
-            .iter()
-            .enumerate()
-            .map(|(j, &k)| (k, self.cell(j).to_string()))
-            .collect();
-        let old = cells[i].1.clone();
-        *self = cells
-            .into_iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|(_, c)| c)
-            .collect();
+        let (start, end) = (if i == 0 { 0 } else { self.end(i - 1) }, self.end(i));
+        let old: String = self.text.drain(start..end).collect();
+        self.ends.remove(i);
+        // The later cells move back by the removed text; their flags (the top bit) stay, as
+        // each end is at least `end`.
+        let removed = (end - start) as u32;
+        for later in &mut self.ends[i..] {
+            *later -= removed;
+        }
+        match &mut self.keys {
+            Keys::Shared(shared) => {
+                let mut keys = shared.to_vec();
+                keys.remove(i);
+                self.keys = Keys::Own(keys);
+            }
+            Keys::Own(keys) => {
+                keys.remove(i);
+            }
+        }
         (!old.is_empty()).then_some(old)
     }
 

@@ -72,8 +72,9 @@ struct PhaseEnd<E> {
     event: Option<E>,
 }
 
-/// The vectors of a phase, kept by the run and refilled at every phase start, so that a phase
-/// start allocates none of them.
+/// The vectors of a phase, refilled at every phase start, so that a phase start allocates none
+/// of them. A thread keeps the last run's ([`SPARE_PHASE_BUFFERS`]) for its next run: a thread
+/// running many impacts (an atlas's points) allocates them once.
 #[derive(Default)]
 struct PhaseBuffers {
     scan: ScanBuffers,
@@ -82,6 +83,13 @@ struct PhaseBuffers {
     y_step: Vec<f64>,
     /// The components' resolutions at the phase start ([`Driver::resolution`]).
     resolution: Vec<f64>,
+}
+
+thread_local! {
+    /// The phase buffers of this thread's last finished run, taken by its next (a run inside
+    /// a run takes none and allocates its own).
+    static SPARE_PHASE_BUFFERS: std::cell::Cell<PhaseBuffers> =
+        std::cell::Cell::new(PhaseBuffers::default());
 }
 
 /// Counters shared by all phases.
@@ -178,7 +186,7 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
         // The events whose transitions changed nothing where this phase starts: it starts with
         // their functions off their surfaces.
         let mut off_surface: Vec<H::Event> = Vec::new();
-        let mut buffers = PhaseBuffers::default();
+        let mut buffers = SPARE_PHASE_BUFFERS.with(std::cell::Cell::take);
         // The state before a transition (its reset not applied).
         let mut before = vec![0.0; sys.dim()];
         // One stepper for the run, started afresh at every phase start (in its own storage
@@ -293,6 +301,7 @@ impl<H: HybridSystem, O: Observer<H>> FactoryUser<H::Mode> for Driver<'_, H, O> 
         }
         stats.add(&factory.evaluation_counts());
         stats.events = events.len();
+        SPARE_PHASE_BUFFERS.with(|spare| spare.set(buffers));
         Ok(Trace {
             phases,
             events,
@@ -367,6 +376,8 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             y_step,
             resolution,
         } = buffers;
+        // Of the state's length, whatever run used them last.
+        y_prev.clear();
         y_prev.resize(n, 0.0);
         st.state(y_prev);
         let mut t_prev = st.time();
@@ -379,6 +390,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
                 buffers.leave_surface(j);
             }
         }
+        y_step.clear();
         y_step.resize(n, 0.0);
         // Consecutive steps that left the time where it was.
         let mut stalled = 0;

@@ -25,8 +25,8 @@ pub struct Scan<E> {
 }
 
 /// The scan's state within a phase, refilled at every phase start ([`ScanBuffers::start_phase`])
-/// and reused by every step; a run keeps one, so that its vectors are allocated by its first
-/// phase only.
+/// to the phase's lengths and reused by every step; a thread keeps one for its runs, so that its
+/// vectors are allocated by its first phase only.
 #[derive(Default)]
 pub struct ScanBuffers {
     y: Vec<f64>,
@@ -187,7 +187,7 @@ impl ScanBuffers {
         sys.event_values(mode, &watched, y0, &mut self.g_start);
         // Only functions that may start on their surface need their resolution now (`dim`
         // dual evaluations each, the probe buffer as the unit vectors).
-        self.slope_scratch.resize(n, 0.0);
+        refill(&mut self.slope_scratch, n, 0.0);
         self.margin_slopes
             .refill(margins, &mut self.slope_scratch, |i, out| {
                 sys.domain_margin_slopes(i, out)

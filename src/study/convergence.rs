@@ -27,7 +27,7 @@ use crate::experiment::grammar::{
     from_table_validated, parse_validated, validate_name, LogGrid, ParameterAxis, ParameterValue,
     SolverSpec, SpecError,
 };
-use crate::experiment::rows::{finish_sweep_row, sweep_columns, sweep_input_row};
+use crate::experiment::rows::{finish_sweep_row, sweep_columns, sweep_input_row, SWEEP_ROW_CELLS};
 use crate::experiment::runner::{write_atomically, Plan, Points, RunError, RUNS_CSV};
 use crate::experiment::store::{read_rows, stream_rows};
 use crate::experiment::system::{Method, Quantity, RunSettings, System};
@@ -1314,7 +1314,7 @@ impl<S: System, G: Sweep<S>> Plan for Convergence<S, G> {
         )
         .map_err(|e| e.to_string())
         .and_then(|(record, stats)| {
-            let mut measured = Fields::default();
+            let mut measured = Fields::with_capacity(SWEEP_ROW_CELLS);
             S::write_record(&point.config, &record, &mut measured)?;
             Ok((measured, stats))
         });
