@@ -1581,11 +1581,12 @@ fn an_undamped_landing_bounces_with_a_second_contact_as_with_one() {
                     .map(|x| x.as_f64().unwrap())
                     .collect()
             };
-            (numbers("q"), numbers("q_dot"))
+            let balance = json["energy_balance_error"].as_f64().unwrap();
+            (numbers("q"), numbers("q_dot"), balance)
         };
         for integrator in ["dop853", "tsit5", "radau5", "bdf"] {
-            let (q1, v1) = final_state(&one, "one", integrator);
-            let (q2, v2) = final_state(&two, "two", integrator);
+            let (q1, v1, _) = final_state(&one, "one", integrator);
+            let (q2, v2, _) = final_state(&two, "two", integrator);
             // Rigidly (e = 1): lands at t = 0.618 at speed √1.25 = 1.118, again at 2.854, and
             // at t = 3 rises: y = 1.118 s − s²/2 = 0.1525, ẏ = 1.118 − s = 0.972 (s = 0.146);
             // the compliant bounces lag by O(√κ).
@@ -1602,6 +1603,29 @@ fn an_undamped_landing_bounces_with_a_second_contact_as_with_one() {
                      q = {q2:?}, q̇ = {v2:?}"
                 );
             }
+        }
+        // A damped floor opens compressed: the spring's energy it releases is accounted for
+        // with two contacts as with one, and the energy balances.
+        let damped = |text: &str| text.replacen("mu = \"mu\"\n", "mu = \"mu\"\ndamping = 0.5\n", 1);
+        let (q1, v1, balance1) = final_state(&damped(&one), "one_damped", "dop853");
+        let (q2, v2, balance2) = final_state(&damped(&two), "two_damped", "dop853");
+        assert!(
+            v1[n - 1] < 0.9,
+            "{name}: the damped bounce is lower: ẏ = {}",
+            v1[n - 1]
+        );
+        for (contacts, balance) in [("one", balance1), ("two", balance2)] {
+            assert!(
+                balance.abs() < 1e-8,
+                "{name}, damped, {contacts} contacts: energy balance error {balance}"
+            );
+        }
+        for i in 0..n {
+            assert!(
+                (q1[i] - q2[i]).abs() < 1e-6 && (v1[i] - v2[i]).abs() < 1e-6,
+                "{name}, damped: one contact ends at q = {q1:?}, q̇ = {v1:?}; two at q = {q2:?}, \
+                 q̇ = {v2:?}"
+            );
         }
     }
 }
