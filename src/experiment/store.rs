@@ -585,6 +585,12 @@ pub struct DirLock {
 impl DirLock {
     /// Take the lock of `dir`, or fail at once naming the directory.
     pub fn acquire(dir: &Path) -> Result<Self, RunError> {
+        if !dir.is_dir() {
+            return Err(RunError::Io {
+                path: dir.display().to_string(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such directory"),
+            });
+        }
         let path = dir.join(LOCK_FILE);
         let file = fs::OpenOptions::new()
             .create(true)

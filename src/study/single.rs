@@ -44,7 +44,8 @@ pub struct RunFlags {
     )]
     pub sets: Vec<String>,
     /// Start from the `[params]` of this experiment file instead of SYSTEM's example (for a
-    /// system run as one point of its study, the whole file: `rigid-limit list` marks them).
+    /// system run as one point of its study, the whole file: planar, two_contact, schmid_mielke,
+    /// rod_scenario).
     #[arg(long, value_name = "FILE", requires = "system_name")]
     pub params: Option<std::path::PathBuf>,
     /// For a system run as one point of its study (planar, two_contact, schmid_mielke,
@@ -274,10 +275,21 @@ pub(crate) fn parse_set(set: &str) -> Result<(String, toml::Value), SimError> {
             "the KEY of KEY=VALUE is empty",
         ));
     }
-    let value = toml::from_str::<toml::Table>(&format!("v = {value}"))
+    let parsed = toml::from_str::<toml::Table>(&format!("v = {value}"))
         .ok()
-        .and_then(|mut t| t.remove("v"))
-        .unwrap_or_else(|| toml::Value::String(value.trim().to_string()));
+        .and_then(|mut t| t.remove("v"));
+    if parsed.is_none() && value.trim().parse::<f64>().is_ok() {
+        // A number TOML cannot hold (1e400) would otherwise become the string "1e400".
+        return Err(SimError::invalid(
+            "--set",
+            set,
+            &format!(
+                "{key}: {} is beyond the range of a double (about ±1.8e308): give a finite number",
+                value.trim()
+            ),
+        ));
+    }
+    let value = parsed.unwrap_or_else(|| toml::Value::String(value.trim().to_string()));
     Ok((key.to_string(), value))
 }
 

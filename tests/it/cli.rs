@@ -407,6 +407,10 @@ fn simulate_system_errors_name_the_input() {
         (&["spring_particle", "--set", "mu"], "KEY=VALUE"),
         (&["spring_particle", "--set", "mu=-1"], "params.mu"),
         (
+            &["spring_particle", "--set", "mu=1e400"],
+            "beyond the range",
+        ),
+        (
             &["spring_particle", "--method", "rigid"],
             "no rigid reference",
         ),
