@@ -473,8 +473,6 @@ impl Provenance {
         write_atomically(&dir.join(PROVENANCE_JSON), &text)
     }
 
-    /// Why rows of `stored` may not be used as rows of `self`, or `None` when they may:
-    /// the first differing setting (its key and both values), another build, another shard.
     /// The model or study of `stored` where it is not this one's, as "model: stored X, now
     /// Y": its rows are another experiment's, not an earlier setting of this one.
     pub(crate) fn other_experiment(&self, stored: &Provenance) -> Option<String> {
@@ -485,6 +483,8 @@ impl Provenance {
         })
     }
 
+    /// Why rows of `stored` may not be used as rows of `self`, or `None` when they may:
+    /// the first differing setting (its key and both values), another build, another shard.
     pub fn mismatch(&self, stored: &Provenance) -> Option<String> {
         if let Some(d) = first_difference(&stored.settings, &self.settings, "") {
             return Some(d);

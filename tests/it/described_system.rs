@@ -731,6 +731,19 @@ fn mistakes_in_a_description_name_the_key() {
         !ok && err.contains("--kappa") && err.contains("must be < 1"),
         "{err}"
     );
+    // Spatial contacts have no rigid reference: said so, not as "system system".
+    let (ok, _, err) = cli(&[
+        "simulate",
+        "--system",
+        "systems/flat_rod.toml",
+        "--method",
+        "rigid",
+    ]);
+    assert!(
+        !ok && err.contains("spatial contacts has no rigid reference")
+            && !err.contains("system system"),
+        "{err}"
+    );
 }
 
 /// `simulate --system`: the described rod's impact as the rod's `simulate` reports it (same

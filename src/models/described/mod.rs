@@ -832,13 +832,25 @@ fn named_non_finite<const N: usize>(
     }
 }
 
+/// κ of a run of spatial contacts, which have no rigid reference here.
+fn spatial_compliant_kappa(method: Method) -> Result<f64, SimError> {
+    match method {
+        Method::Compliant { kappa } => Ok(kappa),
+        Method::Rigid => Err(SimError::invalid(
+            "method",
+            "rigid",
+            "a described system with spatial contacts has no rigid reference (docs/multi_contact.md, \"Spatial contacts\"): run it compliant",
+        )),
+    }
+}
+
 /// One run of several spatial contacts with N coordinates (compliant: no rigid reference of
 /// several spatial contacts here; docs/multi_contact.md, "Spatial contacts").
 fn run_spatial_contacts_n<const N: usize>(
     (compiled, q0, qdot0, method, s, _sample): HybridArgs<'_>,
 ) -> Result<HybridRun, SimError> {
     use crate::compliant::spatial_multi::{simulate_spatial_multi, ConeLaw, SpatialMultiProblem};
-    let kappa = method.compliant_kappa(Described::NAME)?;
+    let kappa = spatial_compliant_kappa(method)?;
     let mechanics = DescribedMechanics::<N>::new(compiled);
     let laws = compiled
         .contacts
@@ -886,7 +898,7 @@ fn spatial_contact_opens(from: ConeMode, to: ConeMode) -> bool {
 fn run_spatial_n<const N: usize>(
     (compiled, q0, qdot0, method, s, sample): HybridArgs<'_>,
 ) -> Result<HybridRun, SimError> {
-    let kappa = method.compliant_kappa(Described::NAME)?;
+    let kappa = spatial_compliant_kappa(method)?;
     let mechanics = DescribedMechanics::<N>::new(compiled);
     let contact = &compiled.contacts[0];
     let q0: [f64; N] = std::array::from_fn(|i| q0[i]);
