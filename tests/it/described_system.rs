@@ -697,23 +697,21 @@ fn mistakes_in_a_description_name_the_key() {
         e.contains("params") && e.contains("remove one") && e.contains("[sweep]"),
         "{e}"
     );
-    // Two contacts of one name: their columns of runs.csv would be one.
-    let contact_b = "[[system.contacts]]\nname = \"B\"\ngap = \"ya + 2*sin(theta)\"\ntangents = [\"xa + 2*cos(theta)\"]\nmu = 2.0\n\n";
-    let twice = base.replace(
-        "[system.initial]",
-        &format!("{}[system.initial]", contact_b.repeat(2)),
-    );
-    let e = parse_error(&twice);
+    // Copies of a second contact B: two of one name (their columns of runs.csv would be
+    // one), and nine, more than the formulation of several contacts holds.
+    let contact = "[[system.contacts]]\nname = \"B\"\ngap = \"ya + 2*sin(theta)\"\ntangents = [\"xa + 2*cos(theta)\"]\nmu = 2.0\n\n";
+    let with_b = |copies: usize| {
+        base.replace(
+            "[system.initial]",
+            &format!("{}[system.initial]", contact.repeat(copies)),
+        )
+    };
+    let e = parse_error(&with_b(2));
     assert!(
         e.contains("system.contacts[2].name") && e.contains("system.contacts[1] has this name"),
         "{e}"
     );
-    // Nine contacts: more than the formulation of several contacts holds.
-    let contact = "[[system.contacts]]\nname = \"B\"\ngap = \"ya + 2*sin(theta)\"\ntangents = [\"xa + 2*cos(theta)\"]\nmu = 2.0\n\n";
-    let nine = base.replace(
-        "[system.initial]",
-        &format!("{}[system.initial]", contact.repeat(8)),
-    );
+    let nine = with_b(8);
     let e = parse_error(&nine);
     assert!(
         e.contains("system.contacts") && e.contains("at most 8 contacts"),
