@@ -57,9 +57,10 @@ enum Command {
     },
     /// List the experiment files, the mechanical systems (`model = …`) and the integrators.
     List {
-        /// Directory of the experiment files (*.toml).
-        #[arg(long, default_value = "experiments")]
-        experiments: PathBuf,
+        /// Directory of the experiment files (*.toml); default experiments/, where a missing
+        /// one still lists the models and integrators.
+        #[arg(long)]
+        experiments: Option<PathBuf>,
     },
     /// Run every experiment in experiments/ from scratch and regenerate results/.
     Reproduce {
@@ -124,7 +125,7 @@ fn main() -> ExitCode {
             claims: inventory,
             results,
         } => claims(&inventory, &results),
-        Command::List { experiments } => list(&experiments),
+        Command::List { experiments } => list(experiments.as_deref()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -308,8 +309,13 @@ fn first_comment_sentence(text: &str) -> String {
     )
 }
 
-fn list(experiments: &Path) -> Result<(), String> {
+fn list(given: Option<&Path>) -> Result<(), String> {
     use std::fmt::Write;
+    let experiments = given.unwrap_or(Path::new("experiments"));
+    if let (Some(_), Err(e)) = (given, experiment_files(experiments)) {
+        // A directory asked for by name that holds no experiments is a mistake to report.
+        return Err(format!("--experiments: {e}"));
+    }
     let mut out = String::new();
     let _ = writeln!(
         out,

@@ -269,7 +269,8 @@ fn repeat_changes_nothing_but_the_wall_time() {
     assert_eq!(run(&[]), run(&["--repeat", "4"]));
 }
 
-/// `list` outside the repository (no experiments/ there) still lists models and integrators.
+/// `list` outside the repository (no experiments/ there) still lists models and integrators;
+/// a directory asked for by `--experiments` must hold experiments.
 #[test]
 fn list_works_outside_the_repository() {
     let out = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
@@ -285,6 +286,21 @@ fn list_works_outside_the_repository() {
     );
     assert!(text.contains("(none: experiments"), "{text}");
     assert!(text.contains("Models") && text.contains("dop853"), "{text}");
+    // A directory named by --experiments that holds none is an error naming the flag.
+    let out = Command::new(env!("CARGO_BIN_EXE_rigid-limit"))
+        .args(["list", "--experiments", "/nonexistent-experiments"])
+        .output()
+        .expect("run rigid-limit");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(
+        err.contains("--experiments") && err.contains("/nonexistent-experiments"),
+        "{err}"
+    );
 }
 
 /// An integrator failure names the integrators the integrator study found to work for the
