@@ -312,22 +312,23 @@ fn first_comment_sentence(text: &str) -> String {
 fn list(given: Option<&Path>) -> Result<(), String> {
     use std::fmt::Write;
     let experiments = given.unwrap_or(Path::new("experiments"));
-    if let (Some(_), Err(e)) = (given, experiment_files(experiments)) {
-        // A directory asked for by name that holds no experiments is a mistake to report.
-        return Err(format!("--experiments: {e}"));
-    }
     let mut out = String::new();
     let _ = writeln!(
         out,
         "Experiments ({}; run one with `rigid-limit run FILE`):",
         experiments.display()
     );
-    // Outside the repository there are no experiment files; the models and integrators are
-    // still listed.
-    let files = experiment_files(experiments).unwrap_or_else(|e| {
-        let _ = writeln!(out, "  (none: {e})");
-        Vec::new()
-    });
+    let files = match (given, experiment_files(experiments)) {
+        (_, Ok(files)) => files,
+        // A directory asked for by name that holds no experiments is a mistake to report.
+        (Some(_), Err(e)) => return Err(format!("--experiments: {e}")),
+        // Outside the repository there are no experiment files; the models and integrators
+        // are still listed.
+        (None, Err(e)) => {
+            let _ = writeln!(out, "  (none: {e})");
+            Vec::new()
+        }
+    };
     for path in files {
         let text =
             std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -211,9 +211,12 @@ impl Axis {
             Axis::List(v) => {
                 v.iter()
                     .try_for_each(|x| require_finite(key, *x).map(|_| ()))?;
-                // A value listed twice would run its points twice and report them twice.
-                match v.iter().enumerate().find(|(i, x)| v[..*i].contains(x)) {
-                    Some((_, x)) => Err(SimError::invalid(
+                // A value listed twice would run its points twice and report them twice. Sorted
+                // (a list may hold 10⁵ values), equal values are neighbours.
+                let mut sorted = v.clone();
+                sorted.sort_by(f64::total_cmp);
+                match sorted.windows(2).find(|w| w[0] == w[1]).map(|w| &w[0]) {
+                    Some(x) => Err(SimError::invalid(
                         key,
                         crate::error::as_written(v),
                         &format!(

@@ -2,7 +2,7 @@
 //! event (or the end), apply the transition, repeat. A fresh integrator per phase: after an
 //! event the integrator restarts from the event state with no history of the old vector field.
 
-use super::locate::{refine_event, scan_step, ScanBuffers};
+use super::locate::{refill, refine_event, scan_step, ScanBuffers};
 use super::{EventRecord, HybridSystem, Named, Observer, Phase, RunControl, Trace, Until};
 use crate::error::SimError;
 use crate::integrate::{
@@ -377,8 +377,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
             resolution,
         } = buffers;
         // Of the state's length, whatever run used them last.
-        y_prev.clear();
-        y_prev.resize(n, 0.0);
+        refill(y_prev, n, 0.0);
         st.state(y_prev);
         let mut t_prev = st.time();
         self.resolution_into(y_prev, resolution);
@@ -390,8 +389,7 @@ impl<H: HybridSystem, O: Observer<H>> Driver<'_, H, O> {
                 buffers.leave_surface(j);
             }
         }
-        y_step.clear();
-        y_step.resize(n, 0.0);
+        refill(y_step, n, 0.0);
         // Consecutive steps that left the time where it was.
         let mut stalled = 0;
         loop {

@@ -143,7 +143,7 @@ impl SparseSlopes {
 }
 
 /// `v` as `len` copies of `value`, in its own allocation when that is large enough.
-fn refill<T: Copy>(v: &mut Vec<T>, len: usize, value: T) {
+pub(super) fn refill<T: Copy>(v: &mut Vec<T>, len: usize, value: T) {
     v.clear();
     v.resize(len, value);
 }

@@ -278,7 +278,9 @@ pub(crate) fn parse_set(set: &str) -> Result<(String, toml::Value), SimError> {
     let parsed = toml::from_str::<toml::Table>(&format!("v = {value}"))
         .ok()
         .and_then(|mut t| t.remove("v"));
-    if parsed.is_none() && value.trim().parse::<f64>().is_ok() {
+    let overflows = value.trim().parse::<f64>().is_ok_and(f64::is_infinite)
+        && value.chars().any(|c| c.is_ascii_digit());
+    if parsed.is_none() && overflows {
         // A number TOML cannot hold (1e400) would otherwise become the string "1e400".
         return Err(SimError::invalid(
             "--set",
